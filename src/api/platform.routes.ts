@@ -1,0 +1,81 @@
+/** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
+import { ApiError } from '../errors.ts';
+import type { Route } from '../http/route.ts';
+import { json } from '../http/route.ts';
+import { issueToken, revokeToken } from '../auth/oauth.ts';
+import { listOrgsOfUser } from '../store/workspaces.store.ts';
+import { ContextSchema, RevokeRequestSchema, TokenRequestSchema, TokenSchema } from '../schemas/context.schema.ts';
+import type { Services } from './services.ts';
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function platformRoutes(services: Services): Route[] {
+  const { sql } = services;
+  return [
+    {
+      method: 'GET', path: '/v1/me', operationId: 'getMe', summary: 'The calling credential, its workspace, role, scopes and plan',
+      tags: ['Context'], auth: 'bearer', freePlan: true,
+      responses: { 200: { description: 'Context', schema: ContextSchema } },
+      handler: async ({ principal }) => {
+        const p = principal!;
+        const context: Record<string, unknown> = {
+          workspaceId: p.workspaceId,
+          workspaceName: p.workspaceName,
+          credentialId: p.credentialId,
+          credentialName: p.credentialName,
+          role: p.role,
+          scopes: p.scopes,
+          plan: p.plan,
+        };
+        if (p.userId) {
+          context.userId = p.userId;
+          context.orgs = await listOrgsOfUser(sql, p.userId);
+        }
+        return json(200, context);
+      },
+    },
+    {
+      method: 'POST', path: '/v1/oauth/token', operationId: 'issueToken', summary: 'Exchange client credentials for an access token',
+      tags: ['OAuth'], auth: 'none', bodyKind: 'form', body: TokenRequestSchema,
+      errors: ['invalid_request', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE', 'invalid_grant', 'INVALID_CLIENT', 'invalid_target'],
+      responses: { 200: { description: 'Token', schema: TokenSchema } },
+      handler: async ({ body, headers }) => json(200, await issueToken(sql, body as Record<string, string>, headers['authorization']), { headers: NO_STORE }),
+    },
+    {
+      method: 'POST', path: '/v1/oauth/revoke', operationId: 'revokeToken', summary: 'Revoke a token (RFC 7009)',
+      tags: ['OAuth'], auth: 'none', bodyKind: 'form', body: RevokeRequestSchema,
+      errors: ['invalid_request', 'INVALID_CLIENT'],
+      responses: { 200: { description: 'Revoked, or already invalid', schema: { type: 'object' } } },
+      handler: async ({ body, headers }) => {
+        const revoked = await revokeToken(sql, body as Record<string, string>, headers['authorization']);
+        if (revoked) services.auth.invalidate();
+        return json(200, {}, { headers: NO_STORE });
+      },
+    },
+    {
+      method: 'GET', path: '/healthz', operationId: 'healthz', summary: 'The process is up', tags: ['Operations'], auth: 'none',
+      responses: { 200: { description: 'Up', schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
+      handler: () => json(200, { status: 'ok' }),
+    },
+    {
+      method: 'GET', path: '/readyz', operationId: 'readyz', summary: 'The database is reachable', tags: ['Operations'], auth: 'none',
+      errors: ['SERVICE_UNAVAILABLE'],
+      responses: { 200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } } },
+      handler: async () => {
+        await sql`select 1`.catch(() => {
+          throw new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable');
+        });
+        return json(200, { status: 'ready' });
+      },
+    },
+    {
+      method: 'GET', path: '/metrics', operationId: 'metrics', summary: 'Prometheus metrics', tags: ['Operations'], auth: 'none',
+      responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain', schema: { type: 'string' } } },
+      handler: async () => ({
+        status: 200,
+        body: Buffer.from(await services.metrics.registry.metrics()),
+        contentType: services.metrics.registry.contentType,
+      }),
+    },
+  ];
+}

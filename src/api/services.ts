@@ -1,0 +1,14 @@
+/** What route modules are built from: the shared services main.ts (or a test) assembles. */
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { Sql } from '../store/db.ts';
+
+export interface Services {
+  readonly config: Config;
+  readonly sql: Sql;
+  readonly auth: Authenticator;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+}

@@ -1,0 +1,92 @@
+/**
+ * Bearer credential → principal. Lookups are cached (the edge must not hit Postgres on
+ * every poll); the cache is dropped at once on revocation or plan change, in this process
+ * directly and in every other one through LISTEN/NOTIFY.
+ */
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../errors.ts';
+import type { Sql } from '../store/db.ts';
+import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, type PrincipalRow } from '../store/credentials.store.ts';
+import { apiRole, type Principal } from './principal.ts';
+import { sha256 } from './secrets.ts';
+
+type Resolution = { principal: Principal } | { refusal: 'UNAUTHORIZED' | 'CREDENTIAL_REVOKED' };
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="flowplan"' };
+
+export function unauthorized(message = 'A valid bearer credential is required'): ApiError {
+  return new ApiError('UNAUTHORIZED', message, undefined, CHALLENGE);
+}
+
+/** `Bearer <token>`, scheme case-insensitive (RFC 6750); null for anything else. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+export class Authenticator {
+  private readonly cache = new LRUCache<string, Resolution>({ max: 50_000, ttl: 5 * 60_000 });
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(private readonly sql: Sql) {}
+
+  async listen(): Promise<void> {
+    const { unlisten } = await this.sql.listen(AUTH_CHANNEL, () => this.invalidate());
+    this.unlisten = unlisten;
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const token = bearerToken(header);
+    if (!token) throw unauthorized(header ? 'Authorization must be "Bearer <token>"' : undefined);
+    const hash = sha256(token);
+    let resolution = this.cache.get(hash);
+    if (!resolution) {
+      resolution = await this.resolve(token, hash);
+      this.cache.set(hash, resolution);
+    }
+    if ('refusal' in resolution) {
+      throw resolution.refusal === 'CREDENTIAL_REVOKED'
+        ? new ApiError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE)
+        : unauthorized('Unknown or expired credential');
+    }
+    const { principal } = resolution;
+    if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
+      throw unauthorized('Unknown or expired credential');
+    }
+    return principal;
+  }
+
+  private async resolve(token: string, hash: string): Promise<Resolution> {
+    let row: PrincipalRow | null = null;
+    if (token.startsWith('fpk_')) row = await findKeyPrincipal(this.sql, hash);
+    else if (token.startsWith('fpa_')) row = await findTokenPrincipal(this.sql, hash);
+    if (!row) return { refusal: 'UNAUTHORIZED' };
+    if (row.credentialRevokedAt || row.tokenRevokedAt) return { refusal: 'CREDENTIAL_REVOKED' };
+    // A person who left the workspace keeps no access through old tokens.
+    if (row.userId && !row.memberRole) return { refusal: 'CREDENTIAL_REVOKED' };
+    const principal: Principal = {
+      workspaceId: row.workspaceId,
+      workspaceName: row.workspaceName,
+      plan: row.plan,
+      pastDue: row.pastDue,
+      credentialId: row.credentialId,
+      credentialName: row.credentialName,
+      kind: row.userId ? 'person' : row.credentialKind,
+      role: row.userId && row.memberRole ? apiRole(row.memberRole) : row.credentialRole,
+      scopes: row.scopes,
+      userId: row.userId,
+      tokenId: row.tokenId,
+      expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+    };
+    return { principal };
+  }
+}

@@ -1,0 +1,59 @@
+/** Who is calling: the principal a bearer credential resolves to, with its role and scopes. */
+
+export const SCOPES = [
+  'flows:read',
+  'flows:write',
+  'work:write',
+  'team:read',
+  'team:write',
+  'templates:read',
+  'notifications:read',
+  'notifications:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES = ['viewer', 'member', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+export type MemberRole = Role | 'owner';
+
+export type Plan = 'free' | 'pro';
+
+export interface Principal {
+  workspaceId: string;
+  workspaceName: string;
+  plan: Plan;
+  pastDue: boolean;
+  /** The key or client; for person tokens, the first-party client that issued them. */
+  credentialId: string;
+  credentialName: string | null;
+  kind: 'key' | 'client' | 'person';
+  role: Role;
+  scopes: Scope[];
+  /** Set for person tokens: the person acting. */
+  userId: string | null;
+  /** The access token row, when the bearer is an `fpa_` token. */
+  tokenId: string | null;
+  /** Epoch ms after which the bearer stops working; null for API keys. */
+  expiresAt: number | null;
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** A person's `owner` role acts as `admin` on the API. */
+export function apiRole(role: MemberRole): Role {
+  return role === 'owner' ? 'admin' : role;
+}
+
+export function roleAtLeast(role: Role, least: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+
+/** Parses a space-separated scope list (or `all`); null when any name is unknown. */
+export function parseScopes(text: string): Scope[] | null {
+  if (text.trim() === 'all') return [...SCOPES];
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  if (!names.every(isScope)) return null;
+  return [...new Set(names)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
+}

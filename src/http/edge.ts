@@ -1,0 +1,278 @@
+/**
+ * The request edge, independent of the socket library: route match, credential, rate
+ * limit, plan, scope and role checks, input validation, idempotency, ETag/304 and the
+ * error envelope. Handlers only ever see validated input from an allowed caller.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import { roleAtLeast, type Principal } from '../auth/principal.ts';
+import { sha256 } from '../auth/secrets.ts';
+import { compile, validationFailed } from '../schemas/validator.ts';
+import type { Sql } from '../store/db.ts';
+import { claimKey, completeKey, releaseKey } from '../store/idempotency.store.ts';
+import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
+import type { Metrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { RequestContext, Route } from './route.ts';
+import { Router } from './router.ts';
+import { parseQuery, readBody } from './input.ts';
+
+export interface IncomingRequest {
+  method: string;
+  path: string;
+  query: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface OutgoingResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string | null;
+}
+
+interface Compiled {
+  params: ((value: unknown) => Record<string, string>) | null;
+  query: ((value: unknown) => Record<string, unknown>) | null;
+  body: ((value: unknown) => unknown) | null;
+}
+
+export interface EdgeDeps {
+  sql: Sql;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  metrics: Metrics;
+  log: Logger;
+  maxBodyBytes: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export class Edge {
+  readonly router = new Router();
+  private readonly compiled = new Map<Route, Compiled>();
+
+  constructor(private readonly deps: EdgeDeps) {}
+
+  add(routes: Route[]): void {
+    for (const route of routes) {
+      this.router.add(route);
+      this.compiled.set(route, {
+        params: route.params ? compile(route.params, 'path') : null,
+        query: route.query ? compile(route.query, 'query') : null,
+        body: route.body && route.bodyKind !== 'form' ? compile(route.body, 'body') : null,
+      });
+    }
+  }
+
+  /** The cap the transport enforces while reading a body for this request. */
+  bodyLimit(method: string, path: string): number {
+    const match = this.router.match(method, path);
+    return match.kind === 'found' ? (match.route.maxBodyBytes ?? this.deps.maxBodyBytes) : this.deps.maxBodyBytes;
+  }
+
+  async handle(request: IncomingRequest): Promise<OutgoingResponse> {
+    const started = performance.now();
+    const requestId = validRequestId(request.headers['x-request-id']) ?? randomUUID();
+    const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    let routeLabel = 'unmatched';
+    let response: OutgoingResponse;
+    try {
+      const match = this.router.match(request.method, request.path);
+      if (match.kind === 'none') throw new ApiError('NOT_FOUND', `No route for ${request.path}`);
+      if (match.kind === 'method') {
+        throw new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here`, { allow: match.allow }, {
+          Allow: match.allow.join(', '),
+        });
+      }
+      routeLabel = match.route.path;
+      response = await this.dispatch(match.route, match.params, request, requestId, headers);
+    } catch (error) {
+      response = this.failure(error, headers, request, requestId);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    this.deps.metrics.requestSeconds.observe(
+      { method: request.method, route: routeLabel, status: String(response.status) },
+      seconds,
+    );
+    if (response.status >= 500) {
+      this.deps.log.warn({ requestId, method: request.method, path: request.path, status: response.status }, 'request failed');
+    } else {
+      this.deps.log.debug({ requestId, method: request.method, path: request.path, status: response.status, ms: seconds * 1000 }, 'request');
+    }
+    return response;
+  }
+
+  private async dispatch(
+    route: Route,
+    rawParams: Record<string, string>,
+    request: IncomingRequest,
+    requestId: string,
+    headers: Record<string, string>,
+  ): Promise<OutgoingResponse> {
+    let principal: Principal | null = null;
+    let rateKey: string | null = null;
+    if (route.auth === 'bearer') {
+      headers['Vary'] = 'Authorization';
+      principal = await this.deps.auth.authenticate(request.headers['authorization']);
+      rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
+      const rate = this.deps.limiter.take(rateKey);
+      Object.assign(headers, this.deps.limiter.headers(rate));
+      if (!rate.allowed) {
+        this.deps.metrics.rateLimited.inc();
+        throw new ApiError('RATE_LIMITED', 'Rate limit exceeded for this credential', {
+          limit: this.deps.limiter.perMinute,
+          burst: this.deps.limiter.burst,
+          retryAfter: rate.retryAfterSeconds,
+        }, { 'Retry-After': String(rate.retryAfterSeconds) });
+      }
+      authorize(route, principal);
+    }
+
+    const compiled = this.compiled.get(route)!;
+    const params = compiled.params ? compiled.params(rawParams) : rawParams;
+    const queryObject = parseQuery(request.query);
+    const query = compiled.query ? compiled.query(queryObject) : queryObject;
+    const body = readBody(route, request, compiled.body);
+
+    const log = this.deps.log.child({ requestId });
+    const ctx: RequestContext = { params, query, body, rawBody: request.body, headers: request.headers, principal, requestId, log };
+    const ifNoneMatch = request.method === 'GET' ? request.headers['if-none-match'] : undefined;
+
+    // A version-backed tag answers 304 before the handler renders anything.
+    if (ifNoneMatch && route.etag) {
+      const tag = await route.etag(ctx);
+      if (tag !== null && matchesIfNoneMatch(ifNoneMatch, etagOf(tag))) {
+        return this.notModified(etagOf(tag), headers, rateKey);
+      }
+    }
+
+    const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
+    if (idempotencyKey !== undefined && principal) {
+      return this.idempotent(principal.credentialId, idempotencyKey, request, () => this.run(route, ctx, headers, ifNoneMatch, rateKey));
+    }
+    return this.run(route, ctx, headers, ifNoneMatch, rateKey);
+  }
+
+  private async run(
+    route: Route,
+    ctx: RequestContext,
+    headers: Record<string, string>,
+    ifNoneMatch: string | undefined,
+    rateKey: string | null,
+  ): Promise<OutgoingResponse> {
+    const reply = await route.handler(ctx);
+    Object.assign(headers, reply.headers);
+    if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null };
+    const isBytes = Buffer.isBuffer(reply.body);
+    const payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);
+    headers['Content-Type'] = reply.contentType ?? (isBytes ? 'application/octet-stream' : JSON_TYPE);
+    if (route.method === 'GET' && reply.status === 200) {
+      const tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
+      headers['ETag'] = tag;
+      if (matchesIfNoneMatch(ifNoneMatch, tag)) return this.notModified(tag, headers, rateKey);
+    }
+    return { status: reply.status, headers, body: payload };
+  }
+
+  private notModified(tag: string, headers: Record<string, string>, rateKey: string | null): OutgoingResponse {
+    // A 304 spends nothing of the caller's budget.
+    if (rateKey) {
+      this.deps.limiter.refund(rateKey);
+      Object.assign(headers, this.deps.limiter.headers(this.deps.limiter.peek(rateKey)));
+    }
+    headers['ETag'] = tag;
+    delete headers['Content-Type'];
+    return { status: 304, headers, body: null };
+  }
+
+  private async idempotent(
+    credentialId: string,
+    key: string,
+    request: IncomingRequest,
+    run: () => Promise<OutgoingResponse>,
+  ): Promise<OutgoingResponse> {
+    if (key.length === 0 || key.length > 255) {
+      throw validationFailed([{ in: 'body', pointer: '', message: 'Idempotency-Key must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
+    }
+    const requestHash = sha256(`${request.method} ${request.path}?${request.query}\n${request.body.toString('base64')}`);
+    const claim = await claimKey(this.deps.sql, credentialId, key, requestHash);
+    if (claim.kind === 'reused') throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
+    if (claim.kind === 'in-use') throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
+    if (claim.kind === 'replay') {
+      const { status, headers, body } = claim.response;
+      return { status, headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: status === 204 ? null : body };
+    }
+    let response: OutgoingResponse;
+    try {
+      response = await run();
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) {
+        response = this.failure(error, {}, request, '');
+      } else {
+        await releaseKey(this.deps.sql, credentialId, key);
+        throw error;
+      }
+    }
+    const body = response.body === null ? Buffer.alloc(0) : Buffer.from(response.body);
+    const stored = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !/^(x-)?ratelimit|^x-request-id$/i.test(name)));
+    await completeKey(this.deps.sql, credentialId, key, { status: response.status, headers: stored, body });
+    return response;
+  }
+
+  private failure(error: unknown, headers: Record<string, string>, request: IncomingRequest, requestId: string): OutgoingResponse {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      this.deps.log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
+    }
+    Object.assign(headers, apiError.headers);
+    headers['Content-Type'] = JSON_TYPE;
+    return { status: apiError.status, headers, body: JSON.stringify(apiError.toBody()) };
+  }
+}
+
+/** Plan, scope and role, in that order, before any handler runs. */
+function authorize(route: Route, principal: Principal): void {
+  if (principal.plan === 'free' && !route.freePlan) {
+    throw new ApiError('PLAN_REQUIRED', 'API access needs the pro plan', { plan: principal.plan });
+  }
+  const missing = (route.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
+  if (missing.length > 0) {
+    throw new ApiError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, { required: route.scopes, missing });
+  }
+  const write = route.write ?? route.method !== 'GET';
+  if (write && principal.role === 'viewer') {
+    throw new ApiError('FORBIDDEN', 'A viewer credential cannot make changes', { role: principal.role });
+  }
+  if (route.minRole && !roleAtLeast(principal.role, route.minRole)) {
+    throw new ApiError('FORBIDDEN', `This call needs role ${route.minRole} or above`, { role: principal.role, minRole: route.minRole });
+  }
+  if (write && principal.pastDue) {
+    throw new ApiError('SUBSCRIPTION_PAST_DUE', 'The subscription is past due: changes are refused until it is paid');
+  }
+}
+
+// SQLSTATE classes a client can cause with values that passed the schema.
+const CLIENT_SQLSTATES: Record<string, string> = {
+  '22001': 'A value is too long',
+  '22003': 'A number is out of range',
+  '22007': 'A date is not valid',
+  '22008': 'A date is out of range',
+  '22P02': 'A value has the wrong form',
+};
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code in CLIENT_SQLSTATES) {
+    return validationFailed([{ in: 'body', pointer: '', message: CLIENT_SQLSTATES[code]! }]);
+  }
+  return new ApiError('INTERNAL', 'Internal error');
+}
+
+function validRequestId(value: string | undefined): string | null {
+  return value && /^[\w.:-]{1,128}$/.test(value) ? value : null;
+}

@@ -1,0 +1,31 @@
+/** Prometheus instruments (prom-client), one registry per server so tests can run several. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requestSeconds = new Histogram({
+    name: 'flowplan_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'flowplan_rate_limit_refusals_total',
+    help: 'Requests refused with 429 RATE_LIMITED',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'flowplan_' });
+  }
+
+  /** A gauge read when scraped, for state owned elsewhere (pool, sessions, queues). */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+  }
+
+  histogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram({ name, help, buckets, registers: [this.registry] });
+  }
+}

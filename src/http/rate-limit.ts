@@ -1,0 +1,86 @@
+/**
+ * Token bucket per credential: `perMinute` tokens a minute refill a bucket of `burst`.
+ * In memory per process; each credential has its own bucket, so one flood never
+ * drains another's budget.
+ */
+import { LRUCache } from 'lru-cache';
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export interface RateState {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Seconds until one token is available (for Retry-After). */
+  retryAfterSeconds: number;
+}
+
+export class RateLimiter {
+  private readonly buckets: LRUCache<string, Bucket>;
+  private readonly perMs: number;
+
+  constructor(
+    readonly perMinute: number,
+    readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.perMs = perMinute / 60_000;
+    // An idle bucket refills completely within this time, so forgetting it changes nothing.
+    this.buckets = new LRUCache({ max: 100_000, ttl: Math.ceil(burst / this.perMs), ttlAutopurge: false });
+  }
+
+  /** Spends one token if there is one. */
+  take(key: string): RateState {
+    const bucket = this.refill(key);
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    return this.state(bucket, allowed);
+  }
+
+  /** Gives back a token spent by a request that turned out to be free (a 304). */
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
+  peek(key: string): RateState {
+    return this.state(this.refill(key), true);
+  }
+
+  private refill(key: string): Bucket {
+    const now = this.now();
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = { tokens: this.burst, at: now };
+      this.buckets.set(key, bucket);
+    } else {
+      bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) * this.perMs);
+      bucket.at = now;
+    }
+    return bucket;
+  }
+
+  private state(bucket: Bucket, allowed: boolean): RateState {
+    const remaining = Math.floor(bucket.tokens);
+    return {
+      allowed,
+      remaining,
+      resetSeconds: Math.ceil((this.burst - bucket.tokens) / this.perMs / 1000),
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)),
+    };
+  }
+
+  headers(state: RateState): Record<string, string> {
+    return {
+      'RateLimit-Policy': `"credential";q=${this.perMinute};w=60`,
+      RateLimit: `"credential";r=${state.remaining};t=${state.resetSeconds}`,
+      'X-RateLimit-Limit': String(this.perMinute),
+      'X-RateLimit-Remaining': String(state.remaining),
+      'X-RateLimit-Reset': String(Math.ceil(this.now() / 1000) + state.resetSeconds),
+    };
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * A route is data: method, path, the scope and least role the edge checks before any
+ * handler runs, the schemas it validates with (also the OpenAPI document's), and a thin
+ * handler that receives typed input and returns a reply.
+ */
+import type { Principal, Role, Scope } from '../auth/principal.ts';
+import type { Logger } from 'pino';
+import type { ErrorCode } from '../errors.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A JSON schema object (ajv draft 2020-12 dialect, as OpenAPI 3.1 uses). */
+export type Schema = Record<string, unknown>;
+
+export interface Reply {
+  status: number;
+  /** JSON body; omitted for 204/304. A Buffer is sent as-is with `contentType`. */
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Strong validator of the representation; GET replies without one get a hash of the body. */
+  etag?: string;
+}
+
+export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** The unparsed body, for routes that take bytes (uploads) or forms. */
+  readonly rawBody: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly principal: Principal | null;
+  readonly requestId: string;
+  readonly log: Logger;
+}
+
+export type BodyKind = 'json' | 'form' | 'bytes' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+  contentType?: string;
+}
+
+export interface Route<P = any, Q = any, B = any> {
+  method: Method;
+  /** `/v1/flows/{flowId}`: OpenAPI-style placeholders are the path parameters. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tags?: string[];
+  /** `none`: no credential (token endpoint, health, openapi). */
+  auth: 'bearer' | 'none';
+  /** Scopes the credential must all hold; empty for any valid credential. */
+  scopes?: Scope[];
+  minRole?: Role;
+  /** Defaults to method !== GET; a read over POST (exports) sets false. */
+  write?: boolean;
+  /** Allowed on the free plan (only GET /v1/me). */
+  freePlan?: boolean;
+  params?: Schema;
+  query?: Schema;
+  bodyKind?: BodyKind;
+  body?: Schema;
+  /** Body is optional (exports); an empty body validates as `{}`. */
+  bodyOptional?: boolean;
+  /** Larger cap for this route's body, in bytes (attachments). */
+  maxBodyBytes?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Refusals this route raises beyond those the edge adds (for the OpenAPI document). */
+  errors?: ErrorCode[];
+  /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
+  etag?: (ctx: RequestContext<P, Q, B>) => Promise<string | null> | string | null;
+  handler: (ctx: RequestContext<P, Q, B>) => Promise<Reply> | Reply;
+}
+
+export const json = (status: number, body: unknown, extra: Partial<Reply> = {}): Reply => ({
+  status,
+  body,
+  ...extra,
+});
+
+export const noContent = (): Reply => ({ status: 204 });

@@ -1,0 +1,37 @@
+/** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
+import { createLogger, startApp } from './app.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig();
+const log = createLogger(config);
+const app = await startApp(config, { log }).catch((error: unknown) => {
+  log.fatal({ err: error }, 'start-up failed');
+  process.exit(1);
+});
+
+if (app.demo) {
+  // Shown once: only its hash is stored.
+  process.stdout.write(
+    `\nflowplan is running at ${app.url}\n` +
+      `Demo workspace ${app.demo.workspaceId}, admin API key (shown once, keep it):\n\n  ${app.demo.key}\n\n` +
+      `Try: curl -H "Authorization: Bearer ${app.demo.key}" ${app.url}/v1/me\n\n`,
+  );
+} else {
+  process.stdout.write(`\nflowplan is running at ${app.url}\n\n`);
+}
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

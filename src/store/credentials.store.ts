@@ -1,0 +1,108 @@
+/** Credentials (API keys, OAuth clients), access tokens and the principals they resolve to. */
+import type { Db, Sql } from './db.ts';
+import type { Plan, Role, Scope, MemberRole } from '../auth/principal.ts';
+
+export interface CredentialRow {
+  id: string;
+  workspaceId: string;
+  kind: 'key' | 'client';
+  name: string | null;
+  role: Role;
+  scopes: Scope[];
+  secretHash: string | null;
+  firstParty: boolean;
+  redirectUris: string[];
+  revokedAt: Date | null;
+}
+
+export interface PrincipalRow {
+  workspaceId: string;
+  workspaceName: string;
+  plan: Plan;
+  pastDue: boolean;
+  credentialId: string;
+  credentialName: string | null;
+  credentialKind: 'key' | 'client';
+  credentialRole: Role;
+  credentialRevokedAt: Date | null;
+  scopes: Scope[];
+  tokenId: string | null;
+  tokenRevokedAt: Date | null;
+  expiresAt: Date | null;
+  userId: string | null;
+  memberRole: MemberRole | null;
+}
+
+/** Channel on which every process drops its cached principals (revocation, plan change). */
+export const AUTH_CHANNEL = 'flowplan_auth';
+
+export async function announceAuthChange(sql: Db): Promise<void> {
+  await sql`select pg_notify(${AUTH_CHANNEL}, '')`;
+}
+
+export async function insertCredential(
+  sql: Db,
+  row: Omit<CredentialRow, 'revokedAt'>,
+): Promise<void> {
+  await sql`insert into credentials (id, workspace_id, kind, name, role, scopes, secret_hash, first_party, redirect_uris)
+    values (${row.id}, ${row.workspaceId}, ${row.kind}, ${row.name}, ${row.role}, ${row.scopes},
+            ${row.secretHash}, ${row.firstParty}, ${row.redirectUris})`;
+}
+
+/** Revokes a credential and every token it issued; false when no such credential. */
+export async function revokeCredential(sql: Sql, id: string): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const rows = await tx`update credentials set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning id`;
+    if (rows.length === 0) return false;
+    await tx`update access_tokens set revoked_at = coalesce(revoked_at, now()) where credential_id = ${id}`;
+    await tx`select pg_notify(${AUTH_CHANNEL}, '')`;
+    return true;
+  });
+}
+
+export async function findClient(sql: Db, id: string): Promise<CredentialRow | null> {
+  const [row] = await sql<CredentialRow[]>`select id, workspace_id, kind, name, role, scopes, secret_hash,
+      first_party, redirect_uris, revoked_at
+    from credentials where id = ${id} and kind = 'client'`;
+  return row ?? null;
+}
+
+export async function findKeyPrincipal(sql: Db, hash: string): Promise<PrincipalRow | null> {
+  const [row] = await sql<PrincipalRow[]>`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
+      c.id as credential_id, c.name as credential_name, c.kind as credential_kind, c.role as credential_role,
+      c.revoked_at as credential_revoked_at, c.scopes, null as token_id, null as token_revoked_at,
+      null as expires_at, null as user_id, null as member_role
+    from credentials c join workspaces w on w.id = c.workspace_id
+    where c.kind = 'key' and c.secret_hash = ${hash}`;
+  return row ?? null;
+}
+
+export async function findTokenPrincipal(sql: Db, hash: string): Promise<PrincipalRow | null> {
+  const [row] = await sql<PrincipalRow[]>`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
+      c.id as credential_id, c.name as credential_name, c.kind as credential_kind, c.role as credential_role,
+      c.revoked_at as credential_revoked_at, t.scopes, t.id as token_id, t.revoked_at as token_revoked_at,
+      t.expires_at, t.user_id, m.role as member_role
+    from access_tokens t
+      join credentials c on c.id = t.credential_id
+      join workspaces w on w.id = t.workspace_id
+      left join memberships m on m.workspace_id = t.workspace_id and m.user_id = t.user_id
+    where t.token_hash = ${hash}`;
+  return row ?? null;
+}
+
+export async function insertAccessToken(
+  sql: Db,
+  token: { id: string; hash: string; workspaceId: string; credentialId: string; userId: string | null; scopes: Scope[]; expiresAt: Date },
+): Promise<void> {
+  await sql`insert into access_tokens (id, token_hash, workspace_id, credential_id, user_id, scopes, expires_at)
+    values (${token.id}, ${token.hash}, ${token.workspaceId}, ${token.credentialId}, ${token.userId},
+            ${token.scopes}, ${token.expiresAt})`;
+}
+
+/** Revokes the access token with this hash, if it belongs to the given client. */
+export async function revokeAccessToken(sql: Db, hash: string, clientId: string): Promise<boolean> {
+  const rows = await sql`update access_tokens set revoked_at = coalesce(revoked_at, now())
+    where token_hash = ${hash} and credential_id = ${clientId} returning id`;
+  if (rows.length > 0) await announceAuthChange(sql);
+  return rows.length > 0;
+}

@@ -1,0 +1,58 @@
+/**
+ * The database: DATABASE_URL when set, otherwise the embedded cluster under the data
+ * directory (database `flowplan`, created on first use).
+ */
+import postgres from 'postgres';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import { startEmbedded, type EmbeddedCluster } from './embedded.ts';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+/** Anything that runs a query: the pool or an open transaction. */
+export type Db = Sql | Tx;
+
+export interface Database {
+  readonly sql: Sql;
+  readonly url: string;
+  /** True when this process started the embedded cluster (and must stop it). */
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+export function connect(url: string, max = 10): Sql {
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    transform: { column: { from: postgres.toCamel } },
+    connection: { application_name: 'flowplan' },
+  });
+}
+
+export async function openDatabase(config: Config, onLog?: (line: string) => void): Promise<Database> {
+  let cluster: EmbeddedCluster | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    cluster = await startEmbedded(path.resolve(config.dataDir), onLog);
+    const admin = postgres(cluster.adminUrl, { max: 1, onnotice: () => {} });
+    try {
+      const [row] = await admin`select 1 as present from pg_database where datname = 'flowplan'`;
+      if (!row) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
+        if (error.code !== '42P04') throw error; // duplicate_database: another process created it
+      });
+    } finally {
+      await admin.end();
+    }
+    url = cluster.urlFor('flowplan');
+  }
+  const sql = connect(url);
+  return {
+    sql,
+    url,
+    embedded: cluster !== null,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await cluster?.stop();
+    },
+  };
+}

