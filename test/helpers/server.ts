@@ -1,0 +1,110 @@
+/**
+ * A real server on loopback over a fresh database of its own, for one test file.
+ * DATABASE_URL names the server (npm test starts an embedded one); each file gets a new
+ * database on it, dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import postgres from 'postgres';
+import type { Test } from 'tap';
+import { startApp, type RunningApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Sql } from '../../src/store/db.ts';
+
+export interface TestServer {
+  app: RunningApp;
+  url: string;
+  sql: Sql;
+  databaseUrl: string;
+  /** The Demo workspace's admin key (every scope). */
+  adminKey: string;
+  workspaceId: string;
+  api: (method: string, path: string, options?: RequestOptions) => Promise<ApiResponse>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is (no JSON encoding). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function createTestDatabase(t: Test): Promise<string> {
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
+  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  await sql.unsafe(`create database ${name}`);
+  await sql.end();
+  t.teardown(async () => {
+    const drop = postgres(admin, { max: 1, onnotice: () => {} });
+    await drop.unsafe(`drop database if exists ${name} with (force)`);
+    await drop.end();
+  });
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestServer> {
+  const databaseUrl = await createTestDatabase(t);
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });
+  const app = await startApp(config);
+  t.teardown(() => app.close());
+  const url = app.url;
+  return {
+    app, url, databaseUrl,
+    sql: app.services.sql,
+    adminKey: app.demo!.key,
+    workspaceId: app.demo!.workspaceId,
+    api: (method, path, options) => request(url, method, path, options),
+  };
+}
+
+export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | Buffer | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(base + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** Runs the operator CLI against a database, as an operator would. */
+export function cli(databaseUrl: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/flowplan.js', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** Asserts the spec's error envelope with this status and code. */
+export function assertError(t: Test, response: ApiResponse, status: number, code: string, message?: string): void {
+  t.equal(response.status, status, message ?? `status ${status} ${code}`);
+  t.equal(response.body?.error?.code, code, `code ${code}`);
+  t.type(response.body?.error?.message, 'string', 'error has a message');
+}
