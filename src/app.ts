@@ -11,7 +11,11 @@ import { Metrics } from './http/metrics.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
+import { flowRoutes } from './api/flows.routes.ts';
 import { platformRoutes } from './api/platform.routes.ts';
+import { recomputeStrategy } from './flows/offload.ts';
+import { RecomputePool } from './flows/recompute-pool.ts';
+import { SessionRegistry } from './flows/registry.ts';
 import type { Services } from './api/services.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import { bootstrapDemo } from './store/bootstrap.ts';
@@ -45,13 +49,23 @@ export async function startApp(config: Config, options: { log?: Logger; database
   const auth = new Authenticator(sql);
   await auth.listen();
   const metrics = new Metrics();
-  const services: Services = { config, sql, auth, metrics, log };
+  // The bound on work in flight answers 503 under overload rather than queueing without end.
+  const pool = new RecomputePool({ threads: config.workers, timeoutMs: 30_000, maxInFlight: config.workers * 16 });
+  const recomputeSeconds = metrics.histogram('flowplan_recompute_duration_seconds', 'Flow recompute time (in-thread and pool)', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]);
+  const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
+  await registry.listen();
+  metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => registry.size);
+  metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
+  metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
+  metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
+  const services: Services = { config, sql, auth, metrics, log, registry };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
     maxBodyBytes: config.maxBodyBytes,
   });
   edge.add(platformRoutes(services));
+  edge.add(flowRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   const server: HttpServer = await listen(edge, config.host, config.port);
@@ -61,6 +75,8 @@ export async function startApp(config: Config, options: { log?: Logger; database
     services, edge, url, port: server.port, demo,
     close: async () => {
       await server.close();
+      await registry.close();
+      await pool.close();
       await auth.close();
       if (!options.database) await database.close();
     },

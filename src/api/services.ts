@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
+import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../store/db.ts';
 
 export interface Services {
@@ -11,4 +12,5 @@ export interface Services {
   readonly auth: Authenticator;
   readonly metrics: Metrics;
   readonly log: Logger;
+  readonly registry: SessionRegistry;
 }

@@ -1,0 +1,75 @@
+/**
+ * The stored facts of one flow, held immutably by its session: a command builds the next
+ * state by structural sharing (a new tasks array, new records only for what changed), so
+ * a failed transaction leaves the current state untouched and readers never see a half.
+ */
+
+export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
+export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
+
+export interface Deliverable {
+  readonly id: string;
+  readonly name: string;
+  readonly satisfied: boolean;
+}
+
+export interface TaskRecord {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly name: string;
+  readonly description: string | null;
+  readonly estimateHours: number | null;
+  readonly assigneeId: string | null;
+  readonly progress: Progress;
+  readonly position: number;
+  /** Ids of the tasks that must be done first (objectives only; sub-tasks have none). */
+  readonly dependsOn: readonly string[];
+  readonly deliverables: readonly Deliverable[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface FlowRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly dueDate: string | null;
+  readonly archived: boolean;
+  readonly publicToken: string | null;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface FlowState {
+  readonly flow: FlowRecord;
+  /** In creation order (position). */
+  readonly tasks: readonly TaskRecord[];
+}
+
+/** The flow record of the next version: every command that changes a flow goes through here. */
+export function nextFlow(flow: FlowRecord, patch: Partial<Pick<FlowRecord, 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken'>> = {}): FlowRecord {
+  return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
+}
+
+/** The next state with some tasks replaced, some removed and some added (in that order). */
+export function withTasks(
+  state: FlowState,
+  changes: { replace?: readonly TaskRecord[]; remove?: ReadonlySet<string>; add?: readonly TaskRecord[] },
+): TaskRecord[] {
+  const replaced = new Map((changes.replace ?? []).map((task) => [task.id, task]));
+  const next: TaskRecord[] = [];
+  for (const task of state.tasks) {
+    if (changes.remove?.has(task.id)) continue;
+    next.push(replaced.get(task.id) ?? task);
+  }
+  next.push(...(changes.add ?? []));
+  return next;
+}
+
+export function nextPosition(state: FlowState): number {
+  let max = 0;
+  for (const task of state.tasks) if (task.position > max) max = task.position;
+  return max + 1;
+}

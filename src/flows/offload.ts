@@ -1,0 +1,24 @@
+/**
+ * Where a recompute runs: in this thread for small flows, on the worker pool from
+ * OFFLOAD_TASKS tasks up, so a large flow never stalls the event loop. Timed either way.
+ */
+import { recompute as recomputeInThread, type RecomputeInput, type RecomputeOutput } from '../graph/recompute.ts';
+import type { Histogram } from 'prom-client';
+import type { RecomputePool } from './recompute-pool.ts';
+import type { Recompute } from './snapshot.ts';
+
+export function recomputeStrategy(pool: RecomputePool, offloadTasks: number, seconds: Histogram): Recompute {
+  return async (input: RecomputeInput): Promise<RecomputeOutput> => {
+    const stop = seconds.startTimer();
+    try {
+      if (input.n < offloadTasks) return recomputeInThread(input);
+      // The pool takes the buffers by transfer; the snapshot keeps its own input.
+      return await pool.run({
+        ...input,
+        from: input.from.slice(), to: input.to.slice(), progress: input.progress.slice(), duration: input.duration.slice(),
+      });
+    } finally {
+      stop();
+    }
+  };
+}
