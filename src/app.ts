@@ -13,6 +13,7 @@ import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/
 import { json, type Route } from './http/route.ts';
 import { flowRoutes } from './api/flows.routes.ts';
 import { platformRoutes } from './api/platform.routes.ts';
+import { taskRoutes } from './api/tasks.routes.ts';
 import { recomputeStrategy } from './flows/offload.ts';
 import { RecomputePool } from './flows/recompute-pool.ts';
 import { SessionRegistry } from './flows/registry.ts';
@@ -66,6 +67,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   });
   edge.add(platformRoutes(services));
   edge.add(flowRoutes(services));
+  edge.add(taskRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   const server: HttpServer = await listen(edge, config.host, config.port);

@@ -24,7 +24,7 @@ export const flowReply = (snapshot: Snapshot, status = 200) => ({
 
 export function flowRoutes(services: Services): Route[] {
   const { sql, registry } = services;
-  const context = (ctx: RequestContext): FlowContext => ({ sql, registry, principal: ctx.principal! });
+  const context = (ctx: RequestContext<any, any, any>): FlowContext => ({ sql, registry, principal: ctx.principal! });
   const versionTag = async (ctx: RequestContext<FlowParamsT>) =>
     `${ctx.params.flowId}.v${(await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId)).version}`;
   const summary = (snapshot: Snapshot) => json(200, snapshot.summary());

@@ -48,11 +48,11 @@ export interface Route<P = any, Q = any, B = any> {
   path: string;
   operationId: string;
   summary: string;
-  tags?: string[];
+  tags?: readonly string[];
   /** `none`: no credential (token endpoint, health, openapi). */
   auth: 'bearer' | 'none';
   /** Scopes the credential must all hold; empty for any valid credential. */
-  scopes?: Scope[];
+  scopes?: readonly Scope[];
   minRole?: Role;
   /** Defaults to method !== GET; a read over POST (exports) sets false. */
   write?: boolean;

@@ -109,8 +109,10 @@ export async function insertDependencies(sql: Db, flowId: string, edges: readonl
   }
 }
 
-export async function deleteDependency(sql: Db, taskId: string, dependsOnId: string): Promise<void> {
-  await sql`delete from task_dependencies where task_id = ${taskId} and depends_on_id = ${dependsOnId}`;
+export async function deleteDependencies(sql: Db, edges: readonly (readonly [task: string, dependsOn: string])[]): Promise<void> {
+  for (const [task, dependsOn] of edges) {
+    await sql`delete from task_dependencies where task_id = ${task} and depends_on_id = ${dependsOn}`;
+  }
 }
 
 export async function insertDeliverable(sql: Db, flowId: string, taskId: string, deliverable: { id: string; name: string }): Promise<void> {

@@ -1,0 +1,46 @@
+/**
+ * Working-day calendar: UTC dates, Monday–Friday working, no holidays. CPM works in
+ * integer working-day offsets; these turn offsets into YYYY-MM-DD dates in O(1).
+ */
+const DAY_MS = 86_400_000;
+const HOURS_PER_DAY = 8;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Working days a task lasts: max(1, ceil(hours / 8)); unknown (null) or nonsense counts as 1. */
+export function durationDays(hours: number | null): number {
+  if (hours === null || !Number.isFinite(hours)) return 1;
+  return Math.max(1, Math.ceil(hours / HOURS_PER_DAY));
+}
+
+/** The date itself, or the following Monday when it falls on a weekend. */
+export function startOfSchedule(date: string): string {
+  const ms = parseDate(date);
+  const dow = new Date(ms).getUTCDay();
+  const shift = dow === 6 ? 2 : dow === 0 ? 1 : 0;
+  return isoDate(new Date(ms + shift * DAY_MS));
+}
+
+/** The working day `offset` working days after `start` (a working day); 0 gives start. */
+export function addWorkingDays(start: string, offset: number): string {
+  if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`Offset must be a non-negative integer, got ${offset}`);
+  const ms = parseDate(start);
+  const weekday = (new Date(ms).getUTCDay() + 6) % 7; // Monday = 0 … Sunday = 6
+  if (weekday > 4) throw new RangeError(`${start} is not a working day`);
+  const rest = offset % 5;
+  // Whole weeks are 7 calendar days; the remainder crosses one weekend if it passes Friday.
+  const days = Math.floor(offset / 5) * 7 + rest + (weekday + rest > 4 ? 2 : 0);
+  return isoDate(new Date(ms + days * DAY_MS));
+}
+
+export function isoDate(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** Milliseconds of UTC midnight of a strict YYYY-MM-DD date (rejects 2024-02-30). */
+function parseDate(date: string): number {
+  const m = DATE_RE.exec(date);
+  if (m === null) throw new RangeError(`Not a YYYY-MM-DD date: ${date}`);
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (isoDate(new Date(ms)) !== date) throw new RangeError(`Not a valid date: ${date}`);
+  return ms;
+}
