@@ -13,6 +13,12 @@ import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/
 import { json, type Route } from './http/route.ts';
 import { flowRoutes } from './api/flows.routes.ts';
 import { platformRoutes } from './api/platform.routes.ts';
+import { searchRoutes } from './api/search.routes.ts';
+import { shareRoutes } from './api/shares.routes.ts';
+import { teamRoutes } from './api/team.routes.ts';
+import { templateRoutes } from './api/templates.routes.ts';
+import { workRoutes } from './api/work.routes.ts';
+import { WorkIndexes } from './work/workspace-index.ts';
 import { taskRoutes } from './api/tasks.routes.ts';
 import { recomputeStrategy } from './flows/offload.ts';
 import { RecomputePool } from './flows/recompute-pool.ts';
@@ -59,7 +65,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
-  const services: Services = { config, sql, auth, metrics, log, registry };
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry) };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
@@ -68,6 +74,11 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(platformRoutes(services));
   edge.add(flowRoutes(services));
   edge.add(taskRoutes(services));
+  edge.add(teamRoutes(services));
+  edge.add(shareRoutes(services));
+  edge.add(templateRoutes(services));
+  edge.add(searchRoutes(services));
+  edge.add(workRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   const server: HttpServer = await listen(edge, config.host, config.port);

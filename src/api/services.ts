@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../store/db.ts';
+import type { WorkIndexes } from '../work/workspace-index.ts';
 
 export interface Services {
   readonly config: Config;
@@ -13,4 +14,5 @@ export interface Services {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly registry: SessionRegistry;
+  readonly work: WorkIndexes;
 }

@@ -6,7 +6,7 @@ import { newId } from '../auth/secrets.ts';
 import { buildGraph, topoOrder } from '../graph/graph.ts';
 import { validationFailed, type ValidationProblem } from '../schemas/validator.ts';
 import type { Sql } from '../store/db.ts';
-import { insertDependencies, insertEvents, insertFlow, insertTasks, pageFlowIds } from '../store/flows.store.ts';
+import { announceFlowChange, insertDependencies, insertEvents, insertFlow, insertTasks, pageFlowIds } from '../store/flows.store.ts';
 import { existingMembers } from '../store/members.store.ts';
 import { actorId } from './actor.ts';
 import { parseDateInput } from './dates.ts';
@@ -92,6 +92,7 @@ export async function createFlow(ctx: FlowContext, input: NewFlowInput, extraEve
       { type: 'flow.created', data: { flowId: flow.id, name: flow.name, taskCount: tasks.length } },
       ...extraEvents,
     ]);
+    await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
   });
   ctx.registry.adopt(snapshot);
   return snapshot;

@@ -7,15 +7,16 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
-import { loadFlowState } from '../store/flows.store.ts';
+import { FLOWS_CHANNEL, loadFlowState, parseFlowChange } from '../store/flows.store.ts';
 import type { FlowState } from './model.ts';
-import { FLOWS_CHANNEL, FlowSession } from './session.ts';
+import { FlowSession } from './session.ts';
 import { Snapshot, type Recompute } from './snapshot.ts';
 
 export class SessionRegistry {
   private readonly sessions: LRUCache<string, FlowSession>;
   private readonly loading = new Map<string, Promise<FlowSession | null>>();
   private unlisten: (() => Promise<void>) | null = null;
+  private readonly listeners: ((workspaceId: string, flowId: string) => void)[] = [];
 
   constructor(
     private readonly sql: Sql,
@@ -32,15 +33,28 @@ export class SessionRegistry {
 
   async listen(): Promise<void> {
     const { unlisten } = await this.sql.listen(FLOWS_CHANNEL, (payload) => {
-      const [flowId, version] = payload.split(':');
-      const session = flowId ? this.sessions.peek(flowId) : undefined;
-      if (session && session.version < Number(version)) this.sessions.delete(flowId!);
+      const change = parseFlowChange(payload);
+      if (!change) return;
+      const session = this.sessions.peek(change.flowId);
+      // Our own commits were announced locally already; only another process's are news.
+      if (session && session.version >= change.version) return;
+      if (session) this.sessions.delete(change.flowId);
+      this.changed(change.workspaceId, change.flowId);
     });
     this.unlisten = unlisten;
   }
 
   async close(): Promise<void> {
     await this.unlisten?.();
+  }
+
+  /** Calls `listener` whenever a flow of a workspace changes, here or in another process. */
+  onChange(listener: (workspaceId: string, flowId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(workspaceId: string, flowId: string): void {
+    for (const listener of this.listeners) listener(workspaceId, flowId);
   }
 
   derive(state: FlowState): Promise<Snapshot> {
@@ -62,6 +76,7 @@ export class SessionRegistry {
   adopt(snapshot: Snapshot): FlowSession {
     const session = this.newSession(snapshot);
     this.sessions.set(snapshot.flow.id, session);
+    this.changed(snapshot.flow.workspaceId, snapshot.flow.id);
     return session;
   }
 
@@ -74,6 +89,7 @@ export class SessionRegistry {
         const state = await loadFlowState(this.sql, workspaceId, id);
         return state ? this.derive(state) : null;
       },
+      committed: () => this.changed(workspaceId, id),
     });
   }
 

@@ -12,11 +12,9 @@
 import { ApiError } from '../errors.ts';
 import { STATUS_BLOCKED, STATUS_READY } from '../graph/status.ts';
 import type { Sql, Tx } from '../store/db.ts';
-import { bumpVersion, insertEvents, type DomainEvent } from '../store/flows.store.ts';
+import { announceFlowChange, bumpVersion, insertEvents, type DomainEvent } from '../store/flows.store.ts';
 import type { FlowState } from './model.ts';
 import type { Snapshot } from './snapshot.ts';
-
-export const FLOWS_CHANNEL = 'flowplan_flows';
 
 export interface Plan<R> {
   /** The next state (with `nextFlow` applied), or null when the command changes nothing. */
@@ -33,6 +31,8 @@ export interface SessionDeps {
   derive: (state: FlowState) => Promise<Snapshot>;
   /** Fresh state from the database; null when the flow is gone. */
   reload: () => Promise<Snapshot | null>;
+  /** Told after every commit, so views over many flows can refresh. */
+  committed: (snapshot: Snapshot) => void;
 }
 
 class VersionConflict extends Error {}
@@ -68,7 +68,7 @@ export class FlowSession {
         if (!(await bumpVersion(tx, flow))) throw new VersionConflict();
         await plan.write?.(tx);
         await insertEvents(tx, flow.workspaceId, flow.id, actorId, events);
-        await tx`select pg_notify(${FLOWS_CHANNEL}, ${`${flow.id}:${flow.version}`})`;
+        await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
       });
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
@@ -79,6 +79,7 @@ export class FlowSession {
       return this.execute(command, actorId, true);
     }
     this.snapshot = next;
+    this.deps.committed(next);
     return plan.result(next, previous);
   }
 }

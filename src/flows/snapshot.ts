@@ -70,6 +70,7 @@ export class Snapshot {
   readonly critical: Uint8Array;
   readonly es: Int32Array;
   readonly ef: Int32Array;
+  readonly slack: Int32Array;
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
   private blockingCounts: Promise<Uint32Array> | null = null;
@@ -90,6 +91,7 @@ export class Snapshot {
     this.critical = output.critical;
     this.es = output.es;
     this.ef = output.ef;
+    this.slack = output.slack;
     this.finish = output.finish;
     let done = 0;
     let ready = 0;

@@ -119,6 +119,18 @@ export async function insertDeliverable(sql: Db, flowId: string, taskId: string,
   await sql`insert into deliverables (id, task_id, flow_id, name) values (${deliverable.id}, ${taskId}, ${flowId}, ${deliverable.name})`;
 }
 
+/** Channel on which committed flow versions are announced to every process. */
+export const FLOWS_CHANNEL = 'flowplan_flows';
+
+export async function announceFlowChange(sql: Db, workspaceId: string, flowId: string, version: number): Promise<void> {
+  await sql`select pg_notify(${FLOWS_CHANNEL}, ${`${workspaceId}:${flowId}:${version}`})`;
+}
+
+export function parseFlowChange(payload: string): { workspaceId: string; flowId: string; version: number } | null {
+  const [workspaceId, flowId, version] = payload.split(':');
+  return workspaceId && flowId && version ? { workspaceId, flowId, version: Number(version) } : null;
+}
+
 export interface DomainEvent {
   type: string;
   data: Record<string, unknown>;
@@ -146,4 +158,11 @@ export async function pageFlowIds(
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from flows
     where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}`;
   return { total: count!.total, ids: [] };
+}
+
+/** Every live (not archived) flow of a workspace, oldest first. */
+export async function liveFlowIds(sql: Db, workspaceId: string): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`select id from flows where workspace_id = ${workspaceId} and not archived
+    order by created_at, id`;
+  return rows.map((r) => r.id);
 }

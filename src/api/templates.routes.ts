@@ -1,0 +1,7 @@
+/** Placeholder: routes arrive with their issue. */
+import type { Route } from '../http/route.ts';
+import type { Services } from './services.ts';
+
+export function templateRoutes(_services: Services): Route[] {
+  return [];
+}

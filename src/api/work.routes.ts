@@ -1,0 +1,63 @@
+/**
+ * Work views across every live flow of the workspace (CONTRACT §3). Tagged by the
+ * workspace index version, so a conditional poll of an unchanged workspace answers 304
+ * from memory, and a repeated poll re-serializes nothing.
+ */
+import { ApiError } from '../errors.ts';
+import type { RequestContext, Route } from '../http/route.ts';
+import { listView, overview, type ListView, type PageQuery } from '../work/views.ts';
+import { MineQuery, OverviewSchema, WorkListSchema, WorkQuery } from '../schemas/work.schema.ts';
+import type { Services } from './services.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function workRoutes(services: Services): Route[] {
+  const { work } = services;
+  const read = { method: 'GET', auth: 'bearer', scopes: ['flows:read'], tags: ['Work'] } as const;
+  const pageKey = (view: string, q: PageQuery) => `${view}:${q.assigneeId ?? ''}:${q.size}:${q.from}`;
+
+  /** Who `mine` is about: only a person token has assignments of its own. */
+  const person = (ctx: RequestContext) => {
+    const userId = ctx.principal!.userId;
+    if (!userId) {
+      throw new ApiError('FORBIDDEN', 'Only a person token has work of its own: use /v1/work/available?assigneeId=<memberId> instead', {
+        use: '/v1/work/available?assigneeId=',
+      });
+    }
+    return userId;
+  };
+
+  const list = (view: ListView, summary: string, operationId: string): Route => ({
+    ...read, path: `/v1/work/${view}`, operationId, summary,
+    query: view === 'mine' ? MineQuery : WorkQuery,
+    responses: { 200: { description: 'A page of work items', schema: WorkListSchema } },
+    etag: async (ctx) => {
+      const query = view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query;
+      return `${(await work.get(ctx.principal!.workspaceId)).tag}.${pageKey(view, query as PageQuery)}`;
+    },
+    handler: async (ctx) => {
+      const query = (view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query) as PageQuery;
+      const index = await work.get(ctx.principal!.workspaceId);
+      const key = pageKey(view, query);
+      const body = index.memo(`bytes:${key}`, () => Buffer.from(JSON.stringify(listView(index, view, query))));
+      return { status: 200, body, contentType: JSON_TYPE, etag: `${index.tag}.${key}` };
+    },
+  });
+
+  return [
+    list('available', 'Ready work, ranked; assigneeId filters to a member, or none for unassigned', 'workAvailable'),
+    list('blocked', 'Blocked work with what holds it up, most-blocking first', 'workBlocked'),
+    list('in-progress', 'Work in progress', 'workInProgress'),
+    { ...list('mine', "A person token's own ready and in-progress work", 'workMine'), errors: ['FORBIDDEN'] },
+    {
+      ...read, path: '/v1/work/overview', operationId: 'workOverview', summary: 'Counts, flows at a glance and the top blockers',
+      responses: { 200: { description: 'Overview', schema: OverviewSchema } },
+      etag: async (ctx) => `${(await work.get(ctx.principal!.workspaceId)).tag}.overview`,
+      handler: async (ctx) => {
+        const index = await work.get(ctx.principal!.workspaceId);
+        const body = index.memo('bytes:overview', () => Buffer.from(JSON.stringify(overview(index))));
+        return { status: 200, body, contentType: JSON_TYPE, etag: `${index.tag}.overview` };
+      },
+    },
+  ];
+}
