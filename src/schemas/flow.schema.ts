@@ -6,7 +6,7 @@ const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
-export const MAX_TASKS_PER_CALL = 5000;
+export const MAX_TASKS_PER_CALL = 10_000;
 
 export const name = (max = 200): Schema => ({ type: 'string', minLength: 1, maxLength: max, pattern: '\\S' });
 export const description: Schema = { type: 'string', maxLength: 20_000 };

@@ -1,0 +1,90 @@
+/**
+ * `npm run bench:flow-ops`: on a 10k-task flow, the latency of start and complete through
+ * HTTP (Postgres commit and recompute included) and of a repeated GET of the flow, which
+ * must not recompute (checked with the recompute counter of /metrics).
+ * Prints one JSON line: { name, machine, tasks, start, complete, get: {…, recomputes} }.
+ */
+import { startApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import { benchDatabase, machine } from './support.ts';
+
+const TASKS = 10_000;
+const TRANSITIONS = 200;
+const GETS = 300;
+
+if (!UWS_NATIVE) {
+  process.stderr.write(`bench:flow-ops refuses to run on ${UWS_IMPLEMENTATION}.\n`);
+  process.exit(1);
+}
+
+/** A random DAG with about three dependencies each, chained enough to keep most work blocked. */
+function flowBody(n: number) {
+  let seed = 42;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const tasks = Array.from({ length: n }, (_, i) => {
+    const after = new Set<number>();
+    for (let k = 0; k < 3 && i > 0; k++) after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
+    return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
+  });
+  return { name: 'Bench flow', tasks };
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
+};
+const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
+
+const database = await benchDatabase('flow-ops');
+const app = await startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9 }));
+const headers = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
+
+async function call(method: string, path: string, body?: unknown): Promise<{ ms: number; json: any }> {
+  const started = performance.now();
+  const response = await fetch(app.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await response.json();
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return { ms, json };
+}
+
+async function recomputes(): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  return Number(/^flowplan_recompute_duration_seconds_count (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+const created = await call('POST', '/v1/flows', flowBody(TASKS));
+const flowId: string = created.json.id;
+const ready: string[] = created.json.tasks.filter((t: { status: string }) => t.status === 'ready').map((t: { id: string }) => t.id);
+
+const starts: number[] = [];
+const completes: number[] = [];
+for (let i = 0; i < TRANSITIONS && ready.length > 0; i++) {
+  const taskId = ready.shift()!;
+  starts.push((await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/start`)).ms);
+  const done = await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/complete`);
+  completes.push(done.ms);
+  ready.push(...done.json.unblocked.map((t: { id: string }) => t.id));
+}
+
+await call('GET', `/v1/flows/${flowId}`);
+const before = await recomputes();
+const gets: number[] = [];
+for (let i = 0; i < GETS; i++) gets.push((await call('GET', `/v1/flows/${flowId}`)).ms);
+const after = await recomputes();
+
+process.stdout.write(`${JSON.stringify({
+  name: 'flow-ops',
+  machine: machine(),
+  tasks: TASKS,
+  offloadTasks: app.services.config.offloadTasks,
+  transitions: starts.length,
+  start: summary(starts),
+  complete: summary(completes),
+  get: { ...summary(gets), recomputes: after - before },
+})}\n`);
+
+await app.close();
+await database.drop();
+process.exit(0);
