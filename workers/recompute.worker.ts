@@ -1,0 +1,30 @@
+/**
+ * Piscina worker: runs the pure graph engine off the main thread. Input typed
+ * arrays arrive transferred; the output's arrays are transferred back (not copied)
+ * by returning a Piscina-movable wrapper that lists every output buffer.
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { threadId } from 'node:worker_threads';
+import { recompute } from '../src/graph/recompute.ts';
+import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
+
+/** The engine's output plus the worker's threadId, so callers can tell the pool really ran it. */
+export interface WorkerOutput extends RecomputeOutput {
+  threadId: number;
+}
+
+export default function run(input: RecomputeInput): WorkerOutput {
+  const value: WorkerOutput = { ...recompute(input), threadId };
+  const { order, status, es, ef, slack, critical, counts } = value;
+  // Each output array owns its own buffer, so all can move without a copy.
+  const buffers = [order, status, es, ef, slack, critical, ...(counts ? [counts] : [])].map((a) => a.buffer);
+  // Piscina unwraps the movable on its side: the main thread receives `value` itself.
+  return move({
+    get [transferableSymbol]() {
+      return buffers;
+    },
+    get [valueSymbol]() {
+      return value;
+    },
+  }) as unknown as WorkerOutput;
+}
