@@ -1,0 +1,54 @@
+import t from 'tap';
+import { threadId } from 'node:worker_threads';
+import { RecomputePool } from '../../src/flows/recompute-pool.ts';
+import { ApiError } from '../../src/errors.ts';
+import { recompute } from '../../src/graph/recompute.ts';
+import type { RecomputeInput } from '../../src/graph/recompute.ts';
+import { randomDag } from '../graph/random-dag.ts';
+
+/** The pool takes ownership of (detaches) the input buffers, so tests hand it copies. */
+function copy(input: RecomputeInput): RecomputeInput {
+  const { from, to, progress, duration } = input;
+  return { ...input, from: from.slice(), to: to.slice(), progress: progress.slice(), duration: duration.slice() };
+}
+
+const sameBytes = (a: ArrayBufferView | null, b: ArrayBufferView | null): boolean =>
+  a !== null && b !== null && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+t.test('a pooled recompute equals the in-thread one and really ran in a worker', async (t) => {
+  const pool = new RecomputePool({ threads: 2, timeoutMs: 20_000, maxInFlight: 4 });
+  t.teardown(() => pool.close());
+  const input = { ...randomDag(5000, { seed: 7 }), withCounts: true };
+  const local = recompute(input);
+  const sent = copy(input);
+  const pooled = await pool.run(sent);
+  t.not(pooled.threadId, threadId, 'computed on a worker thread');
+  t.equal(pool.stats().completed, 1);
+  t.equal(sent.from.length, 0, 'input buffers were transferred, not copied');
+  t.equal(pooled.finish, local.finish);
+  for (const key of ['order', 'status', 'es', 'ef', 'slack', 'critical', 'counts'] as const) {
+    t.ok(sameBytes(pooled[key], local[key]), `${key} identical`);
+  }
+});
+
+t.test('refuses work beyond maxInFlight instead of queueing it', async (t) => {
+  const pool = new RecomputePool({ threads: 1, timeoutMs: 20_000, maxInFlight: 1 });
+  t.teardown(() => pool.close());
+  const first = pool.run(randomDag(2000));
+  t.equal(pool.stats().inFlight, 1);
+  await t.rejects(pool.run(randomDag(10)), { name: 'ApiError', code: 'SERVICE_UNAVAILABLE', status: 503 });
+  const done = await first;
+  t.equal(done.order.length, 2000, 'the admitted run still completes');
+  t.equal(pool.stats().inFlight, 0);
+  const again = await pool.run(randomDag(10));
+  t.equal(again.order.length, 10, 'capacity is released afterwards');
+});
+
+t.test('a run past its timeout answers SERVICE_UNAVAILABLE', async (t) => {
+  const pool = new RecomputePool({ threads: 1, timeoutMs: 1, maxInFlight: 2 });
+  t.teardown(() => pool.close());
+  const err = await pool.run({ ...randomDag(50_000), withCounts: true }).catch((e: unknown) => e);
+  t.ok(err instanceof ApiError, 'an ApiError');
+  t.equal((err as ApiError).code, 'SERVICE_UNAVAILABLE');
+  t.equal(pool.stats().inFlight, 0);
+});

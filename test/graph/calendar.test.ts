@@ -1,0 +1,59 @@
+import t from 'tap';
+import fc from 'fast-check';
+import assert from 'node:assert/strict';
+import { addWorkingDays, durationDays, isoDate, startOfSchedule } from '../../src/graph/calendar.ts';
+
+// Naive counterparts: walk the calendar one day at a time.
+const DAY = 86_400_000;
+const isWeekend = (ms: number): boolean => [0, 6].includes(new Date(ms).getUTCDay());
+const dayArb = fc.integer({ min: Date.UTC(1990, 0, 1) / DAY, max: Date.UTC(2100, 0, 1) / DAY }).map((d) => d * DAY);
+
+t.test('startOfSchedule is the first working day on or after the date', async (t) => {
+  fc.assert(
+    fc.property(dayArb, (ms) => {
+      let d = ms;
+      while (isWeekend(d)) d += DAY;
+      assert.equal(startOfSchedule(isoDate(new Date(ms))), isoDate(new Date(d)));
+    }),
+    { numRuns: 300 },
+  );
+  t.equal(startOfSchedule('2024-06-08'), '2024-06-10', 'Saturday -> Monday');
+  t.equal(startOfSchedule('2024-06-09'), '2024-06-10', 'Sunday -> Monday');
+  t.equal(startOfSchedule('2024-06-11'), '2024-06-11', 'Tuesday stays');
+});
+
+t.test('addWorkingDays equals stepping over weekends day by day', async (t) => {
+  fc.assert(
+    fc.property(dayArb, fc.nat(400), (ms, offset) => {
+      let d = ms;
+      while (isWeekend(d)) d += DAY;
+      const start = isoDate(new Date(d));
+      for (let left = offset; left > 0; ) {
+        d += DAY;
+        if (!isWeekend(d)) left--;
+      }
+      assert.equal(addWorkingDays(start, offset), isoDate(new Date(d)));
+    }),
+    { numRuns: 300 },
+  );
+  t.equal(addWorkingDays('2024-06-07', 1), '2024-06-10', 'Friday + 1 -> Monday');
+  t.equal(addWorkingDays('2024-02-28', 2), '2024-03-01', 'leap day counted');
+  t.throws(() => addWorkingDays('2024-06-08', 0), RangeError, 'start on a weekend');
+  t.throws(() => addWorkingDays('2024-06-10', -1), RangeError);
+  t.throws(() => addWorkingDays('2024-02-30', 0), RangeError, 'impossible date');
+});
+
+t.test('durationDays: whole 8-hour days, at least one', async (t) => {
+  fc.assert(
+    fc.property(fc.option(fc.double({ min: 0, max: 1000, noNaN: true })), (hours) => {
+      let days = 1;
+      if (hours !== null) while (days * 8 < hours) days++;
+      assert.equal(durationDays(hours), days);
+    }),
+    { numRuns: 300 },
+  );
+  t.equal(durationDays(null), 1);
+  t.equal(durationDays(8), 1);
+  t.equal(durationDays(8.5), 2);
+  t.equal(durationDays(0), 1);
+});
