@@ -1,5 +1,5 @@
 /** Ids, bearer secrets and their hashes, and memory-hard password hashing (scrypt). */
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /** An opaque id with a type prefix: `flw_`, `tsk_`, `usr_`, … */
 export function newId(prefix: string): string {
@@ -13,7 +13,7 @@ export function newSecret(prefix: string): string {
 
 /** Secrets carry 256 random bits, so a fast hash is enough to keep them unreadable at rest. */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function sameSecret(hashA: string, hashB: string): boolean {

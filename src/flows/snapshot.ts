@@ -171,6 +171,8 @@ export class Snapshot {
     const i = this.index.get(id)!;
     const task = this.state.tasks[i]!;
     const status = this.status[i]!;
+    // Creation order, whatever order the edges were stored or added in: one version, one body.
+    const dependsOn = [...task.dependsOn].sort((a, b) => this.index.get(a)! - this.index.get(b)!);
     const subtasks = (this.children.get(task.id) ?? []).map((s) => ({
       id: s.id, name: s.name, done: s.progress === PROGRESS.done, assigneeId: s.assigneeId, estimateHours: s.estimateHours,
     }));
@@ -181,8 +183,8 @@ export class Snapshot {
       name: task.name,
       description: task.description,
       status: STATUS_NAMES[status],
-      dependsOn: task.dependsOn,
-      blockedBy: status === STATUS_BLOCKED ? task.dependsOn.filter((dep) => this.status[this.index.get(dep)!] !== STATUS_DONE) : [],
+      dependsOn,
+      blockedBy: status === STATUS_BLOCKED ? dependsOn.filter((dep) => this.status[this.index.get(dep)!] !== STATUS_DONE) : [],
       assigneeId: task.assigneeId,
       estimateHours: task.estimateHours,
       criticalPath: this.critical[i] === 1,

@@ -1,5 +1,5 @@
 /** Entity tags and `If-None-Match` (RFC 9110 §13.1.2: weak comparison). */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** A strong tag for an opaque validator (a version) or, with no validator, of the bytes. */
 export function etagOf(validator: string): string {
@@ -7,7 +7,7 @@ export function etagOf(validator: string): string {
 }
 
 export function etagOfBody(bytes: string | Buffer): string {
-  return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
+  return `"${hash('sha1', bytes, 'base64url')}"`;
 }
 
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {

@@ -16,6 +16,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly requestChildren = new Map<string, { observe(value: number): void }>();
+
+  /** Label children are cached: resolving labels on every request is a measurable cost. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (!child) this.requestChildren.set(key, (child = this.requestSeconds.labels(method, route, String(status))));
+    child.observe(seconds);
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'flowplan_' });
   }

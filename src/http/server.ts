@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../errors.ts';
-import type { Edge, IncomingRequest, OutgoingResponse } from './edge.ts';
+import { requestIdOf, type Edge, type OutgoingResponse } from './edge.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 
@@ -28,10 +28,16 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
   const app: TemplatedApp = uws.App();
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  // Once closing, every answer closes its connection, so keep-alive clients reconnect
+  // elsewhere instead of sending into a process about to exit.
+  let closing = false;
   const finish = () => {
     inFlight -= 1;
     if (inFlight === 0 && drained) drained();
   };
+  const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, status: number, error: ApiError) =>
+    send(res, state, { status, headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers }, body: JSON.stringify(error.toBody()) }, true);
 
   app.any('/*', (res, req) => {
     const state = { aborted: false };
@@ -47,18 +53,31 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
       headerCount += 1;
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    inFlight += 1;
-    if (headerCount > MAX_HEADERS) {
-      const error = new ApiError('VALIDATION_FAILED', `Too many headers (more than ${MAX_HEADERS})`, { errors: [{ in: 'header', pointer: '', message: 'too many headers' }] });
-      send(res, state, { status: 431, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(error.toBody()) }, true);
-      finish();
+    if (drained && inFlight === 0) {
+      refuse(res, state, headers, 503, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
       return;
     }
-    const limit = edge.bodyLimit(method, path);
+    if (headerCount > MAX_HEADERS) {
+      refuse(res, state, headers, 400, new ApiError('VALIDATION_FAILED', `Too many headers (more than ${MAX_HEADERS})`, { errors: [{ in: 'header', pointer: '', message: 'too many headers' }] }));
+      return;
+    }
+    const match = edge.match(method, path);
+    const limit = edge.bodyLimit(match);
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > limit) {
-      send(res, state, tooLarge(limit), true);
-      finish();
+      refuse(res, state, headers, 413, new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit }));
+      return;
+    }
+    inFlight += 1;
+    const dispatch = (body: Buffer) => {
+      edge.handle({ method, path, query, headers, body }, match).then(
+        (response) => send(res, state, response, closing),
+        () => send(res, state, { status: 500, headers: {}, body: null }, true),
+      ).finally(finish);
+    };
+    // Most requests carry no body: answer without waiting for onData.
+    if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
+      dispatch(EMPTY);
       return;
     }
     const chunks: Buffer[] = [];
@@ -69,18 +88,13 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
       size += chunk.byteLength;
       if (size > limit) {
         refused = true;
-        send(res, state, tooLarge(limit), true);
+        refuse(res, state, headers, 413, new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit }));
         finish();
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it.
       if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (!isLast) return;
-      const request: IncomingRequest = { method, path, query, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
-      edge.handle(request).then(
-        (response) => send(res, state, response, false),
-        () => send(res, state, { status: 500, headers: {}, body: null }, true),
-      ).finally(finish);
+      if (isLast) dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
   });
 
@@ -90,20 +104,18 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
   return {
     port: uws.us_socket_local_port(token),
     close: (timeoutMs = 10_000) => {
+      closing = true;
       uws.us_listen_socket_close(token);
-      if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         drained = () => (clearTimeout(timer), resolve());
+        if (inFlight === 0) drained();
       });
     },
   };
 }
 
-function tooLarge(limit: number): OutgoingResponse {
-  const error = new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
-  return { status: 413, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(error.toBody()) };
-}
+const EMPTY = Buffer.alloc(0);
 
 function send(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
   if (state.aborted) return;
@@ -111,7 +123,8 @@ function send(res: HttpResponse, state: { aborted: boolean }, response: Outgoing
   res.cork(() => {
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
     for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
-    if (response.status === 204 || response.status === 304) res.endWithoutBody(undefined, close);
+    // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
+    if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
     else res.end(response.body ?? '', close);
   });
 }

