@@ -28,6 +28,7 @@ import { buildOpenApi } from './schemas/openapi.ts';
 import { bootstrapDemo } from './store/bootstrap.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
+import { syncTemplates } from './store/templates.store.ts';
 
 export interface RunningApp {
   readonly services: Services;
@@ -51,6 +52,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   const { sql } = database;
   const applied = await migrate(sql);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
+  await syncTemplates(sql);
   const demo = await bootstrapDemo(sql);
 
   const auth = new Authenticator(sql);

@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.ts';
 import { newId } from '../auth/secrets.ts';
 import { buildGraph, topoOrder } from '../graph/graph.ts';
 import { validationFailed, type ValidationProblem } from '../schemas/validator.ts';
-import type { Sql } from '../store/db.ts';
+import type { Sql, Tx } from '../store/db.ts';
 import { announceFlowChange, insertDependencies, insertEvents, insertFlow, insertTasks, pageFlowIds } from '../store/flows.store.ts';
 import { existingMembers } from '../store/members.store.ts';
 import { actorId } from './actor.ts';
@@ -66,7 +66,13 @@ export async function checkAssignees(sql: Sql, workspaceId: string, assignees: r
   }
 }
 
-export async function createFlow(ctx: FlowContext, input: NewFlowInput, extraEvents: { type: string; data: Record<string, unknown> }[] = []): Promise<Snapshot> {
+/** Also writes `extraEvents`, and runs `alsoInTransaction` in the creating transaction (template uses). */
+export async function createFlow(
+  ctx: FlowContext,
+  input: NewFlowInput,
+  extraEvents: { type: string; data: Record<string, unknown> }[] = [],
+  alsoInTransaction?: (tx: Tx, flowId: string) => Promise<void>,
+): Promise<Snapshot> {
   const tasksInput = input.tasks ?? [];
   checkAfter(tasksInput);
   await checkAssignees(ctx.sql, ctx.principal.workspaceId, tasksInput.flatMap((t, i) => (t.assigneeId ? [{ pointer: `/tasks/${i}/assigneeId`, id: t.assigneeId }] : [])));
@@ -92,6 +98,7 @@ export async function createFlow(ctx: FlowContext, input: NewFlowInput, extraEve
       { type: 'flow.created', data: { flowId: flow.id, name: flow.name, taskCount: tasks.length } },
       ...extraEvents,
     ]);
+    await alsoInTransaction?.(tx, flow.id);
     await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
   });
   ctx.registry.adopt(snapshot);
