@@ -1,7 +1,33 @@
-/** Placeholder: routes arrive with their issue. */
-import type { Route } from '../http/route.ts';
+/** Flow shares (spec §4): guests with access to one flow, who never occupy a seat. */
+import { json, type RequestContext, type Route } from '../http/route.ts';
+import type { PageRequest, ShareRole } from '../store/team.store.ts';
+import { listShares, shareFlow, type ShareContext } from '../team/shares.service.ts';
+import { listOf } from '../schemas/common.schema.ts';
+import { FlowParams } from '../schemas/flow.schema.ts';
+import { CreateShareBody, ListSharesQuery, ShareSchema } from '../schemas/team.schema.ts';
 import type { Services } from './services.ts';
 
-export function shareRoutes(_services: Services): Route[] {
-  return [];
+type P = { flowId: string };
+
+export function shareRoutes(services: Services): Route[] {
+  const { sql, registry } = services;
+  const context = (ctx: RequestContext<any, any, any>): ShareContext => ({ sql, registry, principal: ctx.principal! });
+
+  return [
+    {
+      method: 'GET', path: '/v1/flows/{flowId}/shares', operationId: 'listShares', summary: 'Guests with access to this flow, oldest first',
+      tags: ['Shares'], auth: 'bearer', scopes: ['flows:read'], params: FlowParams, query: ListSharesQuery, errors: ['NOT_FOUND'],
+      responses: { 200: { description: 'A page of shares', schema: listOf(ShareSchema) } },
+      handler: async (ctx: RequestContext<P, PageRequest>) => json(200, await listShares(context(ctx), ctx.params.flowId, ctx.query)),
+    },
+    {
+      method: 'POST', path: '/v1/flows/{flowId}/shares', operationId: 'createShare',
+      summary: 'Give one person access to this flow only, as a guest (never a member, never a seat); sharing again with the same address changes the role',
+      tags: ['Shares'], auth: 'bearer', scopes: ['flows:write'], minRole: 'member', params: FlowParams, body: CreateShareBody,
+      errors: ['INVALID_EMAIL', 'NOT_FOUND'],
+      responses: { 201: { description: 'The share (the same id when the address already had one)', schema: ShareSchema } },
+      handler: async (ctx: RequestContext<P, {}, { email: string; role: ShareRole }>) =>
+        json(201, await shareFlow(context(ctx), ctx.params.flowId, ctx.body)),
+    },
+  ];
 }

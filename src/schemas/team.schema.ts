@@ -1,0 +1,88 @@
+/** Member, Invite and Share (spec §2) and the bodies of the team and share routes. */
+import type { Schema } from '../http/route.ts';
+import { dateTime, pageQuery, pathParams } from './common.schema.ts';
+
+export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'];
+export const INVITE_ROLES = ['admin', 'member', 'viewer'];
+export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'];
+export const SHARE_ROLES = ['viewer', 'commenter'];
+
+/**
+ * Only the length is bounded here: a malformed address is 400 INVALID_EMAIL from the
+ * service (spec §7), not VALIDATION_FAILED.
+ */
+const emailInput: Schema = {
+  type: 'string',
+  maxLength: 254,
+  description: 'An email address (local@domain); a malformed one is refused with 400 INVALID_EMAIL. Surrounding white space is ignored.',
+};
+
+export const MemberSchema: Schema = {
+  type: 'object',
+  required: ['id', 'email', 'role'],
+  properties: {
+    id: { type: 'string', description: 'The person\'s id (`usr_…`), the same in every workspace they belong to' },
+    name: { type: 'string' },
+    email: { type: 'string', format: 'email' },
+    role: { type: 'string', enum: MEMBER_ROLES, description: '`owner` acts as `admin` on the API and cannot be changed here' },
+  },
+};
+
+export const InviteSchema: Schema = {
+  type: 'object',
+  required: ['id', 'email', 'role', 'status'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string', enum: INVITE_ROLES },
+    status: { type: 'string', enum: INVITE_STATUSES, description: 'A pending invite occupies a seat; accepted and revoked ones do not' },
+    createdAt: dateTime,
+  },
+};
+
+export const ShareSchema: Schema = {
+  type: 'object',
+  required: ['id', 'email', 'role', 'flowId'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string', enum: SHARE_ROLES },
+    flowId: { type: 'string' },
+    createdAt: dateTime,
+  },
+};
+
+export const ListMembersQuery: Schema = { type: 'object', properties: { ...pageQuery(25) } };
+
+export const ListInvitesQuery: Schema = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: INVITE_STATUSES, description: 'Only invites in this state' }, ...pageQuery(25) },
+};
+
+export const ListSharesQuery: Schema = { type: 'object', properties: { ...pageQuery(25) } };
+
+export const PatchMemberBody: Schema = {
+  type: 'object',
+  required: ['role'],
+  additionalProperties: false,
+  properties: { role: { type: 'string', enum: INVITE_ROLES } },
+};
+
+export const CreateInviteBody: Schema = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email: emailInput, role: { type: 'string', enum: INVITE_ROLES, default: 'member' } },
+};
+
+export const CreateShareBody: Schema = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email: emailInput, role: { type: 'string', enum: SHARE_ROLES, default: 'viewer' } },
+};
+
+// Path ids are opaque: one that names nothing is 404, whatever its shape.
+const pathId: Schema = { type: 'string', minLength: 1, maxLength: 100 };
+export const MemberParams = pathParams({ memberId: pathId });
+export const InviteParams = pathParams({ inviteId: pathId });
