@@ -10,9 +10,17 @@ import type { IndexedFlow, WorkspaceIndex } from './workspace-index.ts';
 
 export type ListView = 'available' | 'blocked' | 'in-progress' | 'mine';
 
+/** An objective in a view, with its sort keys read once from its flow's snapshot. */
 interface Ref {
-  flow: IndexedFlow;
-  i: number;
+  readonly flow: IndexedFlow;
+  readonly i: number;
+  readonly critical: number;
+  readonly slack: number;
+  /** The flow's due date in ms; +Infinity without one (ranks last). */
+  readonly due: number;
+  readonly blocking: number;
+  /** The flow's place in the index (oldest flow first), then the task's in the flow: a stable tie-break. */
+  readonly position: number;
 }
 
 const VIEW_STATUSES: Record<ListView, readonly number[]> = {
@@ -24,16 +32,18 @@ const VIEW_STATUSES: Record<ListView, readonly number[]> = {
 
 const dueMs = (flow: IndexedFlow) => (flow.snapshot.flow.dueDate ? Date.parse(flow.snapshot.flow.dueDate) : Number.POSITIVE_INFINITY);
 
+/**
+ * Critical-path work first, then least slack, then the earliest flow due date, then the
+ * most work held up. Numbers only: a view re-ranks thousands of objectives after every
+ * write, on the event loop, so nothing here may parse or compare strings.
+ */
 function compare(a: Ref, b: Ref): number {
-  const sa = a.flow.snapshot;
-  const sb = b.flow.snapshot;
-  return (sb.critical[b.i]! - sa.critical[a.i]!)
-    || (sa.slack[a.i]! - sb.slack[b.i]!)
-    || (dueMs(a.flow) - dueMs(b.flow))
-    || (b.flow.blocking[b.i]! - a.flow.blocking[a.i]!)
-    || sa.flow.createdAt.localeCompare(sb.flow.createdAt)
-    || sa.flow.id.localeCompare(sb.flow.id)
-    || a.i - b.i;
+  return (b.critical - a.critical)
+    || (a.slack - b.slack)
+    || (a.due === b.due ? 0 : a.due < b.due ? -1 : 1)
+    || (b.blocking - a.blocking)
+    || (a.position - b.position)
+    || (a.i - b.i);
 }
 
 /** The ranked objectives of a view, before the assignee filter and paging; once per index version. */
@@ -41,12 +51,15 @@ function ranked(index: WorkspaceIndex, view: ListView): Ref[] {
   return index.memo(`ranked:${view}`, () => {
     const statuses = VIEW_STATUSES[view];
     const refs: Ref[] = [];
-    for (const flow of index.flows) {
-      const { state, status } = flow.snapshot;
+    index.flows.forEach((flow, position) => {
+      const { state, status, critical, slack } = flow.snapshot;
+      const due = dueMs(flow);
       for (let i = 0; i < state.tasks.length; i++) {
-        if (state.tasks[i]!.parentId === null && statuses.includes(status[i]!)) refs.push({ flow, i });
+        if (state.tasks[i]!.parentId === null && statuses.includes(status[i]!)) {
+          refs.push({ flow, i, critical: critical[i]!, slack: slack[i]!, due, blocking: flow.blocking[i]!, position });
+        }
       }
-    }
+    });
     return refs.sort(compare);
   });
 }

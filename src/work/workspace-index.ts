@@ -52,8 +52,21 @@ export class WorkIndexes {
     registry.onChange((workspaceId) => this.indexes.delete(workspaceId));
   }
 
+  private day = { today: '', from: 0, until: 0 };
+
+  /** Today (UTC), formatted once a day rather than on every poll. */
+  private today(): string {
+    const now = this.now();
+    const ms = now.getTime();
+    if (ms < this.day.from || ms >= this.day.until) {
+      const from = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+      this.day = { today: isoDate(now), from, until: from + 86_400_000 };
+    }
+    return this.day.today;
+  }
+
   async get(workspaceId: string): Promise<WorkspaceIndex> {
-    const today = isoDate(this.now());
+    const today = this.today();
     const cached = this.indexes.get(workspaceId);
     if (cached) {
       const index = await cached;

