@@ -15,6 +15,8 @@ import { Snapshot, type Recompute } from './snapshot.ts';
 export class SessionRegistry {
   private readonly sessions: LRUCache<string, FlowSession>;
   private readonly loading = new Map<string, Promise<FlowSession | null>>();
+  /** Versions announced by other processes while a load of that flow was under way. */
+  private readonly announcedDuringLoad = new Map<string, number>();
   private unlisten: (() => Promise<void>) | null = null;
   private readonly listeners: ((workspaceId: string, flowId: string) => void)[] = [];
 
@@ -35,6 +37,9 @@ export class SessionRegistry {
     const { unlisten } = await this.sql.listen(FLOWS_CHANNEL, (payload) => {
       const change = parseFlowChange(payload);
       if (!change) return;
+      if (this.loading.has(`${change.workspaceId}/${change.flowId}`)) {
+        this.announcedDuringLoad.set(change.flowId, Math.max(change.version, this.announcedDuringLoad.get(change.flowId) ?? 0));
+      }
       const session = this.sessions.peek(change.flowId);
       // Our own commits were announced locally already; only another process's are news.
       if (session && session.version >= change.version) return;
@@ -98,9 +103,15 @@ export class SessionRegistry {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const state = await loadFlowState(this.sql, workspaceId, flowId);
-        if (!state) return null;
-        const session = this.newSession(await this.derive(state));
+        let snapshot: Snapshot | null = null;
+        // A write announced while we read may be newer than what we read: read again.
+        do {
+          const state = await loadFlowState(this.sql, workspaceId, flowId);
+          snapshot = state ? await this.derive(state) : null;
+        } while (snapshot && snapshot.version < (this.announcedDuringLoad.get(flowId) ?? 0));
+        this.announcedDuringLoad.delete(flowId);
+        if (!snapshot) return null;
+        const session = this.newSession(snapshot);
         this.sessions.set(flowId, session);
         return session;
       })().finally(() => this.loading.delete(key));
