@@ -1,7 +1,7 @@
 import t from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace, setWorkspace } from '../../src/auth/provision.ts';
-import { assertError, startTestServer } from '../helpers/server.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { assertError, cli, startTestServer } from '../helpers/server.ts';
 
 t.test('GET /v1/me answers the Context of the calling key', async (t) => {
   const s = await startTestServer(t);
@@ -31,8 +31,8 @@ t.test('free plan: /v1/me reports plan free instead of refusing', async (t) => {
   t.equal(res.body.plan, 'free');
   t.equal(res.body.role, 'viewer');
   t.same(res.body.scopes, ['flows:read']);
-  await setWorkspace(s.sql, id, { plan: 'pro' });
-  t.equal((await s.api('GET', '/v1/me', { token: key })).body.plan, 'pro', 'a plan change shows on the next request');
+  t.equal((await cli(s.databaseUrl, ['workspace', 'set', '--id', id, '--plan', 'pro'])).code, 0);
+  t.equal((await s.api('GET', '/v1/me', { token: key })).body.plan, 'pro', 'a plan change by the operator shows on the next request');
 });
 
 t.test('missing, malformed and unknown credentials are 401 UNAUTHORIZED', async (t) => {
