@@ -83,7 +83,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const database = await openDatabase(loadConfig());
   try {
-    await migrate(database.sql);
+    // Every command needs the schema; `migrate` itself reports what it applies.
+    if (name !== 'migrate') await migrate(database.sql);
     const { result, text } = await command(database.sql, argv.slice(name.split(' ').length));
     process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${text}\n`);
     return 0;

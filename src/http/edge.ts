@@ -159,7 +159,7 @@ export class Edge {
 
     const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
     if (idempotencyKey !== undefined && principal) {
-      return this.idempotent(principal.credentialId, idempotencyKey, request, () => this.run(route, ctx, headers, ifNoneMatch, rateKey));
+      return this.idempotent(principal.credentialId, idempotencyKey, request, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey));
     }
     return this.run(route, ctx, headers, ifNoneMatch, rateKey);
   }
@@ -200,25 +200,28 @@ export class Edge {
     credentialId: string,
     key: string,
     request: IncomingRequest,
+    requestId: string,
+    headers: Record<string, string>,
     run: () => Promise<OutgoingResponse>,
   ): Promise<OutgoingResponse> {
     if (key.length === 0 || key.length > 255) {
-      throw validationFailed([{ in: 'body', pointer: '', message: 'Idempotency-Key must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
+      throw validationFailed([{ in: 'header', pointer: '/idempotency-key', message: 'must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
     }
     const requestHash = sha256(`${request.method} ${request.path}?${request.query}\n${request.body.toString('base64')}`);
     const claim = await claimKey(this.deps.sql, credentialId, key, requestHash);
     if (claim.kind === 'reused') throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
     if (claim.kind === 'in-use') throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
     if (claim.kind === 'replay') {
-      const { status, headers, body } = claim.response;
-      return { status, headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: status === 204 ? null : body };
+      // The stored answer, with this request's own id and rate-limit state.
+      const { status, headers: stored, body } = claim.response;
+      return { status, headers: { ...headers, ...stored, 'Idempotent-Replayed': 'true' }, body: status === 204 ? null : body };
     }
     let response: OutgoingResponse;
     try {
       response = await run();
     } catch (error) {
       if (error instanceof ApiError && error.status < 500) {
-        response = this.failure(error, {}, request, '');
+        response = this.failure(error, headers, request, requestId);
       } else {
         await releaseKey(this.deps.sql, credentialId, key);
         throw error;

@@ -104,6 +104,14 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     paths,
     components: {
       schemas: { Error: ErrorSchema },
+      responses: {
+        // Answered by the edge for any documented path called with a method it does not have.
+        MethodNotAllowed: {
+          description: 'Error: METHOD_NOT_ALLOWED. The path exists but not with this method; `Allow` lists the methods it has.',
+          headers: { Allow: { description: 'The methods this path answers', schema: { type: 'string' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { METHOD_NOT_ALLOWED: { value: { error: { code: 'METHOD_NOT_ALLOWED', message: '…', details: { allow: ['GET'] } } } } } } },
+        },
+      },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key (fpk_…) or an access token (fpa_…)' },
         oauth2: {

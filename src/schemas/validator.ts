@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { ApiError } from '../errors.ts';
 import type { Schema } from '../http/route.ts';
 
-export type Location = 'body' | 'query' | 'path';
+export type Location = 'body' | 'query' | 'path' | 'header';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: true });

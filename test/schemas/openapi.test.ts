@@ -1,0 +1,112 @@
+/**
+ * GET /v1/openapi.json (spec §9, CONTRACT §0): an OpenAPI 3.1.0 document, interface version
+ * 1.0.0, served without a credential, valid against the OpenAPI schema, describing every
+ * route of the running edge with the very request schemas the server validates with, and
+ * naming every error code the API can answer with under its status.
+ */
+import t from 'tap';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { ERROR_CODES } from '../../src/errors.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+type Operation = {
+  operationId: string;
+  security?: unknown[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { examples?: Record<string, { value: { error: { code: string } } }> }> }>;
+};
+
+t.test('openapi document', async (t) => {
+  const s = await startTestServer(t);
+  const res = await s.api('GET', '/v1/openapi.json');
+  t.equal(res.status, 200, 'served without a credential');
+  t.match(res.headers.get('content-type'), /^application\/json/);
+  const doc = res.body as { openapi: string; info: { version: string; title: string }; paths: Record<string, Record<string, Operation>> };
+  t.equal(doc.openapi, '3.1.0');
+  t.equal(doc.info.version, '1.0.0');
+  t.type(doc.info.title, 'string');
+
+  t.test('validates against the OpenAPI 3.1 schema', async (t) => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    t.ok(result.valid, 'valid OpenAPI');
+    if (!result.valid) t.comment(JSON.stringify(result.errors, null, 2).slice(0, 4000));
+    t.equal(validator.version, '3.1');
+  });
+
+  const routes = s.app.edge.router.routes;
+
+  t.test('describes every route of the running edge, and nothing else', async (t) => {
+    t.ok(routes.length >= 7, `${routes.length} routes`);
+    const operationIds = new Set<string>();
+    for (const route of routes) {
+      const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
+      t.ok(operation, `${route.method} ${route.path} is documented`);
+      if (!operation) continue;
+      t.equal(operation.operationId, route.operationId);
+      t.notOk(operationIds.has(route.operationId), `operationId ${route.operationId} is unique`);
+      operationIds.add(route.operationId);
+      if (route.auth === 'bearer') {
+        t.ok(operation.security && operation.security.length > 0, `${route.operationId} declares its security`);
+        for (const status of ['401', '403', '429']) t.ok(operation.responses[status], `${route.operationId} documents ${status}`);
+      } else {
+        t.same(operation.security, [], `${route.operationId} needs no credential`);
+      }
+      for (const [status, spec] of Object.entries(route.responses)) {
+        t.ok(operation.responses[status], `${route.operationId} documents its ${status}`);
+        t.equal(operation.responses[status]?.description, spec.description);
+      }
+      const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
+      if (kind === 'json' || kind === 'form') {
+        const type = kind === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+        t.same(operation.requestBody?.content[type]?.schema, route.body, `${route.operationId}: the published request schema is the one validated`);
+      }
+    }
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    t.same(documented.sort(), routes.map((r) => `${r.method} ${r.path}`).sort(), 'exactly the routes the server answers');
+    for (const path of ['/v1/me', '/v1/oauth/token', '/v1/oauth/revoke', '/healthz', '/readyz', '/metrics', '/v1/openapi.json']) {
+      t.ok(doc.paths[path], `${path} is documented`);
+    }
+  });
+
+  t.test('every error code appears under its status', async (t) => {
+    const documented = new Map<string, Set<string>>();
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          for (const media of Object.values(response.content ?? {})) {
+            for (const example of Object.values(media.examples ?? {})) {
+              const code = example.value?.error?.code;
+              if (!code) continue;
+              t.equal(String(ERROR_CODES[code as keyof typeof ERROR_CODES]), status, `${method.toUpperCase()} ${path}: ${code} under ${status}`);
+              if (!documented.has(code)) documented.set(code, new Set());
+              documented.get(code)!.add(`${method.toUpperCase()} ${path}`);
+            }
+          }
+        }
+      }
+    }
+    // Edge-wide answers (405 on any path) live in components.responses, named by status code.
+    const components = (doc as unknown as { components: { responses?: Record<string, Operation['responses'][string]> } }).components;
+    for (const [name, response] of Object.entries(components.responses ?? {})) {
+      for (const media of Object.values(response.content ?? {})) {
+        for (const example of Object.values(media.examples ?? {})) {
+          const code = example.value.error.code;
+          if (!documented.has(code)) documented.set(code, new Set());
+          documented.get(code)!.add(`components.responses.${name}`);
+        }
+      }
+    }
+    t.ok(documented.get('METHOD_NOT_ALLOWED'), 'METHOD_NOT_ALLOWED is documented for the whole API');
+    const missing = Object.keys(ERROR_CODES).filter((code) => !documented.has(code));
+    t.same(missing, [], 'every code of ERROR_CODES is documented on some operation');
+    for (const code of Object.keys(documented)) t.ok(code in ERROR_CODES, `${code} is a known code`);
+  });
+
+  t.test('the document answers conditional requests like any GET', async (t) => {
+    const etag = res.headers.get('etag');
+    t.ok(etag);
+    const again = await s.api('GET', '/v1/openapi.json', { headers: { 'if-none-match': etag! } });
+    t.equal(again.status, 304);
+  });
+});
