@@ -2,7 +2,8 @@
  * `npm run bench:flow-ops`: on a 10k-task flow, the latency of start and complete through
  * HTTP (Postgres commit and recompute included) and of a repeated GET of the flow, which
  * must not recompute (checked with the recompute counter of /metrics).
- * Prints one JSON line: { name, machine, tasks, start, complete, get: {…, recomputes} }.
+ * Also the heap a hot 10k-task session holds (run with --expose-gc).
+ * Prints one JSON line: { name, machine, tasks, sessionHeapMB, start, complete, get: {…, recomputes} }.
  */
 import { startApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -54,9 +55,23 @@ async function recomputes(): Promise<number> {
   return Number(/^flowplan_recompute_duration_seconds_count (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
-const created = await call('POST', '/v1/flows', flowBody(TASKS));
-const flowId: string = created.json.id;
-const ready: string[] = created.json.tasks.filter((t: { status: string }) => t.status === 'ready').map((t: { id: string }) => t.id);
+/** Heap plus buffers in use after a full collection (needs --expose-gc; null without it). */
+function heapMB(): number | null {
+  if (!globalThis.gc) return null;
+  globalThis.gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return (heapUsed + arrayBuffers) / 2 ** 20;
+}
+
+const heapBefore = heapMB();
+// Only ids are kept from the answer, so the heap difference is the server's session.
+const { flowId, ready } = await call('POST', '/v1/flows', flowBody(TASKS)).then(({ json }) => ({
+  flowId: json.id as string,
+  ready: json.tasks.filter((t: { status: string }) => t.status === 'ready').map((t: { id: string }) => t.id) as string[],
+}));
+// The hot session: state, derived snapshot and the serialized Flow cached for this version.
+await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
+const heapAfter = heapMB();
 
 const starts: number[] = [];
 const completes: number[] = [];
@@ -79,6 +94,7 @@ process.stdout.write(`${JSON.stringify({
   machine: machine(),
   tasks: TASKS,
   offloadTasks: app.services.config.offloadTasks,
+  sessionHeapMB: heapBefore === null || heapAfter === null ? null : Number((heapAfter - heapBefore).toFixed(1)),
   transitions: starts.length,
   start: summary(starts),
   complete: summary(completes),
