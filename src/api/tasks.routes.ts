@@ -1,11 +1,9 @@
 /** Task routes under /v1/flows/{flowId} (CONTRACT §3): thin handlers over the task services. */
 import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
 import type { FlowContext } from '../flows/flows.service.ts';
-import { addAttachment, addComment, addDeliverable, attachmentView, commentView, taskOf } from '../flows/task-items.service.ts';
-import { addDependency, createTask, deleteTask, removeDependency, updateTaskPlan, type NewTaskBody } from '../flows/tasks.service.ts';
+import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachments, listComments } from '../flows/task-items.service.ts';
+import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan, type NewTaskBody } from '../flows/tasks.service.ts';
 import { assignTask, completeTask, reopenTask, startTask } from '../flows/transitions.service.ts';
-import { ApiError } from '../errors.ts';
-import { attachmentContent, pageAttachments, pageComments } from '../store/task-items.store.ts';
 import { listOf, pathParams } from '../schemas/common.schema.ts';
 import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
 import {
@@ -43,7 +41,7 @@ export function taskRoutes(services: Services): Route[] {
       responses: taskResponse('The task'),
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId);
-        if (!snapshot.task(ctx.params.taskId)) throw new ApiError('NOT_FOUND', 'Task not found');
+        requireTask(snapshot, ctx.params.taskId);
         return json(200, snapshot.taskView(ctx.params.taskId), { etag: `${snapshot.flow.id}.v${snapshot.version}.${ctx.params.taskId}` });
       },
     },
@@ -97,11 +95,8 @@ export function taskRoutes(services: Services): Route[] {
     {
       ...read, method: 'GET', path: `${TASK}/comments`, operationId: 'listComments', summary: 'Comments, oldest first',
       params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Comments', schema: listOf(CommentSchema) } },
-      handler: async (ctx: RequestContext<P, { size: number; from: number }>) => {
-        await taskOf(context(ctx), ctx.params.flowId, ctx.params.taskId);
-        const page = await pageComments(sql, ctx.params.taskId, ctx.query.size, ctx.query.from);
-        return json(200, { total: page.total, items: page.items.map(commentView) });
-      },
+      handler: async (ctx: RequestContext<P, { size: number; from: number }>) =>
+        json(200, await listComments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
     },
     {
       ...work, minRole: 'member', method: 'POST', path: `${TASK}/comments`, operationId: 'addComment', summary: 'Comment on a task',
@@ -111,11 +106,8 @@ export function taskRoutes(services: Services): Route[] {
     {
       ...read, method: 'GET', path: `${TASK}/attachments`, operationId: 'listAttachments', summary: 'Files attached to a task',
       params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Attachments', schema: listOf(AttachmentSchema) } },
-      handler: async (ctx: RequestContext<P, { size: number; from: number }>) => {
-        await taskOf(context(ctx), ctx.params.flowId, ctx.params.taskId);
-        const page = await pageAttachments(sql, ctx.params.taskId, ctx.query.size, ctx.query.from);
-        return json(200, { total: page.total, items: page.items.map(attachmentView) });
-      },
+      handler: async (ctx: RequestContext<P, { size: number; from: number }>) =>
+        json(200, await listAttachments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
     },
     {
       ...work, method: 'POST', path: `${TASK}/attachments`, operationId: 'uploadAttachment',
@@ -132,9 +124,7 @@ export function taskRoutes(services: Services): Route[] {
       params: pathParams({ flowId: pathId, taskId: pathId, attachmentId: pathId }),
       responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
       handler: async (ctx: RequestContext<P & { attachmentId: string }>) => {
-        await taskOf(context(ctx), ctx.params.flowId, ctx.params.taskId);
-        const file = await attachmentContent(sql, ctx.params.taskId, ctx.params.attachmentId);
-        if (!file) throw new ApiError('NOT_FOUND', 'Attachment not found');
+        const file = await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId);
         return {
           status: 200, body: file.content, contentType: file.mimeType, etag: ctx.params.attachmentId,
           headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}` },

@@ -9,7 +9,9 @@ import { newId } from '../auth/secrets.ts';
 import { validationFailed } from '../schemas/validator.ts';
 import { insertDeliverable, insertEvents } from '../store/flows.store.ts';
 import { personName } from '../store/members.store.ts';
-import { insertAttachment, insertComment, type AttachmentRow, type CommentRow } from '../store/task-items.store.ts';
+import {
+  attachmentContent, insertAttachment, insertComment, pageAttachments, pageComments, type AttachmentRow, type CommentRow,
+} from '../store/task-items.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
 import { nextFlow, PROGRESS, withTasks } from './model.ts';
@@ -25,7 +27,7 @@ async function authorName(ctx: FlowContext, principal: Principal): Promise<strin
   return principal.userId ? personName(ctx.sql, principal.userId) : principal.credentialName;
 }
 
-export const commentView = (row: CommentRow) => ({
+const commentView = (row: CommentRow) => ({
   id: row.id, taskId: row.taskId, authorId: row.authorId, authorName: row.authorName, body: row.body, createdAt: row.createdAt.toISOString(),
 });
 
@@ -40,7 +42,26 @@ export async function addComment(ctx: FlowContext, flowId: string, taskId: strin
   return commentView(row);
 }
 
-export const attachmentView = (row: AttachmentRow) => ({
+export async function listComments(ctx: FlowContext, flowId: string, taskId: string, page: { size: number; from: number }) {
+  await taskOf(ctx, flowId, taskId);
+  const { total, items } = await pageComments(ctx.sql, taskId, page.size, page.from);
+  return { total, items: items.map(commentView) };
+}
+
+export async function listAttachments(ctx: FlowContext, flowId: string, taskId: string, page: { size: number; from: number }) {
+  await taskOf(ctx, flowId, taskId);
+  const { total, items } = await pageAttachments(ctx.sql, taskId, page.size, page.from);
+  return { total, items: items.map(attachmentView) };
+}
+
+export async function attachmentFile(ctx: FlowContext, flowId: string, taskId: string, attachmentId: string) {
+  await taskOf(ctx, flowId, taskId);
+  const file = await attachmentContent(ctx.sql, taskId, attachmentId);
+  if (!file) throw new ApiError('NOT_FOUND', 'Attachment not found');
+  return file;
+}
+
+const attachmentView = (row: AttachmentRow) => ({
   id: row.id, name: row.name, mimeType: row.mimeType, sizeBytes: row.sizeBytes, kind: row.kind,
   deliverableId: row.deliverableId, uploadedAt: row.uploadedAt.toISOString(),
 });
