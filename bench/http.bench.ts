@@ -6,21 +6,17 @@
  * The load generator (autocannon) runs in a worker thread so it does not share the servers'
  * event loop. It still shares the machine's cores with them, equally for both runs.
  * Postgres: DATABASE_URL (an admin URL) when set, else an embedded cluster under
- * .flowplan/bench; either way a fresh database, dropped at the end.
+ * .flowplan/bench-http; either way a fresh database, dropped at the end (bench/support.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import postgres from 'postgres';
 import { startApp } from '../src/app.ts';
 import { SCOPES } from '../src/auth/principal.ts';
 import { createKey } from '../src/auth/provision.ts';
 import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import { startEmbedded, type EmbeddedCluster } from '../src/store/embedded.ts';
+import { benchDatabase, machine } from './support.ts';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
@@ -90,32 +86,7 @@ async function measure(url: string, keys: string[]): Promise<Load> {
   return load(url, keys, DURATION_SECONDS);
 }
 
-/** A fresh database on the server DATABASE_URL names, or on the embedded bench cluster. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  let cluster: EmbeddedCluster | null = null;
-  let admin = process.env.DATABASE_URL;
-  if (!admin) {
-    cluster = await startEmbedded(path.resolve('.flowplan', 'bench'));
-    admin = cluster.adminUrl;
-  }
-  const name = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const maintenance = postgres(admin, { max: 1, onnotice: () => {} });
-  await maintenance.unsafe(`create database ${name}`);
-  await maintenance.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const sql = postgres(admin!, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`drop database if exists ${name} with (force)`);
-      await sql.end();
-      await cluster?.stop();
-    },
-  };
-}
-
-const database = await freshDatabase();
+const database = await benchDatabase('http');
 let exitCode = 0;
 try {
   // Logs go to stderr so stdout carries only the JSON line.
@@ -154,10 +125,9 @@ try {
 
     const measured = await measure(`${app.url}/v1/me`, keys);
     process.stderr.write(`bench:http ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
-    const cpu = os.cpus();
     process.stdout.write(JSON.stringify({
       name: 'http',
-      machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, os: `${os.platform()} ${os.release()}` },
+      machine: machine(),
       rps: measured.rps,
       p50Ms: measured.p50Ms,
       p99Ms: measured.p99Ms,

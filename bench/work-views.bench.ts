@@ -22,10 +22,16 @@
  * server's event loop; the writer is another worker. Both still share the machine's cores
  * with the server, equally for the ceiling and the measured run.
  * Postgres: DATABASE_URL (an admin URL) when set, else an embedded cluster under
- * .flowplan/bench-work; either way a fresh database, dropped at the end.
+ * .flowplan/bench-work; either way a fresh database, dropped at the end (bench/support.ts).
  */
 import net from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { startApp } from '../src/app.ts';
+import { createKey } from '../src/auth/provision.ts';
+import { loadConfig } from '../src/config.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import { benchDatabase, machine } from './support.ts';
 
 const FLOWS = 200;
 const TASKS_PER_FLOW = 50;
@@ -299,7 +305,10 @@ async function runWriter(job: WriterJob): Promise<WriterResult> {
 // ---------------------------------------------------------------------------------------
 // Main thread: database, app, workspace, the interleaved runs, the JSON line.
 
-/** Runs a job in a worker thread that loads this same file through tsx. */
+/**
+ * Runs a job in a worker thread that loads this same file through tsx. Its top-level imports
+ * (the app's modules) load there too, before the job starts and so outside any measurement.
+ */
 function inWorker<T>(job: LoadJob | WriterJob): { result: Promise<T>; worker: Worker } {
   const code = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(code, { eval: true, workerData: job });
@@ -339,35 +348,12 @@ const median = (values: number[]) => {
 };
 
 async function main(): Promise<number> {
-  const { randomBytes } = await import('node:crypto');
-  const os = await import('node:os');
-  const path = await import('node:path');
-  const { default: pino } = await import('pino');
-  const { default: postgres } = await import('postgres');
-  const { startApp } = await import('../src/app.ts');
-  const { createKey } = await import('../src/auth/provision.ts');
-  const { loadConfig } = await import('../src/config.ts');
-  const { UWS_IMPLEMENTATION, UWS_NATIVE } = await import('../src/http/server.ts');
-  const { startEmbedded } = await import('../src/store/embedded.ts');
-
   if (!UWS_NATIVE) {
     process.stderr.write(`bench:work refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
     return 1;
   }
 
-  let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
-  let admin = process.env.DATABASE_URL;
-  if (!admin) {
-    cluster = await startEmbedded(path.resolve('.flowplan', 'bench-work'));
-    admin = cluster.adminUrl;
-  }
-  const name = `bench_work_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const maintenance = postgres(admin, { max: 1, onnotice: () => {} });
-  await maintenance.unsafe(`create database ${name}`);
-  await maintenance.end();
-  const databaseUrl = new URL(admin);
-  databaseUrl.pathname = `/${name}`;
-
+  const database = await benchDatabase('work');
   let exitCode = 0;
   try {
     // Logs go to stderr so stdout carries only the JSON line.
@@ -375,7 +361,7 @@ async function main(): Promise<number> {
     // The rate limit is raised so the bench measures the work views (index, ranking, ETag,
     // 304), not 429 refusals: at the default 120/min every key would be refused within a second.
     const config = loadConfig({ LOG_LEVEL: 'warn' }, {
-      port: 0, databaseUrl: databaseUrl.toString(), rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
+      port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
     });
     const app = await startApp(config, { log });
     try {
@@ -450,10 +436,9 @@ async function main(): Promise<number> {
       process.stderr.write(`bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, `
         + `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`);
 
-      const cpu = os.cpus();
       process.stdout.write(JSON.stringify({
         name: 'work-views',
-        machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, os: `${os.platform()} ${os.release()}` },
+        machine: machine(),
         rps,
         p50Ms: measured.p50Ms,
         p99Ms: measured.p99Ms,
@@ -469,10 +454,7 @@ async function main(): Promise<number> {
     process.stderr.write(`bench:work failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
     exitCode = 1;
   } finally {
-    const sql = postgres(admin, { max: 1, onnotice: () => {} });
-    await sql.unsafe(`drop database if exists ${name} with (force)`);
-    await sql.end();
-    await cluster?.stop();
+    await database.drop();
   }
   return exitCode;
 }

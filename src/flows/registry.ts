@@ -42,7 +42,7 @@ export class SessionRegistry {
       }
       const session = this.sessions.peek(change.flowId);
       // Our own commits were announced locally already; only another process's are news.
-      if (session && session.version >= change.version) return;
+      if (session?.owns(change.version)) return;
       if (session) this.sessions.delete(change.flowId);
       this.changed(change.workspaceId, change.flowId);
     });

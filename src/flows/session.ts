@@ -39,6 +39,8 @@ class VersionConflict extends Error {}
 
 export class FlowSession {
   private tail: Promise<unknown> = Promise.resolve();
+  /** The version this session is committing right now, if any. */
+  private committing = 0;
 
   constructor(
     public snapshot: Snapshot,
@@ -47,6 +49,14 @@ export class FlowSession {
 
   get version(): number {
     return this.snapshot.version;
+  }
+
+  /**
+   * Whether an announced version is this session's own (held, or being committed): our
+   * NOTIFY can arrive before our COMMIT returns, and must not evict the session.
+   */
+  owns(version: number): boolean {
+    return version <= Math.max(this.snapshot.version, this.committing);
   }
 
   run<R>(command: Command<R>, actorId: string | null): Promise<R> {
@@ -62,6 +72,7 @@ export class FlowSession {
     const next = await this.deps.derive(plan.next);
     const events = [...(plan.events ?? []), ...unblockedEvents(previous, next)];
     const flow = plan.next.flow;
+    this.committing = flow.version;
     try {
       await this.deps.sql.begin(async (tx) => {
         // The guard first: it locks the flow row, so writers from other processes queue here.
@@ -71,6 +82,7 @@ export class FlowSession {
         await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
       });
     } catch (error) {
+      this.committing = 0;
       if (!(error instanceof VersionConflict)) throw error;
       if (retried) throw new ApiError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
       const fresh = await this.deps.reload();
@@ -79,6 +91,7 @@ export class FlowSession {
       return this.execute(command, actorId, true);
     }
     this.snapshot = next;
+    this.committing = 0;
     this.deps.committed(next);
     return plan.result(next, previous);
   }
