@@ -17,6 +17,7 @@ import { recompute } from '../src/graph/recompute.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
 import { RecomputePool } from '../src/flows/recompute-pool.ts';
 import { randomDag } from '../test/graph/random-dag.ts';
+import { machine } from './support.ts';
 
 const SIZES = [1_000, 10_000, 100_000];
 // Repetitions per size: fewer where one run is long, to keep the whole bench within minutes.
@@ -133,6 +134,4 @@ for (const n of SIZES) {
 }
 await pool.close();
 
-const cpus = os.cpus();
-const machine = { cpus: cpus[0]?.model ?? 'unknown', cores: cpus.length, node: process.version, os: `${os.type()} ${os.release()} ${os.arch()}` };
-console.log(JSON.stringify({ name: 'recompute', machine, results }));
+console.log(JSON.stringify({ name: 'recompute', machine: machine(), results }));
