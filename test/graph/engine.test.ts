@@ -6,7 +6,6 @@ import { computeStatus, STATUS_NAMES } from '../../src/graph/status.ts';
 import { cpm } from '../../src/graph/cpm.ts';
 import { blockingCounts } from '../../src/graph/blocking.ts';
 import { recompute } from '../../src/graph/recompute.ts';
-import { IdIndex } from '../../src/graph/id-index.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { refBlockingCounts, refCpm, refIsTopological, refReachable, refStatus } from './reference.ts';
 
@@ -118,18 +117,6 @@ t.test('schedule respects dependencies, durations and the critical path', async 
     RUNS,
   );
   t.pass('schedule consistent');
-});
-
-t.test('IdIndex maps both ways', async (t) => {
-  const ids = new IdIndex();
-  t.equal(ids.add('a'), 0);
-  t.equal(ids.add('b'), 1);
-  t.equal(ids.add('a'), 0);
-  t.equal(ids.index('b'), 1);
-  t.equal(ids.index('zz'), undefined);
-  t.equal(ids.id(1), 'b');
-  t.equal(ids.size, 2);
-  t.throws(() => ids.id(2), RangeError);
 });
 
 t.test('buildGraph rejects out-of-range edges; an empty graph is fine', async (t) => {
