@@ -5,10 +5,8 @@
  * Also the heap a hot 10k-task session holds (run with --expose-gc).
  * Prints one JSON line: { name, machine, tasks, sessionHeapMB, start, complete, get: {…, recomputes} }.
  */
-import { startApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import { benchDatabase, machine } from './support.ts';
+import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const TASKS = 10_000;
 const TRANSITIONS = 200;
@@ -38,7 +36,7 @@ const quantile = (values: number[], q: number) => {
 const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
 
 const database = await benchDatabase('flow-ops');
-const app = await startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9 }));
+const app = await startBenchApp(database.url);
 const headers = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
 
 async function call(method: string, path: string, body?: unknown): Promise<{ ms: number; json: any }> {

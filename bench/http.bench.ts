@@ -10,13 +10,10 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import pino from 'pino';
-import { startApp } from '../src/app.ts';
 import { SCOPES } from '../src/auth/principal.ts';
 import { createKey } from '../src/auth/provision.ts';
-import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import { benchDatabase, machine } from './support.ts';
+import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
@@ -89,14 +86,7 @@ async function measure(url: string, keys: string[]): Promise<Load> {
 const database = await benchDatabase('http');
 let exitCode = 0;
 try {
-  // Logs go to stderr so stdout carries only the JSON line.
-  const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
-  // The rate limit is raised so the bench measures the edge (auth cache, limiter bookkeeping,
-  // ETag, metrics), not 429 refusals: at the default 120/min every key would be refused at once.
-  const config = loadConfig({ LOG_LEVEL: 'warn' }, {
-    port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
-  });
-  const app = await startApp(config, { log });
+  const app = await startBenchApp(database.url);
   try {
     const keys: string[] = [];
     for (let i = 0; i < KEYS; i += 1) {

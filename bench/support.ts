@@ -2,7 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import postgres from 'postgres';
+import { startApp, type RunningApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
 import { startEmbedded, type EmbeddedCluster } from '../src/store/embedded.ts';
 
 export function machine() {
@@ -31,4 +34,14 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
       await cluster?.stop();
     },
   };
+}
+
+/**
+ * The real app on a bench database, logging warnings to stderr so stdout carries only the
+ * JSON line. The rate limit is raised so benchmarks measure the service, not 429 refusals:
+ * at the default 120/min every key would be refused within a second.
+ */
+export function startBenchApp(databaseUrl: string): Promise<RunningApp> {
+  const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
+  return startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9 }), { log });
 }

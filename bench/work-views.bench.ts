@@ -26,12 +26,9 @@
  */
 import net from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import pino from 'pino';
-import { startApp } from '../src/app.ts';
 import { createKey } from '../src/auth/provision.ts';
-import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import { benchDatabase, machine } from './support.ts';
+import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const FLOWS = 200;
 const TASKS_PER_FLOW = 50;
@@ -356,14 +353,7 @@ async function main(): Promise<number> {
   const database = await benchDatabase('work');
   let exitCode = 0;
   try {
-    // Logs go to stderr so stdout carries only the JSON line.
-    const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
-    // The rate limit is raised so the bench measures the work views (index, ranking, ETag,
-    // 304), not 429 refusals: at the default 120/min every key would be refused within a second.
-    const config = loadConfig({ LOG_LEVEL: 'warn' }, {
-      port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9,
-    });
-    const app = await startApp(config, { log });
+    const app = await startBenchApp(database.url);
     try {
       const workspaceId = app.demo!.workspaceId;
       const adminKey = app.demo!.key;
