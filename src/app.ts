@@ -71,6 +71,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
+    addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
     maxBodyBytes: config.maxBodyBytes,
   });
   edge.add(platformRoutes(services));

@@ -17,6 +17,9 @@ export interface Config {
   readonly flowSessionsMax: number;
   readonly rateLimitPerMinute: number;
   readonly rateLimitBurst: number;
+  /** The per-client-address budget of routes without a credential (public views, the web app). */
+  readonly addressRateLimitPerMinute: number;
+  readonly addressRateLimitBurst: number;
   readonly notifyQuietSeconds: number;
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetryBaseSeconds: number;
@@ -68,6 +71,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     flowSessionsMax: int(env, 'FLOW_SESSIONS_MAX', 1000, 1, 1_000_000),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000_000),
     rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 240, 1, 1_000_000_000),
+    addressRateLimitPerMinute: int(env, 'ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
+    addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),

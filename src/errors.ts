@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   // 5xx
   INTERNAL: 500,
+  RENDER_FAILED: 502,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 

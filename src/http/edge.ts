@@ -26,12 +26,16 @@ export interface IncomingRequest {
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: Buffer;
+  /** The peer's IP address, as text. */
+  remoteAddress: string;
 }
 
 export interface OutgoingResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer | string | null;
+  /** `Set-Cookie` values, written as one header each. */
+  cookies?: string[];
 }
 
 interface Compiled {
@@ -44,6 +48,8 @@ export interface EdgeDeps {
   sql: Sql;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** The separate per-client-address budget of routes with `rateLimit: 'address'`. */
+  addressLimiter: RateLimiter;
   metrics: Metrics;
   log: Logger;
   maxBodyBytes: number;
@@ -94,7 +100,7 @@ export class Edge {
       routeLabel = match.route.path;
       response = await this.dispatch(match.route, match.params, request, requestId, headers);
     } catch (error) {
-      response = this.failure(error, headers, request, requestId);
+      response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
     }
     const seconds = (performance.now() - started) / 1000;
     this.deps.metrics.observeRequest(request.method, routeLabel, response.status, seconds);
@@ -130,6 +136,17 @@ export class Edge {
         }, { 'Retry-After': String(rate.retryAfterSeconds) });
       }
       authorize(route, principal);
+    } else if (route.rateLimit === 'address') {
+      rateKey = `address:${request.remoteAddress}`;
+      const rate = this.deps.addressLimiter.take(rateKey);
+      if (!rate.allowed) {
+        this.deps.metrics.rateLimited.inc();
+        throw new ApiError('RATE_LIMITED', 'Too many requests from this address', {
+          limit: this.deps.addressLimiter.perMinute,
+          burst: this.deps.addressLimiter.burst,
+          retryAfter: rate.retryAfterSeconds,
+        }, { 'Retry-After': String(rate.retryAfterSeconds) });
+      }
     }
 
     const compiled = this.compiled.get(route)!;
@@ -141,7 +158,7 @@ export class Edge {
     const parentLog = this.deps.log;
     let log: Logger | null = null;
     const ctx: RequestContext = {
-      params, query, body, rawBody: request.body, headers: request.headers, principal, requestId,
+      params, query, body, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
       // Most requests never log: build the child logger only when one does.
       get log() {
         return (log ??= parentLog.child({ requestId }));
@@ -153,7 +170,7 @@ export class Edge {
     if (ifNoneMatch && route.etag) {
       const tag = await route.etag(ctx);
       if (tag !== null && matchesIfNoneMatch(ifNoneMatch, etagOf(tag))) {
-        return this.notModified(etagOf(tag), headers, rateKey);
+        return this.notModified(etagOf(tag), headers, rateKey, route);
       }
     }
 
@@ -173,23 +190,26 @@ export class Edge {
   ): Promise<OutgoingResponse> {
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);
-    if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null };
+    const cookies = reply.cookies;
+    if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null, cookies };
     const isBytes = Buffer.isBuffer(reply.body);
     const payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);
     headers['Content-Type'] = reply.contentType ?? (isBytes ? 'application/octet-stream' : JSON_TYPE);
     if (route.method === 'GET' && reply.status === 200) {
       const tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
       headers['ETag'] = tag;
-      if (matchesIfNoneMatch(ifNoneMatch, tag)) return this.notModified(tag, headers, rateKey);
+      if (matchesIfNoneMatch(ifNoneMatch, tag)) return this.notModified(tag, headers, rateKey, route);
     }
-    return { status: reply.status, headers, body: payload };
+    return { status: reply.status, headers, body: payload, cookies };
   }
 
-  private notModified(tag: string, headers: Record<string, string>, rateKey: string | null): OutgoingResponse {
+  private notModified(tag: string, headers: Record<string, string>, rateKey: string | null, route: Route): OutgoingResponse {
     // A 304 spends nothing of the caller's budget.
-    if (rateKey) {
+    if (rateKey && route.auth === 'bearer') {
       this.deps.limiter.refund(rateKey);
       Object.assign(headers, this.deps.limiter.headers(this.deps.limiter.peek(rateKey)));
+    } else if (rateKey) {
+      this.deps.addressLimiter.refund(rateKey);
     }
     headers['ETag'] = tag;
     delete headers['Content-Type'];
@@ -221,7 +241,7 @@ export class Edge {
       response = await run();
     } catch (error) {
       if (error instanceof ApiError && error.status < 500) {
-        response = this.failure(error, headers, request, requestId);
+        response = this.failure(error, headers, request, requestId, null);
       } else {
         await releaseKey(this.deps.sql, credentialId, key);
         throw error;
@@ -233,12 +253,19 @@ export class Edge {
     return response;
   }
 
-  private failure(error: unknown, headers: Record<string, string>, request: IncomingRequest, requestId: string): OutgoingResponse {
+  private failure(error: unknown, headers: Record<string, string>, request: IncomingRequest, requestId: string, route: Route | null): OutgoingResponse {
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
       this.deps.log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
     }
     Object.assign(headers, apiError.headers);
+    if (route?.renderError) {
+      const reply = route.renderError(apiError);
+      Object.assign(headers, reply.headers);
+      headers['Content-Type'] = reply.contentType ?? 'text/html; charset=utf-8';
+      const body = reply.body === undefined ? null : Buffer.isBuffer(reply.body) ? reply.body : String(reply.body);
+      return { status: reply.status, headers, body, cookies: reply.cookies };
+    }
     headers['Content-Type'] = JSON_TYPE;
     return { status: apiError.status, headers, body: JSON.stringify(apiError.toBody()) };
   }

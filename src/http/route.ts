@@ -5,7 +5,7 @@
  */
 import type { Principal, Role, Scope } from '../auth/principal.ts';
 import type { Logger } from 'pino';
-import type { ErrorCode } from '../errors.ts';
+import type { ApiError, ErrorCode } from '../errors.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -20,6 +20,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Strong validator of the representation; GET replies without one get a hash of the body. */
   etag?: string;
+  /** `Set-Cookie` values, one header each (the web app's session and CSRF cookies). */
+  cookies?: string[];
 }
 
 export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
@@ -30,6 +32,8 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string>>;
   readonly principal: Principal | null;
+  /** The client's IP address as the socket saw it (per-address rate limits, sign-in throttling). */
+  readonly remoteAddress: string;
   readonly requestId: string;
   readonly log: Logger;
 }
@@ -58,6 +62,15 @@ export interface Route<P = any, Q = any, B = any> {
   write?: boolean;
   /** Allowed on the free plan (only GET /v1/me). */
   freePlan?: boolean;
+  /**
+   * `address`: a budget per client address, apart from the credentials' (public views, the
+   * web app, the token endpoint). Bearer routes always spend the credential's budget.
+   */
+  rateLimit?: 'address';
+  /** Left out of the OpenAPI document (the web app's unversioned pages, spec §9.3). */
+  hidden?: boolean;
+  /** Renders a refusal for a non-JSON client (an HTML page); the envelope otherwise. */
+  renderError?: (error: ApiError) => Reply;
   params?: Schema;
   query?: Schema;
   bodyKind?: BodyKind;

@@ -1,16 +1,24 @@
 /**
- * Segment trie over the route table: static segments win over parameters, and a known
- * path with an unknown method yields the methods it does allow (for 405 + Allow).
+ * Segment trie over the route table: static segments win over parameters with a literal
+ * suffix (`{token}.json`), which win over bare parameters; a known path with an unknown
+ * method yields the methods it does allow (for 405 + Allow).
  */
 import type { Method, Route } from './route.ts';
 
+interface Param {
+  name: string;
+  node: Node;
+}
+
 interface Node {
   statics: Map<string, Node>;
-  param: { name: string; node: Node } | null;
+  /** Parameters followed by a literal suffix in the same segment, keyed by the suffix. */
+  suffixed: Map<string, Param>;
+  param: Param | null;
   methods: Map<Method, Route>;
 }
 
-const newNode = (): Node => ({ statics: new Map(), param: null, methods: new Map() });
+const newNode = (): Node => ({ statics: new Map(), suffixed: new Map(), param: null, methods: new Map() });
 
 export type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }
@@ -24,14 +32,18 @@ export class Router {
   add(route: Route): void {
     let node = this.root;
     for (const segment of split(route.path)) {
-      const param = /^\{(\w+)\}$/.exec(segment);
+      const param = /^\{(\w+)\}([\w.-]*)$/.exec(segment);
       if (param) {
         const name = param[1]!;
-        if (node.param && node.param.name !== name) {
-          throw new Error(`${route.path}: parameter {${name}} clashes with {${node.param.name}}`);
+        const suffix = param[2]!;
+        const existing = suffix ? node.suffixed.get(suffix) : node.param;
+        if (existing && existing.name !== name) {
+          throw new Error(`${route.path}: parameter {${name}} clashes with {${existing.name}}`);
         }
-        node.param ??= { name, node: newNode() };
-        node = node.param.node;
+        const next = existing ?? { name, node: newNode() };
+        if (suffix) node.suffixed.set(suffix, next);
+        else node.param = next;
+        node = next.node;
       } else {
         let next = node.statics.get(segment);
         if (!next) node.statics.set(segment, (next = newNode()));
@@ -50,18 +62,25 @@ export class Router {
       const next: Node | undefined = node.statics.get(segment);
       if (next) {
         node = next;
-      } else if (node.param && segment !== '') {
-        let value: string;
-        try {
-          value = decodeURIComponent(segment);
-        } catch {
-          return { kind: 'none' };
+        continue;
+      }
+      let param: Param | null = null;
+      let raw = segment;
+      for (const [suffix, candidate] of node.suffixed) {
+        if (segment.length > suffix.length && segment.endsWith(suffix)) {
+          param = candidate;
+          raw = segment.slice(0, -suffix.length);
+          break;
         }
-        params[node.param.name] = value;
-        node = node.param.node;
-      } else {
+      }
+      param ??= segment !== '' ? node.param : null;
+      if (!param) return { kind: 'none' };
+      try {
+        params[param.name] = decodeURIComponent(raw);
+      } catch {
         return { kind: 'none' };
       }
+      node = param.node;
     }
     if (node.methods.size === 0) return { kind: 'none' };
     const route = node.methods.get(method as Method) ?? (method === 'HEAD' ? node.methods.get('GET') : undefined);

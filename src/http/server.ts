@@ -45,6 +45,7 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     const headers: Record<string, string> = {};
     // uWS itself refuses oversized and over-numerous headers before this runs.
     req.forEach((name, value) => {
@@ -63,7 +64,7 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
     }
     inFlight += 1;
     const dispatch = (body: Buffer) => {
-      edge.handle({ method, path, query, headers, body }, match).then(
+      edge.handle({ method, path, query, headers, body, remoteAddress }, match).then(
         (response) => send(res, state, response, closing),
         () => send(res, state, { status: 500, headers: {}, body: null }, true),
       ).finally(finish);
@@ -116,6 +117,7 @@ function send(res: HttpResponse, state: { aborted: boolean }, response: Outgoing
   res.cork(() => {
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
     for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+    for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
     // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
     if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
     else res.end(response.body ?? '', close);

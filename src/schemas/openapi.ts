@@ -31,6 +31,7 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
     add('UNSUPPORTED_MEDIA_TYPE');
     add('PAYLOAD_TOO_LARGE');
   }
+  if (route.rateLimit === 'address') add('RATE_LIMITED');
   if (route.auth === 'bearer') {
     for (const code of ['UNAUTHORIZED', 'CREDENTIAL_REVOKED', 'FORBIDDEN', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const) add(code);
     if (!route.freePlan) add('PLAN_REQUIRED');
@@ -68,6 +69,7 @@ function requestBody(route: Route): unknown {
 export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
+    if (route.hidden) continue;
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
       responses[status] = spec.schema || spec.contentType

@@ -83,6 +83,12 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
       responses: { 200: { description: 'ok' } },
       handler: ({ params, query }) => ({ status: 200, body: { id: (params as { itemId: string }).itemId, size: (query as { size: number }).size } }),
     },
+    {
+      // No credential, a budget per client address (as public views have).
+      method: 'GET', path: '/test/address', operationId: 'address', summary: 'the caller address', auth: 'none',
+      rateLimit: 'address', responses: { 200: { description: 'ok' } },
+      handler: ({ remoteAddress }) => ({ status: 200, body: { remoteAddress } }),
+    },
   ];
   s.app.edge.add(routes);
   return state;

@@ -120,3 +120,18 @@ t.test('rate limit', async (t) => {
     t.equal(res.headers.get('x-ratelimit-remaining'), null);
   });
 });
+
+t.test('routes without a credential can take a budget per client address, apart from the credentials', async (t) => {
+  const s = await startTestServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 5, addressRateLimitPerMinute: 60, addressRateLimitBurst: 3 });
+  await addTestRoutes(s);
+  for (let i = 1; i <= 3; i += 1) {
+    const res = await s.api('GET', '/test/address');
+    t.equal(res.status, 200, `request ${i} passes`);
+    t.equal(res.body.remoteAddress.replace(/^::ffff:/, '').replace(/^(0000:){5}ffff:/, ''), '127.0.0.1', 'the handler sees the peer address');
+  }
+  const refused = await s.api('GET', '/test/address');
+  assertError(t, refused, 429, 'RATE_LIMITED');
+  t.match(refused.headers.get('retry-after'), /^\d+$/, 'Retry-After in whole seconds');
+  t.equal((await s.api('GET', '/v1/me', { token: s.adminKey })).status, 200, "the address's flood leaves the credential budget alone");
+  t.equal((await s.api('GET', '/healthz')).status, 200, 'routes without an address budget are not limited');
+});
