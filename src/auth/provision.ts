@@ -19,7 +19,7 @@ export async function createWorkspace(sql: Db, input: { name: string; plan?: Pla
   return { id };
 }
 
-/** Plan, past-due and seats; every process sees the change on its next request. */
+/** Plan, past-due and seats; every process drops its cached credentials on the NOTIFY. */
 export async function setWorkspace(sql: Sql, id: string, changes: { plan?: Plan; pastDue?: boolean; seats?: number }): Promise<WorkspaceRow> {
   const row = await sql.begin(async (tx) => {
     const updated = await updateWorkspace(tx, id, changes);

@@ -1,10 +1,9 @@
 import t, { type Test } from 'tap';
-import { SCOPES, type MemberRole, type Scope } from '../../src/auth/principal.ts';
-import { createClient, createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
-import { newId, newSecret, sha256 } from '../../src/auth/secrets.ts';
-import { insertAccessToken } from '../../src/store/credentials.store.ts';
+import { SCOPES, type MemberRole } from '../../src/auth/principal.ts';
+import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
 import { acceptInvite } from '../../src/team/invites.service.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
+import { personToken } from '../helpers/people.ts';
 
 const PASSWORD = 'correct horse battery';
 let people = 0;
@@ -28,17 +27,6 @@ async function workspace(s: TestServer, seats?: number) {
   return { id, key };
 }
 
-/** An access token acting as the person (what the authorization-code grant issues). */
-async function personToken(s: TestServer, userId: string, workspaceId: string, scopes: Scope[] = [...SCOPES]): Promise<string> {
-  const { clientId } = await createClient(s.sql, {
-    workspaceId, role: 'admin', scopes, firstParty: true, redirectUris: ['http://127.0.0.1/callback'],
-  });
-  const token = newSecret('fpa');
-  await insertAccessToken(s.sql, {
-    id: newId('tok'), hash: sha256(token), workspaceId, credentialId: clientId, userId, scopes, expiresAt: new Date(Date.now() + 3_600_000),
-  });
-  return token;
-}
 
 /** Every stored row the team routes could write. */
 async function stored(s: TestServer) {

@@ -4,6 +4,7 @@ import { createKey, createWorkspace, setWorkspace } from '../../src/auth/provisi
 import { TEMPLATES, type TemplateDef } from '../../src/templates/catalogue.ts';
 import { syncTemplates } from '../../src/store/templates.store.ts';
 import { assertUnchanged, startFlowServer, visible } from '../helpers/flows.ts';
+import { afterAuthChange } from '../helpers/routes.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
 
 const RELEASE = TEMPLATES.find((def) => def.id === 'tpl_software-release')!;
@@ -197,6 +198,14 @@ t.test('bad bodies are 400 VALIDATION_FAILED and write nothing', async (t) => {
   t.equal(await uses(s), 0, 'no use recorded');
 });
 
+/** The server drops its cached credentials on the NOTIFY, which may trail the commit by a moment. */
+async function pastDue(s: TestServer, value: boolean): Promise<void> {
+  await afterAuthChange(s, async () => {
+    await setWorkspace(s.sql, s.workspaceId, { pastDue: value });
+    return { code: 0 };
+  });
+}
+
 t.test('roles, scopes and the subscription gate refuse before anything is written', async (t) => {
   const s = await server(t);
   const before = await visible(s, []);
@@ -208,14 +217,14 @@ t.test('roles, scopes and the subscription gate refuse before anything is writte
   t.same(noWrite.body.error.details.missing, ['flows:write']);
   assertError(t, await s.api('POST', path), 401, 'UNAUTHORIZED');
 
-  await setWorkspace(s.sql, s.workspaceId, { pastDue: true });
+  await pastDue(s, true);
   assertError(t, await s.api('POST', path, { token: s.adminKey }), 403, 'SUBSCRIPTION_PAST_DUE');
   assertError(t, await s.api('POST', path, { token: s.adminKey, body: { name: 'Late' } }), 403, 'SUBSCRIPTION_PAST_DUE');
   t.equal((await s.api('GET', '/v1/templates', { token: s.adminKey })).status, 200, 'reads still work while past due');
   await assertUnchanged(t, s, before, 'refused callers');
   t.equal(await uses(s), 0, 'no use recorded');
 
-  await setWorkspace(s.sql, s.workspaceId, { pastDue: false });
+  await pastDue(s, false);
   t.equal((await s.api('POST', path, { token: await key(s, 'member', ['flows:write', 'templates:read']) })).status, 201, 'a member with both scopes may');
 });
 

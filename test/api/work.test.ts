@@ -7,13 +7,12 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
-import { createClient, createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { newId, newSecret, sha256 } from '../../src/auth/secrets.ts';
-import { insertAccessToken } from '../../src/store/credentials.store.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { assertError, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { idsByName, member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+import { personToken } from '../helpers/people.ts';
 
 type View = 'available' | 'blocked' | 'in-progress' | 'mine' | 'overview';
 
@@ -38,18 +37,6 @@ async function workspace(s: TestServer, name: string): Promise<{ id: string; key
   return { id, key };
 }
 
-/** A person token, minted the way the authorization-code grant will mint them. */
-async function personToken(s: TestServer, userId: string, workspaceId = s.workspaceId): Promise<string> {
-  const { clientId } = await createClient(s.sql, {
-    workspaceId, role: 'member', scopes: [...SCOPES], name: 'app', firstParty: true, redirectUris: ['http://127.0.0.1/cb'],
-  });
-  const token = newSecret('fpa');
-  await insertAccessToken(s.sql, {
-    id: newId('tok'), hash: sha256(token), workspaceId, credentialId: clientId, userId, scopes: [...SCOPES],
-    expiresAt: new Date(Date.now() + 3_600_000),
-  });
-  return token;
-}
 
 const taskPath = (flowId: string, taskId: string, action = '') => `/v1/flows/${flowId}/tasks/${taskId}${action ? `/${action}` : ''}`;
 
