@@ -18,6 +18,7 @@ import { shareRoutes } from './api/shares.routes.ts';
 import { teamRoutes } from './api/team.routes.ts';
 import { templateRoutes } from './api/templates.routes.ts';
 import { workRoutes } from './api/work.routes.ts';
+import { brainstormRoutes } from './api/brainstorms.routes.ts';
 import { WorkIndexes } from './work/workspace-index.ts';
 import { taskRoutes } from './api/tasks.routes.ts';
 import { recomputeStrategy } from './flows/offload.ts';
@@ -82,6 +83,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(templateRoutes(services));
   edge.add(searchRoutes(services));
   edge.add(workRoutes(services));
+  edge.add(brainstormRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   const server: HttpServer = await listen(edge, config.host, config.port);

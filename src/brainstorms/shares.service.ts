@@ -1,0 +1,45 @@
+/**
+ * Brainstorm shares: one existing account gets access to one board, as a guest who sees it
+ * from their own workspace with a person token. No invitation email; never a member or a seat.
+ */
+import { notFound } from '../errors.ts';
+import { newId } from '../auth/secrets.ts';
+import { emailAddress } from '../team/email.ts';
+import {
+  deleteBrainstormShare, pageBrainstormShares, upsertBrainstormShare, type BrainstormShareRow,
+} from '../store/brainstorms.store.ts';
+import type { ShareRole } from '../store/team.store.ts';
+import { findUserByEmail } from '../store/workspaces.store.ts';
+import { requireBoard, type BrainstormContext } from './brainstorms.service.ts';
+
+const shareView = (row: BrainstormShareRow) => ({
+  id: row.id, email: row.email, role: row.role, brainstormId: row.brainstormId, createdAt: row.createdAt.toISOString(),
+});
+
+/** Shares the board; sharing with the same account again changes the role of that share. */
+export async function shareBrainstorm(ctx: BrainstormContext, brainstormId: string, input: { email: string; role: ShareRole }) {
+  const email = emailAddress(input.email);
+  return ctx.sql.begin(async (tx) => {
+    await requireBoard(ctx, tx, brainstormId, 'write', true);
+    const user = await findUserByEmail(tx, email);
+    if (!user) throw notFound('Account');
+    const row = await upsertBrainstormShare(tx, {
+      id: newId('shr'), workspaceId: ctx.principal.workspaceId, brainstormId, userId: user.id, role: input.role,
+    });
+    return shareView(row);
+  });
+}
+
+export async function listBrainstormShares(ctx: BrainstormContext, brainstormId: string, page: { size: number; from: number }) {
+  await requireBoard(ctx, ctx.sql, brainstormId, 'write');
+  const { total, items } = await pageBrainstormShares(ctx.sql, brainstormId, page);
+  return { total, items: items.map(shareView) };
+}
+
+/** Ends a guest's access at once. */
+export async function revokeBrainstormShare(ctx: BrainstormContext, brainstormId: string, shareId: string): Promise<void> {
+  await ctx.sql.begin(async (tx) => {
+    await requireBoard(ctx, tx, brainstormId, 'write', true);
+    if (!(await deleteBrainstormShare(tx, brainstormId, shareId))) throw notFound('Share');
+  });
+}
