@@ -18,6 +18,7 @@ import { shareRoutes } from './api/shares.routes.ts';
 import { teamRoutes } from './api/team.routes.ts';
 import { templateRoutes } from './api/templates.routes.ts';
 import { workRoutes } from './api/work.routes.ts';
+import { appRoutes } from './app/app.routes.ts';
 import { brainstormRoutes } from './api/brainstorms.routes.ts';
 import { WorkIndexes } from './work/workspace-index.ts';
 import { taskRoutes } from './api/tasks.routes.ts';
@@ -83,6 +84,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(templateRoutes(services));
   edge.add(searchRoutes(services));
   edge.add(workRoutes(services));
+  edge.add(appRoutes(services));
   edge.add(brainstormRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 

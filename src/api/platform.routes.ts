@@ -3,6 +3,10 @@ import { ApiError } from '../errors.ts';
 import type { Route } from '../http/route.ts';
 import { json } from '../http/route.ts';
 import { issueToken, revokeToken } from '../auth/oauth.ts';
+import { authorizationServerMetadata, authorizeLocation } from '../auth/authorize.ts';
+import { SCOPES } from '../auth/principal.ts';
+import { appLink } from '../app/app-url.ts';
+import { AuthorizationServerMetadataSchema, AuthorizeQuerySchema } from '../schemas/oauth.schema.ts';
 import { listOrgsOfUser } from '../store/workspaces.store.ts';
 import { ContextSchema, RevokeRequestSchema, TokenRequestSchema, TokenSchema } from '../schemas/context.schema.ts';
 import type { Services } from './services.ts';
@@ -10,7 +14,8 @@ import type { Services } from './services.ts';
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 export function platformRoutes(services: Services): Route[] {
-  const { sql } = services;
+  const { sql, config } = services;
+  const issuer = config.baseUrl;
   return [
     {
       method: 'GET', path: '/v1/me', operationId: 'getMe', summary: 'The calling credential, its workspace, role, scopes and plan',
@@ -35,7 +40,27 @@ export function platformRoutes(services: Services): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/oauth/token', operationId: 'issueToken', summary: 'Exchange client credentials for an access token',
+      method: 'GET', path: '/v1/oauth/authorize', operationId: 'authorize',
+      summary: 'Start a sign-in (authorization code with PKCE S256): redirects to the app, which returns a code to redirect_uri',
+      tags: ['OAuth'], auth: 'none', rateLimit: 'address', query: AuthorizeQuerySchema,
+      errors: ['invalid_request', 'INVALID_CLIENT'],
+      responses: {
+        302: { description: 'To `{app_url}/signin?request=…` (an opaque handle); once the client and redirect URI are trusted, errors go to redirect_uri as `error`, `error_description`, `state` and `iss` (RFC 9207)' },
+      },
+      handler: async ({ query }) => ({
+        status: 302,
+        headers: { Location: await authorizeLocation(sql, issuer, appLink(config, '/signin'), query), ...NO_STORE },
+      }),
+    },
+    {
+      method: 'GET', path: '/.well-known/oauth-authorization-server', operationId: 'authorizationServerMetadata',
+      summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['OAuth'], auth: 'none',
+      responses: { 200: { description: 'Metadata', schema: AuthorizationServerMetadataSchema } },
+      handler: () => json(200, authorizationServerMetadata(issuer, SCOPES)),
+    },
+    {
+      method: 'POST', path: '/v1/oauth/token', operationId: 'issueToken',
+      summary: 'Issue tokens: client_credentials, authorization_code (PKCE) or refresh_token (rotating; org_id switches workspace)',
       tags: ['OAuth'], auth: 'none', bodyKind: 'form', body: TokenRequestSchema,
       errors: ['invalid_request', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE', 'invalid_grant', 'INVALID_CLIENT', 'invalid_target'],
       responses: { 200: { description: 'Token', schema: TokenSchema } },
@@ -47,6 +72,7 @@ export function platformRoutes(services: Services): Route[] {
       errors: ['invalid_request', 'INVALID_CLIENT'],
       responses: { 200: { description: 'Revoked, or already invalid', schema: { type: 'object' } } },
       handler: async ({ body, headers }) => {
+        // This process drops its cached principals at once; others on the NOTIFY.
         const revoked = await revokeToken(sql, body as Record<string, string>, headers['authorization']);
         if (revoked) services.auth.invalidate();
         return json(200, {}, { headers: NO_STORE });

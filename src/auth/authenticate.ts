@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
-import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, type PrincipalRow } from '../store/credentials.store.ts';
+import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../store/credentials.store.ts';
 import { apiRole, type Principal } from './principal.ts';
 import { sha256 } from './secrets.ts';
 
@@ -62,7 +62,21 @@ export class Authenticator {
     if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
       throw unauthorized('Unknown or expired credential');
     }
-    return principal;
+    return principal.kind === 'person' ? this.livePerson(principal) : principal;
+  }
+
+  /**
+   * A person token is re-checked on every request (one primary-key lookup): the NOTIFY that
+   * drops other processes' caches can trail a commit, and a person removed from a workspace,
+   * or whose sign-in was revoked, must be refused on the very next request everywhere.
+   */
+  private async livePerson(principal: Principal): Promise<Principal> {
+    const state = await personTokenState(this.sql, principal.tokenId!);
+    if (!state || state.revoked || !state.memberRole) {
+      throw new ApiError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE);
+    }
+    const role = apiRole(state.memberRole);
+    return role === principal.role ? principal : { ...principal, role };
   }
 
   private async resolve(token: string, hash: string): Promise<Resolution> {

@@ -1,10 +1,12 @@
 /**
- * The token and revoke endpoints' logic (RFC 6749 client credentials, RFC 7009 revocation),
- * answering in the spec's envelope with the codes of its table.
+ * The token and revoke endpoints' logic (RFC 6749 client credentials, the person grants of
+ * grants.ts, RFC 7009 revocation), answering in the spec's envelope with the codes of its table.
  */
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
 import { findClient, insertAccessToken, revokeAccessToken, type CredentialRow } from '../store/credentials.store.ts';
+import { findFamilyOfToken, revokeFamily } from '../store/people.store.ts';
+import { authorizationCodeGrant, refreshTokenGrant } from './grants.ts';
 import { isScope, type Scope } from './principal.ts';
 import { newId, newSecret, sameSecret, sha256 } from './secrets.ts';
 
@@ -52,6 +54,22 @@ async function authenticateClient(sql: Sql, form: Form, authorization: string | 
   return client;
 }
 
+/**
+ * Any client: a confidential one proves its secret; a public (first-party) one is identified
+ * by its id alone, and must not send a secret. Null when the caller named no client.
+ */
+async function identifyClient(sql: Sql, form: Form, authorization: string | undefined): Promise<CredentialRow | null> {
+  const presented = clientCredentials(form, authorization);
+  if (!presented) return null;
+  const client = /^cli_[\w-]{1,60}$/.test(presented.id) ? await findClient(sql, presented.id) : null;
+  if (!client || client.revokedAt) throw invalidClient(presented.basic);
+  const secret = presented.secret === '' ? undefined : presented.secret;
+  if (client.secretHash === null ? secret !== undefined : secret === undefined || !sameSecret(client.secretHash, sha256(secret))) {
+    throw invalidClient(presented.basic);
+  }
+  return client;
+}
+
 /** `scope` may only narrow what the credential holds; absent means all of it. */
 export function narrowScopes(requested: string | undefined, granted: Scope[]): Scope[] {
   if (requested === undefined) return granted;
@@ -67,7 +85,12 @@ export function narrowScopes(requested: string | undefined, granted: Scope[]): S
 export async function issueToken(sql: Sql, form: Form, authorization: string | undefined): Promise<TokenResponse> {
   const grant = form.grant_type;
   if (grant === undefined || grant === '') throw new ApiError('invalid_request', 'grant_type is required');
-  // authorization_code and refresh_token arrive with the sign-in app; until then they are unsupported here.
+  if (grant === 'authorization_code') {
+    const client = await identifyClient(sql, form, authorization);
+    if (!client) throw new ApiError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+    return authorizationCodeGrant(sql, form, client, narrowScopes);
+  }
+  if (grant === 'refresh_token') return refreshTokenGrant(sql, form, await identifyClient(sql, form, authorization), narrowScopes);
   if (grant !== 'client_credentials') throw new ApiError('UNSUPPORTED_GRANT_TYPE', `grant_type ${grant} is not supported`);
   const client = await authenticateClient(sql, form, authorization);
   const scopes = narrowScopes(form.scope, client.scopes);
@@ -84,9 +107,20 @@ export async function issueToken(sql: Sql, form: Form, authorization: string | u
   return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope: scopes.join(' ') };
 }
 
-/** RFC 7009: 200 whether or not the token was valid; only the client it was issued to can revoke it. */
+/**
+ * RFC 7009: 200 whether or not the token was valid; only the client it was issued to can
+ * revoke it. A refresh token takes its whole family with it: the access tokens issued from
+ * it (and from its rotations) stop working too.
+ */
 export async function revokeToken(sql: Sql, form: Form, authorization: string | undefined): Promise<boolean> {
-  const client = await authenticateClient(sql, form, authorization);
+  const client = await identifyClient(sql, form, authorization);
+  if (!client) throw invalidClient(false);
   if (form.token === undefined || form.token === '') throw new ApiError('invalid_request', 'token is required');
-  return revokeAccessToken(sql, sha256(form.token), client.id);
+  const hash = sha256(form.token);
+  if (form.token.startsWith('fpr_')) {
+    const familyId = await findFamilyOfToken(sql, hash, client.id);
+    if (familyId) await revokeFamily(sql, familyId);
+    return familyId !== null;
+  }
+  return revokeAccessToken(sql, hash, client.id);
 }

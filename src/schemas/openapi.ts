@@ -7,7 +7,7 @@ import { SCOPES } from '../auth/principal.ts';
 import type { Route, Schema } from '../http/route.ts';
 import { ErrorSchema } from './common.schema.ts';
 
-const SCOPE_TEXT: Record<string, string> = {
+export const SCOPE_TEXT: Record<string, string> = {
   'flows:read': 'Read flows, tasks, schedules and reports',
   'flows:write': 'Create and change flows and tasks',
   'work:write': 'Start, complete, assign and comment on work',
@@ -118,7 +118,13 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key (fpk_…) or an access token (fpa_…)' },
         oauth2: {
           type: 'oauth2',
-          flows: { clientCredentials: { tokenUrl: `${baseUrl}/v1/oauth/token`, scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])) } },
+          flows: {
+            clientCredentials: { tokenUrl: `${baseUrl}/v1/oauth/token`, scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])) },
+            authorizationCode: {
+              authorizationUrl: `${baseUrl}/v1/oauth/authorize`, tokenUrl: `${baseUrl}/v1/oauth/token`, refreshUrl: `${baseUrl}/v1/oauth/token`,
+              scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])),
+            },
+          },
         },
       },
     },

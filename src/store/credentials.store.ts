@@ -92,11 +92,15 @@ export async function findTokenPrincipal(sql: Db, hash: string): Promise<Princip
 
 export async function insertAccessToken(
   sql: Db,
-  token: { id: string; hash: string; workspaceId: string; credentialId: string; userId: string | null; scopes: Scope[]; expiresAt: Date },
+  token: {
+    id: string; hash: string; workspaceId: string; credentialId: string; userId: string | null; scopes: Scope[]; expiresAt: Date;
+    /** Person tokens: the sign-in's token family, so revoking the family ends them. */
+    familyId?: string;
+  },
 ): Promise<void> {
-  await sql`insert into access_tokens (id, token_hash, workspace_id, credential_id, user_id, scopes, expires_at)
+  await sql`insert into access_tokens (id, token_hash, workspace_id, credential_id, user_id, scopes, expires_at, family_id)
     values (${token.id}, ${token.hash}, ${token.workspaceId}, ${token.credentialId}, ${token.userId},
-            ${token.scopes}, ${token.expiresAt})`;
+            ${token.scopes}, ${token.expiresAt}, ${token.familyId ?? null})`;
 }
 
 /** Revokes the access token with this hash, if it belongs to the given client. */
@@ -105,4 +109,45 @@ export async function revokeAccessToken(sql: Db, hash: string, clientId: string)
     where token_hash = ${hash} and credential_id = ${clientId} returning id`;
   if (rows.length > 0) await announceAuthChange(sql);
   return rows.length > 0;
+}
+
+/** A person token's live state: whether it (or its client) was revoked, and the person's role now. */
+export async function personTokenState(sql: Db, tokenId: string): Promise<{ revoked: boolean; memberRole: MemberRole | null } | null> {
+  const [row] = await sql<{ revoked: boolean; memberRole: MemberRole | null }[]>`
+    select (t.revoked_at is not null or c.revoked_at is not null) as revoked, m.role as member_role
+    from access_tokens t
+      join credentials c on c.id = t.credential_id
+      left join memberships m on m.workspace_id = t.workspace_id and m.user_id = t.user_id
+    where t.id = ${tokenId}`;
+  return row ?? null;
+}
+
+export interface CredentialListRow {
+  id: string;
+  kind: 'key' | 'client';
+  name: string | null;
+  role: Role;
+  scopes: Scope[];
+  firstParty: boolean;
+  redirectUris: string[];
+  createdAt: Date;
+}
+
+/** The workspace's live keys and clients, oldest first (the app's API access page). */
+export async function listCredentials(sql: Db, workspaceId: string): Promise<CredentialListRow[]> {
+  return sql<CredentialListRow[]>`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
+    from credentials where workspace_id = ${workspaceId} and revoked_at is null order by created_at, id`;
+}
+
+/** Gives a live key of the workspace a new secret; the old one stops working. False when no such key. */
+export async function replaceKeySecret(sql: Db, workspaceId: string, id: string, secretHash: string): Promise<boolean> {
+  const rows = await sql`update credentials set secret_hash = ${secretHash}
+    where id = ${id} and workspace_id = ${workspaceId} and kind = 'key' and revoked_at is null returning id`;
+  if (rows.length > 0) await announceAuthChange(sql);
+  return rows.length > 0;
+}
+
+export async function credentialWorkspace(sql: Db, id: string): Promise<string | null> {
+  const [row] = await sql<{ workspaceId: string }[]>`select workspace_id from credentials where id = ${id} and revoked_at is null`;
+  return row?.workspaceId ?? null;
 }
