@@ -14,7 +14,7 @@ t.test('create with an idea tree, then read it back', async (t) => {
       { title: 'Newsletter', parent: 0 },
       { title: 'Guest spots', parent: 1, tags: ['audio', 'low-cost'] },
       { title: 'Pricing', parent: 5 },
-      { title: 'Tiers' },
+      { title: 'Tiers', tags: ['a,b', '{x}', 'q"uote', 'back\\slash', 'NULL', ' spaced ', 'ünï 😀'] },
     ],
   });
   t.match(created.id, /^brn_/);
@@ -40,6 +40,7 @@ t.test('create with an idea tree, then read it back', async (t) => {
   t.same(guests.tags, ['audio', 'low-cost']);
   t.same(channels.tags, ['growth']);
   t.same(newsletter.tags, []);
+  t.same(tiers.tags, ['a,b', '{x}', 'q"uote', 'back\\slash', 'NULL', ' spaced ', 'ünï 😀'], 'tags come back exactly as sent');
   t.equal(podcasts.notes, 'ask Ann');
   t.equal(newsletter.notes, null);
   t.equal(channels.assigneeId, null);
@@ -198,6 +199,8 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
     [{ name: 'N', ideas: [{ title: 'T', owner: 'me' }] }, 'unknown idea field'],
     [{ name: 'N', extra: true }, 'unknown field'],
     [{ name: 'N', ideas: Array.from({ length: 10_001 }, () => ({ title: 'i' })) }, 'over 10,000 ideas'],
+    [{ name: 'N', ideas: [{ title: 'T' }, { title: 'a\u0000b' }] }, 'NUL in a title'],
+    [{ name: 'N', ideas: [{ title: 'T', tags: ['a\u0000b'] }] }, 'NUL in a tag'],
   ];
   for (const [body, why] of bad) assertError(t, await s.api('POST', '/v1/brainstorms', { token: s.adminKey, body }), 400, 'VALIDATION_FAILED', why);
   const outOfRange = await s.api('POST', '/v1/brainstorms', { token: s.adminKey, body: { name: 'N', ideas: [{ title: 'T' }, { title: 'U', parent: 7 }] } });
