@@ -1,5 +1,6 @@
--- Brainstorms: idea trees. Every change bumps `version` (the ETag of the board and of its
--- public view), so a comment or a file counted on an idea changes the tag too.
+-- Brainstorms: idea trees. Every change bumps `version` (the ETag of the board), so a
+-- comment or a file counted on an idea changes the tag too. `public_version` moves only with
+-- what the public view shows (name, titles, tags, tree), so its tag says nothing of the rest.
 
 create table brainstorms (
   id                 text primary key,
@@ -10,6 +11,7 @@ create table brainstorms (
   public_token       text unique,
   public_token_hash  text unique,
   version            bigint not null default 1,
+  public_version     bigint not null default 1,
   created_at         timestamptz not null default now(),
   updated_at         timestamptz not null default now(),
   check ((public_token is null) = (public_token_hash is null))

@@ -54,7 +54,7 @@ export async function addIdea(ctx: BrainstormContext, brainstormId: string, inpu
     await insertIdeas(tx, brainstormId, [{
       id, parentId: input.parentId ?? null, title: input.title, notes: input.notes ?? null, tags: input.tags ?? [], assigneeId: input.assigneeId ?? null,
     }]);
-    await touchBrainstorm(tx, brainstormId);
+    await touchBrainstorm(tx, brainstormId, { visible: true });
     return ideaView((await findIdea(tx, brainstormId, id))!);
   });
 }
@@ -77,7 +77,7 @@ export async function editIdea(ctx: BrainstormContext, brainstormId: string, ide
       }
     }
     await updateIdea(tx, ideaId, input);
-    await touchBrainstorm(tx, brainstormId);
+    await touchBrainstorm(tx, brainstormId, { visible: input.title !== undefined || input.tags !== undefined || input.parentId !== undefined });
     return ideaView((await findIdea(tx, brainstormId, ideaId))!);
   });
 }
@@ -86,7 +86,7 @@ export async function removeIdea(ctx: BrainstormContext, brainstormId: string, i
   await ctx.sql.begin(async (tx) => {
     const idea = await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     await deleteIdea(tx, brainstormId, ideaId, idea.parentId);
-    await touchBrainstorm(tx, brainstormId);
+    await touchBrainstorm(tx, brainstormId, { visible: true });
   });
 }
 

@@ -18,7 +18,10 @@ export interface PublicIdea {
 export interface PublicBrainstorm {
   id: string;
   name: string;
-  /** Changes with every write to the board: the seed of the public views' ETags. */
+  /**
+   * Moves with every change the public sees (name, titles, tags, tree) and with nothing else,
+   * so the public views' ETags, seeded from it, reveal nothing of notes, comments or files.
+   */
   version: number;
   ideas: PublicIdea[];
 }

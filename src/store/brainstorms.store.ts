@@ -87,18 +87,22 @@ export async function pageBrainstorms(
   return { total: count!.total, items };
 }
 
-/** Changes the board's own fields; every write to the board or its ideas bumps the version. */
+/**
+ * Changes the board's own fields and bumps its version; `visible` also bumps the public
+ * version, for changes the public view shows (name, titles, tags, tree).
+ */
 export async function touchBrainstorm(
   sql: Db,
   id: string,
-  patch: { name?: string; archived?: boolean; publicToken?: { token: string; hash: string } | null } = {},
+  patch: { name?: string; archived?: boolean; publicToken?: { token: string; hash: string } | null; visible?: boolean } = {},
 ): Promise<void> {
   const name = patch.name !== undefined ? sql`, name = ${patch.name}` : sql``;
   const archived = patch.archived !== undefined ? sql`, archived = ${patch.archived}` : sql``;
   const token = patch.publicToken !== undefined
     ? sql`, public_token = ${patch.publicToken?.token ?? null}, public_token_hash = ${patch.publicToken?.hash ?? null}`
     : sql``;
-  await sql`update brainstorms set version = version + 1, updated_at = now() ${name} ${archived} ${token} where id = ${id}`;
+  const visible = patch.visible || patch.name !== undefined ? sql`, public_version = public_version + 1` : sql``;
+  await sql`update brainstorms set version = version + 1, updated_at = now() ${name} ${archived} ${token} ${visible} where id = ${id}`;
 }
 
 export async function deleteBrainstorm(sql: Db, id: string): Promise<void> {
@@ -259,12 +263,12 @@ export async function deleteBrainstormShare(sql: Db, brainstormId: string, id: s
 
 // ── the public view ──────────────────────────────────────────────────────────────────
 
-/** The published board whose token hashes to `hash`, with only what the public may see. */
+/** The published board whose token hashes to `hash`, with only what the public may see (and its public version). */
 export async function publishedByHash(
   sql: Db,
   hash: string,
 ): Promise<{ id: string; name: string; version: number; ideas: { id: string; title: string; tags: string[]; parentId: string | null }[] } | null> {
-  const [board] = await sql<{ id: string; name: string; version: number }[]>`select id, name, version::int as version
+  const [board] = await sql<{ id: string; name: string; version: number }[]>`select id, name, public_version::int as version
     from brainstorms where public_token_hash = ${hash}`;
   if (!board) return null;
   const ideas = await sql<{ id: string; title: string; tags: string[]; parentId: string | null }[]>`select id, title, tags, parent_id

@@ -27,7 +27,7 @@ t.test('published boards only, current on every call, never a note, assignee, co
   const first = tokenOf((await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey })).body.publicUrl);
   const model = await publishedBrainstorm(s.sql, first);
   t.ok(model);
-  const version = (await s.sql`select version::int as v from brainstorms where id = ${board.id}`)[0]!.v;
+  const version = (await s.sql`select public_version::int as v from brainstorms where id = ${board.id}`)[0]!.v;
   t.same(model, {
     id: board.id, name: 'Public board', version,
     ideas: [
@@ -40,11 +40,26 @@ t.test('published boards only, current on every call, never a note, assignee, co
     t.notOk(everyByte.includes(marker), `no ${marker}`);
   }
 
+  // What the public cannot see leaves the public version alone: its ETag tells nothing.
+  await s.api('POST', `/v1/brainstorms/${board.id}/ideas/${root.id}/comments`, { token: s.adminKey, body: { body: 'MARKER-COMMENT-2' } });
+  await s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${root.id}`, { token: s.adminKey, body: { notes: 'MARKER-NOTE-2', assigneeId: null } });
+  await s.api('DELETE', `/v1/brainstorms/${board.id}`, { token: s.adminKey });
+  await s.api('POST', `/v1/brainstorms/${board.id}/restore`, { token: s.adminKey });
+  t.same(await publishedBrainstorm(s.sql, first), model, 'comments, notes, assignees and archiving change nothing public');
+
   // Current on every call: a change shows at once, with a new version.
   await s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${root.id}`, { token: s.adminKey, body: { title: 'Root renamed' } });
   const changed = await publishedBrainstorm(s.sql, first);
   t.equal(changed!.ideas[0]!.title, 'Root renamed');
-  t.ok(changed!.version > model!.version, 'the version moves with every write');
+  t.ok(changed!.version > model!.version, 'the version moves with what the public sees');
+  await s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${board.ideas[1].id}`, { token: s.adminKey, body: { tags: ['new'] } });
+  const tagged = await publishedBrainstorm(s.sql, first);
+  t.same(tagged!.ideas[1]!.tags, ['new']);
+  t.ok(tagged!.version > changed!.version, 'tags are public');
+  await s.api('PATCH', `/v1/brainstorms/${board.id}`, { token: s.adminKey, body: { name: 'Public board, renamed' } });
+  const renamed = await publishedBrainstorm(s.sql, first);
+  t.equal(renamed!.name, 'Public board, renamed');
+  t.ok(renamed!.version > tagged!.version, 'so is the name');
 
   // A new publish retires the old token; unpublish retires every token.
   const second = tokenOf((await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey })).body.publicUrl);
