@@ -87,6 +87,23 @@ t.test('re-parent: anywhere but into its own subtree', async (t) => {
   );
 });
 
+t.test('two re-parents at once cannot close a cycle between them', async (t) => {
+  const s = await server(t);
+  for (let round = 0; round < 5; round++) {
+    const board = await newBrainstorm(t, s, { name: `Race ${round}`, ideas: [{ title: 'x' }, { title: 'y' }] });
+    const [x, y] = board.ideas;
+    const path = (id: string) => `/v1/brainstorms/${board.id}/ideas/${id}`;
+    const results = await Promise.all([
+      s.api('PATCH', path(x.id), { token: s.adminKey, body: { parentId: y.id } }),
+      s.api('PATCH', path(y.id), { token: s.adminKey, body: { parentId: x.id } }),
+    ]);
+    t.same(results.map((r) => r.status).sort(), [200, 400], `round ${round}: one wins, the other is refused`);
+    t.equal(results.find((r) => r.status === 400)?.body.error.code, 'CIRCULAR_DEPENDENCY');
+    const rows = await s.sql`select count(*)::int as n from ideas where brainstorm_id = ${board.id} and parent_id is null`;
+    t.equal(rows[0]!.n, 1, 'one root remains');
+  }
+});
+
 t.test('delete: children move to its parent, with comments and files gone', async (t) => {
   const s = await server(t);
   const board = await newBrainstorm(t, s, TREE);
