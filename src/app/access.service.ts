@@ -7,9 +7,8 @@ import { ApiError } from '../errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
 import { createKey } from '../auth/provision.ts';
-import { newSecret, sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../store/db.ts';
-import { credentialWorkspace, listCredentials, replaceKeySecret, revokeCredential, type CredentialListRow } from '../store/credentials.store.ts';
+import { credentialWorkspace, listCredentials, revokeCredential, type CredentialListRow } from '../store/credentials.store.ts';
 import { memberRole } from '../store/people.store.ts';
 
 export interface AccessContext {
@@ -41,13 +40,18 @@ export async function createAccessKey(ctx: AccessContext, input: { name: string;
   return createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: input.role, scopes: input.scopes, name: input.name || undefined });
 }
 
-/** A new secret for the key; the old secret stops working at once. */
+/**
+ * Rotation: a new key with the same name, role and scopes; the old one is revoked at once
+ * (it then answers 401 CREDENTIAL_REVOKED, which tells its holder what happened).
+ */
 export async function rotateAccessKey(ctx: AccessContext, id: string): Promise<{ id: string; key: string }> {
   await requireAdmin(ctx);
-  const key = newSecret('fpk');
-  if (!(await replaceKeySecret(ctx.sql, ctx.workspaceId, id, sha256(key)))) throw new ApiError('NOT_FOUND', 'Key not found');
+  const old = (await listCredentials(ctx.sql, ctx.workspaceId)).find((row) => row.id === id && row.kind === 'key');
+  if (!old) throw new ApiError('NOT_FOUND', 'Key not found');
+  const created = await createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: old.role, scopes: old.scopes, name: old.name ?? undefined });
+  await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
-  return { id, key };
+  return created;
 }
 
 export async function deleteCredential(ctx: AccessContext, id: string): Promise<void> {

@@ -17,7 +17,7 @@ export function accessView(form: FormContext, input: {
 ${signoutForm(form, input.who)}
 ${input.canSwitch ? html`<p><a href="${prefix}/workspaces">Switch workspace</a></p>` : ''}
 ${input.created ? html`<section class="secret" aria-labelledby="new-key-title">
-  <h2 id="new-key-title">${input.created.rotated ? 'The new secret of this key' : 'Your new API key'}</h2>
+  <h2 id="new-key-title">${input.created.rotated ? 'Your replacement key (the old one is revoked)' : 'Your new API key'}</h2>
   <p id="new-key-hint">Copy it now: it is shown only once and stored only as a hash.</p>
   <label for="new-key">Key ${input.created.id}</label>
   <input id="new-key" type="text" readonly value="${input.created.key}" aria-describedby="new-key-hint" class="mono">

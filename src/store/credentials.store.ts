@@ -139,14 +139,6 @@ export async function listCredentials(sql: Db, workspaceId: string): Promise<Cre
     from credentials where workspace_id = ${workspaceId} and revoked_at is null order by created_at, id`;
 }
 
-/** Gives a live key of the workspace a new secret; the old one stops working. False when no such key. */
-export async function replaceKeySecret(sql: Db, workspaceId: string, id: string, secretHash: string): Promise<boolean> {
-  const rows = await sql`update credentials set secret_hash = ${secretHash}
-    where id = ${id} and workspace_id = ${workspaceId} and kind = 'key' and revoked_at is null returning id`;
-  if (rows.length > 0) await announceAuthChange(sql);
-  return rows.length > 0;
-}
-
 export async function credentialWorkspace(sql: Db, id: string): Promise<string | null> {
   const [row] = await sql<{ workspaceId: string }[]>`select workspace_id from credentials where id = ${id} and revoked_at is null`;
   return row?.workspaceId ?? null;
