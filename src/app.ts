@@ -8,6 +8,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { Edge } from './http/edge.ts';
 import { Metrics } from './http/metrics.ts';
+import { Mailer } from './mail/mailer.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
@@ -69,7 +70,8 @@ export async function startApp(config: Config, options: { log?: Logger; database
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry) };
+  const mailer = new Mailer(config, log);
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
@@ -98,6 +100,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
       await registry.close();
       await pool.close();
       await auth.close();
+      mailer.close();
       if (!options.database) await database.close();
     },
   };

@@ -21,6 +21,12 @@ export interface Config {
   readonly addressRateLimitPerMinute: number;
   readonly addressRateLimitBurst: number;
   readonly notifyQuietSeconds: number;
+  /** A batch waits at most this long after its first event, however busy the person (quiet resets don't extend it). */
+  readonly notifyMaxWaitSeconds: number;
+  /** `From` of notification mail (MAIL_FROM; default `flowplan <notifications@BASE_URL host>`). */
+  readonly mailFrom: string;
+  /** False: this process enqueues jobs but runs no job workers or schedules (JOBS=0). */
+  readonly jobWorkers: boolean;
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetryBaseSeconds: number;
   readonly logLevel: string;
@@ -54,6 +60,13 @@ function url(env: Env, name: string, fallback: string): string {
   }
 }
 
+/** `flowplan <notifications@host>` for BASE_URL's host; an IP address becomes `localhost`. */
+function defaultMailFrom(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname;
+  const domain = /^[\d.]+$|^\[|:/.test(host) ? 'localhost' : host;
+  return `flowplan <notifications@${domain}>`;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -74,6 +87,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     addressRateLimitPerMinute: int(env, 'ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
+    notifyMaxWaitSeconds: int(env, 'NOTIFY_MAX_WAIT_SECONDS', 900, 0, 86_400),
+    mailFrom: env.MAIL_FROM || defaultMailFrom(baseUrl),
+    jobWorkers: env.JOBS !== '0',
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),
     logLevel: env.LOG_LEVEL || 'info',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../store/db.ts';
 import type { WorkIndexes } from '../work/workspace-index.ts';
@@ -15,4 +16,6 @@ export interface Services {
   readonly log: Logger;
   readonly registry: SessionRegistry;
   readonly work: WorkIndexes;
+  /** Outgoing mail: SMTP_URL, or the local maildir. */
+  readonly mailer: Mailer;
 }

@@ -1,0 +1,61 @@
+/** The mailer against a real SMTP server on loopback, and the maildir fallback with no SMTP_URL. */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import t from 'tap';
+import { loadConfig } from '../../src/config.ts';
+import { Mailer } from '../../src/mail/mailer.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+
+const log = pino({ level: 'silent' });
+
+t.test('SMTP: text and HTML alternatives, From, Message-ID and extra headers arrive', async (t) => {
+  const smtp = await startSmtp(t);
+  const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url, BASE_URL: 'https://plan.example.com' }), log);
+  t.teardown(() => mailer.close());
+  const sent = await mailer.send({
+    to: 'ada@example.com', subject: 'Hello <there>', text: 'plain body', html: '<p>html body</p>',
+    headers: { 'List-Unsubscribe': '<https://plan.example.com/u/x>' },
+  });
+  t.equal(sent.transport, 'smtp');
+  const [mail] = await smtp.waitFor((m) => m.to.includes('ada@example.com'));
+  t.equal(mail!.parsed.subject, 'Hello <there>');
+  t.equal(mail!.parsed.text?.trim(), 'plain body');
+  t.equal(mail!.parsed.html, '<p>html body</p>');
+  t.equal(mail!.parsed.from?.value[0]?.address, 'notifications@plan.example.com');
+  t.equal(mail!.parsed.messageId, sent.messageId);
+  t.match(sent.messageId, /^<[^@>]+@plan\.example\.com>$/);
+  t.equal(mail!.header('list-unsubscribe'), '<https://plan.example.com/u/x>');
+});
+
+t.test('SMTP refusal and a dropped connection reject the send', async (t) => {
+  const smtp = await startSmtp(t);
+  const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url }), log);
+  t.teardown(() => mailer.close());
+  const message = { to: 'a@example.com', subject: 's', text: 't', html: '<p>t</p>' };
+  smtp.mode = 'reject';
+  await t.rejects(mailer.send(message));
+  smtp.mode = 'disconnect';
+  await t.rejects(mailer.send(message));
+  t.equal(smtp.messages.length, 0);
+  smtp.mode = 'accept';
+  await mailer.send(message);
+  t.equal(smtp.messages.length, 1, 'the server still works for the next send');
+});
+
+t.test('no SMTP_URL: the message lands in the maildir under the data directory', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowplan-mail-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const mailer = new Mailer(loadConfig({ FLOWPLAN_DATA_DIR: dataDir, MAIL_FROM: 'Plans <plans@example.org>' }), log);
+  const sent = await mailer.send({ to: 'b@example.com', subject: 'Maildir', text: 'hi', html: '<b>hi</b>' });
+  t.equal(sent.transport, 'outbox');
+  const files = await readdir(path.join(dataDir, 'mail', 'new'));
+  t.equal(files.length, 1);
+  const raw = await readFile(path.join(dataDir, 'mail', 'new', files[0]!), 'utf8');
+  t.match(raw, /^From: Plans <plans@example\.org>$/m);
+  t.match(raw, /^Subject: Maildir$/m);
+  t.match(raw, new RegExp(`^Message-ID: ${sent.messageId.replace(/[.]/g, '\\.')}$`, 'mi'));
+  t.match(raw, /multipart\/alternative/);
+  t.same(await readdir(path.join(dataDir, 'mail', 'tmp')), [], 'nothing left half-written');
+});
