@@ -43,7 +43,7 @@ export function flowRoutes(services: Services): Route[] {
       handler: async (ctx) => flowReply(await createFlow(context(ctx), ctx.body as NewFlowInput), 201),
     },
     {
-      method: 'GET', path: '/v1/flows/{flowId}', operationId: 'getFlow', summary: 'A flow with its whole task graph and derived state', tags: ['Flows'],
+      method: 'GET', path: '/v1/flows/{flowId}', guest: 'read', operationId: 'getFlow', summary: 'A flow with its whole task graph and derived state', tags: ['Flows'],
       auth: 'bearer', scopes: ['flows:read'], params: FlowParams, etag: versionTag,
       responses: { 200: { description: 'The flow', schema: FlowSchema } },
       handler: async (ctx) => flowReply(await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId)),
@@ -79,7 +79,7 @@ export function flowRoutes(services: Services): Route[] {
       handler: async (ctx) => summary(await unpublishFlow(context(ctx), ctx.params.flowId)),
     },
     {
-      method: 'GET', path: '/v1/flows/{flowId}/schedule', operationId: 'getSchedule', summary: 'Working-day schedule and projected finish', tags: ['Flows'],
+      method: 'GET', path: '/v1/flows/{flowId}/schedule', guest: 'read', operationId: 'getSchedule', summary: 'Working-day schedule and projected finish', tags: ['Flows'],
       auth: 'bearer', scopes: ['flows:read'], params: FlowParams, query: ScheduleQuery,
       etag: async (ctx) => `${await versionTag(ctx)}.${scheduleStart((ctx.query as { startDate?: string }).startDate)}`,
       responses: { 200: { description: 'The schedule', schema: ScheduleSchema } },
@@ -90,7 +90,7 @@ export function flowRoutes(services: Services): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/flows/{flowId}/report', operationId: 'getReport', summary: 'Delivery report: progress, hours, workload, blockers', tags: ['Flows'],
+      method: 'GET', path: '/v1/flows/{flowId}/report', guest: 'read', operationId: 'getReport', summary: 'Delivery report: progress, hours, workload, blockers', tags: ['Flows'],
       auth: 'bearer', scopes: ['flows:read'], params: FlowParams,
       responses: { 200: { description: 'The report', schema: ReportSchema } },
       handler: async (ctx) => {

@@ -37,7 +37,7 @@ export function taskRoutes(services: Services): Route[] {
       },
     },
     {
-      ...read, method: 'GET', path: TASK, operationId: 'getTask', summary: 'A task with its derived state', params: TaskParams,
+      ...read, method: 'GET', path: TASK, guest: 'read', operationId: 'getTask', summary: 'A task with its derived state', params: TaskParams,
       responses: taskResponse('The task'),
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId);
@@ -93,13 +93,13 @@ export function taskRoutes(services: Services): Route[] {
         taskReply(200, await assignTask(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.assigneeId), ctx.params.taskId),
     },
     {
-      ...read, method: 'GET', path: `${TASK}/comments`, operationId: 'listComments', summary: 'Comments, oldest first',
+      ...read, method: 'GET', path: `${TASK}/comments`, guest: 'read', operationId: 'listComments', summary: 'Comments, oldest first',
       params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Comments', schema: listOf(CommentSchema) } },
       handler: async (ctx: RequestContext<P, { size: number; from: number }>) =>
         json(200, await listComments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
     },
     {
-      ...work, minRole: 'member', method: 'POST', path: `${TASK}/comments`, operationId: 'addComment', summary: 'Comment on a task',
+      ...work, minRole: 'member', method: 'POST', path: `${TASK}/comments`, guest: 'comment', operationId: 'addComment', summary: 'Comment on a task',
       params: TaskParams, body: CommentBody, responses: { 201: { description: 'The comment', schema: CommentSchema } },
       handler: async (ctx: RequestContext<P, Record<string, unknown>, { body: string }>) => json(201, await addComment(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.body)),
     },

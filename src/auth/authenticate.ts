@@ -7,7 +7,8 @@ import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
 import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../store/credentials.store.ts';
-import { apiRole, type Principal } from './principal.ts';
+import { flowShareOf } from '../store/people.store.ts';
+import { apiRole, type Principal, type Scope } from './principal.ts';
 import { sha256 } from './secrets.ts';
 
 type Resolution = { principal: Principal } | { refusal: 'UNAUTHORIZED' | 'CREDENTIAL_REVOKED' };
@@ -63,6 +64,29 @@ export class Authenticator {
       throw unauthorized('Unknown or expired credential');
     }
     return principal.kind === 'person' ? this.livePerson(principal) : principal;
+  }
+
+  /**
+   * A person reaching a flow of another workspace through a share (a guest): on the routes a
+   * guest may use, the principal becomes one of the flow's workspace, bounded by the share —
+   * a viewer reads, a commenter also comments, and the token's own scopes still narrow it.
+   * Without a share nothing changes, so the flow stays 404 like any other workspace's.
+   */
+  async asGuest(principal: Principal, flowId: string, need: 'read' | 'comment'): Promise<Principal> {
+    if (!principal.userId || flowId.length > 64) return principal;
+    const share = await flowShareOf(this.sql, flowId, principal.userId);
+    if (!share || share.workspaceId === principal.workspaceId || !share.role) return principal;
+    if (need === 'comment' && share.role !== 'commenter') {
+      throw new ApiError('FORBIDDEN', 'This flow is shared with you as a viewer: commenting needs the commenter role', { shareRole: share.role });
+    }
+    const allowed: Scope[] = share.role === 'commenter' ? ['flows:read', 'work:write'] : ['flows:read'];
+    return {
+      ...principal,
+      workspaceId: share.workspaceId, workspaceName: share.workspaceName, plan: share.plan, pastDue: share.pastDue,
+      // A commenter's comment is a write: `member` lets it through on the one route that allows guests to write.
+      role: share.role === 'commenter' && need === 'comment' ? 'member' : 'viewer',
+      scopes: principal.scopes.filter((scope) => allowed.includes(scope)),
+    };
   }
 
   /**

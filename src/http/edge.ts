@@ -135,6 +135,7 @@ export class Edge {
           retryAfter: rate.retryAfterSeconds,
         }, { 'Retry-After': String(rate.retryAfterSeconds) });
       }
+      if (route.guest && principal.userId && rawParams.flowId) principal = await this.deps.auth.asGuest(principal, rawParams.flowId, route.guest);
       authorize(route, principal);
     } else if (route.rateLimit === 'address') {
       rateKey = `address:${request.remoteAddress}`;

@@ -69,6 +69,11 @@ export interface Route<P = any, Q = any, B = any> {
   rateLimit?: 'address';
   /** Left out of the OpenAPI document (the web app's unversioned pages, spec §9.3). */
   hidden?: boolean;
+  /**
+   * A flow route (`{flowId}`) a guest may use with a person token: `read` for a share's viewer
+   * and commenter, `comment` for a commenter only. Other flow routes stay 404 to guests.
+   */
+  guest?: 'read' | 'comment';
   /** Renders a refusal for a non-JSON client (an HTML page); the envelope otherwise. */
   renderError?: (error: ApiError) => Reply;
   params?: Schema;

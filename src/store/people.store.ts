@@ -219,3 +219,23 @@ export async function findInviteByToken(sql: Db, tokenHash: string): Promise<Inv
 export async function setInviteToken(sql: Db, inviteId: string, tokenHash: string, expiresAt: Date): Promise<void> {
   await sql`update invites set token_hash = ${tokenHash}, expires_at = ${expiresAt} where id = ${inviteId}`;
 }
+
+// ── guests ──────────────────────────────────────────────────────────────────────────
+
+export interface FlowShareRow {
+  workspaceId: string;
+  workspaceName: string;
+  plan: 'free' | 'pro';
+  pastDue: boolean;
+  /** The person's share of the flow (by their account's email); null when they have none. */
+  role: 'viewer' | 'commenter' | null;
+}
+
+export async function flowShareOf(sql: Db, flowId: string, userId: string): Promise<FlowShareRow | null> {
+  const [row] = await sql<FlowShareRow[]>`select f.workspace_id, w.name as workspace_name, w.plan, w.past_due,
+      (select s.role from shares s join users u on lower(u.email) = lower(s.email)
+        where s.flow_id = f.id and u.id = ${userId}) as role
+    from flows f join workspaces w on w.id = f.workspace_id
+    where f.id = ${flowId}`;
+  return row ?? null;
+}
