@@ -4,6 +4,7 @@ import type { Role } from '../auth/principal.ts';
 import type { InviteStatus, PageRequest } from '../store/team.store.ts';
 import { changeMemberRole, listMembers, type TeamContext } from '../team/members.service.ts';
 import { createInvite, listInvites, revokeInvite } from '../team/invites.service.ts';
+import { inviteDelivery } from '../app/invite-mail.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import {
   CreateInviteBody, InviteParams, InviteSchema, ListInvitesQuery, ListMembersQuery, MemberParams, MemberSchema, PatchMemberBody,
@@ -12,6 +13,7 @@ import type { Services } from './services.ts';
 
 export function teamRoutes(services: Services): Route[] {
   const { sql, auth } = services;
+  const deliverInvite = inviteDelivery(services);
   const context = (ctx: RequestContext<any, any, any>): TeamContext => ({ sql, auth, principal: ctx.principal! });
   const read = { auth: 'bearer', scopes: ['team:read'], tags: ['Team'] } as const;
   const write = { auth: 'bearer', scopes: ['team:write'], minRole: 'admin', tags: ['Team'] } as const;
@@ -47,7 +49,7 @@ export function teamRoutes(services: Services): Route[] {
         200: { description: 'An invitation to this address (case-insensitive) was already pending: that one, with the role asked for now', schema: InviteSchema },
       },
       handler: async (ctx: RequestContext<{}, {}, { email: string; role: Role }>) => {
-        const { invite, created } = await createInvite(context(ctx), ctx.body);
+        const { invite, created } = await createInvite(context(ctx), ctx.body, deliverInvite);
         return json(created ? 201 : 200, invite);
       },
     },

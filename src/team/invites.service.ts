@@ -4,9 +4,10 @@
  */
 import { ApiError } from '../errors.ts';
 import type { Role } from '../auth/principal.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId, newSecret, sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../store/db.ts';
 import { announceAuthChange } from '../store/credentials.store.ts';
+import { setInviteToken } from '../store/people.store.ts';
 import {
   addMember, findPendingInvite, insertInvite, isMemberEmail, lockInvite, lockSeats, pageInvites, seatsUsed, setInviteRole, setInviteStatus,
   type InviteRow, type InviteStatus, type Page, type PageRequest,
@@ -31,18 +32,28 @@ export async function listInvites(ctx: TeamContext, filter: PageRequest & { stat
   return { total, items: items.map(inviteView) };
 }
 
+/** How long an invitation link works. */
+export const INVITE_LINK_DAYS = 7;
+
+/** Delivers an invitation's single-use link (the app's invite email); never throws. */
+export type InviteDelivery = (invite: { email: string; role: Role; workspaceId: string; token: string; expiresAt: Date }) => Promise<void>;
+
 /**
  * A pending invite for the address. `created` is false when one was already pending: that
  * invite is answered (with the role now asked for) instead of a duplicate, and it takes no
- * further seat.
+ * further seat. Either way the invitee gets a fresh single-use link (the previous one stops
+ * working), mailed after the commit.
  */
 export async function createInvite(
   ctx: TeamContext,
   input: { email: string; role: Role },
+  deliver?: InviteDelivery,
 ): Promise<{ invite: InviteView; created: boolean }> {
   const email = emailAddress(input.email);
   const workspaceId = ctx.principal.workspaceId;
-  return ctx.sql.begin(async (tx) => {
+  const token = newSecret('inv');
+  const expiresAt = new Date(Date.now() + INVITE_LINK_DAYS * 86_400_000);
+  const result = await ctx.sql.begin(async (tx) => {
     const limit = await lockSeats(tx, workspaceId);
     if (limit === null) throw new ApiError('NOT_FOUND', 'Workspace not found');
     if (await isMemberEmail(tx, workspaceId, email)) {
@@ -51,6 +62,7 @@ export async function createInvite(
     const pending = await findPendingInvite(tx, workspaceId, email);
     if (pending) {
       const row = pending.role === input.role ? pending : await setInviteRole(tx, pending.id, input.role);
+      await setInviteToken(tx, row.id, sha256(token), expiresAt);
       return { invite: inviteView(row), created: false };
     }
     const used = await seatsUsed(tx, workspaceId);
@@ -62,8 +74,11 @@ export async function createInvite(
     const row = await insertInvite(tx, {
       id: newId('inv'), workspaceId, email, role: input.role, invitedBy: ctx.principal.credentialId,
     });
+    await setInviteToken(tx, row.id, sha256(token), expiresAt);
     return { invite: inviteView(row), created: true };
   });
+  await deliver?.({ email, role: result.invite.role, workspaceId, token, expiresAt });
+  return result;
 }
 
 /** Revokes a pending invite, freeing its seat; revoking a revoked one answers it unchanged. */
