@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { Edge } from './http/edge.ts';
 import { Metrics } from './http/metrics.ts';
 import { Mailer } from './mail/mailer.ts';
+import { Jobs } from './jobs/jobs.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
@@ -71,7 +72,8 @@ export async function startApp(config: Config, options: { log?: Logger; database
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
   const mailer = new Mailer(config, log);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer };
+  const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers);
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
@@ -90,6 +92,8 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(brainstormRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
+  // Workers and outbox subscribers are registered above (route modules, services); start them.
+  await jobs.start();
   const server: HttpServer = await listen(edge, config.host, config.port);
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');
@@ -97,6 +101,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
     services, edge, url, port: server.port, demo,
     close: async () => {
       await server.close();
+      await jobs.stop();
       await registry.close();
       await pool.close();
       await auth.close();

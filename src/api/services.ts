@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { Jobs } from '../jobs/jobs.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../store/db.ts';
 import type { WorkIndexes } from '../work/workspace-index.ts';
@@ -18,4 +19,6 @@ export interface Services {
   readonly work: WorkIndexes;
   /** Outgoing mail: SMTP_URL, or the local maildir. */
   readonly mailer: Mailer;
+  /** pg-boss queues and the outbox drain (send, work, onOutbox). */
+  readonly jobs: Jobs;
 }

@@ -8,6 +8,7 @@ import { createClient, createKey, createUser, createWorkspace, setWorkspace } fr
 import { revokeCredential } from '../store/credentials.store.ts';
 import { openDatabase, type Sql } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
+import { formatJobsReport, jobsReport } from '../jobs/report.ts';
 import { bool, count, email, optional, parse, plan, required, role, scopes, UsageError } from './args.ts';
 
 const USAGE = `usage:
@@ -17,7 +18,8 @@ const USAGE = `usage:
   flowplan user create --email E --name N --password P [--workspace W --role owner|admin|member|viewer] [--json]
   flowplan key create --workspace W --role admin|member|viewer --scopes "s1 s2 …"|all [--name N] [--json]
   flowplan key revoke --id K [--json]
-  flowplan client create --workspace W --role R --scopes …|all [--name N] [--first-party --redirect-uri URI …] [--json]`;
+  flowplan client create --workspace W --role R --scopes …|all [--name N] [--first-party --redirect-uri URI …] [--json]
+  flowplan jobs [--failed N] [--json]   (queues by state, recent failed jobs, the outbox backlog)`;
 
 type Command = (sql: Sql, argv: string[]) => Promise<{ result: Record<string, unknown>; text: string }>;
 
@@ -26,6 +28,11 @@ const COMMANDS: Record<string, Command> = {
     parse(argv, {});
     const applied = await migrate(sql);
     return { result: { applied }, text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date' };
+  },
+  jobs: async (sql, argv) => {
+    const o = parse(argv, { failed: { type: 'string' } });
+    const report = await jobsReport(sql, count(optional(o, 'failed'), 'failed') ?? 20);
+    return { result: report, text: formatJobsReport(report) };
   },
   'workspace create': async (sql, argv) => {
     const o = parse(argv, { name: { type: 'string' }, plan: { type: 'string' }, seats: { type: 'string' } });
@@ -75,7 +82,7 @@ const COMMANDS: Record<string, Command> = {
 
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
-  const name = argv[0] === 'migrate' ? 'migrate' : `${argv[0]} ${argv[1]}`;
+  const name = argv[0] === 'migrate' || argv[0] === 'jobs' ? argv[0] : `${argv[0]} ${argv[1]}`;
   const command = COMMANDS[name];
   if (!command || argv[0] === '--help') {
     process.stderr.write(`${argv.length && argv[0] !== '--help' ? `unknown command: ${argv.slice(0, 2).join(' ')}\n` : ''}${USAGE}\n`);

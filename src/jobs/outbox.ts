@@ -1,0 +1,117 @@
+/**
+ * The outbox drainer: hands each batch of new domain events (table `outbox`, written in the
+ * command's own transaction) to every subscriber inside the transaction that marks them
+ * processed. A subscriber that enqueues jobs with that `tx` therefore turns each event into
+ * its jobs exactly once: if anything throws, the marks and the jobs roll back together.
+ *
+ * One drainer runs at a time across every process (a transaction-scoped advisory lock; the
+ * others skip the round). `for update skip locked` would let two processes drain adjacent
+ * batches at once, and a flow's events could then reach subscribers out of commit order;
+ * webhooks promise that order, and the drain is only a few inserts per event, so one
+ * drainer keeps up. Within a flow, commits are serialised by the flow's version, so ordering
+ * by id is commit order.
+ */
+import type { Logger } from 'pino';
+import type { Sql, Tx } from '../store/db.ts';
+import { FLOWS_CHANNEL } from '../store/flows.store.ts';
+import { countDrainFailure, markOutboxProcessed, nextOutboxBatch, tryDrainLock, type OutboxRow } from '../store/jobs.store.ts';
+
+export type OutboxEvent = OutboxRow;
+export type OutboxHandler = (events: readonly OutboxEvent[], tx: Tx) => Promise<void>;
+
+const BATCH = 200;
+/** Polled this often when idle; a committed flow change (NOTIFY) wakes it sooner. */
+const IDLE_POLL_MS = 1000;
+/** An event whose batch failed this often alone is set aside (logged, kept with its error). */
+const MAX_ATTEMPTS = 5;
+
+export class OutboxDrainer {
+  private readonly subscribers: { name: string; handler: OutboxHandler }[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private again = false;
+  private failures = 0;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(private readonly sql: Sql, private readonly log: Logger) {}
+
+  subscribe(name: string, handler: OutboxHandler): void {
+    this.subscribers.push({ name, handler });
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.sql.listen(FLOWS_CHANNEL, () => this.poke()).then(
+      (listener) => { this.unlisten = listener.unlisten; },
+      (error: unknown) => this.log.warn({ err: error }, 'outbox: LISTEN failed; polling only'),
+    );
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.unlisten?.().catch(() => {});
+  }
+
+  /** Drains until nothing is left (or another process holds the drain). */
+  async drainAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.drainBatch(this.failures > 0 ? 1 : BATCH);
+      if (n <= 0) return total;
+      total += n;
+    }
+  }
+
+  private poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.drainAll().then(
+      () => { this.failures = 0; },
+      (error: unknown) => {
+        this.failures++;
+        this.log.error({ err: error, failures: this.failures }, 'outbox drain failed; retrying');
+      },
+    ).finally(() => {
+      this.running = null;
+      if (this.stopped) return;
+      // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
+      const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : IDLE_POLL_MS;
+      this.again = false;
+      this.timer = setTimeout(() => this.poke(), delay);
+    });
+  }
+
+  /** One batch; returns how many events were handed over (0: none, or another drainer runs). */
+  private async drainBatch(limit: number): Promise<number> {
+    let batch: OutboxRow[] = [];
+    try {
+      return await this.sql.begin(async (tx) => {
+        if (!(await tryDrainLock(tx))) return 0;
+        batch = await nextOutboxBatch(tx, limit);
+        if (batch.length === 0) return 0;
+        for (const { handler } of this.subscribers) await handler(batch, tx);
+        await markOutboxProcessed(tx, batch.map((e) => e.id));
+        return batch.length;
+      });
+    } catch (error) {
+      if (batch.length === 0) throw error;
+      const attempts = await countDrainFailure(this.sql, batch.map((e) => e.id));
+      if (batch.length === 1 && attempts >= MAX_ATTEMPTS) {
+        // A poison event must not stop every later one: set it aside, with its error, for an operator.
+        await this.sql.begin((tx) => markOutboxProcessed(tx, [batch[0]!.id], String((error as Error).message ?? error)));
+        this.log.error({ err: error, event: batch[0] }, 'outbox event set aside after repeated failures');
+        return 1;
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/** The outbox drain and job statistics (pg-boss's own tables are read here, never written). */
+import type { Db, Tx } from './db.ts';
+
+/** Transaction-scoped: one drainer at a time across every process (see jobs/outbox.ts). */
+const DRAIN_LOCK = 7_046_231_907;
+
+export interface OutboxRow {
+  id: string;
+  workspaceId: string;
+  flowId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+  actorId: string | null;
+  createdAt: Date;
+}
+
+export async function tryDrainLock(tx: Tx): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${DRAIN_LOCK}) as locked`;
+  return row!.locked;
+}
+
+export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
+  return tx<OutboxRow[]>`select id, workspace_id, flow_id, type, data, actor_id, created_at from outbox
+    where processed_at is null order by id limit ${limit}`;
+}
+
+export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error: string | null = null): Promise<void> {
+  await tx`update outbox set processed_at = now(), drain_error = ${error} where id = any(${ids as string[]}::bigint[])`;
+}
+
+/** Counts a failed drain of these rows; returns the rows' attempts so far. */
+export async function countDrainFailure(sql: Db, ids: readonly string[]): Promise<number> {
+  const rows = await sql<{ attempts: number }[]>`update outbox set drain_attempts = drain_attempts + 1
+    where id = any(${ids as string[]}::bigint[]) returning drain_attempts as attempts`;
+  return Math.max(0, ...rows.map((r) => r.attempts));
+}
+
+export async function outboxBacklog(sql: Db): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from outbox where processed_at is null`;
+  return row!.n;
+}
+
+/** Processed events are kept a week for operators, then removed. */
+export async function pruneOutbox(sql: Db, olderThanDays: number): Promise<number> {
+  const result = await sql`delete from outbox where processed_at < now() - make_interval(days => ${olderThanDays})`;
+  return result.count;
+}
+
+export async function jobCounts(sql: Db): Promise<{ queue: string; state: string; count: number }[]> {
+  return sql<{ queue: string; state: string; count: number }[]>`select name as queue, state::text as state, count(*)::int as count
+    from pgboss.job group by name, state order by name, state`;
+}
+
+export interface QueueSummary {
+  name: string;
+  created: number;
+  retry: number;
+  active: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+}
+
+export async function queueSummaries(sql: Db): Promise<QueueSummary[]> {
+  return sql<QueueSummary[]>`select q.name,
+      count(*) filter (where j.state = 'created')::int as created,
+      count(*) filter (where j.state = 'retry')::int as retry,
+      count(*) filter (where j.state = 'active')::int as active,
+      count(*) filter (where j.state = 'completed')::int as completed,
+      count(*) filter (where j.state = 'failed')::int as failed,
+      count(*) filter (where j.state = 'cancelled')::int as cancelled
+    from pgboss.queue q left join pgboss.job j on j.name = q.name
+    group by q.name order by q.name`;
+}
+
+export interface FailedJob {
+  id: string;
+  queue: string;
+  data: unknown;
+  output: unknown;
+  retryCount: number;
+  createdOn: Date;
+  completedOn: Date | null;
+}
+
+export async function failedJobs(sql: Db, limit: number): Promise<FailedJob[]> {
+  return sql<FailedJob[]>`select id, name as queue, data, output, retry_count, created_on, completed_on
+    from pgboss.job where state = 'failed' order by completed_on desc nulls last limit ${limit}`;
+}
+
+/** False until a server (or `flowplan migrate`) has started pg-boss once on this database. */
+export async function jobsInstalled(sql: Db): Promise<boolean> {
+  const [row] = await sql<{ present: boolean }[]>`select to_regclass('pgboss.job') is not null as present`;
+  return row!.present;
+}
+
+export async function setAsideOutboxEvents(sql: Db, limit: number): Promise<{ id: string; type: string; flowId: string | null; error: string; createdAt: Date }[]> {
+  return sql`select id, type, flow_id, drain_error as error, created_at from outbox
+    where drain_error is not null order by id desc limit ${limit}`;
+}

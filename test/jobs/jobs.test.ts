@@ -1,0 +1,97 @@
+/**
+ * Jobs on pg-boss against a real Postgres: a job sent inside a transaction exists only if it
+ * commits; a failing handler is retried and then shows as failed (in /metrics too); the
+ * outbox reaches each subscriber exactly once even with two servers draining one database.
+ */
+import t from 'tap';
+import { startApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { cli, startTestServer } from '../helpers/server.ts';
+import { member, newFlow, ok } from '../helpers/flows.ts';
+
+function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tick = async (): Promise<void> => {
+      if (await check()) return resolve();
+      if (Date.now() > deadline) return reject(new Error('condition not met in time'));
+      setTimeout(tick, 50);
+    };
+    void tick();
+  });
+}
+
+t.test('send, work, and a send inside a transaction', async (t) => {
+  const s = await startTestServer(t);
+  const { jobs } = s.app.services;
+  const seen: string[] = [];
+  jobs.work<{ n: string }>('test-echo', async (job) => void seen.push(job.data.n), { pollingIntervalSeconds: 0.5 });
+
+  await jobs.send('test-echo', { n: 'plain' });
+  await s.sql.begin(async (tx) => {
+    await jobs.send('test-echo', { n: 'committed' }, { tx });
+  });
+  await t.rejects(s.sql.begin(async (tx) => {
+    await jobs.send('test-echo', { n: 'rolled back' }, { tx });
+    throw new Error('abort');
+  }));
+  await until(() => seen.length >= 2);
+  // One more poll round for a stray job to show up, if one were there.
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  t.same(seen.sort(), ['committed', 'plain'], 'the rolled-back job never ran');
+});
+
+t.test('failures retry, then fail; /metrics shows depth and failures', async (t) => {
+  const s = await startTestServer(t);
+  const { jobs } = s.app.services;
+  jobs.queue('test-flaky', { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+  let attempts = 0;
+  jobs.work('test-flaky', async () => {
+    attempts++;
+    throw new Error('always fails');
+  }, { pollingIntervalSeconds: 0.5 });
+  await jobs.send('test-flaky', { x: 1 });
+  await until(async () => {
+    const [row] = await s.sql`select state from pgboss.job where name = 'test-flaky'`;
+    return row?.state === 'failed';
+  });
+  t.equal(attempts, 3, 'first attempt and two retries');
+  const metrics = await (await fetch(`${s.url}/metrics`)).text();
+  t.match(metrics, /flowplan_job_failures_total\{queue="test-flaky"\} 3/);
+  t.match(metrics, /flowplan_job_queue_depth\{queue="test-flaky",state="failed"\} 1/);
+  t.match(metrics, /flowplan_job_latency_seconds_count\{queue="test-flaky"\} 3/);
+  t.match(metrics, /flowplan_outbox_backlog \d+/);
+
+  const result = await cli(s.databaseUrl, ['jobs', '--json']);
+  t.equal(result.code, 0, result.stderr);
+  const report = JSON.parse(result.stdout);
+  t.match(report.queues.find((q: { name: string }) => q.name === 'test-flaky'), { failed: 1, created: 0 });
+  t.match(report.failed, [{ queue: 'test-flaky', retryCount: 2, output: { message: 'always fails' } }]);
+  t.match(report.outbox, { backlog: Number });
+  const text = await cli(s.databaseUrl, ['jobs']);
+  t.match(text.stdout, /test-flaky .* 1\n/);
+  t.match(text.stdout, /failed jobs \(newest first\):\n .* test-flaky /);
+});
+
+t.test('the outbox reaches each subscriber exactly once with two servers draining', async (t) => {
+  const a = await startTestServer(t);
+  const b = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: a.databaseUrl }));
+  t.teardown(() => b.close());
+  await a.sql`create table drained (outbox_id bigint not null, server text not null)`;
+  for (const [name, app] of [['a', a.app], ['b', b]] as const) {
+    app.services.jobs.onOutbox('test', async (events, tx) => {
+      for (const e of events) await tx`insert into drained values (${e.id}, ${name})`;
+    });
+  }
+  const person = await member(a, 'Ada');
+  const flow = await newFlow(t, a, { name: 'Drain', tasks: Array.from({ length: 30 }, (_, i) => ({ name: `T${i}` })) });
+  await Promise.all(flow.tasks.map((task: { id: string }) => ok(t, a, 'POST', `/v1/flows/${flow.id}/tasks/${task.id}/assign`, { assigneeId: person })));
+  await until(async () => {
+    const [row] = await a.sql`select count(*)::int as n from outbox where processed_at is null`;
+    return row!.n === 0;
+  });
+  const [outbox] = await a.sql`select count(*)::int as n from outbox`;
+  const rows = await a.sql`select outbox_id, count(*)::int as n from drained group by outbox_id`;
+  t.equal(rows.length, outbox!.n, 'every event handed over');
+  t.ok(rows.every((r) => r.n === 1), 'each exactly once');
+});
