@@ -36,9 +36,23 @@ function page(input: { title: string; body: Html; status: number }): Reply {
   };
 }
 
-export function view(title: string, body: Html, options: { status?: number; cookies?: string[] } = {}): Reply {
+/**
+ * The consent form's answer redirects to the client's loopback redirect URI, and browsers
+ * apply `form-action` to a form's redirects too: that page allows the request's own origin.
+ * CSP has no syntax for IPv6 hosts, so for `[::1]` the directive is left out instead.
+ */
+function withFormTarget(csp: string | undefined, redirectUri: string): string | undefined {
+  if (!csp) return csp;
+  const { origin, hostname } = new URL(redirectUri);
+  const directives = csp.split(';').map((d) => d.trim()).filter((d) => d && !d.startsWith('form-action'));
+  return (hostname.startsWith('[') ? directives : [...directives, `form-action 'self' ${origin}`]).join('; ');
+}
+
+export function view(title: string, body: Html, options: { status?: number; cookies?: string[]; formTarget?: string } = {}): Reply {
   const reply = page({ title: `${title} · flowplan`, body, status: options.status ?? 200 });
-  return { ...reply, headers: { ...reply.headers, 'Cache-Control': 'no-store' }, cookies: [...(reply.cookies ?? []), ...(options.cookies ?? [])] };
+  const headers: Record<string, string> = { ...reply.headers, 'Cache-Control': 'no-store' };
+  if (options.formTarget) headers['Content-Security-Policy'] = withFormTarget(headers['Content-Security-Policy'], options.formTarget)!;
+  return { ...reply, headers, cookies: [...(reply.cookies ?? []), ...(options.cookies ?? [])] };
 }
 
 export function seeOther(location: string, cookies: string[] = []): Reply {

@@ -78,7 +78,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
           request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: v.session.workspaceId,
           who: v.session, error: null,
-        }), { cookies: v.cookies });
+        }), { cookies: v.cookies, formTarget: pending.redirectUri });
       },
     }),
     appRoute({
@@ -98,7 +98,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
           return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
             request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: field(fields, 'workspace'),
             who: v.session, error: 'Tick at least one permission to allow, or choose Deny.',
-          }), { status: 400 });
+          }), { status: 400, formTarget: pending.redirectUri });
         }
         const location = await decideAuthorization(sql, issuer, {
           handle: request, userId: v.session.userId, workspaceId: field(fields, 'workspace'), approve, scopes,

@@ -62,7 +62,6 @@ export function consentView(form: FormContext, input: {
 }): Html {
   const single = input.orgs.length === 1 ? input.orgs[0]! : null;
   return html`<h1>Allow ${input.clientName} to use your account?</h1>
-${signoutForm(form, input.who)}
 ${errorBox('consent-error', input.error)}
 <form method="post" action="${form.prefix}/consent" class="stack">
   ${csrfField(form)}
@@ -82,7 +81,8 @@ ${errorBox('consent-error', input.error)}
     <button type="submit" name="decision" value="approve">Allow</button>
     <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
   </div>
-</form>`;
+</form>
+${signoutForm(form, input.who)}`;
 }
 
 export function pickerView(form: FormContext, input: { orgs: OrgRow[]; workspaceId: string | null; who: { name: string; email: string } }): Html {

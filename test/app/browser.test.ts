@@ -1,0 +1,100 @@
+/**
+ * Sign-in and consent in a real Chromium: the authorize redirect, the forms driven by the
+ * keyboard in tab order, the redirect back to a loopback client with the code, no CSP
+ * violations (nothing inline), and the API access page's copy button. Screenshots go to
+ * test-artifacts/.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { artifact, openBrowser } from '../helpers/browser.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { authorizePath, pkce, setUpPerson } from '../auth/agent.ts';
+
+t.test('sign-in and consent in Chromium', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const s = await startTestServer(t);
+  const person = await setUpPerson(s, { role: 'admin' });
+
+  // The native app's loopback listener.
+  let received!: (url: URL) => void;
+  const callback = new Promise<URL>((resolve) => (received = resolve));
+  const listener = createServer((req, res) => {
+    received(new URL(req.url!, 'http://127.0.0.1'));
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('signed in');
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+  const redirectUri = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
+
+  const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+
+  const { verifier, challenge } = pkce();
+  await page.goto(s.url + authorizePath({
+    client_id: person.clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge,
+    code_challenge_method: 'S256', state: 'browser-state', scope: 'flows:read flows:write team:read',
+  }));
+  t.match(new URL(page.url()).pathname, '/app/signin');
+  t.equal(await page.title(), 'Sign in · flowplan');
+  await page.screenshot({ path: artifact('app-signin.png'), fullPage: true });
+
+  // Keyboard only: email, Tab to password, Tab to the button, Enter.
+  await page.focus('#email');
+  await page.keyboard.type(person.email);
+  await page.keyboard.press('Tab');
+  // A string expression: the test is type-checked without the DOM library.
+  const focused = () => page.evaluate('document.activeElement.id || document.activeElement.textContent');
+  t.equal(await focused(), 'password', 'Tab moves from email to password');
+  await page.keyboard.type(person.password);
+  await page.keyboard.press('Tab');
+  t.equal(await focused(), 'Sign in', 'then to the Sign in button');
+  await Promise.all([page.waitForURL(/\/app\/consent/), page.keyboard.press('Enter')]);
+
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === '__Host-fp_session');
+  t.ok(session, 'the browser kept the __Host- session cookie');
+  t.equal(session?.httpOnly, true);
+  t.equal(session?.sameSite, 'Lax');
+  t.equal(session?.path, '/');
+
+  t.match(await page.textContent('h1'), 'Allow Flowplan CLI to use your account?');
+  const boxes = await Promise.all((await page.$$('input[name="scope"]')).map((box) => box.getAttribute('value')));
+  t.same(boxes, ['flows:read', 'flows:write', 'team:read'], 'exactly what the app asked for');
+  await page.screenshot({ path: artifact('app-consent.png'), fullPage: true });
+  // Untick flows:write with the keyboard, then allow.
+  await page.focus('#scope-flows\\:write');
+  await page.keyboard.press('Space');
+  t.equal(await page.isChecked('#scope-flows\\:write'), false);
+  await page.focus('button[value="approve"]');
+  await page.keyboard.press('Enter');
+
+  const back = await callback;
+  t.equal(back.searchParams.get('state'), 'browser-state');
+  const exchanged = await s.api('POST', '/v1/oauth/token', {
+    raw: new URLSearchParams({ grant_type: 'authorization_code', client_id: person.clientId, code: back.searchParams.get('code')!, code_verifier: verifier, redirect_uri: redirectUri }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  t.equal(exchanged.status, 200, exchanged.text);
+  t.equal(exchanged.body.scope, 'flows:read team:read', 'only what was left ticked');
+
+  // The API access page: a new key and its copy button (JavaScript from a file, so CSP allows it).
+  await page.goto(`${s.url}/app/access`);
+  await page.fill('#key-name', 'From the browser');
+  await page.check('#new-scope-flows\\:read');
+  await page.click('text=Create key');
+  await page.waitForSelector('#new-key');
+  const key = await page.inputValue('#new-key');
+  t.match(key, /^fpk_/);
+  t.equal(await page.isVisible('button[data-copy="new-key"]'), true, 'the copy button shows once the script runs');
+  await page.screenshot({ path: artifact('app-access.png'), fullPage: true });
+  t.equal((await s.api('GET', '/v1/me', { token: key })).status, 200);
+
+  t.same(violations, [], 'no Content-Security-Policy violations');
+  await context.close();
+});
