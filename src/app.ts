@@ -10,6 +10,8 @@ import { Edge } from './http/edge.ts';
 import { Metrics } from './http/metrics.ts';
 import { Mailer } from './mail/mailer.ts';
 import { Jobs } from './jobs/jobs.ts';
+import { Notifications } from './notifications/notifications.ts';
+import { notificationRoutes } from './api/notifications.routes.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
@@ -73,7 +75,8 @@ export async function startApp(config: Config, options: { log?: Logger; database
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
   const mailer = new Mailer(config, log);
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs };
+  const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
@@ -90,6 +93,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(workRoutes(services));
   edge.add(appRoutes(services));
   edge.add(brainstormRoutes(services));
+  edge.add(notificationRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   // Workers and outbox subscribers are registered above (route modules, services); start them.

@@ -23,6 +23,8 @@ export interface Config {
   readonly notifyQuietSeconds: number;
   /** A batch waits at most this long after its first event, however busy the person (quiet resets don't extend it). */
   readonly notifyMaxWaitSeconds: number;
+  /** Delay before the first retry of a failed notification email; each next one waits 4× longer. */
+  readonly notifyRetryBaseSeconds: number;
   /** `From` of notification mail (MAIL_FROM; default `flowplan <notifications@BASE_URL host>`). */
   readonly mailFrom: string;
   /** False: this process enqueues jobs but runs no job workers or schedules (JOBS=0). */
@@ -88,6 +90,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
     notifyMaxWaitSeconds: int(env, 'NOTIFY_MAX_WAIT_SECONDS', 900, 0, 86_400),
+    notifyRetryBaseSeconds: int(env, 'NOTIFY_RETRY_BASE_SECONDS', 60, 0, 86_400),
     mailFrom: env.MAIL_FROM || defaultMailFrom(baseUrl),
     jobWorkers: env.JOBS !== '0',
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',

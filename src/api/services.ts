@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Jobs } from '../jobs/jobs.ts';
+import type { Notifications } from '../notifications/notifications.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../store/db.ts';
 import type { WorkIndexes } from '../work/workspace-index.ts';
@@ -21,4 +22,6 @@ export interface Services {
   readonly mailer: Mailer;
   /** pg-boss queues and the outbox drain (send, work, onOutbox). */
   readonly jobs: Jobs;
+  /** Notification emails: deliveries, batches, the digest. */
+  readonly notifications: Notifications;
 }

@@ -58,6 +58,7 @@ export class Jobs {
   private readonly queues = new Map<string, QueueOptions>();
   private readonly created = new Set<string>();
   private readonly workers: Registered[] = [];
+  private readonly schedules: { queue: string; cron: string }[] = [];
   private readonly workerIds = new Map<string, string>();
   private readonly drainer: OutboxDrainer;
   private readonly latency: Histogram;
@@ -115,6 +116,12 @@ export class Jobs {
     if (this.started && this.runWorkers) void this.startWorker(this.workers.at(-1)!);
   }
 
+  /** Sends a job to `queue` on a cron schedule (UTC), from one process at a time (pg-boss's timekeeper). */
+  schedule(queue: string, cron: string): void {
+    if (!this.queues.has(queue)) this.queue(queue);
+    this.schedules.push({ queue, cron });
+  }
+
   /** A subscriber to domain events: each batch arrives inside the transaction that marks it processed. */
   onOutbox(name: string, handler: OutboxHandler): void {
     this.drainer.subscribe(name, handler);
@@ -142,6 +149,7 @@ export class Jobs {
     this.started = true;
     if (!this.runWorkers) return;
     for (const worker of this.workers) await this.startWorker(worker);
+    for (const { queue, cron } of this.schedules) await this.boss.schedule(queue, cron, {}, { tz: 'UTC' });
     this.drainer.start();
   }
 
