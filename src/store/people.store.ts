@@ -73,6 +73,8 @@ export async function insertCode(sql: Db, row: Omit<CodeRow, 'usedAt'> & { codeH
   await sql`insert into oauth_codes (code_hash, family_id, client_id, user_id, workspace_id, redirect_uri, code_challenge, scopes, expires_at)
     values (${row.codeHash}, ${row.familyId}, ${row.clientId}, ${row.userId}, ${row.workspaceId}, ${row.redirectUri},
             ${row.codeChallenge}, ${row.scopes}, ${row.expiresAt})`;
+  // A day after expiry a code can no longer be replayed usefully: its family is long settled.
+  await sql`delete from oauth_codes where expires_at < now() - interval '1 day'`;
 }
 
 /** The code, locked until the transaction ends, with the time it was first used (if it was). */
@@ -160,6 +162,8 @@ export interface SessionRow {
 export async function insertSession(sql: Db, row: { idHash: string; userId: string; workspaceId: string | null; expiresAt: Date }): Promise<void> {
   await sql`insert into app_sessions (id_hash, user_id, workspace_id, expires_at)
     values (${row.idHash}, ${row.userId}, ${row.workspaceId}, ${row.expiresAt})`;
+  // Expired sessions of this person go when they sign in again.
+  await sql`delete from app_sessions where user_id = ${row.userId} and expires_at < now()`;
 }
 
 export async function findSession(sql: Db, idHash: string): Promise<SessionRow | null> {
@@ -181,6 +185,8 @@ export async function deleteSession(sql: Db, idHash: string): Promise<void> {
 
 export async function recordSigninFailure(sql: Db, keys: string[]): Promise<void> {
   await sql`insert into signin_failures (key) select unnest(${keys}::text[])`;
+  // Only the last window counts; older rows of these keys are dead weight.
+  await sql`delete from signin_failures where key = any(${keys}::text[]) and failed_at < now() - interval '1 day'`;
 }
 
 /** Failures per key within the window, and the oldest of them (when the window frees up). */
