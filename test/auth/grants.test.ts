@@ -5,7 +5,9 @@
  * check). Everything through HTTP: authorize, the app's forms, the token endpoint.
  */
 import t from 'tap';
+import { startApp } from '../../src/app.ts';
 import { createWorkspace, createUser, createClient } from '../../src/auth/provision.ts';
+import { loadConfig } from '../../src/config.ts';
 import { assertError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from './agent.ts';
 
@@ -141,6 +143,23 @@ t.test('person grants', async (t) => {
     await s.sql`delete from memberships where workspace_id = ${other} and user_id = ${person.userId}`;
     assertError(t, await s.api('GET', '/v1/me', { token: inOther.body.access_token }), 401, 'CREDENTIAL_REVOKED', 'removed: refused at once');
     assertError(t, await refresh(inOther.body.refresh_token), 400, 'invalid_grant', 'no refresh into a workspace the person left');
+  });
+
+  t.test('in every process: a role change and a removal count on the next request there', async (t) => {
+    const other = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }));
+    t.teardown(() => other.close());
+    const viaOther = (token: string) => fetch(`${other.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    const { body } = await exchange(await code());
+    t.equal((await (await viaOther(body.access_token)).json()).role, 'member', 'the other process caches the principal');
+    // Changed through this process's API; the other process holds its cached principal.
+    const patched = await s.api('PATCH', `/v1/team/members/${person.userId}`, { token: s.adminKey, body: { role: 'viewer' } });
+    t.equal(patched.status, 200);
+    t.equal((await (await viaOther(body.access_token)).json()).role, 'viewer', 'the new role, at once');
+    await s.sql`delete from memberships where workspace_id = ${s.workspaceId} and user_id = ${person.userId}`;
+    const refused = await viaOther(body.access_token);
+    t.equal(refused.status, 401);
+    t.equal((await refused.json()).error.code, 'CREDENTIAL_REVOKED', 'removed: refused at once there too');
+    await createUser(s.sql, { email: person.email, workspaceId: s.workspaceId, role: 'member' });
   });
 
   t.test('revoking a refresh token ends its access tokens', async (t) => {
