@@ -124,7 +124,7 @@ export async function markRefreshRotated(sql: Db, id: string): Promise<void> {
   await sql`update refresh_tokens set rotated_at = now() where id = ${id}`;
 }
 
-/** The family of a refresh or access token, when the given client issued it. */
+/** The family of a refresh token, when the given client issued it. */
 export async function findFamilyOfToken(sql: Db, hash: string, clientId: string): Promise<string | null> {
   const [row] = await sql<{ familyId: string }[]>`
     select r.family_id from refresh_tokens r join token_families f on f.id = r.family_id
