@@ -8,13 +8,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { artifact, openBrowser } from '../helpers/browser.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { authorizePath, pkce, setUpPerson } from '../auth/agent.ts';
 
 t.test('sign-in and consent in Chromium', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
-  const s = await startTestServer(t);
+  const smtp = await startSmtp(t);
+  const s = await startTestServer(t, { smtpUrl: smtp.url });
   const person = await setUpPerson(s, { role: 'admin' });
 
   // The native app's loopback listener.
@@ -94,6 +96,29 @@ t.test('sign-in and consent in Chromium', async (t) => {
   t.equal(await page.isVisible('button[data-copy="new-key"]'), true, 'the copy button shows once the script runs');
   await page.screenshot({ path: artifact('app-access.png'), fullPage: true });
   t.equal((await s.api('GET', '/v1/me', { token: key })).status, 200);
+
+  // An invitation accepted in a fresh browser: the emailed link, the sign-up form, the workspace.
+  await s.api('POST', '/v1/team/invites', { token: s.adminKey, body: { email: 'browser.invitee@example.com', role: 'member' } });
+  const [mail] = await smtp.waitFor((m) => m.to.includes('browser.invitee@example.com'));
+  const link = /https?:\/\/\S+\/invite\?token=[\w-]+/.exec(mail!.parsed.text!)![0];
+  const invitee = await browser.newContext();
+  const invitePage = await invitee.newPage();
+  await invitePage.goto(`${s.url}/app/invite?token=${new URL(link).searchParams.get('token')}`);
+  t.match(await invitePage.textContent('h1'), 'Join Demo');
+  await invitePage.fill('#name', 'Ivy Invitee');
+  await invitePage.fill('#password', 'short');
+  // The browser's own check (minlength) stops this first; submit past it to see the server's answer.
+  await invitePage.$eval('form.stack', (form) => form.setAttribute('novalidate', ''));
+  await Promise.all([invitePage.waitForLoadState(), invitePage.click('text=Create account and join')]);
+  t.equal(await invitePage.getAttribute('#password', 'aria-describedby'), 'password-hint invite-error', 'the error is tied to the field');
+  await invitePage.screenshot({ path: artifact('app-invite-error.png'), fullPage: true });
+  await invitePage.fill('#name', 'Ivy Invitee');
+  await invitePage.fill('#password', 'a long enough password');
+  await Promise.all([invitePage.waitForURL(/\/app\/access/), invitePage.click('text=Create account and join')]);
+  t.match(await invitePage.textContent('main'), /Only admins manage API keys/);
+  const joined = await s.api('GET', '/v1/team/members', { token: s.adminKey });
+  t.match(joined.body.items.find((m: { email: string }) => m.email === 'browser.invitee@example.com'), { role: 'member', name: 'Ivy Invitee' });
+  await invitee.close();
 
   t.same(violations, [], 'no Content-Security-Policy violations');
   await context.close();

@@ -148,17 +148,20 @@ t.test('person grants', async (t) => {
   t.test('in every process: a role change and a removal count on the next request there', async (t) => {
     const other = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }));
     t.teardown(() => other.close());
-    const viaOther = (token: string) => fetch(`${other.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    const viaOther = async (token: string) => {
+      const res = await fetch(`${other.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      return { status: res.status, body: (await res.json()) as { role?: string; error?: { code: string } } };
+    };
     const { body } = await exchange(await code());
-    t.equal((await (await viaOther(body.access_token)).json()).role, 'member', 'the other process caches the principal');
+    t.equal((await viaOther(body.access_token)).body.role, 'member', 'the other process caches the principal');
     // Changed through this process's API; the other process holds its cached principal.
     const patched = await s.api('PATCH', `/v1/team/members/${person.userId}`, { token: s.adminKey, body: { role: 'viewer' } });
     t.equal(patched.status, 200);
-    t.equal((await (await viaOther(body.access_token)).json()).role, 'viewer', 'the new role, at once');
+    t.equal((await viaOther(body.access_token)).body.role, 'viewer', 'the new role, at once');
     await s.sql`delete from memberships where workspace_id = ${s.workspaceId} and user_id = ${person.userId}`;
     const refused = await viaOther(body.access_token);
     t.equal(refused.status, 401);
-    t.equal((await refused.json()).error.code, 'CREDENTIAL_REVOKED', 'removed: refused at once there too');
+    t.equal(refused.body.error?.code, 'CREDENTIAL_REVOKED', 'removed: refused at once there too');
     await createUser(s.sql, { email: person.email, workspaceId: s.workspaceId, role: 'member' });
   });
 
