@@ -1,0 +1,138 @@
+/**
+ * Batch emails against a real SMTP server on loopback: assignments and unblocked work are
+ * grouped per person after the quiet period; what the person switched off, muted or
+ * unsubscribed from by send time is dropped and counted; assigned-then-unassigned is never
+ * mailed; the ceiling holds for a busy person; a refused send is retried as a new attempt.
+ */
+import t from 'tap';
+import type { Test } from 'tap';
+import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
+import { personToken } from '../helpers/people.ts';
+import { startSmtp, type ReceivedMail } from '../helpers/smtp.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+async function emailOf(s: TestServer, id: string): Promise<string> {
+  const [row] = await s.sql`select email from users where id = ${id}`;
+  return row!.email as string;
+}
+
+async function deliveries(s: TestServer, memberId: string): Promise<any[]> {
+  return (await s.api('GET', `/v1/notifications/deliveries?memberId=${memberId}`, { token: s.adminKey })).body.items;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const assign = (t: Test, s: TestServer, flowId: string, taskId: string, assigneeId: string | null, token = s.adminKey) =>
+  ok(t, s, 'POST', `/v1/flows/${flowId}/tasks/${taskId}/assign`, { assigneeId }, 200, token);
+
+t.test('batch emails', async (t) => {
+  const smtp = await startSmtp(t);
+  const s = await startTestServer(t, {
+    smtpUrl: smtp.url, notifyQuietSeconds: 1, notifyMaxWaitSeconds: 3, notifyRetryBaseSeconds: 1, rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000,
+  }, { BASE_URL: 'https://plan.example.com' });
+  const mailTo = async (id: string, count = 1) => smtp.waitFor((m) => m.to.includes(id), { count });
+
+  t.test('assignments and unblocked work arrive as one email with both alternatives and one-click unsubscribe', async (t) => {
+    const ada = await member(s, 'Ada <Lovelace>');
+    const address = await emailOf(s, ada);
+    const flow = await newFlow(t, s, { name: 'Launch & <b>party</b>', tasks: [{ name: 'Design' }, { name: 'Build <script>', after: [0] }, { name: 'Ship' }] });
+    const ids = idsByName(flow);
+    await assign(t, s, flow.id, ids['Build <script>']!, ada);
+    await assign(t, s, flow.id, ids.Ship!, ada);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${ids.Design}/start`);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${ids.Design}/complete`);
+    const [mail] = await mailTo(address);
+    const m = mail!;
+    t.equal(m.parsed.subject, '2 tasks assigned to you, 1 task ready to start');
+    t.match(m.parsed.text, /Assigned to you:\n {2}- Build <script> \(Launch & <b>party<\/b>\)\n {2}- Ship/);
+    t.match(m.parsed.text, /ready to start:\n {2}- Build <script>/);
+    t.match(m.parsed.html, /<strong>Build &lt;script&gt;<\/strong> in Launch &amp; &lt;b&gt;party&lt;\/b&gt;/);
+    t.notMatch(m.parsed.html, /<script>|<b>party/, 'user text never becomes markup');
+    t.match(m.parsed.html, /Hello Ada &lt;Lovelace&gt;/);
+    t.equal(m.parsed.from?.value[0]?.address, 'notifications@plan.example.com');
+    t.match(m.header('list-unsubscribe'), /^<https:\/\/plan\.example\.com\/unsubscribe\/[A-Za-z0-9_-]{32}>$/);
+    t.equal(m.header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+    const rows = await until(() => deliveries(s, ada), (r) => r[0]?.status === 'sent');
+    t.equal(rows.length, 1, 'one email for three events');
+    t.match(rows[0], { kind: 'batch', status: 'sent', itemCount: 3, flowIds: [flow.id], suppressed: 0, transport: 'smtp', attempt: 1, subject: m.parsed.subject });
+    t.equal(rows[0].messageId, m.parsed.messageId, 'the delivery names the Message-ID that arrived');
+  });
+
+  t.test('assigned then unassigned within the window is not mailed; nor is your own assignment', async (t) => {
+    const bob = await member(s, 'Bob');
+    const address = await emailOf(s, bob);
+    const flow = await newFlow(t, s, { name: 'Window', tasks: [{ name: 'Fleeting' }, { name: 'Mine' }, { name: 'Kept' }] });
+    const ids = idsByName(flow);
+    await assign(t, s, flow.id, ids.Fleeting!, bob);
+    await assign(t, s, flow.id, ids.Fleeting!, null);
+    await assign(t, s, flow.id, ids.Mine!, bob, await personToken(s, bob));
+    await assign(t, s, flow.id, ids.Kept!, bob);
+    const [mail] = await mailTo(address);
+    t.equal(mail!.parsed.subject, 'Assigned to you: Kept');
+    t.notMatch(mail!.parsed.text, /Fleeting|Mine/);
+    t.match(await until(() => deliveries(s, bob), (r) => r[0]?.status === 'sent'), [{ status: 'sent', itemCount: 1 }]);
+  });
+
+  t.test('switched off, muted or unsubscribed by send time: dropped and counted in suppressed', async (t) => {
+    const cy = await member(s, 'Cy');
+    const dee = await member(s, 'Dee');
+    const a = await newFlow(t, s, { name: 'Loud', tasks: [{ name: 'L1' }, { name: 'L2' }] });
+    const b = await newFlow(t, s, { name: 'Quiet', tasks: [{ name: 'Q1' }] });
+    await assign(t, s, a.id, idsByName(a).L1!, cy);
+    await assign(t, s, a.id, idsByName(a).L2!, cy);
+    // Cy switches email off before the quiet period ends: the queued events are suppressed.
+    await ok(t, s, 'PATCH', `/v1/notifications/preferences?memberId=${cy}`, { email: false });
+    const rows = await until(() => deliveries(s, cy), (r) => r.length > 0);
+    t.match(rows, [{ kind: 'batch', status: 'skipped', itemCount: 0, suppressed: 2 }]);
+
+    await ok(t, s, 'PATCH', `/v1/notifications/preferences?memberId=${dee}&flowId=${b.id}`, { muted: true });
+    await assign(t, s, b.id, idsByName(b).Q1!, dee);
+    await assign(t, s, a.id, idsByName(a).L1!, dee);
+    const [mail] = await mailTo(await emailOf(s, dee));
+    t.equal(mail!.parsed.subject, 'Assigned to you: L1');
+    t.match(await until(() => deliveries(s, dee), (r) => r[0]?.status === 'sent'), [{ status: 'sent', itemCount: 1, suppressed: 1, flowIds: [a.id] }]);
+    t.notOk(smtp.messages.some((m) => m.to.includes('cy') || m.parsed.subject?.includes('L2')), 'nothing reached Cy');
+  });
+
+  t.test('a busy person still gets mail: the ceiling caps the wait', async (t) => {
+    const eve = await member(s, 'Eve');
+    const flow = await newFlow(t, s, { name: 'Busy', tasks: Array.from({ length: 10 }, (_, i) => ({ name: `B${i}` })) });
+    const started = Date.now();
+    let firstMailAt = 0;
+    const address = await emailOf(s, eve);
+    void mailTo(address).then(() => (firstMailAt = Date.now()));
+    // A new event every 0.5 s keeps the 1 s quiet period from ever passing; the 3 s ceiling sends anyway.
+    for (const task of flow.tasks) {
+      await assign(t, s, flow.id, task.id, eve);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await mailTo(address);
+    t.ok(firstMailAt > 0 && firstMailAt - started < 5000, `first mail ${firstMailAt - started} ms after the first event, while events kept coming`);
+    const all = await mailTo(address, 2);
+    const mentioned = all.flatMap((m: ReceivedMail) => m.parsed.text!.match(/B\d/g) ?? []);
+    t.same(new Set(mentioned).size, 10, 'every assignment mailed once across the batches');
+    t.equal(mentioned.length, 10);
+  });
+
+  t.test('a refused send is failed, then retried as a new attempt with the same message', async (t) => {
+    const fay = await member(s, 'Fay');
+    const flow = await newFlow(t, s, { name: 'Retry', tasks: [{ name: 'R' }] });
+    smtp.mode = 'reject';
+    await assign(t, s, flow.id, flow.tasks[0].id, fay);
+    const failed = await until(() => deliveries(s, fay), (r) => r[0]?.status === 'failed');
+    smtp.mode = 'accept';
+    t.match(failed[0], { status: 'failed', attempt: 1, reason: /554|rejected/ });
+    const [mail] = await mailTo(await emailOf(s, fay));
+    const rows = await until(() => deliveries(s, fay), (r) => r[0]?.status === 'sent');
+    t.match(rows, [{ status: 'sent', attempt: 2, retryOf: failed[0].id }, { status: 'failed', attempt: 1 }], 'newest first');
+    t.equal(mail!.parsed.messageId, failed[0].messageId, 'the retry is the same message');
+  });
+});
