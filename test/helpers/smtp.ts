@@ -1,7 +1,7 @@
 /**
  * A real SMTP server on loopback for mail tests: collects every message it accepts, parsed
- * with mailparser. `mode` makes it refuse (`reject`: 554 after DATA) or drop the connection
- * mid-message (`disconnect`), for the failure paths.
+ * with mailparser. `mode` makes it refuse (`reject`: 554 after DATA), drop the connection
+ * mid-message (`disconnect`) or hang (`stall`), for the failure paths.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -21,7 +21,10 @@ export interface TestSmtp {
   url: string;
   port: number;
   messages: ReceivedMail[];
-  mode: 'accept' | 'reject' | 'disconnect';
+  /** `stall`: the sender's MAIL FROM is never answered, so a send hangs before any data. */
+  mode: 'accept' | 'reject' | 'disconnect' | 'stall';
+  /** Sends that reached MAIL FROM while stalling. */
+  stalled: number;
   /** Connections that reached DATA, whatever the mode did with them. */
   attempts: number;
   /** Resolves when `count` messages match (default 1), or fails after `timeoutMs`. */
@@ -31,7 +34,7 @@ export interface TestSmtp {
 export async function startSmtp(t: Test): Promise<TestSmtp> {
   const waiters = new Set<() => void>();
   const state: TestSmtp = {
-    url: '', port: 0, messages: [], mode: 'accept', attempts: 0,
+    url: '', port: 0, messages: [], mode: 'accept', attempts: 0, stalled: 0,
     waitFor: (match, options = {}) => {
       const count = options.count ?? 1;
       return new Promise((resolve, reject) => {
@@ -56,6 +59,10 @@ export async function startSmtp(t: Test): Promise<TestSmtp> {
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     closeTimeout: 100,
+    onMailFrom(_address, _session, callback) {
+      if (state.mode !== 'stall') return callback();
+      state.stalled++;
+    },
     onData(stream, session, callback) {
       state.attempts++;
       const chunks: Buffer[] = [];
