@@ -1,14 +1,22 @@
 /** Notification routes (CONTRACT §3): preferences, deliveries and the digest, per member. */
 import { json, type RequestContext, type Route } from '../http/route.ts';
+import { ApiError } from '../errors.ts';
+import { describeUnsubscribe, unsubscribe } from '../notifications/unsubscribe.ts';
+import { confirmPage, donePage, errorPage } from '../notifications/unsubscribe.views.ts';
 import { getPreferences, updatePreferences, type PreferencesPatch, type PreferencesTarget } from '../notifications/preferences.service.ts';
 import {
-  DeliveriesQuery, DeliveriesSchema, DigestQuery, DigestSchema, PatchPreferencesBody, PreferencesQuery, PreferencesSchema,
+  DeliveriesQuery, DeliveriesSchema, UnsubscribeParams, DigestQuery, DigestSchema, PatchPreferencesBody, PreferencesQuery, PreferencesSchema,
 } from '../schemas/notification.schema.ts';
 import type { Services } from './services.ts';
 
 export function notificationRoutes(services: Services): Route[] {
   const { sql, notifications } = services;
   const read = { auth: 'bearer', scopes: ['notifications:read'], tags: ['Notifications'] } as const;
+  const unsubscribeRoute = {
+    path: '/unsubscribe/{token}', auth: 'none', hidden: true, rateLimit: 'address', tags: ['Notifications'],
+    params: UnsubscribeParams, renderError: errorPage,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+  } as const;
 
   return [
     {
@@ -41,6 +49,25 @@ export function notificationRoutes(services: Services): Route[] {
       query: DigestQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The digest', schema: DigestSchema } },
       handler: async (ctx: RequestContext<{}, { memberId: string }>) => json(200, await notifications.digestOf(ctx.principal!, ctx.query.memberId)),
+    },
+    // The link in every email's List-Unsubscribe header: no credential, the token is the key.
+    // Hidden from the OpenAPI document: pages for people, not part of the v1 interface.
+    {
+      ...unsubscribeRoute, method: 'GET', operationId: 'unsubscribePage', summary: 'Asks whether to unsubscribe (never unsubscribes by itself)',
+      handler: async (ctx: RequestContext<{ token: string }>) => {
+        const found = await describeUnsubscribe(sql, ctx.params.token);
+        if (!found) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
+        return confirmPage(found.kind, found.email);
+      },
+    },
+    {
+      ...unsubscribeRoute, method: 'POST', operationId: 'unsubscribe', summary: 'Unsubscribes (RFC 8058 one-click, or the confirmation button)',
+      bodyKind: 'bytes', maxBodyBytes: 16 * 1024,
+      handler: async (ctx: RequestContext<{ token: string }>) => {
+        const done = await unsubscribe(sql, ctx.params.token);
+        if (!done) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
+        return donePage(done.kind, done.email);
+      },
     },
   ];
 }

@@ -106,6 +106,11 @@ const workItem: Schema = {
   },
 };
 
+export const UnsubscribeParams: Schema = {
+  type: 'object', required: ['token'],
+  properties: { token: { type: 'string', minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } },
+};
+
 export const DIGEST_CAP = 10;
 
 export const DigestSchema: Schema = {
