@@ -35,12 +35,14 @@ export interface SendOptions {
   /** Enqueue inside this transaction: the job exists only if it commits. */
   tx?: Db;
   startAfter?: Date | number;
+  /** With singletonSeconds: at most one job per key in each slot of that many seconds. */
   singletonKey?: string;
+  singletonSeconds?: number;
 }
 
 export interface WorkOptions {
   batchSize?: number;
-  /** How often an idle worker polls (seconds, at least 0.5; default 1). */
+  /** How often an idle worker polls (seconds, at least 0.5; default 2). */
   pollingIntervalSeconds?: number;
 }
 
@@ -181,7 +183,7 @@ export class Jobs {
   private async startWorker({ queue, handler, options }: Registered): Promise<void> {
     const id = await this.boss.work<object>(
       queue,
-      { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1, includeMetadata: true },
+      { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
       async (jobs) => {
         for (const job of jobs) {
           this.latency.labels(queue).observe(Math.max(0, (job.startedOn.getTime() - Math.max(job.createdOn.getTime(), job.startAfter.getTime())) / 1000));

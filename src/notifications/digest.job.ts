@@ -46,7 +46,8 @@ export class DigestEmails {
     private readonly config: Config,
   ) {
     jobs.queue(DIGEST_TICK_QUEUE, { retryLimit: 0, expireInSeconds: 120 });
-    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}));
+    // Cron jobs appear once a minute: a slow poll is plenty.
+    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}), { pollingIntervalSeconds: 10 });
     jobs.work<DigestJob>(DIGEST_QUEUE, (job) => this.sendDigest(job.data, new Date()));
     jobs.schedule(DIGEST_TICK_QUEUE, '* * * * *');
   }
@@ -59,7 +60,10 @@ export class DigestEmails {
       const sinceHour = (Date.parse(`${c.localNow}Z`) - Date.parse(`${c.localDate}T00:00:00Z`)) / 1000 - c.digestHour * 3600;
       if (sinceHour >= spreadSeconds(c.workspaceId, c.memberId)) due.push({ workspaceId: c.workspaceId, memberId: c.memberId, localDate: c.localDate });
     }
-    for (const job of due) await this.jobs.send(DIGEST_QUEUE, job);
+    // The tick repeats every minute until the day's row exists: one queued job per member and day is enough.
+    for (const job of due) {
+      await this.jobs.send(DIGEST_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.memberId}:${job.localDate}`, singletonSeconds: 3600 });
+    }
     return due;
   }
 

@@ -34,7 +34,7 @@ export class Notifications {
     this.batches = new BatchEmails(sql, jobs, mailer, this.deliveries, config);
     this.digests = new DigestEmails(sql, registry, jobs, mailer, this.deliveries, config);
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
-    jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS));
+    jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS), { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '*/5 * * * *');
   }
 

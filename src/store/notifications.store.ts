@@ -257,7 +257,7 @@ export async function digestCandidates(sql: Db, at: Date): Promise<DigestCandida
     from local l
     where l.local_now >= l.local_now::date + make_interval(hours => l.digest_hour)
       and not exists (select 1 from notification_deliveries d where d.workspace_id = l.workspace_id and d.member_id = l.member_id
-        and d.kind = 'digest' and d.digest_date = l.local_now::date)`;
+        and d.kind = 'digest' and d.attempt = 1 and d.digest_date = l.local_now::date)`;
 }
 
 // Digest content
