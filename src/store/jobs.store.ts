@@ -70,6 +70,7 @@ export async function queueSummaries(sql: Db): Promise<QueueSummary[]> {
       count(*) filter (where j.state = 'failed')::int as failed,
       count(*) filter (where j.state = 'cancelled')::int as cancelled
     from pgboss.queue q left join pgboss.job j on j.name = q.name
+    where q.name not like '\_\_pgboss\_\_%'
     group by q.name order by q.name`;
 }
 
