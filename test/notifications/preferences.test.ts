@@ -84,6 +84,13 @@ t.test('preferences', async (t) => {
     assertError(t, await s.api('PATCH', path(ada, otherFlow.id), { token: s.adminKey, body: { muted: true } }), 404, 'NOT_FOUND');
     assertError(t, await s.api('GET', path(ada), { token: key }), 404, 'NOT_FOUND', 'their admin cannot see ours');
     assertError(t, await s.api('GET', path('usr_nobody'), { token: s.adminKey }), 404, 'NOT_FOUND');
+    for (const route of ['deliveries', 'digest']) {
+      assertError(t, await s.api('GET', `/v1/notifications/${route}?memberId=${stranger}`, { token: s.adminKey }), 404, 'NOT_FOUND', `${route} of a stranger`);
+      assertError(t, await s.api('GET', `/v1/notifications/${route}?memberId=${ada}`, { token: key }), 404, 'NOT_FOUND', `${route} from another workspace`);
+      assertError(t, await s.api('GET', `/v1/notifications/${route}`, { token: s.adminKey }), 400, 'VALIDATION_FAILED', `${route} needs memberId`);
+    }
+    assertError(t, await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}&size=0`, { token: s.adminKey }), 400, 'VALIDATION_FAILED');
+    t.strictSame((await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body, { total: 0, items: [] });
   });
 
   t.test("a member changes their own; another member's needs admin; scopes are checked", async (t) => {
