@@ -181,6 +181,7 @@ export class Jobs {
   }
 
   private async startWorker({ queue, handler, options }: Registered): Promise<void> {
+    await this.ensureQueue(queue);
     const id = await this.boss.work<object>(
       queue,
       { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
