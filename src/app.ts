@@ -15,6 +15,7 @@ import { notificationRoutes } from './api/notifications.routes.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
+import { assetRoutes } from './http/page.ts';
 import { flowRoutes } from './api/flows.routes.ts';
 import { platformRoutes } from './api/platform.routes.ts';
 import { searchRoutes } from './api/search.routes.ts';
@@ -92,6 +93,7 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(searchRoutes(services));
   edge.add(workRoutes(services));
   edge.add(appRoutes(services));
+  edge.add(assetRoutes);
   edge.add(brainstormRoutes(services));
   edge.add(notificationRoutes(services));
   edge.add([openApiRoute(edge, config)]);
