@@ -12,6 +12,11 @@ import { Mailer } from './mail/mailer.ts';
 import { Jobs } from './jobs/jobs.ts';
 import { Notifications } from './notifications/notifications.ts';
 import { notificationRoutes } from './api/notifications.routes.ts';
+import { exportRoutes } from './api/exports.routes.ts';
+import { RenderService } from './exports/render.service.ts';
+import { webhookRoutes } from './api/webhooks.routes.ts';
+import { WebhookDeliveries } from './webhooks/delivery.job.ts';
+import { Webhooks } from './webhooks/webhooks.service.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
@@ -52,7 +57,14 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'flowplan' } });
 }
 
-export async function startApp(config: Config, options: { log?: Logger; database?: Database } = {}): Promise<RunningApp> {
+export interface StartOptions {
+  log?: Logger;
+  database?: Database;
+  /** Test hook: every render fails in its worker (RENDER_FAILED). Only tests pass it; no setting reaches it. */
+  failRenders?: boolean;
+}
+
+export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   log.info({ implementation: UWS_IMPLEMENTATION, native: UWS_NATIVE }, 'http implementation');
   const database = options.database ?? (await openDatabase(config, (line) => log.debug({ postgres: line })));
@@ -75,9 +87,12 @@ export async function startApp(config: Config, options: { log?: Logger; database
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
   const mailer = new Mailer(config, log);
+  const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 4, log, failRenders: options.failRenders });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications };
+  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log);
+  const webhooks = new Webhooks(sql, webhookDeliveries, config);
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications, webhooks, render };
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
@@ -96,10 +111,13 @@ export async function startApp(config: Config, options: { log?: Logger; database
   edge.add(assetRoutes);
   edge.add(brainstormRoutes(services));
   edge.add(notificationRoutes(services));
+  edge.add(exportRoutes(services));
+  edge.add(webhookRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   // Workers and outbox subscribers are registered above (route modules, services); start them.
   await jobs.start();
+  const unlistenWebhooks = await webhookDeliveries.listen();
   const server: HttpServer = await listen(edge, config.host, config.port);
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');
@@ -107,9 +125,11 @@ export async function startApp(config: Config, options: { log?: Logger; database
     services, edge, url, port: server.port, demo,
     close: async () => {
       await server.close();
+      await unlistenWebhooks();
       await jobs.stop();
       await registry.close();
       await pool.close();
+      await render.close();
       await auth.close();
       mailer.close();
       if (!options.database) await database.close();

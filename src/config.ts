@@ -31,6 +31,8 @@ export interface Config {
   readonly jobWorkers: boolean;
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetryBaseSeconds: number;
+  /** One webhook attempt gives up after this long (connect, send and answer). */
+  readonly webhookTimeoutMs: number;
   readonly logLevel: string;
   /** Where embedded Postgres keeps its data when DATABASE_URL is unset. */
   readonly dataDir: string;
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jobWorkers: env.JOBS !== '0',
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
     dataDir: env.FLOWPLAN_DATA_DIR || '.flowplan',
     maxBodyBytes: 4 * 1024 * 1024,

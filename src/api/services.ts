@@ -7,8 +7,10 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Notifications } from '../notifications/notifications.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
+import type { RenderService } from '../exports/render.service.ts';
 import type { Sql } from '../store/db.ts';
 import type { WorkIndexes } from '../work/workspace-index.ts';
+import type { Webhooks } from '../webhooks/webhooks.service.ts';
 
 export interface Services {
   readonly config: Config;
@@ -24,4 +26,8 @@ export interface Services {
   readonly jobs: Jobs;
   /** Notification emails: deliveries, batches, the digest. */
   readonly notifications: Notifications;
+  /** The render pool: diagram SVG, PNG and PDF drawn in worker threads. */
+  readonly render: RenderService;
+  /** Webhook endpoints, their deliveries and manual retries. */
+  readonly webhooks: Webhooks;
 }

@@ -6,6 +6,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { SCOPES } from '../auth/principal.ts';
 import type { Route, Schema } from '../http/route.ts';
 import { ErrorSchema } from './common.schema.ts';
+import { webhooksSection } from './webhook.schema.ts';
 
 export const SCOPE_TEXT: Record<string, string> = {
   'flows:read': 'Read flows, tasks, schedules and reports',
@@ -72,8 +73,9 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     if (route.hidden) continue;
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
+      const types = typeof spec.contentType === 'string' ? [spec.contentType] : spec.contentType ?? ['application/json'];
       responses[status] = spec.schema || spec.contentType
-        ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: spec.schema ?? {} } } }
+        ? { description: spec.description, content: Object.fromEntries(types.map((type) => [type, { schema: spec.schema ?? {} }])) }
         : { description: spec.description };
     }
     for (const [status, codes] of errorCodesFor(route)) {
@@ -104,6 +106,8 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     },
     servers: [{ url: baseUrl }],
     paths,
+    // The requests this service sends to registered webhook endpoints (OpenAPI 3.1).
+    webhooks: webhooksSection(),
     components: {
       schemas: { Error: ErrorSchema },
       responses: {
