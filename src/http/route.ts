@@ -43,7 +43,8 @@ export type BodyKind = 'json' | 'form' | 'bytes' | 'none';
 export interface ResponseSpec {
   description: string;
   schema?: Schema;
-  contentType?: string;
+  /** Several for a response that comes in more than one media type (exports: PDF or PNG). */
+  contentType?: string | readonly string[];
 }
 
 export interface Route<P = any, Q = any, B = any> {

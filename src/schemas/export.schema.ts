@@ -1,0 +1,16 @@
+/** The export request (spec §4, CONTRACT §1): an optional body whose `format` defaults to pdf. */
+import type { Schema } from '../http/route.ts';
+
+export const EXPORT_FORMATS = ['pdf', 'png'] as const;
+
+export const ExportBody: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    format: { type: 'string', enum: [...EXPORT_FORMATS], default: 'pdf', description: '`pdf`: the delivery document (diagram and execution plan); `png`: the dependency diagram only' },
+  },
+};
+
+/** OpenAPI 3.1 spelling of a binary body (no `format: binary`). */
+export const BinaryFile: Schema = { type: 'string', contentMediaType: 'application/octet-stream' };
+export const EXPORT_MEDIA_TYPES = ['application/pdf', 'image/png'] as const;

@@ -1,0 +1,40 @@
+/**
+ * Piscina worker for exports: layout, SVG, PNG (resvg) and PDF (pdfkit) are CPU work
+ * that would stall the event loop for seconds on a large flow. Byte results go back
+ * transferred, not copied.
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { threadId } from 'node:worker_threads';
+import type { DiagramModel } from '../src/exports/diagram.ts';
+import { planPdf, type PlanDocument } from '../src/exports/pdf.ts';
+import { diagramPng } from '../src/exports/png.ts';
+import { diagramSvgOf, type SvgOptions } from '../src/exports/svg.ts';
+
+export type RenderTask =
+  | { kind: 'svg'; model: DiagramModel; options?: SvgOptions }
+  | { kind: 'png'; model: DiagramModel }
+  | { kind: 'pdf'; document: PlanDocument };
+
+export interface RenderOutput {
+  /** The SVG text, or the PNG/PDF bytes. */
+  result: string | Uint8Array;
+  threadId: number;
+}
+
+/** `fail` is set only by a RenderService built with the test hook (never from config). */
+export default async function run(task: RenderTask & { fail?: boolean }): Promise<RenderOutput> {
+  if (task.fail) throw new Error('render failure forced by the test hook');
+  if (task.kind === 'svg') return { result: diagramSvgOf(task.model, task.options), threadId };
+  const bytes = task.kind === 'png' ? diagramPng(task.model) : await planPdf(task.document);
+  // A copy of its own: a small Buffer may sit in Node's shared pool, which must not move.
+  const value: RenderOutput = { result: new Uint8Array(bytes), threadId };
+  const buffers = [(value.result as Uint8Array).buffer];
+  return move({
+    get [transferableSymbol]() {
+      return buffers;
+    },
+    get [valueSymbol]() {
+      return value;
+    },
+  }) as unknown as RenderOutput;
+}
