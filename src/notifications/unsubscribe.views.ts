@@ -3,7 +3,8 @@
  * previews unsubscribe nobody; POST does it (also RFC 8058's one-click POST from the mail
  * client) and confirms.
  */
-import { html, type Html } from '../http/html.ts';
+import { html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import type { ApiError } from '../errors.ts';
 import type { Reply } from '../http/route.ts';
 import type { UnsubscribeKind } from './unsubscribe.ts';
@@ -46,16 +47,4 @@ export function errorPage(error: ApiError): Reply {
       body: html`<h1>This unsubscribe link is not valid</h1><p>It may have been copied incompletely. Use the link in your most recent email.</p>`,
     });
   return error.headers ? { ...reply, headers: { ...reply.headers, ...error.headers } } : reply;
-}
-
-// Interim frame until src/http/page.ts lands (public-views helper); same headers as it promises.
-function page(input: { title: string; body: Html; status?: number }): Reply {
-  const markup = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${input.title}</title></head><body><main id="main">${input.body}</main></body></html>`;
-  return {
-    status: input.status ?? 200, body: Buffer.from(markup.text), contentType: 'text/html; charset=utf-8',
-    headers: {
-      'Content-Security-Policy': "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-      'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store',
-    },
-  };
 }
