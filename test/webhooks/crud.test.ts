@@ -5,6 +5,7 @@
 import t from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/events.ts';
 import { MAX_WEBHOOKS } from '../../src/webhooks/webhooks.service.ts';
 import { ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
@@ -144,4 +145,15 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
   // A delivery id of one endpoint under another endpoint of the same workspace is 404 too.
   const second = await ok(t, s, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/two', events: ['flow.created'] }, 201);
   assertError(t, await s.api('POST', `/v1/webhooks/${second.id}/deliveries/${delivery!.id}/retry`, { token: s.adminKey }), 404, 'NOT_FOUND');
+});
+
+t.test('the OpenAPI document has the routes and a webhooks section with every event payload', async (t) => {
+  const s = await startFlowServer(t, config);
+  const doc = (await s.api('GET', '/v1/openapi.json')).body;
+  for (const path of ['/v1/webhooks', '/v1/webhooks/{webhookId}', '/v1/webhooks/{webhookId}/rotate-secret', '/v1/webhooks/{webhookId}/deliveries',
+    '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry']) t.ok(doc.paths[path], `${path} documented`);
+  t.strictSame(Object.keys(doc.webhooks).sort(), [...WEBHOOK_EVENT_TYPES].sort(), 'one entry per event type');
+  const completed = doc.webhooks['task.completed'].post;
+  t.strictSame(completed.requestBody.content['application/json'].schema.required, ['type', 'timestamp', 'workspaceId', 'data']);
+  t.strictSame(completed.parameters.map((p: any) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
 });
