@@ -21,6 +21,7 @@ import { RateLimiter } from './http/rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
 import { assetRoutes } from './http/page.ts';
+import { publicRoutes } from './public/public.routes.ts';
 import { flowRoutes } from './api/flows.routes.ts';
 import { platformRoutes } from './api/platform.routes.ts';
 import { searchRoutes } from './api/search.routes.ts';
@@ -109,6 +110,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   edge.add(workRoutes(services));
   edge.add(appRoutes(services));
   edge.add(assetRoutes);
+  edge.add(publicRoutes(services));
   edge.add(brainstormRoutes(services));
   edge.add(notificationRoutes(services));
   edge.add(exportRoutes(services));

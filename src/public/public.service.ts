@@ -1,0 +1,86 @@
+/**
+ * Published flows and brainstorms for the public views. Every request asks Postgres first
+ * whether the token is published right now (one indexed query), so an unpublish in any
+ * process is seen at the very next request; only then is the rendition served from a cache
+ * kept per version (the diagram is drawn on the render pool once per version and day, since
+ * the projected finish moves with the date).
+ */
+import { LRUCache } from 'lru-cache';
+import { brainstormDiagramSvg, publishedBrainstorm } from '../brainstorms/public.service.ts';
+import { diagramModel } from '../exports/diagram.ts';
+import type { RenderService } from '../exports/render.service.ts';
+import type { SessionRegistry } from '../flows/registry.ts';
+import { scheduleStart } from '../flows/schedule.ts';
+import type { Snapshot } from '../flows/snapshot.ts';
+import type { Sql } from '../store/db.ts';
+import { loadFlowState } from '../store/flows.store.ts';
+import { publishedFlow, type PublishedFlowRow } from '../store/public.store.ts';
+import { brainstormRendition, flowRendition, type Rendition } from './public.views.ts';
+
+/** Published tokens are 24 random bytes in base64url; anything else names nothing. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+/** Renditions kept per kind; a 500-task flow's four come to well under a megabyte. */
+const CACHED = 256;
+
+interface Entry {
+  key: string;
+  rendition: Promise<Rendition | null>;
+}
+
+export interface PublicViewsDeps {
+  sql: Sql;
+  registry: SessionRegistry;
+  render: RenderService;
+}
+
+export class PublicViews {
+  private readonly flows = new LRUCache<string, Entry>({ max: CACHED });
+  private readonly brainstorms = new LRUCache<string, Entry>({ max: CACHED });
+
+  constructor(private readonly deps: PublicViewsDeps) {}
+
+  /** The published flow's rendition, or null when the token names no published flow. */
+  async flow(token: string): Promise<Rendition | null> {
+    if (!TOKEN_SHAPE.test(token)) return null;
+    const row = await publishedFlow(this.deps.sql, token);
+    if (!row) return null;
+    const start = scheduleStart(undefined);
+    return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {
+      const snapshot = await this.snapshotAt(row);
+      // Unpublished or republished since the look-up: never render under the old token.
+      if (snapshot?.flow.publicToken !== token) return null;
+      const model = diagramModel(snapshot, start);
+      return flowRendition(model, await this.deps.render.diagramSvg(model), token);
+    });
+  }
+
+  /** The published brainstorm's rendition, or null. */
+  async brainstorm(token: string): Promise<Rendition | null> {
+    const model = await publishedBrainstorm(this.deps.sql, token);
+    if (!model) return null;
+    return this.cached(this.brainstorms, model.id, `${model.version}|${token}`, async () =>
+      brainstormRendition(model, brainstormDiagramSvg(model), token));
+  }
+
+  /** The flow at the version Postgres just reported, or newer (this process may not have heard of it yet). */
+  private async snapshotAt(row: PublishedFlowRow): Promise<Snapshot | null> {
+    const hot = await this.deps.registry.snapshot(row.workspaceId, row.id);
+    if (hot.version >= row.version) return hot;
+    const state = await loadFlowState(this.deps.sql, row.workspaceId, row.id);
+    return state ? this.deps.registry.derive(state) : null;
+  }
+
+  /** One rendering per key however many requests ask at once; a failed or empty one is not kept. */
+  private cached(cache: LRUCache<string, Entry>, id: string, key: string, make: () => Promise<Rendition | null>): Promise<Rendition | null> {
+    const hit = cache.get(id);
+    if (hit?.key === key) return hit.rendition;
+    const rendition = make();
+    const entry = { key, rendition };
+    cache.set(id, entry);
+    const forget = () => {
+      if (cache.get(id) === entry) cache.delete(id);
+    };
+    rendition.then((r) => r ?? forget(), forget);
+    return rendition;
+  }
+}
