@@ -5,12 +5,12 @@
  * least MIN_PT points, and diagram tiles are sized so their smallest text stays above it.
  */
 import PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
 import type { ReportView } from '../flows/report.ts';
 import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
 import { layout, tiles } from './layout.ts';
-import { finishText, FONT_SMALL, hoursText, tileSvg } from './svg.ts';
+import { drawTile, tileSize } from './pdf-diagram.ts';
+import { finishText, FONT_SMALL, hoursText } from './svg.ts';
 
 /** One row of the schedule table (objectives in creation order). */
 export interface PlanRow {
@@ -106,17 +106,13 @@ function diagramPages(doc: PDFKit.PDFDocument, model: DiagramModel): void {
   parts.forEach((tile, k) => {
     doc.addPage();
     const caption = parts.length > 1 ? `part ${k + 1} of ${parts.length}: layers ${tile.layer0 + 1}–${Math.min(tile.layer1, l.layers)}, rows ${tile.row0 + 1}–${Math.min(tile.row1, l.rows)}` : '';
-    const svg = tileSvg(model, l, tile, { caption });
-    const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [number, number, number];
+    const { w, h } = tileSize(tile);
     const scale = Math.min(width(doc) / w, (doc.page.height - 2 * MARGIN) / h, 1);
     // Tiles are sized for the page; a smaller scale would put text under MIN_PT.
     if (scale * FONT_SMALL < MIN_PT) throw new Error(`diagram tile ${w}×${h} too large for the page`);
-    SVGtoPDF(doc as never, svg, MARGIN, MARGIN, {
-      width: w * scale,
-      height: h * scale,
-      preserveAspectRatio: 'xMinYMin meet',
-      fontCallback: (_family, bold) => (bold ? 'DejaVu-Bold' : 'DejaVu'),
-    });
+    doc.save().translate(MARGIN, MARGIN).scale(scale);
+    drawTile(doc, model, l, tile, caption);
+    doc.restore();
   });
 }
 

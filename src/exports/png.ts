@@ -7,17 +7,20 @@
 import { Resvg } from '@resvg/resvg-js';
 import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
-import { layout, PITCH_X, PITCH_Y, type Layout } from './layout.ts';
+import { layout, PITCH_X } from './layout.ts';
 import { tileSvg } from './svg.ts';
 
-const MAX_PIXELS = 24_000_000;
+const MAX_PIXELS = 16_000_000;
 const MAX_SIDE = 16_000;
+/** Down to this zoom, the smallest text (11 px) stays readable (8 px). */
+const MIN_ZOOM = 0.72;
 
-const fits = (l: Layout) => {
-  const w = l.layers * PITCH_X + 64;
-  const h = l.rows * PITCH_Y + 160;
-  return w <= MAX_SIDE && h <= MAX_SIDE && w * h <= MAX_PIXELS;
-};
+/** The zoom that keeps the image within bounds, or null when text would get too small. */
+function zoomFor(svg: string): number | null {
+  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [number, number, number];
+  const zoom = Math.min(1, MAX_SIDE / w, MAX_SIDE / h, Math.sqrt(MAX_PIXELS / (w * h)));
+  return zoom >= MIN_ZOOM ? zoom : null;
+}
 
 /** The model restricted to its critical tasks (edges between them kept), as many as fit. */
 function criticalView(model: DiagramModel): { model: DiagramModel; caption: string } {
@@ -36,18 +39,16 @@ function criticalView(model: DiagramModel): { model: DiagramModel; caption: stri
 }
 
 export function diagramPng(model: DiagramModel): Buffer {
-  let l = layout(model);
-  let svg: string;
-  if (fits(l)) svg = tileSvg(model, l);
-  else {
+  let svg = tileSvg(model, layout(model));
+  let zoom = zoomFor(svg);
+  if (zoom === null) {
     const view = criticalView(model);
-    l = layout(view.model);
-    svg = tileSvg(view.model, l, undefined, { caption: view.caption });
+    svg = tileSvg(view.model, layout(view.model), undefined, { caption: view.caption });
+    zoom = zoomFor(svg) ?? MIN_ZOOM;
   }
   const resvg = new Resvg(svg, {
     font: { fontFiles: [FONT_REGULAR, FONT_BOLD], loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' },
-    shapeRendering: 2,
-    textRendering: 1,
+    fitTo: { mode: 'zoom', value: zoom },
   });
   return resvg.render().asPng();
 }

@@ -19,10 +19,10 @@ const HEADER_H = 64;
 const NAME_CHARS = 22;
 const ARIA_CRITICAL_MAX = 30;
 
-const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
-const STATUS_FILL: Record<DiagramTask['status'], string> = { blocked: '#fbe9e7', ready: '#fff8e1', in_progress: '#e3f2fd', done: '#e8f5e9' };
-const CRITICAL = '#c62828';
-const INK = '#1b1b1b';
+export const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
+export const STATUS_FILL: Record<DiagramTask['status'], string> = { blocked: '#fbe9e7', ready: '#fff8e1', in_progress: '#e3f2fd', done: '#e8f5e9' };
+export const CRITICAL = '#c62828';
+export const INK = '#1b1b1b';
 
 /** Stylesheet rules for pages that inline the diagram (and for standalone SVG files). */
 export const DIAGRAM_CSS = `
