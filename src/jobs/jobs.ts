@@ -58,7 +58,7 @@ export class Jobs {
   private readonly boss: PgBoss;
   private readonly bossSql: postgres.Sql;
   private readonly queues = new Map<string, QueueOptions>();
-  private readonly created = new Set<string>();
+  private readonly created = new Map<string, Promise<void>>();
   private readonly workers: Registered[] = [];
   private readonly schedules: { queue: string; cron: string }[] = [];
   private readonly workerIds = new Map<string, string>();
@@ -167,17 +167,37 @@ export class Jobs {
     return this.drainer.drainAll();
   }
 
-  private async ensureQueue(name: string): Promise<void> {
-    if (this.created.has(name)) return;
+  /** Creates each queue once per process; concurrent callers share the one attempt. */
+  private ensureQueue(name: string): Promise<void> {
+    let creating = this.created.get(name);
+    if (!creating) {
+      creating = this.createQueue(name);
+      this.created.set(name, creating);
+      creating.catch(() => this.created.delete(name));
+    }
+    return creating;
+  }
+
+  private async createQueue(name: string): Promise<void> {
     const options = this.queues.get(name) ?? {};
-    await this.boss.createQueue(name, {
-      name,
-      retryLimit: options.retryLimit ?? 5,
-      retryDelay: options.retryDelay ?? 5,
-      retryBackoff: options.retryBackoff ?? true,
-      expireInSeconds: options.expireInSeconds ?? 300,
-    });
-    this.created.add(name);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.boss.createQueue(name, {
+          name,
+          retryLimit: options.retryLimit ?? 5,
+          retryDelay: options.retryDelay ?? 5,
+          retryBackoff: options.retryBackoff ?? true,
+          expireInSeconds: options.expireInSeconds ?? 300,
+        });
+        return;
+      } catch (error) {
+        // Two processes creating one queue at once can deadlock (or collide) in pg-boss's DDL;
+        // the loser tries again and then finds the queue there.
+        const code = (error as { code?: string }).code;
+        if (attempt >= 5 || (code !== '40P01' && code !== '23505')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 
   private async startWorker({ queue, handler, options }: Registered): Promise<void> {
