@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import postgres from 'postgres';
 import type { Test } from 'tap';
-import { startApp, type RunningApp } from '../../src/app.ts';
+import { startApp, type RunningApp, type StartOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Sql } from '../../src/store/db.ts';
 
@@ -54,10 +54,16 @@ export async function createTestDatabase(t: Test): Promise<string> {
   return url.toString();
 }
 
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  t: Test,
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+  /** Test hooks of startApp (failRenders). */
+  hooks: Pick<StartOptions, 'failRenders'> = {},
+): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });
-  const app = await startApp(config);
+  const app = await startApp(config, hooks);
   t.teardown(() => app.close());
   const url = app.url;
   return {

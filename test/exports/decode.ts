@@ -1,0 +1,61 @@
+/** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF. */
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { PNG } from 'pngjs';
+
+export interface DecodedPdf {
+  pages: number;
+  /** Text of every page, items joined by spaces, pages by newlines. */
+  text: string;
+  /** The smallest rendered font size of any text item, in points. */
+  minFontSize: number;
+  items: number;
+}
+
+export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
+  const pdf = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const texts: string[] = [];
+  let minFontSize = Infinity;
+  let items = 0;
+  for (let p = 1; p <= pdf.numPages; p++) {
+    const page = await pdf.getPage(p);
+    const content = await page.getTextContent();
+    const parts: string[] = [];
+    for (const item of content.items) {
+      if (!('str' in item)) continue;
+      parts.push(item.str);
+      if (item.str.trim() === '') continue;
+      items++;
+      // The item's matrix in page space: its vertical scale is the size the reader sees.
+      const [, , c, d] = item.transform as number[];
+      minFontSize = Math.min(minFontSize, Math.hypot(c!, d!));
+    }
+    texts.push(parts.join(' '));
+    page.cleanup();
+  }
+  const pages = pdf.numPages;
+  await pdf.destroy();
+  return { pages, text: texts.join('\n'), minFontSize, items };
+}
+
+export interface DecodedPng {
+  width: number;
+  height: number;
+  /** Distinct colours among sampled pixels: a blank image has one. */
+  colours: number;
+  /** Share of sampled pixels that are not white. */
+  inked: number;
+}
+
+export function decodePng(bytes: Buffer): DecodedPng {
+  const png = PNG.sync.read(bytes);
+  const colours = new Set<number>();
+  let inked = 0;
+  let sampled = 0;
+  for (let i = 0; i < png.data.length; i += 4 * 7) {
+    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+    colours.add((r << 16) | (g << 8) | b);
+    if (r + g + b < 600) inked++;
+    sampled++;
+  }
+  return { width: png.width, height: png.height, colours: colours.size, inked: inked / sampled };
+}
