@@ -9,6 +9,8 @@ import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startFlowServer, ok } from '../helpers/flows.ts';
 import { request, type ApiResponse } from '../helpers/server.ts';
+import { compile } from '../../src/schemas/validator.ts';
+import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/schemas/public.schema.ts';
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
 
 const TYPES = [/^text\/html/, /^application\/json/, /^image\/svg\+xml/, /^text\/html/];
@@ -139,6 +141,17 @@ t.test('ETags revalidate, headers lock pages down, the embed alone may be framed
     t.equal(embed.headers.get('x-frame-options'), null, 'no X-Frame-Options on the embed');
     t.notMatch(embed.text, /site-header|site-footer/, 'minimal chrome');
   }
+
+  // The documents match the schemas the OpenAPI document publishes under the "Public" tag.
+  const openapi = (await s.api('GET', '/v1/openapi.json')).body;
+  for (const [path, schema] of [[seeded.flowPath, PublicFlowSchema], [seeded.boardPath, PublicBrainstormSchema]] as const) {
+    const documented = openapi.paths[`${path.replace(/[^/]+$/, '{token}')}.json`]?.get;
+    t.same(documented?.tags, ['Public'], `${path}.json is documented under Public`);
+    t.same(documented?.responses['200'].content['application/json'].schema, schema, 'with its schema');
+    const served = (await s.api('GET', `${path}.json`)).body;
+    t.doesNotThrow(() => compile(schema, 'body')(served), `${path}.json validates against it`);
+  }
+  t.notOk(openapi.paths['/assets/flowplan.css'], 'the stylesheet is not part of the API document');
 
   const css = await s.api('GET', '/assets/flowplan.css');
   t.equal(css.status, 200);
