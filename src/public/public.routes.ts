@@ -18,6 +18,17 @@ type Part = keyof Rendition;
 
 const NOUN: Record<Kind, string> = { flows: 'flow', brainstorms: 'brainstorm' };
 
+/** gzip when the client lists it without `q=0` (RFC 9110 §12.5.3). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((item) => {
+    const [coding, ...params] = item.trim().toLowerCase().split(';');
+    if (coding!.trim() !== 'gzip' && coding!.trim() !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
 /** `{public_url}`'s path, where these routes are mounted (`/p` by default). */
 export const publicPrefix = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');
 
@@ -68,7 +79,7 @@ export function publicRoutes(services: Services, views = new PublicViews(service
       handler: async (ctx) => {
         const rendition = await find(kind, ctx.params.token);
         if (!rendition) throw new ApiError('NOT_FOUND', `No published ${noun} at this link`);
-        return rendition[part];
+        return rendition[part][acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
       },
     };
   };

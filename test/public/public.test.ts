@@ -4,6 +4,8 @@
  * unpublish makes every one a 404 at the very next request, in this process and in a
  * second one on the same database; a republish never revives an old link.
  */
+import { get, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -14,6 +16,17 @@ import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/schemas/publ
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
 
 const TYPES = [/^text\/html/, /^application\/json/, /^image\/svg\+xml/, /^text\/html/];
+
+/** A GET whose body is not decoded (fetch would undo the gzip). */
+function rawGet(url: string, acceptEncoding: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
 
 /** Every byte a client receives: status line facts, headers and body. */
 const everyByte = (res: ApiResponse) => `${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${res.text}`;
@@ -28,9 +41,9 @@ t.test('publish, eight public addresses, nothing private in any byte, unpublish 
   const second = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }));
   try {
     for (const base of [s.url, second.url]) {
-      for (const [i, path] of paths.entries()) {
-        const res = await request(base, 'GET', path);
-        t.equal(res.status, 200, `${path} answers 200 (${base === s.url ? 'first' : 'second'} process)`);
+      for (const [i, path] of paths.entries()) for (const encoding of ['gzip', 'identity']) {
+        const res = await request(base, 'GET', path, { headers: { 'accept-encoding': encoding } });
+        t.equal(res.status, 200, `${path} answers 200 (${base === s.url ? 'first' : 'second'} process, ${encoding})`);
         t.match(res.headers.get('content-type'), TYPES[i % 4]!, `${path}: its content type`);
         t.equal(res.headers.get('referrer-policy'), 'no-referrer');
         t.equal(res.headers.get('cache-control'), 'no-cache', 'revalidates every time');
@@ -115,6 +128,19 @@ t.test('ETags revalidate, headers lock pages down, the embed alone may be framed
     t.equal(again.text, '', 'with no body');
     t.equal(again.headers.get('cache-control'), 'no-cache');
   }
+  // Each encoding is its own representation: gzip (decoded here by hand) holds the same bytes.
+  for (const path of publicPaths(seeded.flowPath, null)) {
+    const plain = await rawGet(s.url + path, 'identity');
+    const zipped = await rawGet(s.url + path, 'br;q=1, gzip;q=0.5');
+    t.equal(plain.headers['content-encoding'], undefined, `${path}: identity when gzip is not offered`);
+    t.equal(zipped.headers['content-encoding'], 'gzip', `${path}: gzip when offered`);
+    t.equal(zipped.headers.vary, 'Accept-Encoding');
+    t.ok(zipped.body.length < plain.body.length, `smaller (${zipped.body.length} < ${plain.body.length})`);
+    t.same(gunzipSync(zipped.body), plain.body, 'the same bytes');
+    t.not(zipped.headers.etag, plain.headers.etag, 'each encoding has its own ETag');
+    t.equal((await rawGet(s.url + path, 'gzip;q=0')).headers['content-encoding'], undefined, 'q=0 refuses gzip');
+  }
+
   const before = (await s.api('GET', seeded.flowPath)).headers.get('etag')!;
   await ok(t, s, 'PATCH', `/v1/flows/${seeded.flowId}`, { name: 'Launch plan, renamed' });
   const after = await s.api('GET', seeded.flowPath, { headers: { 'if-none-match': before } });
