@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { cli, startTestServer } from '../helpers/server.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
 
-function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+function until(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const tick = async (): Promise<void> => {

@@ -18,11 +18,17 @@ const prefs = async (s: TestServer, id: string) => (await s.api('GET', `/v1/noti
 
 t.test('unsubscribe links', async (t) => {
   const smtp = await startSmtp(t);
-  const s = await startTestServer(t, { smtpUrl: smtp.url, notifyQuietSeconds: 0, rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
+  // Jobs driven by hand (drain, then send), so "queued before the unsubscribe" is exact.
+  const s = await startTestServer(t, { jobWorkers: false, smtpUrl: smtp.url, notifyQuietSeconds: 0, rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
+  const sendBatch = async (memberId: string) => {
+    await s.app.services.jobs.drainOutbox();
+    await s.app.services.notifications.batches.sendDue({ workspaceId: s.workspaceId, memberId });
+  };
   const ada = await member(s, 'Ada');
   const flow = await newFlow(t, s, { name: 'Plan', tasks: [{ name: 'First' }, { name: 'Second' }, { name: 'Third' }] });
   const ids = idsByName(flow);
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${ids.First}/assign`, { assigneeId: ada });
+  await sendBatch(ada);
   const adaAddress = await emailOf(s, ada);
   const [mail] = await smtp.waitFor((m) => m.to.includes(adaAddress));
   const link = /^<(.+)>$/.exec(mail!.header('list-unsubscribe')!)![1]!;
@@ -43,19 +49,15 @@ t.test('unsubscribe links', async (t) => {
 
   t.test('events queued before the one-click POST are suppressed; the POST turns off assigned and unlocked only', async (t) => {
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${ids.Second}/assign`, { assigneeId: ada });
+    await s.app.services.jobs.drainOutbox();
     const res = await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     t.equal(res.status, 200);
     t.match(await res.text(), /You are unsubscribed/);
     t.match(await prefs(s, ada), { email: true, events: { assigned: false, unlocked: false, digest: true } });
     const again = await fetch(s.url + path, { method: 'POST' });
     t.equal(again.status, 200, 'repeating it is harmless');
-    const deadline = Date.now() + 10_000;
-    let rows: any[] = [];
-    while (Date.now() < deadline) {
-      rows = (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body.items;
-      if (rows.length >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await sendBatch(ada);
+    const rows = (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body.items;
     t.match(rows, [{ status: 'skipped', suppressed: 1, itemCount: 0 }, { status: 'sent', itemCount: 1 }]);
     t.equal(smtp.messages.length, 1, 'no second email');
   });
@@ -87,6 +89,7 @@ t.test('unsubscribe links', async (t) => {
     if (!browser) return;
     const cy = await member(s, 'Cy');
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${ids.First}/assign`, { assigneeId: cy });
+    await sendBatch(cy);
     const address = await emailOf(s, cy);
     const [m] = await smtp.waitFor((x) => x.to.includes(address));
     const url = s.url + new URL(/^<(.+)>$/.exec(m!.header('list-unsubscribe')!)![1]!).pathname;
