@@ -19,12 +19,22 @@ import { brainstormRendition, flowRendition, type Rendition } from './public.vie
 
 /** Published tokens are 24 random bytes in base64url; anything else names nothing. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
-/** Renditions kept per kind; a 500-task flow's four come to well under a megabyte. */
-const CACHED = 256;
+/** Bytes of renditions kept per kind: a 500-task flow's come to about 1.5 MB with their gzipped twins. */
+const CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   key: string;
   rendition: Promise<Rendition | null>;
+  /** Known once the rendition is made; a placeholder until then. */
+  bytes: number;
+}
+
+const newCache = () => new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: (entry) => entry.bytes });
+
+function sizeOf(rendition: Rendition): number {
+  let bytes = 0;
+  for (const encoded of Object.values(rendition)) bytes += (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
+  return bytes;
 }
 
 export interface PublicViewsDeps {
@@ -34,8 +44,8 @@ export interface PublicViewsDeps {
 }
 
 export class PublicViews {
-  private readonly flows = new LRUCache<string, Entry>({ max: CACHED });
-  private readonly brainstorms = new LRUCache<string, Entry>({ max: CACHED });
+  private readonly flows = newCache();
+  private readonly brainstorms = newCache();
 
   constructor(private readonly deps: PublicViewsDeps) {}
 
@@ -75,12 +85,15 @@ export class PublicViews {
     const hit = cache.get(id);
     if (hit?.key === key) return hit.rendition;
     const rendition = make();
-    const entry = { key, rendition };
+    const entry: Entry = { key, rendition, bytes: 1 };
     cache.set(id, entry);
-    const forget = () => {
-      if (cache.get(id) === entry) cache.delete(id);
-    };
-    rendition.then((r) => r ?? forget(), forget);
+    const current = () => cache.peek(id) === entry;
+    rendition.then((made) => {
+      if (!current()) return;
+      if (!made) return void cache.delete(id);
+      // Counted at its real size now (lru-cache sizes a new value object; one over the whole budget is not kept).
+      cache.set(id, { ...entry, bytes: sizeOf(made) });
+    }, () => current() && cache.delete(id));
     return rendition;
   }
 }
