@@ -3,8 +3,10 @@
  * model, user text escaped, accessible markup, the render pool's saturation answer.
  */
 import t from 'tap';
+import fc from 'fast-check';
 import pino from 'pino';
 import { diagramModel } from '../../src/exports/diagram.ts';
+import { layout, tiles } from '../../src/exports/layout.ts';
 import { RenderService } from '../../src/exports/render.service.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 
@@ -80,4 +82,34 @@ t.test('the render pool refuses past its bound with 503 and Retry-After', async 
   await t.rejects(render.png(model), { code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '2' } });
   t.ok((await first).length > 0, 'the render in flight finishes');
   t.ok((await render.png(model)).length > 0, 'and the next one is taken');
+});
+
+t.test('layout: every task right of what it waits for, one task per cell, tiles cover every task once', async (t) => {
+  fc.assert(fc.property(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 4 }), (n, seed, fanIn) => {
+    let state = seed;
+    const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
+    // Dependencies point anywhere earlier in a random order, so indexes run both ways.
+    const order = Array.from({ length: n }, (_, i) => i).sort(() => random() - 0.5);
+    const dependsOn: number[][] = Array.from({ length: n }, () => []);
+    order.forEach((task, k) => {
+      for (let d = 0; d < fanIn && k > 0; d++) dependsOn[task]!.push(order[Math.floor(random() * k)]!);
+      dependsOn[task] = [...new Set(dependsOn[task])];
+    });
+    const model = {
+      flowId: 'flw_p', flowName: 'P', version: 1, dueDate: null, projectedFinish: null, onTrack: null,
+      tasks: dependsOn.map((deps, i) => ({ id: `t${i}`, name: `T${i}`, status: 'ready' as const, estimateHours: null, critical: false, dependsOn: deps })),
+    };
+    const l = layout(model);
+    const cells = new Set<string>();
+    model.tasks.forEach((task, i) => {
+      for (const dep of task.dependsOn) if (!(l.layer[dep]! < l.layer[i]!)) throw new Error(`task ${i} not right of ${dep}`);
+      cells.add(`${l.layer[i]},${l.row[i]}`);
+      if (l.row[i]! >= l.rows || l.layer[i]! >= l.layers) throw new Error('outside the grid');
+    });
+    if (cells.size !== n) throw new Error('two tasks share a cell');
+    const covered = tiles(model, l, 5, 9).reduce((sum, tile) => sum + model.tasks.filter((_, i) =>
+      l.layer[i]! >= tile.layer0 && l.layer[i]! < tile.layer1 && l.row[i]! >= tile.row0 && l.row[i]! < tile.row1).length, 0);
+    if (covered !== n) throw new Error(`tiles cover ${covered} of ${n}`);
+  }), { numRuns: 200 });
+  t.pass('property held');
 });
