@@ -106,7 +106,7 @@ export class Jobs {
     });
   }
 
-  /** Declares a queue (created in pg-boss at start, idempotently, with these retry rules). */
+  /** Declares a queue's retry rules (the queue is created in pg-boss, idempotently, on first use). */
   queue(name: string, options: QueueOptions = {}): void {
     this.queues.set(name, options);
   }
@@ -147,11 +147,15 @@ export class Jobs {
 
   async start(): Promise<void> {
     await this.boss.start();
-    for (const name of this.queues.keys()) await this.ensureQueue(name);
     this.started = true;
     if (!this.runWorkers) return;
+    // Queues are created when first sent to (a worker may poll one that does not exist yet),
+    // which keeps start-up to pg-boss's own check; a schedule needs its queue now.
     for (const worker of this.workers) await this.startWorker(worker);
-    for (const { queue, cron } of this.schedules) await this.boss.schedule(queue, cron, {}, { tz: 'UTC' });
+    for (const { queue, cron } of this.schedules) {
+      await this.ensureQueue(queue);
+      await this.boss.schedule(queue, cron, {}, { tz: 'UTC' });
+    }
     this.drainer.start();
   }
 
@@ -201,7 +205,6 @@ export class Jobs {
   }
 
   private async startWorker({ queue, handler, options }: Registered): Promise<void> {
-    await this.ensureQueue(queue);
     const id = await this.boss.work<object>(
       queue,
       { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
