@@ -6,7 +6,8 @@
  * under whatever `{public_url}` the pages are served at.
  */
 import { hash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { DiagramModel } from '../exports/diagram.ts';
 import { html, trusted, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
@@ -32,24 +33,28 @@ const REVALIDATE = 'no-cache';
 const COMMON = { 'Cache-Control': REVALIDATE, 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' };
 
 const tagOf = (bytes: Buffer) => hash('sha1', bytes, 'base64url');
+const gzipped = promisify(gzip);
 
-/** Compressed once per version; each encoding has its own strong ETag. */
-function encoded(reply: Reply): Encoded {
+/**
+ * Compressed once per version, in libuv's thread pool (a 5,000-task page is megabytes: never
+ * on the event loop); each encoding has its own strong ETag.
+ */
+async function encoded(reply: Reply): Promise<Encoded> {
   const bytes = reply.body as Buffer;
   const headers = { ...reply.headers, Vary: 'Accept-Encoding' };
   const tag = tagOf(bytes);
   return {
     identity: { ...reply, headers, etag: tag },
-    gzip: { ...reply, body: gzipSync(bytes, { level: 9 }), headers: { ...headers, 'Content-Encoding': 'gzip' }, etag: `${tag}.gz` },
+    gzip: { ...reply, body: await gzipped(bytes), headers: { ...headers, 'Content-Encoding': 'gzip' }, etag: `${tag}.gz` },
   };
 }
 
-function bytesReply(bytes: Buffer, contentType: string, headers: Record<string, string> = {}): Encoded {
+function bytesReply(bytes: Buffer, contentType: string, headers: Record<string, string> = {}): Promise<Encoded> {
   return encoded({ status: 200, body: bytes, contentType, headers: { ...COMMON, ...headers } });
 }
 
 /** An HTML page in the page frame, revalidating. */
-const htmlReply = (input: Parameters<typeof page>[0]): Encoded => encoded(page({ ...input, cacheControl: REVALIDATE }));
+const htmlReply = (input: Parameters<typeof page>[0]): Promise<Encoded> => encoded(page({ ...input, cacheControl: REVALIDATE }));
 
 const STATUS_TEXT: Record<DiagramModel['tasks'][number]['status'], string> = {
   blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done',
@@ -103,7 +108,7 @@ function taskList(model: DiagramModel): Html {
 <span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}${model.tasks[i]!.name}`)}` : ''}</span></li>`)}</ol>`;
 }
 
-export function flowRendition(model: DiagramModel, svg: string, token: string): Rendition {
+export async function flowRendition(model: DiagramModel, svg: string, token: string): Promise<Rendition> {
   const title = model.flowName;
   const label = `Dependency diagram of ${title} (scrolls sideways when wide)`;
   const pageBody = html`<h1>${title}</h1>
@@ -116,12 +121,13 @@ ${diagramBox(svg, label)}</section>
   const embedBody = html`<h1><a href="../../flows/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${flowFacts(model)}
 ${diagramBox(svg, label)}`;
-  return {
-    page: htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
-    embed: htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    json: bytesReply(Buffer.from(JSON.stringify(publicFlowDocument(model))), 'application/json; charset=utf-8'),
-    svg: bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
-  };
+  const [pageReply, embed, json, image] = await Promise.all([
+    htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
+    htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
+    bytesReply(Buffer.from(JSON.stringify(publicFlowDocument(model))), 'application/json; charset=utf-8'),
+    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
+  ]);
+  return { page: pageReply, embed, json, svg: image };
 }
 
 /** The JSON document of a published brainstorm (PublicBrainstormSchema). */
@@ -142,7 +148,7 @@ ${idea.tags.map((tag) => html` <span class="tag">#${tag}</span>`)}</li>`;
   })}</ul>`;
 }
 
-export function brainstormRendition(model: PublicBrainstorm, svg: string, token: string): Rendition {
+export async function brainstormRendition(model: PublicBrainstorm, svg: string, token: string): Promise<Rendition> {
   const title = model.name;
   const label = `Idea tree of ${title} (scrolls sideways when wide)`;
   const pageBody = html`<h1>${title}</h1>
@@ -151,10 +157,11 @@ export function brainstormRendition(model: PublicBrainstorm, svg: string, token:
 <p><a href="${token}.json">This brainstorm as JSON</a> · <a href="${token}/diagram.svg">The tree as SVG</a></p>`;
   const embedBody = html`<h1><a href="../../brainstorms/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${diagramBox(svg, label)}`;
-  return {
-    page: htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
-    embed: htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    json: bytesReply(Buffer.from(JSON.stringify(publicBrainstormDocument(model))), 'application/json; charset=utf-8'),
-    svg: bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
-  };
+  const [pageReply, embed, json, image] = await Promise.all([
+    htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
+    htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
+    bytesReply(Buffer.from(JSON.stringify(publicBrainstormDocument(model))), 'application/json; charset=utf-8'),
+    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
+  ]);
+  return { page: pageReply, embed, json, svg: image };
 }
