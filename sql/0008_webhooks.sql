@@ -52,6 +52,8 @@ create table webhook_deliveries (
 create index webhook_deliveries_lane on webhook_deliveries (webhook_id, flow_key, event_id)
   where status in ('pending', 'queued', 'sending');
 create index webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, event_id desc);
+-- Workers with time to spare take due deliveries straight from here.
+create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'queued';
 -- The maintenance sweep finds claims whose process died and queued deliveries whose job was lost.
 create index webhook_deliveries_stuck on webhook_deliveries (status, lease_until, next_attempt_at)
   where status in ('queued', 'sending');

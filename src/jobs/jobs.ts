@@ -61,7 +61,8 @@ export class Jobs {
   private readonly created = new Map<string, Promise<void>>();
   private readonly workers: Registered[] = [];
   private readonly schedules: { queue: string; cron: string }[] = [];
-  private readonly workerIds = new Map<string, string>();
+  /** Every worker of a queue (a queue may have several, to run jobs side by side). */
+  private readonly workerIds = new Map<string, string[]>();
   private readonly drainer: OutboxDrainer;
   private readonly latency: Histogram;
   private readonly duration: Histogram;
@@ -139,10 +140,9 @@ export class Jobs {
     return id;
   }
 
-  /** Makes a local worker of `queue` poll now (after a transaction that enqueued a job committed). */
+  /** Makes every local worker of `queue` poll now (after a transaction that enqueued a job committed). */
   wake(queue: string): void {
-    const id = this.workerIds.get(queue);
-    if (id) this.boss.notifyWorker(id);
+    for (const id of this.workerIds.get(queue) ?? []) this.boss.notifyWorker(id);
   }
 
   async start(): Promise<void> {
@@ -224,7 +224,7 @@ export class Jobs {
         }
       },
     );
-    this.workerIds.set(queue, id);
+    this.workerIds.set(queue, [...(this.workerIds.get(queue) ?? []), id]);
   }
 }
 

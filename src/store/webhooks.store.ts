@@ -148,9 +148,9 @@ export async function lockLanes(tx: Tx, lanes: readonly Lane[]): Promise<void> {
  * For each lane, its earliest unfinished delivery gets a job if it has none (`pending` →
  * `queued`, due now or at the back-off time it already had). Returns those, to enqueue.
  */
-export async function queueLaneHeads(tx: Tx, lanes: readonly Lane[]): Promise<{ id: string; nextAttemptAt: Date }[]> {
+export async function queueLaneHeads(tx: Tx, lanes: readonly Lane[]): Promise<{ id: string; nextAttemptAt: Date; due: boolean }[]> {
   if (lanes.length === 0) return [];
-  return tx<{ id: string; nextAttemptAt: Date }[]>`
+  return tx<{ id: string; nextAttemptAt: Date; due: boolean }[]>`
     with lanes as (select * from unnest(${lanes.map((l) => l.webhookId)}::text[], ${lanes.map((l) => l.flowKey)}::text[]) as l(webhook_id, flow_key)),
     heads as (
       select distinct on (d.webhook_id, d.flow_key) d.id, d.status from webhook_deliveries d
@@ -160,7 +160,7 @@ export async function queueLaneHeads(tx: Tx, lanes: readonly Lane[]): Promise<{ 
     )
     update webhook_deliveries d set status = 'queued', next_attempt_at = greatest(now(), coalesce(d.next_attempt_at, now()))
     from heads where d.id = heads.id and heads.status = 'pending'
-    returning d.id, d.next_attempt_at`;
+    returning d.id, d.next_attempt_at, d.next_attempt_at <= now() as due`;
 }
 
 export async function lockDelivery(tx: Tx, id: string): Promise<(DeliveryRow & { due: boolean; leaseExpired: boolean }) | null> {
@@ -235,6 +235,11 @@ export function attemptsOf(sql: Db, deliveryIds: readonly string[], perDelivery:
       select *, row_number() over (partition by delivery_id order by id desc) as n from webhook_attempts
       where delivery_id = any(${deliveryIds as string[]})
     ) a where n <= ${perDelivery} order by delivery_id, id`;
+}
+
+/** Deliveries due now (any lane), for a worker with time to spare. */
+export function dueDeliveries(sql: Db, limit: number): Promise<{ id: string }[]> {
+  return sql`select id from webhook_deliveries where status = 'queued' and next_attempt_at <= now() order by next_attempt_at limit ${limit}`;
 }
 
 /** Claims whose process died (lease over) and queued deliveries long overdue (their job was lost). */
