@@ -206,11 +206,14 @@ export class WebhookDeliveries {
     }
   }
 
-  /** Queues each lane's next delivery; with `keep` (one lane), returns it instead when it is due now, for the caller to attempt. */
-  private async queueHeads(tx: Tx, lanes: readonly Lane[], keep = false): Promise<string | null> {
+  /**
+   * Queues each lane's next delivery with a job of its own (so a crash loses none); with
+   * `goOn` (one lane) also returns it when it is due now, for the caller to attempt at once.
+   */
+  private async queueHeads(tx: Tx, lanes: readonly Lane[], goOn = false): Promise<string | null> {
     const heads = await queueLaneHeads(tx, lanes);
-    if (keep && heads.length === 1 && heads[0]!.due) return heads[0]!.id;
     for (const head of heads) await this.jobs.send(DELIVERY_QUEUE, { id: head.id }, { tx, startAfter: head.nextAttemptAt });
+    if (goOn && heads.length === 1 && heads[0]!.due) return heads[0]!.id;
     if (heads.length > 0) await announceWebhookWork(tx);
     return null;
   }
