@@ -17,7 +17,10 @@
  * default base of 5 s the last try comes about 27 hours after the first. 410 Gone disables
  * the endpoint. Each job carries only the delivery id, and the row says what to do: a job
  * that finds its delivery finished, claimed or not yet due does nothing, so duplicates and
- * pg-boss's own retries are harmless.
+ * pg-boss's own retries are harmless. A delivery is claimed (`sending`, with a lease) in one
+ * short transaction and its outcome written in another, so no transaction stays open while
+ * a receiver thinks; a process that dies mid-send leaves a lapsed lease, and the job's
+ * pg-boss retry (or the sweep) sends it again with the same webhook-id: at least once.
  */
 import type { Logger } from 'pino';
 import { newId } from '../auth/secrets.ts';
