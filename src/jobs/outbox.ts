@@ -22,7 +22,7 @@ export type OutboxHandler = (events: readonly OutboxEvent[], tx: Tx) => Promise<
 const BATCH = 200;
 /** Polled this often when idle; a committed flow change (NOTIFY) wakes it sooner. */
 const IDLE_POLL_MS = 1000;
-/** An event whose batch failed this often alone is set aside (logged, kept with its error). */
+/** An event that failed this often on its own is set aside (logged, kept with its error). */
 const MAX_ATTEMPTS = 5;
 
 export class OutboxDrainer {
@@ -56,11 +56,22 @@ export class OutboxDrainer {
     await this.unlisten?.().catch(() => {});
   }
 
-  /** Drains until nothing is left (or another process holds the drain). */
+  /**
+   * Drains until nothing is left (or another process holds the drain). A batch that fails is
+   * retried one event at a time, so one bad event cannot hold back the rest for long.
+   */
   async drainAll(): Promise<number> {
     let total = 0;
+    let limit = BATCH;
     for (;;) {
-      const n = await this.drainBatch(this.failures > 0 ? 1 : BATCH);
+      let n: number;
+      try {
+        n = await this.drainBatch(limit);
+      } catch (error) {
+        if (limit === 1) throw error;
+        limit = 1;
+        continue;
+      }
       if (n <= 0) return total;
       total += n;
     }
@@ -103,9 +114,9 @@ export class OutboxDrainer {
         return batch.length;
       });
     } catch (error) {
-      if (batch.length === 0) throw error;
-      const attempts = await countDrainFailure(this.sql, batch.map((e) => e.id));
-      if (batch.length === 1 && attempts >= MAX_ATTEMPTS) {
+      if (batch.length !== 1) throw error;
+      const attempts = await countDrainFailure(this.sql, [batch[0]!.id]);
+      if (attempts >= MAX_ATTEMPTS) {
         // A poison event must not stop every later one: set it aside, with its error, for an operator.
         await this.sql.begin((tx) => markOutboxProcessed(tx, [batch[0]!.id], String((error as Error).message ?? error)));
         this.log.error({ err: error, event: batch[0] }, 'outbox event set aside after repeated failures');

@@ -95,3 +95,29 @@ t.test('the outbox reaches each subscriber exactly once with two servers drainin
   t.equal(rows.length, outbox!.n, 'every event handed over');
   t.ok(rows.every((r) => r.n === 1), 'each exactly once');
 });
+
+t.test('an event a subscriber always fails on is set aside after five tries; the others go through', async (t) => {
+  const s = await startTestServer(t, { jobWorkers: false });
+  const { jobs } = s.app.services;
+  const seen: string[] = [];
+  jobs.onOutbox('test-picky', async (events) => {
+    if (events.some((e) => e.type === 'flow.created' && (e.data as { name?: string }).name === 'Poison')) throw new Error('cannot handle this one');
+    seen.push(...events.map((e) => e.id));
+  });
+  await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Before' } });
+  await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Poison' } });
+  await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'After' } });
+  for (let round = 1; round < 5; round++) await t.rejects(jobs.drainOutbox(), /cannot handle/, `round ${round} fails on the poison event`);
+  const [before] = await s.sql`select processed_at from outbox where data->>'name' = 'Before'`;
+  t.ok(before!.processedAt, 'events before it were handled one by one');
+  await jobs.drainOutbox();
+  const rows = await s.sql`select data->>'name' as name, processed_at, drain_error from outbox where type = 'flow.created' order by id`;
+  t.match(rows, [
+    { name: 'Before', processedAt: Date, drainError: null },
+    { name: 'Poison', processedAt: Date, drainError: 'cannot handle this one' },
+    { name: 'After', processedAt: Date, drainError: null },
+  ]);
+  t.equal(seen.length, 2, 'each good event handed over once');
+  const report = JSON.parse((await cli(s.databaseUrl, ['jobs', '--json'])).stdout);
+  t.match(report.outbox.setAside, [{ type: 'flow.created', error: 'cannot handle this one' }]);
+});
