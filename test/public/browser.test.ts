@@ -1,7 +1,7 @@
 /**
  * The public pages in real Chromium: the flow page draws its diagram with the task names,
  * works with JavaScript off, fits a 360 px phone without sideways page scrolling, stays
- * readable in dark mode, and its embed loads inside an <iframe> on another origin (while
+ * readable in light and dark mode (contrast measured), and its embed loads inside an <iframe> on another origin (while
  * the full page refuses to be framed). Screenshots go to test-artifacts/.
  */
 import { createServer } from 'node:http';
@@ -83,25 +83,28 @@ t.test('public pages in Chromium', async (t) => {
     await context.close();
   });
 
-  await t.test('dark mode keeps text readable', async (t) => {
-    const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1000, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(s.url + seeded.flowPath);
-    const colours = await page.evaluate(`(() => {
-      const style = (selector) => getComputedStyle(document.querySelector(selector));
-      return { bg: style('body').backgroundColor, text: style('body').color, muted: style('.muted').color, link: style('main a').color, diagram: style('.fp-diagram').color, diagramBg: style('.fp-diagram .fp-bg').fill };
-    })()`) as Record<'bg' | 'text' | 'muted' | 'link' | 'diagram' | 'diagramBg', string>;
-    t.ok(contrast(colours.text, 'rgb(255, 255, 255)') < 4.5, `a dark background really is in use (${colours.bg})`);
-    for (const key of ['text', 'muted', 'link'] as const) {
-      const ratio = contrast(colours[key], colours.bg);
-      t.ok(ratio >= 4.5, `${key} ${colours[key]} on ${colours.bg}: ${ratio.toFixed(1)}:1`);
-    }
-    t.ok(contrast(colours.diagram, colours.diagramBg) >= 4.5, `diagram text ${colours.diagram} on ${colours.diagramBg}`);
-    await page.screenshot({ path: artifact('public-flow-dark.png'), fullPage: true });
-    await page.goto(s.url + seeded.boardPath);
-    await page.screenshot({ path: artifact('public-brainstorm-dark.png'), fullPage: true });
-    await context.close();
-  });
+  for (const scheme of ['light', 'dark'] as const) {
+    await t.test(`${scheme} mode keeps text readable`, async (t) => {
+      const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1000, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(s.url + seeded.flowPath);
+      const colours = await page.evaluate(`(() => {
+        const style = (selector) => getComputedStyle(document.querySelector(selector));
+        return { bg: style('body').backgroundColor, text: style('body').color, muted: style('.muted').color, link: style('main a').color, late: style('.task-list .critical').color, diagram: style('.fp-diagram').color, diagramBg: style('.fp-diagram .fp-bg').fill };
+      })()`) as Record<'bg' | 'text' | 'muted' | 'link' | 'late' | 'diagram' | 'diagramBg', string>;
+      const darkBackground = contrast(colours.bg, 'rgb(0, 0, 0)') < 4.5;
+      t.equal(darkBackground, scheme === 'dark', `the ${scheme} scheme is in use (${colours.bg})`);
+      for (const key of ['text', 'muted', 'link', 'late'] as const) {
+        const ratio = contrast(colours[key], colours.bg);
+        t.ok(ratio >= 4.5, `${key} ${colours[key]} on ${colours.bg}: ${ratio.toFixed(1)}:1`);
+      }
+      t.ok(contrast(colours.diagram, colours.diagramBg) >= 4.5, `diagram text ${colours.diagram} on ${colours.diagramBg}`);
+      await page.screenshot({ path: artifact(`public-flow-${scheme}.png`), fullPage: true });
+      await page.goto(s.url + seeded.boardPath);
+      await page.screenshot({ path: artifact(`public-brainstorm-${scheme}.png`), fullPage: true });
+      await context.close();
+    });
+  }
 
   await t.test('the embed loads in an iframe on another origin; the page does not; unpublished goes dark', async (t) => {
     const host = createServer((req, res) => {
