@@ -3,7 +3,7 @@
  * fetch, against the echo route and every real route: odd methods and encodings, malformed
  * and oversize bodies, wrong content types, garbage credentials, unknown fields, wrong types,
  * random Idempotency-Keys. Every answer is a 2xx/3xx or a 4xx in the error envelope whose
- * status matches its code; never a 5xx; the process keeps serving; refusals write nothing.
+ * status matches its code (web pages: an HTML error page); never a 5xx; the process keeps serving; refusals write nothing.
  */
 import t from 'tap';
 import fc from 'fast-check';
@@ -146,6 +146,21 @@ t.test('fuzz', async (t) => {
   let dropped = 0;
   const statuses = new Map<number, number>();
 
+  /** Web pages (app, public views, unsubscribe) answer refusals as HTML pages (route.renderError). */
+  const rendersPages = (g: Generated): boolean => {
+    const [pathOnly] = g.target.split('?');
+    let decoded = pathOnly!;
+    try {
+      decoded = decodeURIComponent(pathOnly!);
+    } catch {
+      // keep the raw path
+    }
+    return [pathOnly!, decoded].some((path) => {
+      const match = s.app.edge.match(g.method, path);
+      return match.kind === 'found' && match.route.renderError !== undefined;
+    });
+  };
+
   const judge = (g: Generated, res: RawResponse, label: string): boolean => {
     if (res.status === null) {
       dropped += 1;
@@ -154,7 +169,9 @@ t.test('fuzz', async (t) => {
     answered += 1;
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     let ok = t.ok(res.status < 500, `${label}: ${res.status} is not a server error`) as boolean;
-    if (res.status >= 400 && g.method !== 'HEAD') {
+    if (res.status >= 400 && g.method !== 'HEAD' && rendersPages(g) && /^text\/html/.test(res.headers['content-type'] ?? '')) {
+      ok = t.ok(res.body.length > 0, `${label}: an HTML error page`) && ok;
+    } else if (res.status >= 400 && g.method !== 'HEAD') {
       let envelope: { error?: { code?: unknown; message?: unknown } } | undefined;
       try {
         envelope = JSON.parse(res.body);
