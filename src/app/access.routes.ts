@@ -46,7 +46,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
     return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
       workspaceName: org!.name, credentials, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
       canSwitch: who.canSwitch,
-    }), { status: state.status ?? 200, cookies: who.v.cookies });
+    }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
   }
 
   /** Runs a form post of the access page for a signed-in admin. */

@@ -26,10 +26,10 @@ ${input.created ? html`<section class="secret" aria-labelledby="new-key-title">
 ${errorBox('access-error', input.error)}
 <section aria-labelledby="creds-title">
   <h2 id="creds-title">Keys and OAuth clients</h2>
-  ${input.credentials.length === 0 ? html`<p>None yet.</p>` : html`<table>
+  ${input.credentials.length === 0 ? html`<p>None yet.</p>` : html`<div class="table-scroll"><table>
     <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Role</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${input.credentials.map((row) => credentialRow(form, row))}</tbody>
-  </table>`}
+  </table></div>`}
 </section>
 <section aria-labelledby="create-title">
   <h2 id="create-title">Create an API key</h2>
@@ -47,8 +47,7 @@ ${errorBox('access-error', input.error)}
     </fieldset>
     <button type="submit">Create key</button>
   </form>
-</section>
-<script src="${prefix}/copy.js" defer></script>`;
+</section>`;
 }
 
 function credentialRow(form: FormContext, row: CredentialListRow): Html {
@@ -59,7 +58,7 @@ function credentialRow(form: FormContext, row: CredentialListRow): Html {
     <td>${row.role}</td>
     <td>${row.scopes.join(' ')}</td>
     <td><time datetime="${row.createdAt.toISOString()}">${row.createdAt.toISOString().slice(0, 10)}</time></td>
-    <td class="actions">
+    <td class="row-actions">
       ${row.kind === 'key' ? html`<form method="post" action="${form.prefix}/access/keys/${row.id}/rotate">${csrfField(form)}<button type="submit" class="secondary" aria-label="Rotate ${label}">Rotate</button></form>` : ''}
       <form method="post" action="${form.prefix}/access/credentials/${row.id}/delete">${csrfField(form)}<button type="submit" class="danger" aria-label="Delete ${label}">Delete</button></form>
     </td>

@@ -5,7 +5,8 @@
 import { ApiError } from '../errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
-import { html, type Html } from '../http/html.ts';
+import type { Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import type { Sql } from '../store/db.ts';
 import { appPrefix } from './app-url.ts';
@@ -27,32 +28,29 @@ export function appDeps(sql: Sql, config: Config, auth: Authenticator): AppDeps 
   return { sql, config, auth, names: cookieNames(config), prefix: appPrefix(config), issuer: config.baseUrl };
 }
 
-// Interim frame until src/http/page.ts lands (public-views helper).
-function page(input: { title: string; body: Html; status: number }): Reply {
-  const markup = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${input.title}</title></head><body><main id="main">${input.body}</main></body></html>`;
-  return {
-    status: input.status, body: Buffer.from(markup.text), contentType: 'text/html; charset=utf-8',
-    headers: { 'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'", 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' },
-  };
-}
-
 /**
  * The consent form's answer redirects to the client's loopback redirect URI, and browsers
  * apply `form-action` to a form's redirects too: that page allows the request's own origin.
  * CSP has no syntax for IPv6 hosts, so for `[::1]` the directive is left out instead.
  */
-function withFormTarget(csp: string | undefined, redirectUri: string): string | undefined {
-  if (!csp) return csp;
+function formTarget(redirectUri: string): { formAction?: string[]; dropFormAction?: boolean } {
   const { origin, hostname } = new URL(redirectUri);
-  const directives = csp.split(';').map((d) => d.trim()).filter((d) => d && !d.startsWith('form-action'));
-  return (hostname.startsWith('[') ? directives : [...directives, `form-action 'self' ${origin}`]).join('; ');
+  return hostname.startsWith('[') ? { dropFormAction: true } : { formAction: [origin] };
 }
 
-export function view(title: string, body: Html, options: { status?: number; cookies?: string[]; formTarget?: string } = {}): Reply {
-  const reply = page({ title: `${title} · flowplan`, body, status: options.status ?? 200 });
-  const headers: Record<string, string> = { ...reply.headers, 'Cache-Control': 'no-store' };
-  if (options.formTarget) headers['Content-Security-Policy'] = withFormTarget(headers['Content-Security-Policy'], options.formTarget)!;
-  return { ...reply, headers, cookies: [...(reply.cookies ?? []), ...(options.cookies ?? [])] };
+export function view(
+  title: string,
+  body: Html,
+  options: { status?: number; cookies?: string[]; formTarget?: string; scripts?: string[] } = {},
+): Reply {
+  const target = options.formTarget ? formTarget(options.formTarget) : {};
+  const reply = page({
+    title: `${title} · flowplan`, body, status: options.status ?? 200, cookies: options.cookies,
+    ...(target.formAction ? { formAction: target.formAction } : {}), ...(options.scripts ? { scripts: options.scripts } : {}),
+  });
+  if (!target.dropFormAction) return reply;
+  const csp = reply.headers!['Content-Security-Policy']!.split('; ').filter((d) => !d.startsWith('form-action')).join('; ');
+  return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': csp } };
 }
 
 export function seeOther(location: string, cookies: string[] = []): Reply {
