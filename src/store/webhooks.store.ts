@@ -171,8 +171,8 @@ export async function lockDelivery(tx: Tx, id: string): Promise<(DeliveryRow & {
   return row ?? null;
 }
 
-export async function deliveryLane(sql: Db, id: string): Promise<Lane | null> {
-  const [row] = await sql<Lane[]>`select webhook_id, flow_key from webhook_deliveries where id = ${id}`;
+export async function deliveryLane(sql: Db, id: string): Promise<(Lane & { status: DeliveryStatus }) | null> {
+  const [row] = await sql<(Lane & { status: DeliveryStatus })[]>`select webhook_id, flow_key, status from webhook_deliveries where id = ${id}`;
   return row ?? null;
 }
 
