@@ -26,6 +26,8 @@ t.test('digest', async (t) => {
   const { digests } = s.app.services.notifications;
   const ada = await member(s, 'Ada');
   const bob = await member(s, 'Bob');
+  // The schedule only considers people who were members before the digest hour began.
+  const joinedLongAgo = (id: string) => s.sql`update memberships set created_at = '2020-01-01' where user_id = ${id}`;
 
   t.test('the builder: every section, counts before the caps, shared flows included', async (t) => {
     const flow = await newFlow(t, s, {
@@ -87,6 +89,7 @@ t.test('digest', async (t) => {
     ] as const;
     for (const { zone, hour, days, ...rest } of cases) {
       const person = await member(s, `In ${zone}`);
+      await joinedLongAgo(person);
       await ok(t, s, 'PATCH', `/v1/notifications/preferences?memberId=${person}`, { timezone: zone, digestHour: hour });
       const offset = spreadSeconds(s.workspaceId, person);
       for (const [day, utc] of days) {
@@ -102,9 +105,21 @@ t.test('digest', async (t) => {
     }
   });
 
+  t.test('someone who joins after the hour waits for the next day; past the catch-up window a day is skipped', async (t) => {
+    const late = await member(s, 'Late joiner');
+    await s.sql`update memberships set created_at = '2026-12-02T09:30:00Z' where user_id = ${late}`;
+    const picked = async (at: string) => (await digests.tick(new Date(at))).filter((j) => j.memberId === late);
+    t.same(await picked('2026-12-02T09:59:59Z'), [], 'joined at 09:30 UTC, after the 08:00 digest hour: not today');
+    t.same((await picked('2026-12-03T09:59:59Z')).map((j) => j.localDate), ['2026-12-03'], 'the next morning it is');
+    t.same(await picked('2026-12-03T11:00:01Z'), [], 'three hours after the digest hour the day is over');
+  });
+
   t.test('spread over the hour', async (t) => {
     const zoneMembers = await Promise.all(Array.from({ length: 16 }, (_, i) => member(s, `Spread ${i}`)));
-    for (const id of zoneMembers) await ok(t, s, 'PATCH', `/v1/notifications/preferences?memberId=${id}`, { timezone: 'Asia/Tokyo', digestHour: 9 });
+    for (const id of zoneMembers) {
+      await joinedLongAgo(id);
+      await ok(t, s, 'PATCH', `/v1/notifications/preferences?memberId=${id}`, { timezone: 'Asia/Tokyo', digestHour: 9 });
+    }
     const halfPast = new Date('2026-12-01T00:30:00Z'); // 09:30 in Tokyo
     const due = (await digests.tick(halfPast)).filter((j) => zoneMembers.includes(j.memberId));
     t.ok(due.length > 0 && due.length < zoneMembers.length, `${due.length} of ${zoneMembers.length} due half-way through the hour`);
