@@ -37,7 +37,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     url: '',
     received: [],
     answer: () => ({ status: 204 }),
-    waitFor: async (count, ms = 15_000) => {
+    waitFor: async (count, ms = 30_000) => {
       const deadline = Date.now() + ms;
       while (receiver.received.length < count) {
         if (Date.now() > deadline) throw new Error(`only ${receiver.received.length} of ${count} webhook requests arrived`);
