@@ -239,6 +239,11 @@ function executor(db: Db): { executeSql(text: string, values?: unknown[]): Promi
         const connection = await db.reserve();
         try {
           return { rows: [...(await connection.unsafe(text))] };
+        } catch (error) {
+          // A script that failed midway (another process created the schema first: pg-boss
+          // expects that error) leaves its transaction open and aborted: end it before reuse.
+          await connection.unsafe('ROLLBACK').catch(() => {});
+          throw error;
         } finally {
           connection.release();
         }
