@@ -232,7 +232,9 @@ export class Jobs {
 function executor(db: Db): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
   return {
     executeSql: async (text, values) => {
-      if (values) return { rows: [...(await db.unsafe(text, values.map(toParameter) as never[]))] };
+      // pg-boss's insert() (cron schedules) hands its jobs over already JSON-encoded for a json
+      // parameter, which postgres.js would encode a second time; as text the string goes as is.
+      if (values) return { rows: [...(await db.unsafe(text.replace('json_to_recordset($1)', 'json_to_recordset($1::text::json)'), values.map(toParameter) as never[]))] };
       // pg-boss's schema plans are scripts with their own BEGIN … COMMIT: postgres.js runs
       // those only on a connection reserved for them.
       if ('reserve' in db && /^\s*BEGIN;/.test(text)) {
