@@ -6,6 +6,7 @@
  * the projected finish moves with the date).
  */
 import { LRUCache } from 'lru-cache';
+import { sha256 } from '../auth/secrets.ts';
 import { brainstormDiagramSvg, publishedBrainstorm } from '../brainstorms/public.service.ts';
 import { diagramModel } from '../exports/diagram.ts';
 import type { RenderService } from '../exports/render.service.ts';
@@ -52,7 +53,7 @@ export class PublicViews {
   /** The published flow's rendition, or null when the token names no published flow. */
   async flow(token: string): Promise<Rendition | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
-    const row = await publishedFlow(this.deps.sql, token);
+    const row = await publishedFlow(this.deps.sql, sha256(token));
     if (!row) return null;
     const start = scheduleStart(undefined);
     return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {

@@ -8,11 +8,12 @@ export interface PublishedFlowRow {
 }
 
 /**
- * The flow published under `token`, or null. Run on every public request (one probe of the
- * unique index on `public_token`), so an unpublish in any process is seen at the next one.
+ * The flow published under the token whose sha256 is `tokenHash`, or null. Run on every
+ * public request (one probe of a unique index), so an unpublish in any process is seen at
+ * the next one.
  */
-export async function publishedFlow(sql: Db, token: string): Promise<PublishedFlowRow | null> {
+export async function publishedFlow(sql: Db, tokenHash: string): Promise<PublishedFlowRow | null> {
   const [row] = await sql<PublishedFlowRow[]>`select id, workspace_id, version::int as version
-    from flows where public_token = ${token}`;
+    from flows where public_token_hash = ${tokenHash}`;
   return row ?? null;
 }
