@@ -5,11 +5,31 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { Socket } from 'node:net';
+import path from 'node:path';
 import postgres from 'postgres';
-import type { Test } from 'tap';
+import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Sql } from '../../src/store/db.ts';
+
+/**
+ * A test file's process ends once its tests have, even when a client library leaves a socket
+ * half-open after every pool was ended: twice (CI and locally) a file whose tests had all passed
+ * then sat until tap's 10-minute timeout on one socket to Postgres holding 9 unread bytes (the
+ * server's password request) after its app and databases were closed. The service itself
+ * exits on SIGTERM after `close()`, so only test processes wait on such a socket. What was
+ * left is printed, so the leak stays visible.
+ */
+tap.teardown(() => {
+  setTimeout(() => {
+    const sockets = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles()
+      .filter((h): h is Socket => h instanceof Socket && h !== process.stdout && h !== process.stderr && h !== process.stdin)
+      .map((s) => `${s.localPort ?? '-'}→${s.remotePort ?? '-'} ${s.readyState} read=${s.bytesRead} written=${s.bytesWritten} [${s.eventNames().join(',')}]`);
+    process.stderr.write(`# ${path.basename(process.argv[1] ?? '')}: still running 15 s after its tests ended; exiting. Open sockets: ${sockets.join('; ') || 'none'}\n`);
+    process.exit();
+  }, 15_000).unref();
+});
 
 export interface TestServer {
   app: RunningApp;
