@@ -15,7 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { startApp } from '../src/app.ts';
-import { newId } from '../src/auth/secrets.ts';
+import { newId } from '../src/ids.ts';
 import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
 import { insertUser, upsertMembership } from '../src/store/workspaces.store.ts';

@@ -1,10 +1,9 @@
 /** Flow routes (spec §4 and CONTRACT §3): thin handlers over the flow service and snapshots. */
 import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
 import { archiveFlow, createFlow, listFlows, publishFlow, restoreFlow, unpublishFlow, updateFlow, type FlowContext, type NewFlowInput } from '../flows/flows.service.ts';
-import { buildReport } from '../flows/report.ts';
+import { flowReport } from '../flows/report.service.ts';
 import { buildSchedule, scheduleStart } from '../flows/schedule.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
-import { memberNames } from '../store/members.store.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { CreateFlowBody, FlowParams, FlowSchema, FlowSummarySchema, ListFlowsQuery, PatchFlowBody } from '../schemas/flow.schema.ts';
 import { ReportSchema, ScheduleQuery, ScheduleSchema } from '../schemas/schedule.schema.ts';
@@ -95,8 +94,7 @@ export function flowRoutes(services: Services): Route[] {
       responses: { 200: { description: 'The report', schema: ReportSchema } },
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId);
-        const assignees = snapshot.state.tasks.flatMap((t) => (t.assigneeId ? [t.assigneeId] : []));
-        return json(200, await buildReport(snapshot, await memberNames(sql, assignees)));
+        return json(200, await flowReport(sql, snapshot));
       },
     },
   ];

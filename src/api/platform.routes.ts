@@ -7,7 +7,7 @@ import { authorizationServerMetadata, authorizeLocation } from '../auth/authoriz
 import { SCOPES } from '../auth/principal.ts';
 import { appLink } from '../app/app-url.ts';
 import { AuthorizationServerMetadataSchema, AuthorizeQuerySchema } from '../schemas/oauth.schema.ts';
-import { listOrgsOfUser } from '../store/workspaces.store.ts';
+import { workspacesOf } from '../team/members.service.ts';
 import { ContextSchema, RevokeRequestSchema, TokenRequestSchema, TokenSchema } from '../schemas/context.schema.ts';
 import type { Services } from './services.ts';
 
@@ -34,7 +34,7 @@ export function platformRoutes(services: Services): Route[] {
         };
         if (p.userId) {
           context.userId = p.userId;
-          context.orgs = await listOrgsOfUser(sql, p.userId);
+          context.orgs = await workspacesOf(sql, p.userId);
         }
         return json(200, context);
       },

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ApiError } from '../errors.ts';
 import { parseScopes, ROLES, type Role } from '../auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
-import { listOrgsOfUser } from '../store/workspaces.store.ts';
+import { workspacesOf } from '../team/members.service.ts';
 import { createAccessKey, deleteCredential, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
 import { accessView, inviteView } from './access.views.ts';
 import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from './invite.service.ts';
@@ -25,7 +25,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
   async function signedIn(ctx: RequestContext): Promise<{ v: Visitor; access: AccessContext; canSwitch: boolean } | null> {
     const v = await visitor(sql, names, ctx.headers);
     if (!v.session) return null;
-    const orgs = await listOrgsOfUser(sql, v.session.userId);
+    const orgs = await workspacesOf(sql, v.session.userId);
     const workspace = orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
     if (!workspace) throw new ApiError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
     return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id }, canSwitch: orgs.length > 1 };
@@ -37,7 +37,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
   ): Promise<Reply> {
     const who = await signedIn(ctx);
     if (!who) return seeOther(`${prefix}/signin`);
-    const [org] = (await listOrgsOfUser(sql, who.access.userId)).filter((o) => o.id === who.access.workspaceId);
+    const [org] = (await workspacesOf(sql, who.access.userId)).filter((o) => o.id === who.access.workspaceId);
     if (!['owner', 'admin'].includes(org!.role)) {
       return view('API access', messageView(`API access: ${org!.name}`, `You are ${org!.role === 'member' ? 'a member' : 'a viewer'} of ${org!.name}. Only admins manage API keys and clients.`,
         who.canSwitch ? { href: `${prefix}/workspaces`, text: 'Switch workspace' } : undefined), { cookies: who.v.cookies });

@@ -10,7 +10,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
-import { deleteSession, findSession, insertSession, type SessionRow } from '../store/people.store.ts';
+import { deleteSession, findSession, insertSession, memberRole, setSessionWorkspace, type SessionRow } from '../store/people.store.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
 
 const SESSION_SECONDS = 12 * 3600;
@@ -89,6 +89,12 @@ export async function startSession(
   await insertSession(sql, { idHash: sha256(id), userId, workspaceId, expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000) });
   const csrf = newSecret('x').slice(2);
   return { cookies: [cookie(names, names.session, id, SESSION_SECONDS), cookie(names, names.csrf, csrf, SESSION_SECONDS)], csrf };
+}
+
+/** Points the session at another of the person's workspaces; 404 for one they do not belong to. */
+export async function chooseWorkspace(sql: Db, sessionHash: string, userId: string, workspaceId: string): Promise<void> {
+  if (!(await memberRole(sql, workspaceId, userId))) throw new ApiError('NOT_FOUND', 'You do not belong to that workspace');
+  await setSessionWorkspace(sql, sessionHash, workspaceId);
 }
 
 export async function endSession(sql: Db, names: CookieNames, sessionHash: string | null): Promise<string[]> {

@@ -6,10 +6,9 @@
 import { ApiError } from '../errors.ts';
 import { decideAuthorization, pendingAuthorization } from '../auth/authorize.ts';
 import type { Route } from '../http/route.ts';
-import { memberRole, setSessionWorkspace } from '../store/people.store.ts';
-import { listOrgsOfUser } from '../store/workspaces.store.ts';
+import { workspacesOf } from '../team/members.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
-import { checkCsrf, endSession, startSession, visitor } from './session.ts';
+import { checkCsrf, chooseWorkspace, endSession, startSession, visitor } from './session.ts';
 import { checkPassword, prepareSignin, SigninThrottled } from './signin.service.ts';
 import { consentView, pickerView, signinView } from './signin.views.ts';
 
@@ -60,7 +59,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
           throw error;
         }
         if (!user) return again(401, 'That email and password do not match an account.');
-        const orgs = await listOrgsOfUser(sql, user.id);
+        const orgs = await workspacesOf(sql, user.id);
         const session = await startSession(sql, names, v.sessionHash, user.id, orgs[0]?.id ?? null);
         return seeOther(request ? consentPath(request) : `${prefix}/access`, session.cookies);
       },
@@ -73,7 +72,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const pending = await pendingAuthorization(sql, request);
         if (!pending) throw expiredRequest();
         if (!v.session) return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);
-        const orgs = await listOrgsOfUser(sql, v.session.userId);
+        const orgs = await workspacesOf(sql, v.session.userId);
         if (orgs.length === 0) throw new ApiError('FORBIDDEN', 'You do not belong to any workspace yet, so there is nothing to allow access to.');
         return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
           request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: v.session.workspaceId,
@@ -94,7 +93,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const pending = await pendingAuthorization(sql, request);
         if (!pending) throw expiredRequest();
         if (approve && !pending.scopes.some((scope) => scopes.includes(scope))) {
-          const orgs = await listOrgsOfUser(sql, v.session.userId);
+          const orgs = await workspacesOf(sql, v.session.userId);
           return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
             request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: field(fields, 'workspace'),
             who: v.session, error: 'Tick at least one permission to allow, or choose Deny.',
@@ -111,7 +110,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
       handler: async ({ headers }) => {
         const v = await visitor(sql, names, headers);
         if (!v.session) return seeOther(`${prefix}/signin`, v.cookies);
-        const orgs = await listOrgsOfUser(sql, v.session.userId);
+        const orgs = await workspacesOf(sql, v.session.userId);
         return view('Workspaces', pickerView({ prefix, csrf: v.csrf }, { orgs, workspaceId: v.session.workspaceId, who: v.session }), { cookies: v.cookies });
       },
     }),
@@ -123,8 +122,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const v = await visitor(sql, names, ctx.headers);
         if (!v.session || !v.sessionHash) return seeOther(`${prefix}/signin`);
         const workspaceId = field(fields, 'workspace');
-        if (!(await memberRole(sql, workspaceId, v.session.userId))) throw new ApiError('NOT_FOUND', 'You do not belong to that workspace');
-        await setSessionWorkspace(sql, v.sessionHash, workspaceId);
+        await chooseWorkspace(sql, v.sessionHash, v.session.userId, workspaceId);
         return seeOther(`${prefix}/access`);
       },
     }),

@@ -13,7 +13,8 @@ import {
 import { narrowScopes } from './oauth.ts';
 import type { Scope } from './principal.ts';
 import { redirectUriAllowed, withParams } from './redirect-uri.ts';
-import { newId, newSecret, sha256 } from './secrets.ts';
+import { newId } from '../ids.ts';
+import { newSecret, sha256 } from './secrets.ts';
 
 /** How long the person has to sign in and consent after the authorize call. */
 const REQUEST_SECONDS = 15 * 60;

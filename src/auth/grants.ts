@@ -12,7 +12,8 @@ import {
   insertRefreshToken, lockCode, lockRefreshToken, markCodeUsed, markRefreshRotated, memberRole, revokeFamily,
 } from '../store/people.store.ts';
 import type { Scope } from './principal.ts';
-import { newId, newSecret, sha256 } from './secrets.ts';
+import { newId } from '../ids.ts';
+import { newSecret, sha256 } from './secrets.ts';
 import type { TokenResponse } from './oauth.ts';
 
 export const PERSON_TOKEN_SECONDS = 3600;

@@ -8,7 +8,8 @@ import { findClient, insertAccessToken, revokeAccessToken, type CredentialRow } 
 import { findFamilyOfToken, revokeFamily } from '../store/people.store.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from './grants.ts';
 import { isScope, type Scope } from './principal.ts';
-import { newId, newSecret, sameSecret, sha256 } from './secrets.ts';
+import { newId } from '../ids.ts';
+import { newSecret, sameSecret, sha256 } from './secrets.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 

@@ -10,7 +10,8 @@ import {
   type WorkspaceRow,
 } from '../store/workspaces.store.ts';
 import type { MemberRole, Plan, Role, Scope } from './principal.ts';
-import { hashPassword, newId, newSecret, sha256 } from './secrets.ts';
+import { newId } from '../ids.ts';
+import { hashPassword, newSecret, sha256 } from './secrets.ts';
 
 export async function createWorkspace(sql: Db, input: { name: string; plan?: Plan; seats?: number }): Promise<{ id: string }> {
   const plan = input.plan ?? 'pro';

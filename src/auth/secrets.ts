@@ -1,10 +1,5 @@
-/** Ids, bearer secrets and their hashes, and memory-hard password hashing (scrypt). */
+/** Bearer secrets and their hashes, and memory-hard password hashing (scrypt). */
 import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-
-/** An opaque id with a type prefix: `flw_`, `tsk_`, `usr_`, … */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('base64url')}`;
-}
 
 /** A bearer secret (`fpk_`, `fpa_`, `fpr_`, `fps_`): 32 random bytes. */
 export function newSecret(prefix: string): string {

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, notFound } from '../errors.ts';
 import type { Principal } from '../auth/principal.ts';
-import { newId, sha256 } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
+import { sha256 } from '../auth/secrets.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
 import { validationFailed, type ValidationProblem } from '../schemas/validator.ts';
 import type { Db, Sql } from '../store/db.ts';

@@ -4,7 +4,7 @@
  * Each write holds the board's row lock and bumps its version, the ETag of the board.
  */
 import { ApiError, notFound } from '../errors.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
 import { MAX_IDEAS } from '../schemas/brainstorm.schema.ts';

@@ -3,7 +3,7 @@
  * from their own workspace with a person token. No invitation email; never a member or a seat.
  */
 import { notFound } from '../errors.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import { emailAddress } from '../team/email.ts';
 import {
   deleteBrainstormShare, pageBrainstormShares, upsertBrainstormShare, type BrainstormShareRow,

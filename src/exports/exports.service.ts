@@ -4,11 +4,10 @@
  * render pool.
  */
 import type { Principal } from '../auth/principal.ts';
-import { buildReport } from '../flows/report.ts';
+import { flowReport } from '../flows/report.service.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import { buildSchedule, scheduleStart } from '../flows/schedule.ts';
 import type { Sql } from '../store/db.ts';
-import { memberNames } from '../store/members.store.ts';
 import { diagramModel } from './diagram.ts';
 import type { PlanDocument, PlanRow } from './pdf.ts';
 import type { RenderService } from './render.service.ts';
@@ -37,8 +36,7 @@ export async function exportFlow(ctx: ExportContext, flowId: string, format: Exp
   if (format === 'png') return { bytes: await ctx.render.png(model), contentType: 'image/png', disposition };
 
   const schedule = buildSchedule(snapshot, start);
-  const assignees = snapshot.state.tasks.flatMap((t) => (t.assigneeId ? [t.assigneeId] : []));
-  const report = await buildReport(snapshot, await memberNames(ctx.sql, assignees));
+  const report = await flowReport(ctx.sql, snapshot);
   const rows = schedule.entries.map((entry): PlanRow => {
     const i = snapshot.index.get(entry.taskId)!;
     const open = entry.earliestStart !== undefined;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import { buildGraph, topoOrder } from '../graph/graph.ts';
 import { validationFailed, type ValidationProblem } from '../schemas/validator.ts';
 import type { Sql, Tx } from '../store/db.ts';

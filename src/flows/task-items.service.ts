@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import { validationFailed } from '../schemas/validator.ts';
 import { insertDeliverable, insertEvents } from '../store/flows.store.ts';
 import { personName } from '../store/members.store.ts';

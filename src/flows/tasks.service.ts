@@ -4,7 +4,7 @@
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
 import { ApiError } from '../errors.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import { validationFailed } from '../schemas/validator.ts';
 import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../store/flows.store.ts';
 import { actorId } from './actor.ts';

@@ -6,7 +6,7 @@
  * and counted in `suppressed`; a task unassigned (or reassigned, or deleted) in the meantime
  * is not mentioned at all.
  */
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { OutboxEvent } from '../jobs/outbox.ts';

@@ -5,7 +5,7 @@
  * delivery row (each attempt is a row), with back-off, re-checking the member's switches.
  */
 import type { Logger } from 'pino';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';

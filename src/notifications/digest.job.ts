@@ -7,7 +7,7 @@
  * Time zones and DST are Postgres's (its tz database); the clock is a parameter, for tests.
  */
 import { createHash } from 'node:crypto';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Jobs } from '../jobs/jobs.ts';

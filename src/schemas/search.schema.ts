@@ -1,8 +1,6 @@
 /** SearchResult (spec §2) and the search query. */
 import type { Schema } from '../http/route.ts';
-
-export const SEARCH_TYPES = ['flow', 'task', 'template'] as const;
-export type SearchType = (typeof SEARCH_TYPES)[number];
+import { SEARCH_TYPES } from '../search/types.ts';
 
 export const SearchQuery: Schema = {
   type: 'object',

@@ -1,7 +1,7 @@
 /** Search across a workspace's flows and tasks and the template catalogue (spec §4). */
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors.ts';
-import { SEARCH_TYPES, type SearchType } from '../schemas/search.schema.ts';
+import { SEARCH_TYPES, type SearchType } from './types.ts';
 import type { Sql } from '../store/db.ts';
 import { searchHits, type SearchHit } from '../store/search.store.ts';
 import { searchTerms } from './terms.ts';

@@ -5,7 +5,7 @@
  * to_tsvector expressions repeat those of the indexes in sql/0004 verbatim.
  */
 import type postgres from 'postgres';
-import type { SearchType } from '../schemas/search.schema.ts';
+import type { SearchType } from '../search/types.ts';
 import type { Sql } from './db.ts';
 
 type Fragment = postgres.Fragment;

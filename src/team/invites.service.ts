@@ -4,7 +4,8 @@
  */
 import { ApiError } from '../errors.ts';
 import type { Role } from '../auth/principal.ts';
-import { newId, newSecret, sha256 } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
+import { newSecret, sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../store/db.ts';
 import { announceAuthChange } from '../store/credentials.store.ts';
 import { setInviteToken } from '../store/people.store.ts';

@@ -2,8 +2,9 @@
 import { ApiError } from '../errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal, Role } from '../auth/principal.ts';
-import type { Sql } from '../store/db.ts';
+import type { Db, Sql } from '../store/db.ts';
 import { announceAuthChange } from '../store/credentials.store.ts';
+import { listOrgsOfUser, type OrgRow } from '../store/workspaces.store.ts';
 import { lockMember, pageMembers, setMemberRole, type MemberRow, type Page, type PageRequest } from '../store/team.store.ts';
 
 export interface TeamContext {
@@ -46,4 +47,9 @@ export async function changeMemberRole(ctx: TeamContext, memberId: string, role:
   });
   ctx.auth.invalidate();
   return memberView(member);
+}
+
+/** The workspaces a person belongs to, oldest first, with their role in each (`orgs` of /v1/me; the app's picker). */
+export function workspacesOf(db: Db, userId: string): Promise<OrgRow[]> {
+  return listOrgsOfUser(db, userId);
 }

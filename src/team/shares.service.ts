@@ -1,6 +1,6 @@
 /** Flow shares: one address gets access to one flow, as a guest. Never a member, never a seat. */
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Sql } from '../store/db.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import { pageShares, upsertShare, type Page, type PageRequest, type ShareRole, type ShareRow } from '../store/team.store.ts';

@@ -23,7 +23,7 @@
  * pg-boss retry (or the sweep) sends it again with the same webhook-id: at least once.
  */
 import type { Logger } from 'pino';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { OutboxEvent } from '../jobs/outbox.ts';

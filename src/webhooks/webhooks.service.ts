@@ -4,7 +4,7 @@
  * endpoint is 404, like anything that does not exist.
  */
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { validationFailed } from '../schemas/validator.ts';

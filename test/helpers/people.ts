@@ -4,7 +4,8 @@
  */
 import { createClient } from '../../src/auth/provision.ts';
 import { SCOPES, type Scope } from '../../src/auth/principal.ts';
-import { newId, newSecret, sha256 } from '../../src/auth/secrets.ts';
+import { newId } from '../../src/ids.ts';
+import { newSecret, sha256 } from '../../src/auth/secrets.ts';
 import { insertAccessToken } from '../../src/store/credentials.store.ts';
 import type { TestServer } from './server.ts';
 
