@@ -5,8 +5,17 @@
  * could have used, on the same graphs: Graphviz dot (WASM) and ELK layered against our
  * layered layout (50 and 500 tasks; pass --peers-5000 to wait for them at 5,000 too).
  * Targets (issue 7): 50 tasks < 300 ms, 500 < 2 s, 5,000 < 20 s for either format.
- * Prints one JSON line: { name, machine, workers, exports: [...], layout: [...] }.
+ *
+ * Then the published 500-task flow's page under load: autocannon in a child process (50
+ * connections, 8 s each) asking as browsers do (gzip), without compression, and
+ * conditionally (304). The load generator shares this machine's cores with the server, so
+ * beside the observed req/s each run reports the server process's CPU time per request and
+ * what that makes one core serve (target: a cached page >= 5,000 req/s).
+ * Prints one JSON line: { name, machine, workers, exports: [...], layout: [...], publicPage }.
  */
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import elk from 'elkjs/lib/elk.bundled.js';
 import { layout } from '../src/exports/layout.ts';
@@ -29,6 +38,25 @@ function flowBody(n: number) {
   return { name: `Export bench ${n}`, dueDate: '2030-12-31', tasks };
 }
 
+const PUBLIC_TASKS = 500;
+const LOAD_SECONDS = 8;
+const autocannonCli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+
+/** One autocannon run from a child process; the server's CPU time (this process) is measured around it. */
+async function load(url: string, headers: Record<string, string>) {
+  const args = [autocannonCli, '--json', '-c', '50', '-d', String(LOAD_SECONDS), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const cpu = process.cpuUsage();
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 2 ** 20 });
+  const used = process.cpuUsage(cpu);
+  const r = JSON.parse(stdout) as { requests: { total: number }; duration: number; latency: { p50: number; p99: number }; throughput: { total: number }; non2xx: number; '2xx': number };
+  const serverCpuUs = (used.user + used.system) / Math.max(1, r.requests.total);
+  return {
+    reqPerSec: Math.round(r.requests.total / r.duration), p50Ms: r.latency.p50, p99Ms: r.latency.p99,
+    bytesPerResponse: Math.round(r.throughput.total / Math.max(1, r.requests.total)), non2xx: r.non2xx,
+    serverCpuUsPerRequest: Math.round(serverCpuUs), perServerCore: Math.round(1e6 / serverCpuUs),
+  };
+}
+
 const median = (values: number[]) => Number([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!.toFixed(1));
 
 let peakRss = 0;
@@ -39,6 +67,7 @@ const app = await startBenchApp(database.url);
 const auth = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
 
 const exports: unknown[] = [];
+let publicFlowId = '';
 const layouts: unknown[] = [];
 const graphviz = await Graphviz.load();
 for (const n of SIZES) {
@@ -46,6 +75,7 @@ for (const n of SIZES) {
   const created = await fetch(`${app.url}/v1/flows`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
   if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`);
   const flowId = ((await created.json()) as { id: string }).id;
+  if (n === PUBLIC_TASKS) publicFlowId = flowId;
   for (const format of ['png', 'pdf'] as const) {
     const times: number[] = [];
     let bytes = 0;
@@ -87,6 +117,19 @@ for (const n of SIZES) {
 }
 
 clearInterval(sampler);
-process.stdout.write(`${JSON.stringify({ name: 'export', machine: machine(), workers: app.services.config.workers, exports, layout: layouts })}\n`);
+
+const published = await fetch(`${app.url}/v1/flows/${publicFlowId}/publish`, { method: 'POST', headers: auth });
+const pageUrl = app.url + new URL(((await published.json()) as { publicUrl: string }).publicUrl).pathname;
+let started = performance.now();
+const first = await fetch(pageUrl, { headers: { 'accept-encoding': 'identity' } });
+const page = Buffer.from(await first.arrayBuffer());
+const publicPage = {
+  tasks: PUBLIC_TASKS, pageBytes: page.length, firstRequestMs: Math.round(performance.now() - started), loadSeconds: LOAD_SECONDS, connections: 50,
+  gzip: await load(pageUrl, { 'accept-encoding': 'gzip, deflate, br' }),
+  identity: await load(pageUrl, {}),
+  // The gzip variant's ETag, as a browser that cached the page would send it back.
+  conditional304: await load(pageUrl, { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': (await fetch(pageUrl)).headers.get('etag')! }),
+};
+process.stdout.write(`${JSON.stringify({ name: 'export', machine: machine(), workers: app.services.config.workers, exports, layout: layouts, publicPage })}\n`);
 await app.close();
 await database.drop();

@@ -39,9 +39,10 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
 /**
  * The real app on a bench database, logging warnings to stderr so stdout carries only the
  * JSON line. The rate limit is raised so benchmarks measure the service, not 429 refusals:
- * at the default 120/min every key would be refused within a second.
+ * at the default 120/min every key (and every client address, for public views) would be
+ * refused within a second.
  */
 export function startBenchApp(databaseUrl: string): Promise<RunningApp> {
   const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
-  return startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9 }), { log });
+  return startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9, addressRateLimitPerMinute: 1e9, addressRateLimitBurst: 1e9 }), { log });
 }

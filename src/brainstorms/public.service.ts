@@ -5,8 +5,8 @@
  */
 import { sha256 } from '../auth/secrets.ts';
 import { html, type Html } from '../http/html.ts';
-import type { Db } from '../store/db.ts';
-import { publishedByHash } from '../store/brainstorms.store.ts';
+import type { Sql } from '../store/db.ts';
+import { publicIdeas, publishedBoard } from '../store/brainstorms.store.ts';
 
 export interface PublicIdea {
   id: string;
@@ -33,9 +33,13 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
  * The board published under `token`, or null. Matched by the token's hash, so the look-up
  * reveals nothing about how close a guess came.
  */
-export async function publishedBrainstorm(sql: Db, token: string): Promise<PublicBrainstorm | null> {
+export async function publishedBrainstorm(sql: Sql, token: string): Promise<PublicBrainstorm | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  return publishedByHash(sql, sha256(token));
+  // One snapshot for the board and its ideas, so the version matches what is drawn.
+  return sql.begin('isolation level repeatable read read only', async (tx) => {
+    const board = await publishedBoard(tx, sha256(token));
+    return board && { ...board, ideas: await publicIdeas(tx, board.id) };
+  });
 }
 
 const BOX_WIDTH = 200;

@@ -1,9 +1,11 @@
 /**
- * Published flows and brainstorms for the public views. Every request asks Postgres first
- * whether the token is published right now (one indexed query), so an unpublish in any
- * process is seen at the very next request; only then is the rendition served from a cache
- * kept per version (the diagram is drawn on the render pool once per version and day, since
- * the projected finish moves with the date).
+ * Published flows and brainstorms for the public views. Every request learns from Postgres
+ * whether the token is published right now, by a look-up that started after the request
+ * arrived (FreshLookups: concurrent requests share one, so a busy page costs one indexed query
+ * per round trip, not one per request), so an unpublish in any process is seen at the very
+ * next request; only then is the rendition served from a cache kept per version (the diagram
+ * is drawn on the render pool once per version and day, since the projected finish moves
+ * with the date).
  */
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../auth/secrets.ts';
@@ -15,7 +17,9 @@ import { scheduleStart } from '../flows/schedule.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 import type { Sql } from '../store/db.ts';
 import { loadFlowState } from '../store/flows.store.ts';
+import { publishedBoard } from '../store/brainstorms.store.ts';
 import { publishedFlow, type PublishedFlowRow } from '../store/public.store.ts';
+import { FreshLookups } from './fresh-lookups.ts';
 import { brainstormRendition, flowRendition, type Rendition } from './public.views.ts';
 
 /** Published tokens are 24 random bytes in base64url; anything else names nothing. */
@@ -47,13 +51,19 @@ export interface PublicViewsDeps {
 export class PublicViews {
   private readonly flows = newCache();
   private readonly brainstorms = newCache();
+  /** Keyed by the token's sha256. */
+  private readonly flowRows: FreshLookups<PublishedFlowRow | null>;
+  private readonly boardRows: FreshLookups<{ id: string; version: number } | null>;
 
-  constructor(private readonly deps: PublicViewsDeps) {}
+  constructor(private readonly deps: PublicViewsDeps) {
+    this.flowRows = new FreshLookups((hash) => publishedFlow(deps.sql, hash));
+    this.boardRows = new FreshLookups((hash) => publishedBoard(deps.sql, hash));
+  }
 
   /** The published flow's rendition, or null when the token names no published flow. */
   async flow(token: string): Promise<Rendition | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
-    const row = await publishedFlow(this.deps.sql, sha256(token));
+    const row = await this.flowRows.get(sha256(token));
     if (!row) return null;
     const start = scheduleStart(undefined);
     return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {
@@ -67,10 +77,14 @@ export class PublicViews {
 
   /** The published brainstorm's rendition, or null. */
   async brainstorm(token: string): Promise<Rendition | null> {
-    const model = await publishedBrainstorm(this.deps.sql, token);
-    if (!model) return null;
-    return this.cached(this.brainstorms, model.id, `${model.version}|${token}`, async () =>
-      brainstormRendition(model, brainstormDiagramSvg(model), token));
+    if (!TOKEN_SHAPE.test(token)) return null;
+    const board = await this.boardRows.get(sha256(token));
+    if (!board) return null;
+    // The ideas are read only when this version is not drawn yet.
+    return this.cached(this.brainstorms, board.id, `${board.version}|${token}`, async () => {
+      const model = await publishedBrainstorm(this.deps.sql, token);
+      return model && brainstormRendition(model, brainstormDiagramSvg(model), token);
+    });
   }
 
   /** The flow at the version Postgres just reported, or newer (this process may not have heard of it yet). */

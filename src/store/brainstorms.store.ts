@@ -264,14 +264,21 @@ export async function deleteBrainstormShare(sql: Db, brainstormId: string, id: s
 // ── the public view ──────────────────────────────────────────────────────────────────
 
 /** The published board whose token hashes to `hash`, with only what the public may see (and its public version). */
-export async function publishedByHash(
-  sql: Db,
-  hash: string,
-): Promise<{ id: string; name: string; version: number; ideas: { id: string; title: string; tags: string[]; parentId: string | null }[] } | null> {
-  const [board] = await sql<{ id: string; name: string; version: number }[]>`select id, name, public_version::int as version
+export interface PublishedBoardRow {
+  id: string;
+  name: string;
+  version: number;
+}
+
+/** The board published under the token whose sha256 is `hash`, or null: one probe of a unique index. */
+export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBoardRow | null> {
+  const [board] = await sql<PublishedBoardRow[]>`select id, name, public_version::int as version
     from brainstorms where public_token_hash = ${hash}`;
-  if (!board) return null;
-  const ideas = await sql<{ id: string; title: string; tags: string[]; parentId: string | null }[]>`select id, title, tags, parent_id
-    from ideas where brainstorm_id = ${board.id} order by position`;
-  return { ...board, ideas };
+  return board ?? null;
+}
+
+/** A board's ideas as the public sees them: titles, tags and tree position, in board order. */
+export async function publicIdeas(sql: Db, brainstormId: string): Promise<{ id: string; title: string; tags: string[]; parentId: string | null }[]> {
+  return sql<{ id: string; title: string; tags: string[]; parentId: string | null }[]>`select id, title, tags, parent_id
+    from ideas where brainstorm_id = ${brainstormId} order by position`;
 }
