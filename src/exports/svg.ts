@@ -86,19 +86,26 @@ function node(task: DiagramTask, x: number, y: number): Html {
   const status = `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`;
   return html`<g class="fp-task"><title>${task.name.slice(0, 500)}</title>
 <rect class="fp-node fp-node-${task.status}${task.critical ? ' fp-critical' : ''}" x="${x}" y="${y}" width="${NODE_W}" height="${NODE_H}" rx="6" fill="${STATUS_FILL[task.status]}" stroke="${task.critical ? CRITICAL : 'currentColor'}" stroke-width="${task.critical ? 3.5 : 1}"/>
-${lines.map((line, i) => html`<text x="${x + 8}" y="${y + 17 + i * 15}" font-size="${FONT_NAME}" font-weight="bold" fill="currentColor">${line}</text>`)}
-<text x="${x + 8}" y="${y + NODE_H - 7}" font-size="${FONT_SMALL}" fill="currentColor">${status}</text>
-${task.critical ? html`<text class="fp-critical-text" x="${x + NODE_W - 8}" y="${y + NODE_H - 7}" font-size="${FONT_SMALL}" font-weight="bold" text-anchor="end" fill="${CRITICAL}">critical</text>` : ''}</g>
+${lines.map((line, i) => html`<text x="${x + 8}" y="${y + 17 + i * 15}" font-size="${FONT_NAME}" font-weight="bold">${line}</text>`)}
+<text x="${x + 8}" y="${y + NODE_H - 7}">${status}</text>
+${task.critical ? html`<text class="fp-critical-text" x="${x + NODE_W - 8}" y="${y + NODE_H - 7}" font-weight="bold" text-anchor="end" fill="${CRITICAL}">critical</text>` : ''}</g>
 `;
 }
 
-function edge(from: number, to: number, l: Layout, critical: boolean): Html {
+/** One dependency arrow; its stroke and marker come from its group (edgeGroups), which keeps big diagrams small. */
+function edge(from: number, to: number, l: Layout): Html {
   const x1 = l.layer[from]! * PITCH_X + NODE_W;
   const y1 = l.row[from]! * PITCH_Y + NODE_H / 2;
   const x2 = l.layer[to]! * PITCH_X - 2;
   const y2 = l.row[to]! * PITCH_Y + NODE_H / 2;
   const bend = Math.min(48, (x2 - x1) / 2);
-  return html`<path class="fp-edge${critical ? ' fp-edge-critical' : ''}" d="M${x1} ${y1}C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}" fill="none" stroke="${critical ? CRITICAL : 'currentColor'}" stroke-width="${critical ? 2.5 : 1}" stroke-opacity="${critical ? 1 : 0.55}" marker-end="url(#fp-arrow${critical ? '-critical' : ''})"/>`;
+  return html`<path d="M${x1} ${y1}C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}"/>`;
+}
+
+function edgeGroups(normal: Html[], critical: Html[]): Html {
+  return html`<g class="fp-edge" fill="none" stroke="currentColor" stroke-width="1" stroke-opacity="0.55" marker-end="url(#fp-arrow)">${normal}</g>
+<g class="fp-edge fp-edge-critical" fill="none" stroke="${CRITICAL}" stroke-width="2.5" marker-end="url(#fp-arrow-critical)">${critical}</g>
+`;
 }
 
 function legend(y: number): Html {
@@ -117,11 +124,14 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeGrid(l
   const inTile = (i: number) => l.layer[i]! >= tile.layer0 && l.layer[i]! < tile.layer1 && l.row[i]! >= tile.row0 && l.row[i]! < tile.row1;
   const nodes: Html[] = [];
   const edges: Html[] = [];
+  const criticalEdges: Html[] = [];
   model.tasks.forEach((task, i) => {
     const here = inTile(i);
     if (here) nodes.push(node(task, l.layer[i]! * PITCH_X, l.row[i]! * PITCH_Y));
     // An edge with one end off the tile is drawn too, clipped at the tile's border.
-    for (const dep of task.dependsOn) if (here || inTile(dep)) edges.push(edge(dep, i, l, task.critical && model.tasks[dep]!.critical));
+    for (const dep of task.dependsOn) {
+      if (here || inTile(dep)) (task.critical && model.tasks[dep]!.critical ? criticalEdges : edges).push(edge(dep, i, l));
+    }
   });
   const title = `Dependency diagram of ${model.flowName}`;
   const label = `${title}: ${model.tasks.length} tasks. Critical path: ${criticalNames(model)}. ${finishText(model)}.`;
@@ -135,7 +145,7 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeGrid(l
 <text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
 ${legend(48)}
 <svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.layer0 * PITCH_X} ${tile.row0 * PITCH_Y} ${contentW} ${contentH}" overflow="hidden">
-${edges}${nodes}</svg></svg>`.text;
+${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`.text;
 }
 
 /** The whole diagram as one SVG (the public page, diagram.svg). */
