@@ -29,6 +29,8 @@ export interface Config {
   readonly mailFrom: string;
   /** False: this process enqueues jobs but runs no job workers or schedules (JOBS=0). */
   readonly jobWorkers: boolean;
+  /** How often schedules (the digest tick, maintenance) are checked for being due (JOBS_CRON_CHECK_SECONDS). */
+  readonly cronCheckSeconds: number;
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetryBaseSeconds: number;
   /** One webhook attempt gives up after this long (connect, send and answer). */
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     notifyRetryBaseSeconds: int(env, 'NOTIFY_RETRY_BASE_SECONDS', 60, 0, 86_400),
     mailFrom: env.MAIL_FROM || defaultMailFrom(baseUrl),
     jobWorkers: env.JOBS !== '0',
+    cronCheckSeconds: int(env, 'JOBS_CRON_CHECK_SECONDS', 30, 1, 45),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60) * 1000,

@@ -76,6 +76,8 @@ export class Jobs {
     metrics: Metrics,
     /** False: enqueue only; no workers, no maintenance, no schedules, no outbox drain. */
     private readonly runWorkers: boolean,
+    /** pg-boss's timekeeper: how often schedules are checked, and how soon a due one is turned into its job. */
+    cronCheckSeconds = 30,
   ) {
     this.bossSql = postgres(databaseUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'flowplan-jobs' } });
     this.boss = new PgBoss({
@@ -83,6 +85,8 @@ export class Jobs {
       schema: JOBS_SCHEMA,
       supervise: runWorkers,
       schedule: runWorkers,
+      cronMonitorIntervalSeconds: cronCheckSeconds,
+      cronWorkerIntervalSeconds: Math.min(5, cronCheckSeconds),
       // Maintenance (expiry, archiving) every minute is plenty; pg-boss's default is the same.
       maintenanceIntervalSeconds: 60,
     });

@@ -114,6 +114,17 @@ export async function request(base: string, method: string, path: string, option
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
+/** Reads until `done` holds (what a client polling for an outcome does); throws with the last value after `timeoutMs`. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Runs the operator CLI against a database, as an operator would. */
 export function cli(databaseUrl: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
 import { personToken } from '../helpers/people.ts';
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, until, type TestServer } from '../helpers/server.ts';
 
 async function emailOf(s: TestServer, id: string): Promise<string> {
   const [row] = await s.sql`select email from users where id = ${id}`;
@@ -18,16 +18,6 @@ async function emailOf(s: TestServer, id: string): Promise<string> {
 
 async function deliveries(s: TestServer, memberId: string): Promise<any[]> {
   return (await s.api('GET', `/v1/notifications/deliveries?memberId=${memberId}`, { token: s.adminKey })).body.items;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const assign = (t: Test, s: TestServer, flowId: string, taskId: string, assigneeId: string | null, token = s.adminKey) =>

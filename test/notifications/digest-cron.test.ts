@@ -1,0 +1,33 @@
+/**
+ * The digest through its schedule, end to end: nothing here calls the tick. pg-boss's
+ * timekeeper finds the once-a-minute schedule due, turns it into a tick job, the tick queues
+ * the member's digest, and the digest arrives by SMTP with its delivery row. (A bug once kept
+ * every schedule from firing while the tick itself passed its tests.)
+ */
+import t from 'tap';
+import { member, newFlow } from '../helpers/flows.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import { startTestServer, until } from '../helpers/server.ts';
+
+t.test('the schedule sends a due digest on its own', async (t) => {
+  const smtp = await startSmtp(t);
+  const s = await startTestServer(t, { smtpUrl: smtp.url, cronCheckSeconds: 1, rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
+  const ada = await member(s, 'Ada');
+  await newFlow(t, s, { name: 'Week', tasks: [{ name: 'Write the brief', assigneeId: ada, estimateHours: 3 }] });
+  // A member since long before today's digest hour, which began an hour ago in her zone.
+  await s.sql`update memberships set created_at = '2020-01-01' where user_id = ${ada}`;
+  const digestHour = (new Date().getUTCHours() + 23) % 24;
+  const patched = await s.api('PATCH', `/v1/notifications/preferences?memberId=${ada}`, { token: s.adminKey, body: { timezone: 'UTC', digestHour } });
+  t.equal(patched.status, 200, patched.text);
+
+  const [row] = await s.sql`select email from users where id = ${ada}`;
+  const [mail] = await smtp.waitFor((m) => m.to.includes(row!.email as string), { timeoutMs: 45_000 });
+  t.match(mail!.parsed.subject, /^Your day in flowplan: 1 ready/);
+  // The row turns `sent` once the SMTP server has acknowledged the message.
+  const deliveries = await until(
+    async () => (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body.items,
+    (items: { status: string }[]) => items[0]?.status !== 'claimed',
+  );
+  t.match(deliveries, [{ kind: 'digest', status: 'sent', itemCount: 1, digestDate: new Date(Date.now() - 3_600_000).toISOString().slice(0, 10) }]);
+  t.equal(deliveries.length, 1, 'one digest for the day');
+});
