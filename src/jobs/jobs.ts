@@ -77,7 +77,7 @@ export class Jobs {
     /** False: enqueue only; no workers, no maintenance, no schedules, no outbox drain. */
     private readonly runWorkers: boolean,
     /** pg-boss's timekeeper: how often schedules are checked, and how soon a due one is turned into its job. */
-    cronCheckSeconds = 30,
+    private readonly cronCheckSeconds = 30,
   ) {
     this.bossSql = postgres(databaseUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'flowplan-jobs' } });
     this.boss = new PgBoss({
@@ -211,7 +211,12 @@ export class Jobs {
   private async startWorker({ queue, handler, options }: Registered): Promise<void> {
     const id = await this.boss.work<object>(
       queue,
-      { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
+      {
+        batchSize: options.batchSize ?? 1,
+        // A scheduled queue's worker polls no slower than schedules are checked.
+        pollingIntervalSeconds: Math.min(options.pollingIntervalSeconds ?? 2, this.schedules.some((s) => s.queue === queue) ? this.cronCheckSeconds : Infinity),
+        includeMetadata: true,
+      },
       async (jobs) => {
         for (const job of jobs) {
           this.latency.labels(queue).observe(Math.max(0, (job.startedOn.getTime() - Math.max(job.createdOn.getTime(), job.startAfter.getTime())) / 1000));

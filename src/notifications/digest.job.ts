@@ -46,8 +46,8 @@ export class DigestEmails {
     private readonly config: Config,
   ) {
     jobs.queue(DIGEST_TICK_QUEUE, { retryLimit: 0, expireInSeconds: 120 });
-    // Cron jobs appear once a minute: a slow poll is plenty (no slower than schedules are checked).
-    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}), { pollingIntervalSeconds: Math.min(10, config.cronCheckSeconds) });
+    // Cron jobs appear once a minute: a slow poll is plenty.
+    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}), { pollingIntervalSeconds: 10 });
     jobs.work<DigestJob>(DIGEST_QUEUE, (job) => this.sendDigest(job.data, new Date()));
     jobs.schedule(DIGEST_TICK_QUEUE, '* * * * *');
   }

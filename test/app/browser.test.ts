@@ -86,6 +86,8 @@ t.test('sign-in and consent in Chromium', async (t) => {
   t.equal(exchanged.body.scope, 'flows:read team:read', 'only what was left ticked');
 
   // The API access page: a new key and its copy button (JavaScript from a file, so CSP allows it).
+  // The redirect to the callback must finish first, or the next navigation interrupts it.
+  await page.waitForURL((url) => url.pathname === '/callback');
   await page.goto(`${s.url}/app/access`);
   await page.fill('#key-name', 'From the browser');
   await page.check('#new-scope-flows\\:read');
