@@ -120,7 +120,7 @@ const withHooks = await transitions(flows);
 const expected = withHooks.latencies.length * ENDPOINTS;
 const deadline = Date.now() + 30 * 60_000;
 while (received.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-const lastAt = Math.max(...received.map((r) => r.at));
+const lastAt = received.reduce((latest, r) => Math.max(latest, r.at), 0);
 const backlog = received.splice(0);
 
 // Unloaded: one transition every 100 ms, each fanned out to the 20 endpoints.
