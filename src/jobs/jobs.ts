@@ -68,6 +68,7 @@ export class Jobs {
   private readonly duration: Histogram;
   private readonly failures: Counter;
   private started = false;
+  private stopRequested = false;
 
   constructor(
     databaseUrl: string,
@@ -163,7 +164,13 @@ export class Jobs {
     this.drainer.start();
   }
 
+  /** True once stop() began: handlers that go on from job to job should finish what they hold and return. */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
   async stop(): Promise<void> {
+    this.stopRequested = true;
     await this.drainer.stop();
     // Graceful: running handlers finish (bounded), then pg-boss fails what is left so it is retried.
     await this.boss.stop({ graceful: true, wait: true, timeout: 5000, close: false });

@@ -128,9 +128,11 @@ export class WebhookDeliveries {
   async attempt(id: string): Promise<void> {
     const until = Date.now() + RUN_MS;
     let next: string | null = id;
+    // A stopping process finishes the attempt in hand and leaves the rest to the jobs.
+    const goOn = () => Date.now() < until && !this.jobs.stopping;
     while (next) {
-      next = await this.attemptOne(next, Date.now() < until);
-      if (!next && Date.now() < until) next = await this.dueDelivery();
+      next = await this.attemptOne(next, goOn());
+      if (!next && goOn()) next = await this.dueDelivery();
     }
   }
 
