@@ -1,25 +1,25 @@
 /**
  * `npm run bench:jobs`: outbox → pg-boss → signed webhook, end to end through the real app.
  * Tasks of 20 flows, assigned across 200 people, are started and completed through HTTP
- * (one client per flow, 10,000 transitions by default), first with no webhook, then again on
- * fresh flows with 20 endpoints on a loopback receiver subscribed to `task.started` and
- * `task.completed`. Reports transition latency in both runs (and the change), the time from
- * commit (the event's timestamp) to receipt at the receiver (p50/p99), and deliveries per
- * second until the last one arrived. The receiver runs in this process (it shares the cores).
- * Prints one JSON line: { name, machine, transitions, endpoints, people, withoutWebhooks,
- * withWebhooks, latencyChangePct, deliveries: { count, perSecond, commitToReceipt, commitToReceiptUnloaded } }.
- * The unloaded figure comes from a last run of one transition every 100 ms.
- * BENCH_TRANSITIONS shortens the run.
+ * (one client per flow, in two threads of their own; 10,000 transitions by default), with no
+ * webhook and then on fresh flows with 20 endpoints on a loopback receiver (a thread of its
+ * own) subscribed to `task.started` and `task.completed`, so every transition is 20 deliveries.
+ * Each is run twice: saturated (each client sends its next transition once the last is
+ * answered, so the 2-core machine has no idle CPU) and paced at half the rate the saturated
+ * run reached. Reports per run the transition latency, the CPU each transition cost (this
+ * process and Postgres) and the server's event-loop utilisation, the latency change webhooks
+ * cause, deliveries per second behind the saturated run, and the time from commit (the
+ * event's timestamp) to receipt: behind the saturated run, at half rate, and unloaded (one
+ * transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS shortens the run.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { startApp } from '../src/app.ts';
 import { newId } from '../src/ids.ts';
 import { loadConfig } from '../src/config.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
 import { insertUser, upsertMembership } from '../src/store/workspaces.store.ts';
-import { benchDatabase, machine } from './support.ts';
+import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? 10_000);
 const FLOWS = 20;
@@ -40,19 +40,32 @@ const quantile = (values: number[], q: number) => {
 };
 const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
 
-// The receiver: 20 endpoints are 20 paths; it answers 204 at once and notes when each event arrived.
-const received: { at: number; committedAt: number }[] = [];
-const receiver = http.createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (c: Buffer) => chunks.push(c));
+// The receiver, in a thread of its own as a real one would be in a process of its own: 20
+// endpoints are 20 paths; it answers 204 at once and notes when each event arrived.
+const RECEIVER = `
+const http = require('node:http');
+const { parentPort } = require('node:worker_threads');
+let batch = [];
+const server = http.createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (c) => chunks.push(c));
   request.on('end', () => {
-    const at = Date.now();
-    received.push({ at, committedAt: Date.parse(JSON.parse(Buffer.concat(chunks).toString()).timestamp) });
+    batch.push({ at: Date.now(), committedAt: Date.parse(JSON.parse(Buffer.concat(chunks).toString()).timestamp) });
     response.writeHead(204).end();
   });
 });
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+setInterval(() => { if (batch.length) { parentPort.postMessage({ received: batch }); batch = []; } }, 20);
+`;
+const received: { at: number; committedAt: number }[] = [];
+const receiverThread = new Worker(RECEIVER, { eval: true });
+const receiverPort = await new Promise<number>((resolve) => {
+  receiverThread.on('message', (message: { port?: number; received?: { at: number; committedAt: number }[] }) => {
+    if (message.port) resolve(message.port);
+    if (message.received) received.push(...message.received);
+  });
+});
+const receiverUrl = `http://127.0.0.1:${receiverPort}`;
 
 const database = await benchDatabase('jobs');
 const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
@@ -90,17 +103,56 @@ async function newFlows(label: string): Promise<{ id: string; tasks: string[] }[
   return flows;
 }
 
-/** Starts and completes every task, one client per flow; the latency of each transition. */
-async function transitions(flows: { id: string; tasks: string[] }[]): Promise<{ latencies: number[]; startedAt: number; seconds: number }> {
-  const latencies: number[] = [];
-  const startedAt = Date.now();
-  await Promise.all(flows.map(async (flow) => {
+// The integrators: one sequential client per flow, in two threads of their own, so the server's
+// event loop (this thread) runs only the server, as it would in production.
+const CLIENT = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+(async () => {
+  const latencies = [];
+  await Promise.all(w.flows.map(async (flow) => {
+    // Paced: each client sends at its share of the rate (never two at once: a flow's steps are in order).
+    const gap = w.rate ? 1000 * w.clients / w.rate : 0;
+    let next = performance.now() + Math.random() * gap;
     for (const task of flow.tasks) {
-      latencies.push((await call('POST', `/v1/flows/${flow.id}/tasks/${task}/start`)).ms);
-      latencies.push((await call('POST', `/v1/flows/${flow.id}/tasks/${task}/complete`)).ms);
+      for (const step of ['start', 'complete']) {
+        if (gap) {
+          const wait = next - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          next += gap;
+        }
+        const started = performance.now();
+        const response = await fetch(w.url + '/v1/flows/' + flow.id + '/tasks/' + task + '/' + step, { method: 'POST', headers: w.headers });
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(step + ' answered ' + response.status);
+        latencies.push(performance.now() - started);
+      }
     }
   }));
-  return { latencies, startedAt, seconds: (Date.now() - startedAt) / 1000 };
+  parentPort.postMessage(latencies);
+})();
+`;
+
+/** Starts and completes every task (as fast as answers come, or at `rate` per second); the latency of each transition and what they cost. */
+async function transitions(flows: { id: string; tasks: string[] }[], rate = 0) {
+  const startedAt = Date.now();
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  const pgCpu = postgresCpuMs();
+  const halves = [flows.filter((_, i) => i % 2 === 0), flows.filter((_, i) => i % 2 === 1)];
+  const latencies = (await Promise.all(halves.map((part) => new Promise<number[]>((resolve, reject) => {
+    const worker = new Worker(CLIENT, { eval: true, workerData: { url: app.url, headers, flows: part, rate, clients: flows.length } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  })))).flat();
+  const n = latencies.length;
+  const used = process.cpuUsage(cpu);
+  return {
+    latencies, startedAt, seconds: (Date.now() - startedAt) / 1000,
+    // Per transition: CPU of this process (server, webhook sender, and the client and receiver
+    // threads) and of Postgres; and how busy the server's event loop was.
+    cpuPerTransitionMs: { process: Number(((used.user + used.system) / 1000 / n).toFixed(3)), postgres: Number(((postgresCpuMs() - pgCpu) / n).toFixed(3)) },
+    serverEventLoopUtilization: Number(performance.eventLoopUtilization(elu).utilization.toFixed(2)),
+  };
 }
 
 async function settle(): Promise<void> {
@@ -111,17 +163,29 @@ async function settle(): Promise<void> {
   }
 }
 
+/** Waits for `count` more receipts (from `from` on); returns them. */
+async function receipts(from: number, count: number): Promise<{ at: number; committedAt: number }[]> {
+  const deadline = Date.now() + 30 * 60_000;
+  while (received.length < from + count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return received.slice(from);
+}
+
+// Saturated: every client sends its next transition as soon as the last is answered.
 const baseline = await transitions(await newFlows('Plain'));
+await settle();
+// Paced at half the rate the saturated run reached: the machine has room, as a service should.
+const rate = Math.round(baseline.latencies.length / baseline.seconds / 2);
+const pacedBaseline = await transitions(await newFlows('Plain paced'), rate);
 await settle();
 
 for (let e = 0; e < ENDPOINTS; e++) await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] });
-const flows = await newFlows('Hooked');
-const withHooks = await transitions(flows);
+const withHooks = await transitions(await newFlows('Hooked'));
 const expected = withHooks.latencies.length * ENDPOINTS;
-const deadline = Date.now() + 30 * 60_000;
-while (received.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-const lastAt = received.reduce((latest, r) => Math.max(latest, r.at), 0);
-const backlog = received.splice(0);
+const backlog = await receipts(0, expected);
+const lastAt = backlog.reduce((latest, r) => Math.max(latest, r.at), 0);
+const pacedWithHooks = await transitions(await newFlows('Hooked paced'), rate);
+const paced = await receipts(expected, expected);
+received.splice(0);
 
 // Unloaded: one transition every 100 ms, each fanned out to the 20 endpoints.
 const quietFlow = (await call('POST', '/v1/flows', { name: 'Quiet', tasks: Array.from({ length: QUIET / 2 }, (_, i) => ({ name: `Q${i}` })) })).json;
@@ -131,30 +195,37 @@ for (const task of quietFlow.tasks as { id: string }[]) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-while (received.length < QUIET * ENDPOINTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+await receipts(0, QUIET * ENDPOINTS);
 
-const withoutWebhooks = { ...summary(baseline.latencies), perSecond: Math.round(baseline.latencies.length / baseline.seconds) };
-const withWebhooks = { ...summary(withHooks.latencies), perSecond: Math.round(withHooks.latencies.length / withHooks.seconds) };
+const phase = (run: typeof baseline) => ({
+  ...summary(run.latencies), perSecond: Math.round(run.latencies.length / run.seconds),
+  cpuPerTransitionMs: run.cpuPerTransitionMs, serverEventLoopUtilization: run.serverEventLoopUtilization,
+});
+const change = (without: ReturnType<typeof phase>, withHooks: ReturnType<typeof phase>) => ({
+  p50: Number((100 * (withHooks.p50Ms / without.p50Ms - 1)).toFixed(1)), p99: Number((100 * (withHooks.p99Ms / without.p99Ms - 1)).toFixed(1)),
+});
+const saturated = { withoutWebhooks: phase(baseline), withWebhooks: phase(withHooks) };
+const atHalfRate = { ratePerSecond: rate, withoutWebhooks: phase(pacedBaseline), withWebhooks: phase(pacedWithHooks) };
 process.stdout.write(JSON.stringify({
   name: 'jobs',
   machine: machine(),
   transitions: withHooks.latencies.length,
   endpoints: ENDPOINTS,
   people: PEOPLE,
-  withoutWebhooks,
-  withWebhooks,
-  latencyChangePct: { p50: Number((100 * (withWebhooks.p50Ms / withoutWebhooks.p50Ms - 1)).toFixed(1)), p99: Number((100 * (withWebhooks.p99Ms / withoutWebhooks.p99Ms - 1)).toFixed(1)) },
+  saturated: { ...saturated, latencyChangePct: change(saturated.withoutWebhooks, saturated.withWebhooks) },
+  atHalfRate: { ...atHalfRate, latencyChangePct: change(atHalfRate.withoutWebhooks, atHalfRate.withWebhooks) },
   deliveries: {
     count: backlog.length,
     expected,
     perSecond: Math.round(backlog.length / ((lastAt - withHooks.startedAt) / 1000)),
-    // Under the load above: includes the wait behind the backlog the transitions built up.
+    // Behind the saturated run: includes the wait behind the backlog it built up (20 deliveries per transition).
     commitToReceipt: summary(backlog.map((r) => r.at - r.committedAt)),
+    commitToReceiptAtHalfRate: summary(paced.map((r) => r.at - r.committedAt)),
     // One transition every 100 ms (×20 endpoints): the pipeline's own latency.
     commitToReceiptUnloaded: summary(received.map((r) => r.at - r.committedAt)),
   },
 }) + '\n');
 
 await app.close();
-receiver.close();
+await receiverThread.terminate();
 await database.drop();

@@ -1,5 +1,6 @@
 /** What every benchmark shares: the machine it ran on and a fresh database to run against. */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -45,4 +46,28 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
 export function startBenchApp(databaseUrl: string): Promise<RunningApp> {
   const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
   return startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9, addressRateLimitPerMinute: 1e9, addressRateLimitBurst: 1e9 }), { log });
+}
+
+/** CPU time (ms) used so far by every `postgres` process on this machine (Linux /proc; 0 elsewhere). */
+export function postgresCpuMs(): number {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return 0;
+  }
+  const tick = 1000 / 100;
+  for (const pid of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }

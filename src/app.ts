@@ -91,7 +91,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
-  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log);
+  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
   const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications, webhooks, render };
   const edge = new Edge({
@@ -119,7 +119,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   // Workers and outbox subscribers are registered above (route modules, services); start them.
   await jobs.start();
-  const unlistenWebhooks = await webhookDeliveries.listen();
+  const stopWebhooks = await webhookDeliveries.start();
   const server: HttpServer = await listen(edge, config.host, config.port);
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');
@@ -127,7 +127,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     services, edge, url, port: server.port, demo,
     close: async () => {
       await server.close();
-      await unlistenWebhooks();
+      await stopWebhooks();
       await jobs.stop();
       await registry.close();
       await pool.close();

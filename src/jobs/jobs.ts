@@ -29,6 +29,8 @@ export interface QueueOptions {
   retryBackoff?: boolean;
   /** A job running longer is failed and retried (default 300 s). */
   expireInSeconds?: number;
+  /** pg-boss's queue policy (default `standard`); `short` keeps at most one job waiting per singleton key. */
+  policy?: 'standard' | 'short';
 }
 
 export interface SendOptions {
@@ -164,6 +166,11 @@ export class Jobs {
     this.drainer.start();
   }
 
+  /** Whether this process runs job handlers (false: it only enqueues). */
+  get runsWorkers(): boolean {
+    return this.runWorkers;
+  }
+
   /** True once stop() began: handlers that go on from job to job should finish what they hold and return. */
   get stopping(): boolean {
     return this.stopRequested;
@@ -203,6 +210,7 @@ export class Jobs {
           retryDelay: options.retryDelay ?? 5,
           retryBackoff: options.retryBackoff ?? true,
           expireInSeconds: options.expireInSeconds ?? 300,
+          policy: options.policy ?? 'standard',
         });
         return;
       } catch (error) {

@@ -22,12 +22,20 @@ export type OutboxHandler = (events: readonly OutboxEvent[], tx: Tx) => Promise<
 const BATCH = 200;
 /** Polled this often when idle; a committed flow change (NOTIFY) wakes it sooner. */
 const IDLE_POLL_MS = 1000;
+/**
+ * Drain passes start at most this often: under a stream of commits, the events of this long
+ * go as one batch (a few statements each) instead of one pass per commit. An event committed
+ * after a quiet spell is drained at once.
+ */
+const MIN_GAP_MS = 20;
 /** An event that failed this often on its own is set aside (logged, kept with its error). */
 const MAX_ATTEMPTS = 5;
 
 export class OutboxDrainer {
   private readonly subscribers: { name: string; handler: OutboxHandler }[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = 0;
+  private lastStart = 0;
   private running: Promise<void> | null = null;
   private stopped = true;
   private again = false;
@@ -72,8 +80,9 @@ export class OutboxDrainer {
         limit = 1;
         continue;
       }
-      if (n <= 0) return total;
-      total += n;
+      total += Math.max(n, 0);
+      // A short batch took everything committed when it began; later commits poke again.
+      if (n < limit) return total;
     }
   }
 
@@ -83,8 +92,14 @@ export class OutboxDrainer {
       this.again = true;
       return;
     }
+    const wait = this.lastStart + MIN_GAP_MS - Date.now();
+    if (wait > 0) {
+      this.pokeIn(wait);
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.lastStart = Date.now();
     this.running = this.drainAll().then(
       () => { this.failures = 0; },
       (error: unknown) => {
@@ -97,8 +112,20 @@ export class OutboxDrainer {
       // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
       const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : IDLE_POLL_MS;
       this.again = false;
-      this.timer = setTimeout(() => this.poke(), delay);
+      this.pokeIn(delay);
     });
+  }
+
+  /** Pokes after `delay` ms, unless a poke is already due sooner. */
+  private pokeIn(delay: number): void {
+    const at = Date.now() + delay;
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.poke();
+    }, delay);
   }
 
   /** One batch; returns how many events were handed over (0: none, or another drainer runs). */

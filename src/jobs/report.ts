@@ -1,6 +1,10 @@
-/** What `flowplan jobs` shows an operator: each queue's jobs by state, recent failures, the outbox backlog. */
+/**
+ * What `flowplan jobs` shows an operator: each queue's jobs by state, recent failures, the
+ * outbox backlog, and webhook deliveries waiting (their rows are the work; jobs only wake it).
+ */
 import type { Sql } from '../store/db.ts';
 import { failedJobs, jobsInstalled, outboxBacklog, queueSummaries, setAsideOutboxEvents } from '../store/jobs.store.ts';
+import { webhookBacklog } from '../store/webhooks.store.ts';
 
 export async function jobsReport(sql: Sql, failedLimit: number) {
   const installed = await jobsInstalled(sql);
@@ -13,6 +17,7 @@ export async function jobsReport(sql: Sql, failedLimit: number) {
       backlog: await outboxBacklog(sql),
       setAside: (await setAsideOutboxEvents(sql, failedLimit)).map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
     },
+    webhooks: await webhookBacklog(sql),
   };
 }
 
@@ -24,6 +29,8 @@ export function formatJobsReport(report: Awaited<ReturnType<typeof jobsReport>>)
   if (report.queues.length === 0) lines.push('(no queues yet: no server has started on this database)');
   lines.push('', `outbox: ${report.outbox.backlog} event(s) waiting, ${report.outbox.setAside.length} set aside after repeated failures`);
   for (const e of report.outbox.setAside) lines.push(`  #${e.id} ${e.type} ${e.flowId ?? ''}: ${e.error}`);
+  const w = report.webhooks;
+  lines.push('', `webhook deliveries: ${w.queued} queued, ${w.sending} sending, ${w.pending} waiting behind earlier ones; ${w.failedLastDay} given up in the last day`);
   lines.push('', report.failed.length ? 'failed jobs (newest first):' : 'no failed jobs');
   for (const j of report.failed) lines.push(`  ${j.completedOn ?? j.createdOn} ${j.queue} ${j.id} after ${j.retryCount} retries: ${JSON.stringify(j.output)}`);
   return lines.join('\n');

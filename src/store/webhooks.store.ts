@@ -31,7 +31,6 @@ export interface DeliveryRow {
   attemptLimit: number;
   manual: boolean;
   nextAttemptAt: Date | null;
-  leaseUntil: Date | null;
   lastStatusCode: number | null;
   lastError: string | null;
   createdAt: Date;
@@ -109,16 +108,6 @@ export async function deleteWebhook(sql: Db, workspaceId: string, id: string): P
   return result.count > 0;
 }
 
-/** The endpoint a delivery goes to, whatever the workspace (jobs run for every workspace). */
-export async function webhookById(sql: Db, id: string): Promise<WebhookRow | null> {
-  const [row] = await sql<WebhookRow[]>`select * from webhooks where id = ${id}`;
-  return row ?? null;
-}
-
-export async function disableWebhook(sql: Db, id: string, reason: string): Promise<void> {
-  await sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now() where id = ${id}`;
-}
-
 /** Enabled endpoints of these workspaces, for the outbox drain. */
 export function enabledWebhooks(sql: Db, workspaceIds: readonly string[]): Promise<Pick<WebhookRow, 'id' | 'workspaceId' | 'events' | 'createdAt'>[]> {
   return sql`select id, workspace_id, events, created_at from webhooks where enabled and workspace_id = any(${workspaceIds as string[]})`;
@@ -144,71 +133,124 @@ export async function lockLanes(tx: Tx, lanes: readonly Lane[]): Promise<void> {
   await tx`select pg_advisory_xact_lock(${LANE_LOCK_CLASS}, hashtext(k)) from unnest(${keys}::text[]) with ordinality as u(k, n) order by n`;
 }
 
+/** A delivery taken for one attempt: what the sender needs. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  flowKey: string;
+  body: string;
+  /** This attempt's number. */
+  attempts: number;
+  attemptLimit: number;
+  manual: boolean;
+}
+
+const CLAIMED_COLUMNS = 'd.id, d.webhook_id, d.flow_key, d.body, d.attempts, d.attempt_limit, d.manual';
+
 /**
- * For each lane, its earliest unfinished delivery gets a job if it has none (`pending` →
- * `queued`, due now or at the back-off time it already had). Returns those, to enqueue.
+ * Each lane's earliest unfinished delivery becomes its head if it is still waiting (`pending`
+ * → `queued`, due now or at the back-off time it already had). Up to `claim` of the heads due
+ * now (these, or queued ones nobody has claimed) are claimed at once (`sending`, with a lease)
+ * and returned in `claimed`, for the caller to send after commit; `queued` are the heads left
+ * waiting (with their due times, for a wake-up).
  */
-export async function queueLaneHeads(tx: Tx, lanes: readonly Lane[]): Promise<{ id: string; nextAttemptAt: Date; due: boolean }[]> {
-  if (lanes.length === 0) return [];
-  return tx<{ id: string; nextAttemptAt: Date; due: boolean }[]>`
+export async function promoteLaneHeads(
+  tx: Tx, lanes: readonly Lane[], claim: number, leaseSeconds: number,
+): Promise<{ claimed: ClaimedDelivery[]; queued: { id: string; nextAttemptAt: Date; due: boolean }[] }> {
+  if (lanes.length === 0) return { claimed: [], queued: [] };
+  const rows = await tx<(ClaimedDelivery & { status: DeliveryStatus; nextAttemptAt: Date; due: boolean })[]>`
     with lanes as (select * from unnest(${lanes.map((l) => l.webhookId)}::text[], ${lanes.map((l) => l.flowKey)}::text[]) as l(webhook_id, flow_key)),
     heads as (
-      select distinct on (d.webhook_id, d.flow_key) d.id, d.status from webhook_deliveries d
-      join lanes l on l.webhook_id = d.webhook_id and l.flow_key = d.flow_key
-      where d.status in ${tx(UNFINISHED)}
-      order by d.webhook_id, d.flow_key, d.event_id
+      select h.id, h.due, h.due and row_number() over (order by h.due desc, h.event_id) <= ${claim} as take
+      from lanes l cross join lateral (
+        select d.id, d.status, d.event_id, coalesce(d.next_attempt_at <= now(), true) as due from webhook_deliveries d
+        where d.webhook_id = l.webhook_id and d.flow_key = l.flow_key and d.status in ${tx(UNFINISHED)}
+        order by d.event_id limit 1
+      ) h
+      where h.status = 'pending' or (h.status = 'queued' and h.due)
     )
-    update webhook_deliveries d set status = 'queued', next_attempt_at = greatest(now(), coalesce(d.next_attempt_at, now()))
-    from heads where d.id = heads.id and heads.status = 'pending'
-    returning d.id, d.next_attempt_at, d.next_attempt_at <= now() as due`;
+    update webhook_deliveries d set
+      status = case when heads.take then 'sending' else 'queued' end,
+      attempts = d.attempts + case when heads.take then 1 else 0 end,
+      next_attempt_at = case when heads.take then now() + make_interval(secs => ${leaseSeconds})
+        else greatest(now(), coalesce(d.next_attempt_at, now())) end
+    -- Rechecked on a row another process claimed meanwhile: that claim stands.
+    from heads where d.id = heads.id and d.status in ('pending', 'queued')
+    returning ${tx.unsafe(CLAIMED_COLUMNS)}, d.status, d.next_attempt_at, heads.due`;
+  const claimed: ClaimedDelivery[] = [];
+  const queued: { id: string; nextAttemptAt: Date; due: boolean }[] = [];
+  for (const { status, nextAttemptAt, due, ...delivery } of rows) {
+    if (status === 'sending') claimed.push(delivery);
+    else queued.push({ id: delivery.id, nextAttemptAt, due });
+  }
+  return { claimed, queued };
 }
 
-export async function lockDelivery(tx: Tx, id: string): Promise<(DeliveryRow & { due: boolean; leaseExpired: boolean }) | null> {
-  const [row] = await tx<(DeliveryRow & { due: boolean; leaseExpired: boolean })[]>`select *,
-      coalesce(next_attempt_at <= now() + interval '1 second', true) as due,
-      coalesce(lease_until < now(), true) as lease_expired
-    from webhook_deliveries where id = ${id} for update`;
-  return row ?? null;
+/**
+ * Claims up to `limit` due lane heads for one attempt each (`sending`, attempts + 1, a lease
+ * that outlives any attempt: its end is the claim's `next_attempt_at`, so a claim whose
+ * process died is due again once it lapses). Rows another process is claiming are skipped, not
+ * waited for; a queued delivery with an earlier unfinished one in its lane (a manual retry's
+ * lane) waits.
+ */
+export function claimDue(sql: Db, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  return sql<ClaimedDelivery[]>`update webhook_deliveries d set status = 'sending', attempts = d.attempts + 1,
+      next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+    from (
+      select c.id from webhook_deliveries c
+      where c.status in ('queued', 'sending') and c.next_attempt_at <= now()
+        and not exists (select 1 from webhook_deliveries e where e.webhook_id = c.webhook_id and e.flow_key = c.flow_key
+          and e.event_id < c.event_id and e.status in ${sql(UNFINISHED)})
+      order by c.next_attempt_at limit ${limit}
+      for update skip locked
+    ) picked
+    where d.id = picked.id
+    returning ${sql.unsafe(CLAIMED_COLUMNS)}`;
 }
 
-export async function deliveryLane(sql: Db, id: string): Promise<(Lane & { status: DeliveryStatus }) | null> {
-  const [row] = await sql<(Lane & { status: DeliveryStatus })[]>`select webhook_id, flow_key, status from webhook_deliveries where id = ${id}`;
-  return row ?? null;
+/** How an attempt ended: `retry` keeps the delivery queued for another try after `delaySeconds`. */
+export interface Outcome {
+  id: string;
+  status: 'delivered' | 'failed' | 'skipped' | 'retry';
+  delaySeconds: number;
+  statusCode: number | null;
+  error: string | null;
+  /** The attempt's row; none when it was skipped before anything was sent. */
+  attempt: AttemptRow | null;
 }
 
-export async function hasEarlierUnfinished(tx: Tx, d: Pick<DeliveryRow, 'id' | 'webhookId' | 'flowKey' | 'eventId'>): Promise<boolean> {
-  const [row] = await tx`select 1 from webhook_deliveries where webhook_id = ${d.webhookId} and flow_key = ${d.flowKey}
-    and event_id < ${d.eventId} and status in ${tx(UNFINISHED)} limit 1`;
-  return row !== undefined;
+/** Writes a batch of outcomes (each delivery's state and its attempt row); returns when each retry is due. */
+export async function recordOutcomes(tx: Tx, outcomes: readonly Outcome[]): Promise<Date[]> {
+  const attempts = outcomes.flatMap((o) => (o.attempt ? [o.attempt] : []));
+  if (attempts.length > 0) {
+    await tx`insert into webhook_attempts ${tx(attempts.map((a) => ({
+      delivery_id: a.deliveryId, attempt: a.attempt, manual: a.manual, started_at: a.startedAt, duration_ms: a.durationMs,
+      status_code: a.statusCode, error: a.error, retry_after: a.retryAfter,
+    })))}`;
+  }
+  const rows = await tx<{ nextAttemptAt: Date | null }[]>`update webhook_deliveries d set
+      status = case when u.status = 'retry' then 'queued' else u.status end,
+      -- A skip sent nothing: the claim's attempt is given back.
+      attempts = d.attempts - case when u.status = 'skipped' then 1 else 0 end,
+      last_status_code = u.code, last_error = u.error,
+      next_attempt_at = case when u.status = 'retry' then now() + make_interval(secs => u.delay) end,
+      finished_at = case when u.status = 'retry' then null else now() end,
+      manual = false
+    from unnest(${outcomes.map((o) => o.id)}::text[], ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => o.statusCode) as number[]}::int[],
+      ${outcomes.map((o) => o.error) as string[]}::text[], ${outcomes.map((o) => o.delaySeconds)}::float8[]) as u(id, status, code, error, delay)
+    where d.id = u.id
+    returning d.next_attempt_at`;
+  return rows.flatMap((r) => (r.nextAttemptAt ? [r.nextAttemptAt] : []));
 }
 
-export async function setWaiting(tx: Tx, id: string): Promise<void> {
-  await tx`update webhook_deliveries set status = 'pending' where id = ${id}`;
+/** The endpoints of a batch of claimed deliveries. */
+export function webhooksByIds(sql: Db, ids: readonly string[]): Promise<WebhookRow[]> {
+  return sql<WebhookRow[]>`select * from webhooks where id = any(${ids as string[]})`;
 }
 
-/** Claimed for one attempt until the lease ends (a process that dies mid-send leaves it to the sweep). */
-export async function claimDelivery(tx: Tx, id: string, leaseSeconds: number): Promise<number> {
-  const [row] = await tx<{ attempts: number }[]>`update webhook_deliveries set status = 'sending', attempts = attempts + 1,
-    lease_until = now() + make_interval(secs => ${leaseSeconds}) where id = ${id} returning attempts`;
-  return row!.attempts;
-}
-
-export async function insertAttempt(tx: Db, a: AttemptRow): Promise<void> {
-  await tx`insert into webhook_attempts (delivery_id, attempt, manual, started_at, duration_ms, status_code, error, retry_after)
-    values (${a.deliveryId}, ${a.attempt}, ${a.manual}, ${a.startedAt}, ${a.durationMs}, ${a.statusCode}, ${a.error}, ${a.retryAfter})`;
-}
-
-/** Ends the delivery (delivered, failed, skipped). */
-export async function finishDelivery(tx: Tx, id: string, status: 'delivered' | 'failed' | 'skipped', code: number | null, error: string | null): Promise<void> {
-  await tx`update webhook_deliveries set status = ${status}, last_status_code = ${code}, last_error = ${error},
-    finished_at = now(), next_attempt_at = null, lease_until = null, manual = false where id = ${id}`;
-}
-
-/** Another try after `delaySeconds`; returns when it is due (database time, like pg-boss's start_after). */
-export async function scheduleRetry(tx: Tx, id: string, delaySeconds: number, code: number | null, error: string | null): Promise<Date> {
-  const [row] = await tx<{ nextAttemptAt: Date }[]>`update webhook_deliveries set status = 'queued', last_status_code = ${code}, last_error = ${error},
-    next_attempt_at = now() + make_interval(secs => ${delaySeconds}), lease_until = null, manual = false where id = ${id} returning next_attempt_at`;
-  return row!.nextAttemptAt;
+/** Endpoints that answered 410 Gone: disabled, with that reason. */
+export async function disableWebhooks(sql: Db, ids: readonly string[], reason: string): Promise<void> {
+  await sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now() where id = any(${ids as string[]})`;
 }
 
 /** A manual retry: one more attempt, as soon as its lane lets it. */
@@ -224,7 +266,7 @@ export async function getDelivery(sql: Db, webhookId: string, id: string): Promi
 
 export async function pageDeliveries(sql: Db, webhookId: string, size: number, from: number): Promise<{ total: number; items: DeliveryRow[] }> {
   const items = await sql<DeliveryRow[]>`select * from webhook_deliveries where webhook_id = ${webhookId}
-    order by created_at desc, event_id desc limit ${size} offset ${from}`;
+    order by event_id desc limit ${size} offset ${from}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId}`;
   return { total: count!.n, items };
 }
@@ -237,17 +279,12 @@ export function attemptsOf(sql: Db, deliveryIds: readonly string[], perDelivery:
     ) a where n <= ${perDelivery} order by delivery_id, id`;
 }
 
-/** Deliveries due now (any lane), for a worker with time to spare. */
-export function dueDeliveries(sql: Db, limit: number): Promise<{ id: string }[]> {
-  return sql`select id from webhook_deliveries where status = 'queued' and next_attempt_at <= now() order by next_attempt_at limit ${limit}`;
-}
-
-/** Claims whose process died (lease over) and queued deliveries long overdue (their job was lost). */
-export function stuckDeliveries(sql: Db, overdueSeconds: number, limit: number): Promise<{ id: string }[]> {
-  return sql`select id from webhook_deliveries
-    where (status = 'sending' and lease_until < now())
-       or (status = 'queued' and next_attempt_at < now() - make_interval(secs => ${overdueSeconds}))
-    order by id limit ${limit}`;
+/** For the sweep: claims whose lease lapsed (their process died) and queued deliveries due now. */
+export async function dueCounts(sql: Db): Promise<{ lapsed: number; due: number }> {
+  const [row] = await sql<{ lapsed: number; due: number }[]>`select
+      count(*) filter (where status = 'sending')::int as lapsed, count(*) filter (where status = 'queued')::int as due
+    from webhook_deliveries where status in ('queued', 'sending') and next_attempt_at <= now()`;
+  return row!;
 }
 
 /** Delivery work committed: wakes the webhook workers of every process (NOTIFY is sent at commit). */
@@ -255,4 +292,15 @@ export const WEBHOOKS_CHANNEL = 'flowplan_webhooks';
 
 export async function announceWebhookWork(tx: Db): Promise<void> {
   await tx`select pg_notify(${WEBHOOKS_CHANNEL}, '')`;
+}
+
+/** Unfinished webhook deliveries by state (`pending` wait behind their lane's head), and failures of the last day. */
+export async function webhookBacklog(sql: Db): Promise<{ pending: number; queued: number; sending: number; failedLastDay: number }> {
+  const [row] = await sql<{ pending: number; queued: number; sending: number; failedLastDay: number }[]>`select
+      count(*) filter (where status = 'pending')::int as pending,
+      count(*) filter (where status = 'queued')::int as queued,
+      count(*) filter (where status = 'sending')::int as sending,
+      (select count(*)::int from webhook_deliveries where status = 'failed' and finished_at > now() - interval '1 day') as failed_last_day
+    from webhook_deliveries where status in ('pending', 'queued', 'sending')`;
+  return row!;
 }

@@ -1,54 +1,65 @@
 /**
- * Webhook deliveries as pg-boss jobs.
+ * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups.
  *
  * The outbox drain hands every batch of domain events to `collect`, inside the transaction
  * that marks them processed: one delivery row per matching endpoint and event is written
  * there, so each event reaches each endpoint exactly once as a delivery.
  *
- * Order: a lane is one endpoint and one flow. Only the earliest unfinished delivery of a lane
- * is attempted; the others wait (`pending`, no job) and the lane's next one is queued when it
- * ends (delivered, given up, skipped). Every change to a lane holds its advisory lock, so a
- * delivery drained while the head finishes is never left without a job. A later event of a
- * flow therefore never reaches an endpoint before an earlier one; a failing endpoint holds
- * up that flow's events to it (and only those) until it recovers or is given up on.
+ * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
+ * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
+ * given up, skipped) the next one is promoted in the same transaction. Every change to a lane
+ * holds its advisory lock, so a delivery drained while the head finishes is never left
+ * unpromoted. A later event of a flow therefore never reaches an endpoint before an earlier
+ * one; a failing endpoint holds up that flow's events to it (and only those) until it
+ * recovers or is given up on.
+ *
+ * Throughput: each process runs one dispatcher. It claims due heads in batches (one
+ * statement, `skip locked`, so processes share the work), sends them side by side over
+ * kept-alive connections, and writes the outcomes of everything that finished meanwhile in
+ * one transaction, which also promotes those lanes' next deliveries and claims the due ones
+ * for this process at once: a lane moves on without a round trip through a queue.
+ *
+ * Wake-ups: when heads become due (drained, promoted, retried, reopened) a `webhook-dispatch`
+ * job is sent in the same transaction, for now or for the retry time (pg-boss's `short`
+ * policy keeps at most one waiting per key, so a busy drain sends few), and NOTIFY wakes every
+ * process's dispatcher at commit. The job's handler runs the dispatcher until nothing is due.
+ * A process that dies mid-send leaves claims whose lease lapses: they are then due like any
+ * queued delivery, and the sweep (every minute, and at start) wakes a dispatcher for them; they
+ * are sent again with the same webhook-id: at least once.
  *
  * Retries: after the n-th failed attempt the next waits min(base × 4^(n−1), 10 h) ±10%, or
  * longer if the receiver's Retry-After asks (up to a day); 10 attempts in all, so with the
  * default base of 5 s the last try comes about 27 hours after the first. 410 Gone disables
- * the endpoint. Each job carries only the delivery id, and the row says what to do: a job
- * that finds its delivery finished, claimed or not yet due does nothing, so duplicates and
- * pg-boss's own retries are harmless. A delivery is claimed (`sending`, with a lease) in one
- * short transaction and its outcome written in another, so no transaction stays open while
- * a receiver thinks; a process that dies mid-send leaves a lapsed lease, and the job's
- * pg-boss retry (or the sweep) sends it again with the same webhook-id: at least once.
+ * the endpoint.
  */
 import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
 import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
+import type { Metrics } from '../http/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { OutboxEvent } from '../jobs/outbox.ts';
 import type { Sql, Tx } from '../store/db.ts';
 import {
-  announceWebhookWork, claimDelivery, deliveryLane, disableWebhook, enabledWebhooks, finishDelivery, hasEarlierUnfinished, insertAttempt,
-  insertDeliveries, dueDeliveries, lockDelivery, lockLanes, queueLaneHeads, scheduleRetry, setWaiting, stuckDeliveries, webhookById, WEBHOOKS_CHANNEL,
-  type DeliveryRow, type Lane, type WebhookRow,
+  announceWebhookWork, claimDue, disableWebhooks, enabledWebhooks, insertDeliveries, lockLanes, promoteLaneHeads, recordOutcomes, dueCounts,
+  webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
 } from '../store/webhooks.store.ts';
-import { resolveTarget, TargetRefused, type Resolver, systemResolver } from './address-guard.ts';
-import { post, type AttemptOutcome } from './sender.ts';
+import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
+import { Connections, post, type AttemptOutcome } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
 
-export const DELIVERY_QUEUE = 'webhook-delivery';
+export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
 export const MAX_ATTEMPTS = 10;
 const MAX_DELAY_SECONDS = 10 * 3600;
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 /** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
 const LEASE_SECONDS = 120;
-/** Workers per process: attempts wait on receivers (up to the timeout), not on the CPU. */
-const CONCURRENCY = 8;
-/** How long one job goes on with further due deliveries (well inside the job's expiry, LEASE_SECONDS). */
-const RUN_MS = 30_000;
+/** Attempts in flight per process: they wait on receivers (up to the timeout), not on the CPU. */
+const CONCURRENCY = 64;
+/** A wake-up job hands over to the next after this long, well inside its expiry. */
+const RUN_MS = 60_000;
 const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 
 export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
@@ -56,36 +67,68 @@ export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, r
   return delay * (0.9 + 0.2 * random);
 }
 
-interface Claimed {
-  delivery: DeliveryRow;
-  webhook: WebhookRow;
-  attempt: number;
+interface Finished {
+  delivery: ClaimedDelivery;
+  outcome: Outcome;
+  /** The endpoint answered 410 Gone. */
+  gone: boolean;
 }
 
 export class WebhookDeliveries {
+  private readonly connections = new Connections();
+  private readonly attempts: Counter;
+  private inFlight = 0;
+  private finished: Finished[] = [];
+  private wanted = false;
+  private claiming = false;
+  private flushing = false;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private idleWaiters: (() => void)[] = [];
+
   constructor(
     private readonly sql: Sql,
     private readonly jobs: Jobs,
     private readonly config: Config,
     private readonly log: Logger,
+    metrics: Metrics,
     /** DNS for the delivery-time check (the system resolver; a test may give its own). */
     private readonly resolve: Resolver = systemResolver,
   ) {
-    // pg-boss retries only a handler that threw (a database error): attempts are ours.
-    jobs.queue(DELIVERY_QUEUE, { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: LEASE_SECONDS });
-    for (let i = 0; i < CONCURRENCY; i++) {
-      jobs.work<{ id: string }>(DELIVERY_QUEUE, (job) => this.attempt(job.data.id), { pollingIntervalSeconds: 0.5 });
-    }
+    this.attempts = new Counter({
+      name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
+      labelNames: ['outcome'] as const, registers: [metrics.registry],
+    });
+    const backlog: Gauge = new Gauge({
+      name: 'flowplan_webhook_backlog', help: 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane), across every process',
+      labelNames: ['state'] as const, registers: [metrics.registry],
+      collect: async () => {
+        const counts = await webhookBacklog(sql);
+        for (const state of ['pending', 'queued', 'sending'] as const) backlog.set({ state }, counts[state]);
+      },
+    });
+    // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
+    jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
+    jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
     jobs.onOutbox('webhooks', (events, tx) => this.collect(events, tx));
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
-    jobs.work(MAINTENANCE_QUEUE, async () => { await this.recoverStuck(); }, { pollingIntervalSeconds: 30 });
+    jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
   }
 
-  /** Wakes this process's delivery workers whenever delivery work commits anywhere (NOTIFY at commit). */
-  async listen(): Promise<() => Promise<void>> {
-    const { unlisten } = await this.sql.listen(WEBHOOKS_CHANNEL, () => this.jobs.wake(DELIVERY_QUEUE));
-    return unlisten;
+  /**
+   * Starts this process's dispatcher (when it runs jobs): wakes it whenever delivery work
+   * commits anywhere (NOTIFY at commit) and sweeps once now, so claims left by a process that
+   * died are sent without waiting for the schedule. Returns the stop.
+   */
+  async start(): Promise<() => Promise<void>> {
+    if (!this.jobs.runsWorkers) return async () => {};
+    const { unlisten } = await this.sql.listen(WEBHOOKS_CHANNEL, () => this.kick());
+    await this.sweep();
+    return async () => {
+      await unlisten();
+      await this.stop();
+    };
   }
 
   /** Outbox subscriber: one delivery per enabled endpoint that wants the event. */
@@ -110,125 +153,238 @@ export class WebhookDeliveries {
     const lanes = uniqueLanes(rows);
     await lockLanes(tx, lanes);
     await insertDeliveries(tx, rows);
-    await this.queueHeads(tx, lanes);
+    await this.promote(tx, lanes, 0);
   }
 
-  /** A manual retry: the delivery gets one more attempt, as soon as its lane lets it. */
+  /** A manual retry (the delivery was reopened in `tx`): one more attempt, as soon as its lane lets it. */
   async reopen(tx: Tx, lane: Lane): Promise<void> {
-    await this.queueHeads(tx, [lane]);
+    await this.promote(tx, [lane], 0);
   }
 
-  /**
-   * The job: one attempt of its delivery, if still due and first in its lane. Then, for up to
-   * RUN_MS, it goes on with the lane's next delivery and with any other that is due, straight
-   * from the table: pg-boss polls a worker that was not woken only every half second, and a
-   * job round trip per event would cap throughput far below what the receivers take. The
-   * jobs stay the durable trigger; one that finds its delivery done by another does nothing.
-   */
-  async attempt(id: string): Promise<void> {
-    const until = Date.now() + RUN_MS;
-    let next: string | null = id;
-    // A stopping process finishes the attempt in hand and leaves the rest to the jobs.
-    const goOn = () => Date.now() < until && !this.jobs.stopping;
-    while (next) {
-      next = await this.attemptOne(next, goOn());
-      if (!next && goOn()) next = await this.dueDelivery();
+  /** Runs the dispatcher until nothing is due (or RUN_MS passed: the next wake-up goes on). */
+  async runUntilIdle(): Promise<void> {
+    this.kick();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, RUN_MS); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** The sweep: claims whose process died, and due work nobody woke for, get a wake-up. */
+  async sweep(): Promise<number> {
+    const { lapsed, due } = await dueCounts(this.sql);
+    if (lapsed > 0) this.log.warn({ count: lapsed }, 'webhook deliveries whose sender died are due again');
+    if (lapsed + due > 0) {
+      await this.sql.begin(async (tx) => {
+        await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
+        await announceWebhookWork(tx);
+      });
+      this.kick();
     }
+    return lapsed;
   }
 
-  private async dueDelivery(): Promise<string | null> {
-    const candidates = await dueDeliveries(this.sql, CONCURRENCY * 2);
-    // Workers picking at random collide less often on the same one.
-    return candidates[Math.floor(Math.random() * candidates.length)]?.id ?? null;
+  private kick(): void {
+    if (!this.jobs.runsWorkers || this.stopped) return;
+    this.wanted = true;
+    void this.pump();
   }
 
-  /** Returns the lane's next delivery when this job should go on with it. */
-  private async attemptOne(id: string, goOn: boolean): Promise<string | null> {
-    const lane = await deliveryLane(this.sql, id);
-    // Most jobs find their delivery already done by a worker that went on to it: one query.
-    if (!lane || !['queued', 'sending'].includes(lane.status)) return null;
-    const claimed = await this.sql.begin((tx) => this.claim(tx, id, lane));
-    if (!claimed) return null;
-    const { delivery, webhook, attempt } = claimed;
-    const startedAt = new Date();
-    const outcome = await this.send(delivery, webhook);
-    return this.sql.begin(async (tx) => {
-      await lockLanes(tx, [lane]);
-      await insertAttempt(tx, { deliveryId: id, attempt, manual: delivery.manual, startedAt, ...outcome });
-      const code = outcome.statusCode;
-      if (code !== null && code >= 200 && code < 300) {
-        await finishDelivery(tx, id, 'delivered', code, outcome.error);
-      } else if (code === 410) {
-        // The receiver says the endpoint is gone for good: stop sending it anything.
-        await finishDelivery(tx, id, 'failed', code, outcome.error);
-        await disableWebhook(tx, webhook.id, 'gone');
-        this.log.info({ webhookId: webhook.id }, 'webhook endpoint answered 410 Gone: disabled');
-      } else if (attempt >= delivery.attemptLimit) {
-        await finishDelivery(tx, id, 'failed', code, outcome.error);
-      } else {
-        const backoff = retryDelaySeconds(attempt, this.config.webhookRetryBaseSeconds);
-        const delay = Math.max(backoff, Math.min(outcome.retryAfter ?? 0, MAX_RETRY_AFTER_SECONDS));
-        const at = await scheduleRetry(tx, id, delay, code, outcome.error);
-        await this.jobs.send(DELIVERY_QUEUE, { id }, { tx, startAfter: at });
-        return null;
-      }
-      return this.queueHeads(tx, [lane], goOn);
-    });
+  private async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
+    await Promise.race([
+      new Promise<void>((resolve) => { this.idleWaiters.push(resolve); this.settle(); }),
+      new Promise((resolve) => setTimeout(resolve, 2000).unref()),
+    ]);
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.connections.close();
   }
 
-  private async claim(tx: Tx, id: string, lane: Lane): Promise<Claimed | null> {
-    await lockLanes(tx, [lane]);
-    const delivery = await lockDelivery(tx, id);
-    if (!delivery) return null;
-    const claimable = delivery.status === 'queued' || (delivery.status === 'sending' && delivery.leaseExpired);
-    if (!claimable || !delivery.due) return null;
-    if (await hasEarlierUnfinished(tx, delivery)) {
-      // Not its turn: the lane's head queues it again when it ends.
-      await setWaiting(tx, id);
-      return null;
-    }
-    const webhook = await webhookById(tx, delivery.webhookId);
-    if (!webhook?.enabled) {
-      await finishDelivery(tx, id, 'skipped', null, 'endpoint disabled');
-      await this.queueHeads(tx, [lane]);
-      return null;
-    }
-    return { delivery, webhook, attempt: await claimDelivery(tx, id, LEASE_SECONDS) };
-  }
-
-  private async send(delivery: DeliveryRow, webhook: WebhookRow): Promise<AttemptOutcome> {
-    const started = performance.now();
+  /** Claims due heads while there is room; each batch is sent at once. */
+  private async pump(): Promise<void> {
+    if (this.claiming) return;
+    this.claiming = true;
     try {
-      // Checked again now: the name may resolve elsewhere than when it was saved.
-      const target = await resolveTarget(webhook.url, this.config.webhookAllowPrivate, this.resolve);
-      const secrets = [webhook.secret];
-      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > new Date()) secrets.push(webhook.previousSecret);
-      const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
-      return await post(target, headers, delivery.body, this.config.webhookTimeoutMs);
+      while (this.wanted && !this.stopped && this.inFlight < CONCURRENCY) {
+        this.wanted = false;
+        const batch = await claimDue(this.sql, CONCURRENCY - this.inFlight, LEASE_SECONDS);
+        if (batch.length === 0) break;
+        // A full batch may have left more behind.
+        this.wanted = true;
+        await this.dispatch(batch);
+      }
     } catch (error) {
-      if (!(error instanceof TargetRefused)) throw error;
-      return { statusCode: null, durationMs: Math.round(performance.now() - started), error: error.message, retryAfter: null };
+      this.log.error({ err: error }, 'webhook dispatcher could not claim deliveries; trying again in 1 s');
+      this.later();
+    } finally {
+      this.claiming = false;
+      this.settle();
     }
   }
 
-  /**
-   * Queues each lane's next delivery with a job of its own (so a crash loses none); with
-   * `goOn` (one lane) also returns it when it is due now, for the caller to attempt at once.
-   */
-  private async queueHeads(tx: Tx, lanes: readonly Lane[], goOn = false): Promise<string | null> {
-    const heads = await queueLaneHeads(tx, lanes);
-    for (const head of heads) await this.jobs.send(DELIVERY_QUEUE, { id: head.id }, { tx, startAfter: head.nextAttemptAt });
-    if (goOn && heads.length === 1 && heads[0]!.due) return heads[0]!.id;
-    if (heads.length > 0) await announceWebhookWork(tx);
-    return null;
+  private later(): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.kick();
+    }, 1000);
+    this.retryTimer.unref();
   }
 
-  /** The sweep: a claim whose process died, or a queued delivery whose job was lost, gets a job again. */
-  async recoverStuck(): Promise<number> {
-    const stuck = await stuckDeliveries(this.sql, 300, 1000);
-    for (const { id } of stuck) await this.jobs.send(DELIVERY_QUEUE, { id });
-    if (stuck.length > 0) this.log.warn({ count: stuck.length }, 'webhook deliveries recovered by the sweep');
-    return stuck.length;
+  /** Sends claimed deliveries side by side; each outcome joins the next flush. */
+  private async dispatch(batch: readonly ClaimedDelivery[]): Promise<void> {
+    this.inFlight += batch.length;
+    let hooks: Map<string, WebhookRow>;
+    try {
+      hooks = new Map((await webhooksByIds(this.sql, [...new Set(batch.map((d) => d.webhookId))])).map((h) => [h.id, h]));
+    } catch (error) {
+      // The claims stay until their lease lapses; the sweep then queues them again.
+      this.inFlight -= batch.length;
+      throw error;
+    }
+    // One address check per endpoint and batch, made now (DNS may have changed since it was saved).
+    const targets = new Map<string, Promise<Target | TargetRefused>>();
+    const targetOf = (hook: WebhookRow) => {
+      let target = targets.get(hook.id);
+      if (!target) {
+        target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch((error: unknown) => {
+          if (error instanceof TargetRefused) return error;
+          throw error;
+        });
+        targets.set(hook.id, target);
+      }
+      return target;
+    };
+    for (const delivery of batch) {
+      const hook = hooks.get(delivery.webhookId);
+      void this.attempt(delivery, hook, hook && targetOf(hook)).then((finished) => {
+        this.finished.push(finished);
+        void this.flush();
+      });
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
+    if (!hook?.enabled || !target) {
+      this.attempts.labels('skipped').inc();
+      return { delivery, gone: false, outcome: { id: delivery.id, status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', attempt: null } };
+    }
+    const startedAt = new Date();
+    let result: AttemptOutcome;
+    try {
+      const resolved = await target;
+      if (resolved instanceof TargetRefused) {
+        result = { statusCode: null, durationMs: 0, error: resolved.message, retryAfter: null };
+      } else {
+        const secrets = [hook.secret];
+        if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
+        const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
+        result = await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved));
+      }
+    } catch (error) {
+      result = { statusCode: null, durationMs: Date.now() - startedAt.getTime(), error: `not sent: ${(error as Error).message}`, retryAfter: null };
+    }
+    const code = result.statusCode;
+    const gone = code === 410;
+    let status: Outcome['status'];
+    let delaySeconds = 0;
+    if (code !== null && code >= 200 && code < 300) status = 'delivered';
+    // 410: the receiver says the endpoint is gone for good; it is disabled with the outcome.
+    else if (gone || delivery.attempts >= delivery.attemptLimit) status = 'failed';
+    else {
+      status = 'retry';
+      const backoff = retryDelaySeconds(delivery.attempts, this.config.webhookRetryBaseSeconds);
+      delaySeconds = Math.max(backoff, Math.min(result.retryAfter ?? 0, MAX_RETRY_AFTER_SECONDS));
+    }
+    this.attempts.labels(status).inc();
+    return {
+      delivery, gone,
+      outcome: {
+        id: delivery.id, status, delaySeconds, statusCode: code, error: result.error,
+        attempt: { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...result },
+      },
+    };
+  }
+
+  /**
+   * Writes every outcome that came in, in one transaction per round (those that finish while
+   * it commits make the next round); the lanes that moved on get their next heads, and the
+   * due ones are claimed here and sent straight away.
+   */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.finished.length > 0) {
+        const batch = this.finished.splice(0);
+        let next: ClaimedDelivery[];
+        try {
+          next = await this.sql.begin((tx) => this.record(tx, batch));
+        } catch (error) {
+          if (this.stopped) {
+            // Their leases lapse and the sweep sends them again: at least once.
+            this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded at stop');
+            this.inFlight -= batch.length;
+            continue;
+          }
+          this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded; trying again in 1 s');
+          this.finished.unshift(...batch);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        this.inFlight -= batch.length;
+        if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
+      }
+    } finally {
+      this.flushing = false;
+    }
+    if (this.wanted) void this.pump();
+    this.settle();
+  }
+
+  private async record(tx: Tx, batch: readonly Finished[]): Promise<ClaimedDelivery[]> {
+    await lockLanes(tx, uniqueLanes(batch.map((f) => f.delivery)));
+    const retries = await recordOutcomes(tx, batch.map((f) => f.outcome));
+    const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.delivery.webhookId))];
+    if (gone.length > 0) {
+      await disableWebhooks(tx, gone, 'gone');
+      this.log.info({ webhookIds: gone }, 'webhook endpoint answered 410 Gone: disabled');
+    }
+    if (retries.length > 0) await this.wakeAt(tx, retries);
+    // A retry keeps its lane; every other outcome lets the lane's next delivery go.
+    const moved = uniqueLanes(batch.filter((f) => f.outcome.status !== 'retry').map((f) => f.delivery));
+    const room = this.stopped ? 0 : CONCURRENCY - (this.inFlight - batch.length);
+    return this.promote(tx, moved, room);
+  }
+
+  /** Promotes the lanes' next heads (claiming up to `claim` due ones) and wakes whoever should send the rest. */
+  private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedDelivery[]> {
+    const { claimed, queued } = await promoteLaneHeads(tx, lanes, claim, LEASE_SECONDS);
+    if (queued.length > 0) {
+      await this.wakeAt(tx, queued.map((q) => q.nextAttemptAt));
+      if (queued.some((q) => q.due)) await announceWebhookWork(tx);
+    }
+    return claimed;
+  }
+
+  /** A wake-up job for each moment (to the second) deliveries become due; those due now share one. */
+  private async wakeAt(tx: Tx, times: readonly Date[]): Promise<void> {
+    const now = Date.now();
+    const seconds = new Set(times.map((at) => (at.getTime() <= now + 1000 ? 0 : Math.ceil(at.getTime() / 1000))));
+    for (const second of seconds) {
+      if (second === 0) await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
+      else await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: `at:${second}`, startAfter: new Date(second * 1000) });
+    }
+  }
+
+  /** Wakes those waiting for the dispatcher to run out of work, once it has. */
+  private settle(): void {
+    const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
+    if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }
 

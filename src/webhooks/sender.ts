@@ -2,6 +2,10 @@
  * One delivery attempt over HTTP(S): connects to the address the guard checked (never a
  * second DNS answer), follows no redirect, gives up after the timeout, and reads at most
  * RESPONSE_CAP bytes of the answer (the status decides; the rest is dropped unread).
+ *
+ * Connections are kept alive between attempts, in one agent per checked address: a pooled
+ * connection therefore always leads to an address the guard passed, and a receiver taking
+ * many deliveries is not made to accept a new connection (and TLS handshake) for each.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -19,7 +23,40 @@ export interface AttemptOutcome {
   retryAfter: number | null;
 }
 
-export function post(target: Target, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
+/** Idle pooled connections close before a typical server's own keep-alive timeout (5 s) does. */
+const IDLE_MS = 4000;
+/** Agents for this many distinct addresses at most; past it the oldest is closed. */
+const MAX_AGENTS = 500;
+
+export class Connections {
+  private readonly agents = new Map<string, http.Agent>();
+
+  agentFor(target: Target): http.Agent {
+    const key = `${target.url.protocol}//${target.url.host}@${target.address}`;
+    let agent = this.agents.get(key);
+    if (agent) {
+      // Most recently used last, so the first is the one to close.
+      this.agents.delete(key);
+    } else {
+      const Agent = target.url.protocol === 'https:' ? https.Agent : http.Agent;
+      agent = new Agent({ keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' });
+      if (this.agents.size >= MAX_AGENTS) {
+        const [oldest, old] = this.agents.entries().next().value as [string, http.Agent];
+        this.agents.delete(oldest);
+        old.destroy();
+      }
+    }
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+}
+
+export function post(target: Target, headers: Record<string, string>, body: string, timeoutMs: number, agent: http.Agent): Promise<AttemptOutcome> {
   const started = performance.now();
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
@@ -37,7 +74,7 @@ export function post(target: Target, headers: Record<string, string>, body: stri
     const request = client.request(target.url, {
       method: 'POST',
       lookup: pinned,
-      agent: false,
+      agent,
       headers: {
         ...headers,
         'content-type': 'application/json',

@@ -1,6 +1,6 @@
 /**
  * A process killed while a receiver holds its webhook request: the delivery was claimed
- * (`sending`, with a lease) before the request went out, so it is neither lost nor sent under
+ * (`sending`, with a lease: its `next_attempt_at`) before the request went out, so it is neither lost nor sent under
  * a new identity. Once the lease has lapsed, another process's maintenance sweep sends it
  * again with the same `webhook-id` and body (at least once, as Standard Webhooks expects:
  * the receiver deduplicates by id), and it ends `delivered`, exactly once more.
@@ -29,7 +29,7 @@ t.test('killed mid-send: the same delivery is sent again by another process, und
   await child.kill();
 
   // The claim's lease (two minutes) has run out, as it would have by now in real time.
-  await s.sql`update webhook_deliveries set lease_until = now() - interval '1 second' where id = ${row!.id}`;
+  await s.sql`update webhook_deliveries set next_attempt_at = now() - interval '1 second' where id = ${row!.id}`;
   const next = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl, webhookAllowPrivate: true, cronCheckSeconds: 1 }));
   t.teardown(() => next.close());
 

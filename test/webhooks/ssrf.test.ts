@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { refusedAddress, resolveTarget, TargetRefused } from '../../src/webhooks/address-guard.ts';
-import { post } from '../../src/webhooks/sender.ts';
+import { Connections, post } from '../../src/webhooks/sender.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
 import { insertWebhook } from '../../src/store/webhooks.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
@@ -82,7 +82,9 @@ t.test('the connection goes to the checked address, not to a second DNS answer',
   const port = new URL(receiver.url).port;
   // `rebind.invalid` has no DNS at all: reaching the receiver proves the pinned address was used.
   const target = await resolveTarget(`http://rebind.invalid:${port}/pinned`, true, async () => [{ address: '127.0.0.1', family: 4 }]);
-  const outcome = await post(target, { 'webhook-id': 'msg_x' }, '{"a":1}', 2000);
+  const connections = new Connections();
+  t.teardown(() => connections.close());
+  const outcome = await post(target, { 'webhook-id': 'msg_x' }, '{"a":1}', 2000, connections.agentFor(target));
   t.equal(outcome.statusCode, 204);
   const [got] = await receiver.waitFor(1);
   t.equal(got!.path, '/pinned');
