@@ -34,13 +34,25 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
     if (inFlight === 0 && drained) drained();
   };
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
-  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, status: number, error: ApiError) =>
-    send(res, state, { status, headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers }, body: JSON.stringify(error.toBody()) }, true);
+  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, status: number, error: ApiError, close = true) =>
+    send(res, state, {
+      status,
+      // Left open for a drain, the connection still ends: the client is told to close it.
+      headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers, ...(close ? {} : { Connection: 'close' }) },
+      body: JSON.stringify(error.toBody()),
+    }, close);
+  const tooLarge = (limit: number) => new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
 
   app.any('/*', (res, req) => {
     const state = { aborted: false };
+    // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
+    let awaitingBody = false;
     res.onAborted(() => {
       state.aborted = true;
+      if (awaitingBody) {
+        awaitingBody = false;
+        finish();
+      }
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
@@ -59,7 +71,12 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
     const limit = edge.bodyLimit(match);
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > limit) {
-      refuse(res, state, headers, 413, new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit }));
+      // Answered at once. Closing now would reset a client still sending (EPIPE before it reads
+      // the answer), so a body up to DRAIN_LIMIT is read and dropped first (uWS goes on reading
+      // an answered request's body; the handler must take it).
+      const drain = declared <= DRAIN_LIMIT;
+      if (drain) res.onData(() => {});
+      refuse(res, state, headers, 413, tooLarge(limit), !drain);
       return;
     }
     inFlight += 1;
@@ -76,19 +93,27 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    let refused = false;
+    awaitingBody = true;
     res.onData((chunk, isLast) => {
-      if (refused) return;
+      if (!awaitingBody) return;
       size += chunk.byteLength;
       if (size > limit) {
-        refused = true;
-        refuse(res, state, headers, 413, new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit }));
-        finish();
+        // A body of unknown length (chunked) is read to its end and dropped, then answered:
+        // answering earlier would leave no way to close the connection after a bounded drain.
+        chunks.length = 0;
+        if (isLast || size > limit + DRAIN_LIMIT) {
+          awaitingBody = false;
+          refuse(res, state, headers, 413, tooLarge(limit), !isLast);
+          finish();
+        }
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it.
       if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      if (isLast) {
+        awaitingBody = false;
+        dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      }
     });
   });
 
@@ -110,6 +135,8 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
 }
 
 const EMPTY = Buffer.alloc(0);
+/** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 function send(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
   if (state.aborted) return;

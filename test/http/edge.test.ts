@@ -3,6 +3,7 @@
  * metrics, request ids, JSON-body refusals (415, 413, 400 with pointers) and oversized or
  * overcrowded headers, all through real HTTP.
  */
+import net from 'node:net';
 import t, { type Test } from 'tap';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { createKey } from '../../src/auth/provision.ts';
@@ -158,6 +159,34 @@ t.test('edge', async (t) => {
     t.equal((await s.api('GET', '/healthz')).status, 200, 'still serving');
   });
 
+  t.test('a 20 MB body gets its 413: undici, a client that reads only after sending it all, chunked, Expect', async (t) => {
+    const port = Number(new URL(s.url).port);
+    const big = Buffer.alloc(20 * 1024 * 1024, 0x20);
+    const viaUndici = await fetch(`${s.url}/v1/test/echo`, {
+      method: 'POST', body: big, headers: { authorization: `Bearer ${s.adminKey}`, 'content-type': 'application/json' },
+    });
+    t.equal(viaUndici.status, 413, 'fetch (undici) reads the answer');
+    t.equal(((await viaUndici.json()) as { error: { code: string } }).error.code, 'PAYLOAD_TOO_LARGE');
+
+    const head = `POST /v1/test/echo HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${s.adminKey}\r\nContent-Type: application/json\r\n`;
+    const declared = await sendAllThenRead(port, `${head}Content-Length: ${big.length}\r\n\r\n`, [big]);
+    t.equal(declared.error, null, 'the upload was not cut off (no EPIPE or reset)');
+    t.equal(declared.status, 413, 'declared length: answered, and the answer is still there after the upload');
+    t.match(declared.text, /"code":"PAYLOAD_TOO_LARGE"/);
+    t.match(declared.text, /\r\nconnection: close\r\n/i, 'and the client is told to close');
+
+    const chunk = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+    const pieces = Array.from({ length: 20 }, () => chunk(big.subarray(0, 1024 * 1024)));
+    const chunked = await sendAllThenRead(port, `${head}Transfer-Encoding: chunked\r\n\r\n`, [...pieces, Buffer.from('0\r\n\r\n')]);
+    t.equal(chunked.error, null, 'chunked: not cut off either');
+    t.equal(chunked.status, 413);
+
+    // uWS answers 100 Continue itself before any handler runs, so the 413 follows it.
+    const expecting = await rawRequest(port, `${head}Content-Length: ${big.length}\r\nExpect: 100-continue\r\n\r\n`);
+    t.equal(expecting.status, 413, 'Expect: 100-continue: refused before the body is sent');
+    t.equal((await s.api('GET', '/healthz')).status, 200, 'still serving');
+  });
+
   t.test('400 VALIDATION_FAILED lists each problem with its pointer', async (t) => {
     const send = (raw: string) => s.api('POST', '/v1/test/echo', { token: s.adminKey, raw, headers: { 'content-type': 'application/json' } });
     const problems = (res: ApiResponse) => res.body.error.details.errors as { in: string; pointer: string; message: string }[];
@@ -264,3 +293,37 @@ t.test('edge', async (t) => {
     }
   });
 });
+
+/**
+ * A client that writes the whole request before it reads anything (as Python's requests
+ * does): reading stays paused until the last byte is written, so a server that closed early
+ * and reset the connection leaves it nothing to read.
+ */
+function sendAllThenRead(port: number, head: string, body: Buffer[]): Promise<{ status: number | null; text: string; error: string | null }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    let error: string | null = null;
+    const received: Buffer[] = [];
+    socket.on('error', (e: NodeJS.ErrnoException) => { error ??= e.code ?? e.message; });
+    const done = () => {
+      const text = Buffer.concat(received).toString('latin1');
+      resolve({ status: /^HTTP\/1\.1 (\d{3})/.exec(text) ? Number(/^HTTP\/1\.1 (\d{3})/.exec(text)![1]) : null, text, error });
+    };
+    socket.on('close', done);
+    socket.on('data', (c: Buffer) => {
+      received.push(c);
+      const text = Buffer.concat(received).toString('latin1');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text);
+      const split = text.indexOf('\r\n\r\n');
+      if (length && split > 0 && text.length >= split + 4 + Number(length[1])) socket.destroy();
+    });
+    void (async () => {
+      for (const piece of [Buffer.from(head), ...body]) {
+        if (error) break;
+        if (!socket.write(piece)) await new Promise((r) => { socket.once('drain', r); socket.once('close', r); });
+      }
+      socket.resume();
+    })();
+  });
+}
