@@ -63,6 +63,8 @@ export interface StartOptions {
   database?: Database;
   /** Test hook: every render fails in its worker (RENDER_FAILED). Only tests pass it; no setting reaches it. */
   failRenders?: boolean;
+  /** Test hook: the recompute pool runs this worker module (one that fails on cue) with this timeout. */
+  recomputeWorker?: { url: URL; timeoutMs: number };
 }
 
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
@@ -79,7 +81,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await auth.listen();
   const metrics = new Metrics();
   // The bound on work in flight answers 503 under overload rather than queueing without end.
-  const pool = new RecomputePool({ threads: config.workers, timeoutMs: 30_000, maxInFlight: config.workers * 16 });
+  const pool = new RecomputePool({
+    threads: config.workers, timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000, maxInFlight: config.workers * 16, log,
+    ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
+  });
   const recomputeSeconds = metrics.histogram('flowplan_recompute_duration_seconds', 'Flow recompute time (in-thread and pool)', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]);
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
   await registry.listen();
@@ -87,6 +92,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
+  metrics.gauge('flowplan_pool_failed_runs', 'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)', () => pool.stats().failed);
   const mailer = new Mailer(config, log);
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);

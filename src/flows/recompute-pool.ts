@@ -4,6 +4,7 @@
  * processes (CLI, small flows computed in-thread) never pay for worker start-up.
  */
 import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import type { RecomputeInput } from '../graph/recompute.ts';
 import type { WorkerOutput } from '../../workers/recompute.worker.ts';
@@ -18,13 +19,20 @@ export interface RecomputePoolOptions {
   timeoutMs: number;
   /** Runs allowed pending (queued or running) at once; more are refused, not queued. */
   maxInFlight: number;
+  log?: Logger;
+  /** The worker module (tests give one that fails on cue). */
+  worker?: URL;
 }
+
+/** A refused or failed run: the client retries shortly, nothing was changed. */
+const unavailable = (message: string) => new ApiError('SERVICE_UNAVAILABLE', message, undefined, { 'Retry-After': '1' });
 
 export class RecomputePool {
   readonly #opts: RecomputePoolOptions;
   #pool: Piscina<RecomputeInput, WorkerOutput> | null = null;
   #inFlight = 0;
   #completed = 0;
+  #failed = 0;
 
   constructor(opts: RecomputePoolOptions) {
     this.#opts = opts;
@@ -38,16 +46,18 @@ export class RecomputePool {
    *
    * Refuses with SERVICE_UNAVAILABLE when maxInFlight runs are already pending, or
    * when a run exceeds timeoutMs: an unbounded queue would only turn overload into
-   * ever-growing latency and memory, so clients are told to retry instead.
+   * ever-growing latency and memory, so clients are told to retry instead. A worker that
+   * dies mid-run (a crash, running out of memory) or is stopped at the timeout is replaced
+   * by Piscina; its run answers SERVICE_UNAVAILABLE too, since a retry may well succeed.
    */
   async run(input: RecomputeInput): Promise<WorkerOutput> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Recompute pool is saturated, retry shortly');
+      throw unavailable('Recompute pool is saturated, retry shortly');
     }
     this.#inFlight++;
     try {
       const pool = (this.#pool ??= new Piscina({
-        filename: WORKER_URL.href,
+        filename: (this.#opts.worker ?? WORKER_URL).href,
         maxThreads: this.#opts.threads,
         minThreads: 0,
         idleTimeout: IDLE_TIMEOUT_MS,
@@ -58,19 +68,23 @@ export class RecomputePool {
       this.#completed++;
       return result;
     } catch (err) {
+      this.#failed++;
       if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'Recompute timed out, retry shortly');
+        this.#opts.log?.error({ n: input.n, timeoutMs: this.#opts.timeoutMs }, 'recompute timed out: its worker was stopped and is replaced');
+        throw unavailable('Recompute timed out, retry shortly');
       }
-      throw err;
+      this.#opts.log?.error({ err, n: input.n }, 'recompute worker failed: it is replaced');
+      throw unavailable('Recompute failed in its worker, retry shortly');
     } finally {
       this.#inFlight--;
     }
   }
 
-  stats(): { inFlight: number; completed: number; utilization: number; queueSize: number } {
+  stats(): { inFlight: number; completed: number; failed: number; utilization: number; queueSize: number } {
     return {
       inFlight: this.#inFlight,
       completed: this.#completed,
+      failed: this.#failed,
       utilization: this.#pool?.utilization ?? 0,
       queueSize: this.#pool?.queueSize ?? 0,
     };

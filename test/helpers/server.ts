@@ -78,8 +78,8 @@ export async function startTestServer(
   t: Test,
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
-  /** Test hooks of startApp (failRenders). */
-  hooks: Pick<StartOptions, 'failRenders'> = {},
+  /** Test hooks of startApp (failRenders, recomputeWorker). */
+  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker'> = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });

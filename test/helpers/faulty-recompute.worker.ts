@@ -1,0 +1,21 @@
+/**
+ * A recompute worker that fails on cue, for the pool-fault tests: a flow of 13 tasks kills
+ * its worker thread (an uncaught error, as a native fault would end it), a flow of 17 tasks
+ * never finishes (a busy loop the timeout must end); any other runs the real worker.
+ */
+import run from '../../workers/recompute.worker.ts';
+import type { RecomputeInput } from '../../src/graph/recompute.ts';
+
+export default function faulty(input: RecomputeInput): ReturnType<typeof run> | Promise<never> {
+  if (input.n === 13) {
+    return new Promise(() => {
+      setImmediate(() => {
+        throw new Error('worker crashed on cue');
+      });
+    });
+  }
+  if (input.n === 17) {
+    for (;;) if (Date.now() < 0) break;
+  }
+  return run(input);
+}
