@@ -18,6 +18,7 @@ import { webhookRoutes } from './api/webhooks.routes.ts';
 import { WebhookDeliveries } from './webhooks/delivery.job.ts';
 import { Webhooks } from './webhooks/webhooks.service.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { SharedRateLimiter } from './http/shared-rate-limit.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
 import { assetRoutes } from './http/page.ts';
@@ -100,9 +101,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
   const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications, webhooks, render };
+  const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const edge = new Edge({
     sql, auth, metrics, log,
-    limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
+    limiter,
     addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
     maxBodyBytes: config.maxBodyBytes,
   });
@@ -135,6 +137,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await server.close();
       await stopWebhooks();
       await jobs.stop();
+      await limiter.close();
       await registry.close();
       await pool.close();
       await render.close();

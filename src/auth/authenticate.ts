@@ -6,6 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
+import { listenDurably } from '../store/listen.ts';
 import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../store/credentials.store.ts';
 import { flowShareOf } from '../store/people.store.ts';
 import { apiRole, type Principal, type Scope } from './principal.ts';
@@ -33,8 +34,7 @@ export class Authenticator {
   constructor(private readonly sql: Sql) {}
 
   async listen(): Promise<void> {
-    const { unlisten } = await this.sql.listen(AUTH_CHANNEL, () => this.invalidate());
-    this.unlisten = unlisten;
+    this.unlisten = await listenDurably(this.sql, AUTH_CHANNEL, () => this.invalidate(), () => this.invalidate());
   }
 
   async close(): Promise<void> {

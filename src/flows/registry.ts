@@ -7,6 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
+import { listenDurably } from '../store/listen.ts';
 import { FLOWS_CHANNEL, loadFlowState, parseFlowChange } from '../store/flows.store.ts';
 import type { FlowState } from './model.ts';
 import { FlowSession } from './session.ts';
@@ -19,6 +20,7 @@ export class SessionRegistry {
   private readonly announcedDuringLoad = new Map<string, number>();
   private unlisten: (() => Promise<void>) | null = null;
   private readonly listeners: ((workspaceId: string, flowId: string) => void)[] = [];
+  private readonly resetListeners: (() => void)[] = [];
 
   constructor(
     private readonly sql: Sql,
@@ -34,7 +36,7 @@ export class SessionRegistry {
   }
 
   async listen(): Promise<void> {
-    const { unlisten } = await this.sql.listen(FLOWS_CHANNEL, (payload) => {
+    this.unlisten = await listenDurably(this.sql, FLOWS_CHANNEL, (payload) => {
       const change = parseFlowChange(payload);
       if (!change) return;
       if (this.loading.has(`${change.workspaceId}/${change.flowId}`)) {
@@ -45,8 +47,18 @@ export class SessionRegistry {
       if (session?.owns(change.version)) return;
       if (session) this.sessions.delete(change.flowId);
       this.changed(change.workspaceId, change.flowId);
-    });
-    this.unlisten = unlisten;
+    }, () => this.reset());
+  }
+
+  /** After LISTEN was lost and restored: changes may have gone unheard, so nothing cached is trusted. */
+  private reset(): void {
+    this.sessions.clear();
+    for (const listener of this.resetListeners) listener();
+  }
+
+  /** Calls `listener` when every flow may have changed unannounced (LISTEN was restored after an outage). */
+  onReset(listener: () => void): void {
+    this.resetListeners.push(listener);
   }
 
   async close(): Promise<void> {

@@ -10,11 +10,11 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { compile, validationFailed } from '../schemas/validator.ts';
-import type { Sql } from '../store/db.ts';
+import { isDatabaseUnavailable, type Sql } from '../store/db.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency.store.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
 import type { Metrics } from './metrics.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { Limiter, RateLimiter } from './rate-limit.ts';
 import type { RequestContext, Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 import { parseQuery, readBody } from './input.ts';
@@ -47,7 +47,8 @@ interface Compiled {
 export interface EdgeDeps {
   sql: Sql;
   auth: Authenticator;
-  limiter: RateLimiter;
+  /** The per-credential budget, shared by every process on the database. */
+  limiter: Limiter;
   /** The separate per-client-address budget of routes with `rateLimit: 'address'`. */
   addressLimiter: RateLimiter;
   metrics: Metrics;
@@ -125,7 +126,7 @@ export class Edge {
       headers['Vary'] = 'Authorization';
       principal = await this.deps.auth.authenticate(request.headers['authorization']);
       rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
-      const rate = this.deps.limiter.take(rateKey);
+      const rate = await this.deps.limiter.take(rateKey);
       Object.assign(headers, this.deps.limiter.headers(rate));
       if (!rate.allowed) {
         this.deps.metrics.rateLimited.inc();
@@ -256,7 +257,9 @@ export class Edge {
 
   private failure(error: unknown, headers: Record<string, string>, request: IncomingRequest, requestId: string, route: Route | null): OutgoingResponse {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) {
+    if (isDatabaseUnavailable(error)) {
+      this.deps.log.warn({ code: (error as { code: string }).code, requestId, method: request.method, path: request.path }, 'database out of reach');
+    } else if (apiError.status >= 500) {
       this.deps.log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
     }
     Object.assign(headers, apiError.headers);
@@ -306,6 +309,9 @@ const CLIENT_SQLSTATES: Record<string, string> = {
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, { 'Retry-After': '2' });
+  }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code in CLIENT_SQLSTATES) {
     return validationFailed([{ in: 'body', pointer: '', message: CLIENT_SQLSTATES[code]! }]);

@@ -19,7 +19,17 @@ export interface RateState {
   retryAfterSeconds: number;
 }
 
-export class RateLimiter {
+/** A rate budget per key: this process's own (RateLimiter) or one shared by every process (SharedRateLimiter). */
+export interface Limiter {
+  readonly perMinute: number;
+  readonly burst: number;
+  take(key: string): RateState | Promise<RateState>;
+  refund(key: string): void;
+  peek(key: string): RateState;
+  headers(state: RateState): Record<string, string>;
+}
+
+export class RateLimiter implements Limiter {
   private readonly buckets: LRUCache<string, Bucket>;
   private readonly perMs: number;
 

@@ -13,6 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { Sql, Tx } from '../store/db.ts';
+import { listenDurably } from '../store/listen.ts';
 import { FLOWS_CHANNEL } from '../store/flows.store.ts';
 import { countDrainFailure, markOutboxProcessed, nextOutboxBatch, tryDrainLock, type OutboxRow } from '../store/jobs.store.ts';
 
@@ -50,8 +51,8 @@ export class OutboxDrainer {
 
   start(): void {
     this.stopped = false;
-    this.sql.listen(FLOWS_CHANNEL, () => this.poke()).then(
-      (listener) => { this.unlisten = listener.unlisten; },
+    listenDurably(this.sql, FLOWS_CHANNEL, () => this.poke(), () => this.poke()).then(
+      (unlisten) => { this.unlisten = unlisten; },
       (error: unknown) => this.log.warn({ err: error }, 'outbox: LISTEN failed; polling only'),
     );
     this.poke();

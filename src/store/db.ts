@@ -23,6 +23,8 @@ export interface Database {
 export function connect(url: string, max = 10): Sql {
   return postgres(url, {
     max,
+    // A database that does not answer fails the request in seconds (503), never holds it for 30.
+    connect_timeout: 3,
     onnotice: () => {},
     transform: { column: { from: postgres.toCamel } },
     connection: { application_name: 'flowplan' },
@@ -55,4 +57,17 @@ export async function openDatabase(config: Config, onLog?: (line: string) => voi
       await cluster?.stop();
     },
   };
+}
+
+/** Error codes of a database that cannot be reached or is going away (postgres.js, the socket, SQLSTATE 08 and 57P). */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03',
+]);
+
+/** Whether an error says the database is out of reach, not that the request or the code is wrong. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
 }

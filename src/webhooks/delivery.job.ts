@@ -40,6 +40,7 @@ import type { Metrics } from '../http/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { OutboxEvent } from '../jobs/outbox.ts';
 import type { Sql, Tx } from '../store/db.ts';
+import { listenDurably } from '../store/listen.ts';
 import {
   announceWebhookWork, claimDue, disableWebhooks, enabledWebhooks, insertDeliveries, lockLanes, promoteLaneHeads, recordOutcomes, dueCounts,
   webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
@@ -123,7 +124,7 @@ export class WebhookDeliveries {
    */
   async start(): Promise<() => Promise<void>> {
     if (!this.jobs.runsWorkers) return async () => {};
-    const { unlisten } = await this.sql.listen(WEBHOOKS_CHANNEL, () => this.kick());
+    const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick());
     await this.sweep();
     return async () => {
       await unlisten();

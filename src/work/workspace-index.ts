@@ -50,6 +50,7 @@ export class WorkIndexes {
     private readonly now: () => Date = () => new Date(),
   ) {
     registry.onChange((workspaceId) => this.indexes.delete(workspaceId));
+    registry.onReset(() => this.indexes.clear());
   }
 
   private day = { today: '', from: 0, until: 0 };

@@ -1,0 +1,64 @@
+/**
+ * One budget per credential across processes: three servers on one database behind a
+ * round-robin client admit one credential its 240 burst plus 2 a second in total (within 5%),
+ * not 240 each; a 304 still spends nothing; another credential has its own budget.
+ */
+import t from 'tap';
+import { startApp, type RunningApp } from '../../src/app.ts';
+import { createKey } from '../../src/auth/provision.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createTestDatabase, request } from '../helpers/server.ts';
+
+const PER_MINUTE = 120;
+const BURST = 240;
+
+t.test('three processes share one credential budget', async (t) => {
+  const databaseUrl = await createTestDatabase(t);
+  const config = loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl, rateLimitPerMinute: PER_MINUTE, rateLimitBurst: BURST });
+  const apps: RunningApp[] = [];
+  for (let i = 0; i < 3; i++) {
+    const app = await startApp(config);
+    t.teardown(() => app.close());
+    apps.push(app);
+  }
+  const workspaceId = apps[0]!.demo!.workspaceId;
+  const newKey = async () => (await createKey(apps[0]!.services.sql, { workspaceId, role: 'admin', scopes: ['flows:read', 'flows:write'] })).key;
+
+  // Round robin, four requests in flight, until 400 have been answered.
+  async function flood(key: string, path: string, headers: Record<string, string> = {}): Promise<{ statuses: Record<number, number>; seconds: number }> {
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < 400) {
+        const app = apps[next++ % apps.length]!;
+        const res = await request(app.url, 'GET', path, { token: key, headers });
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    }));
+    return { statuses, seconds: (Date.now() - started) / 1000 };
+  }
+
+  const key = await newKey();
+  const { statuses, seconds } = await flood(key, '/v1/me');
+  const expected = BURST + (PER_MINUTE / 60) * seconds;
+  const admitted = statuses[200] ?? 0;
+  t.equal(admitted + (statuses[429] ?? 0), 400, `only 200 and 429 (${JSON.stringify(statuses)})`);
+  t.ok(Math.abs(admitted - expected) <= 0.05 * BURST, `admitted ${admitted} in ${seconds.toFixed(1)} s across three processes; the budget allows ${expected.toFixed(0)}`);
+
+  const refused = await request(apps[1]!.url, 'GET', '/v1/me', { token: key });
+  t.equal(refused.status, 429, 'every process refuses once the shared budget is spent');
+  t.ok(Number(refused.headers.get('retry-after')) >= 1);
+
+  // 304s spend nothing, whichever process answers them.
+  const other = await newKey();
+  const flow = await request(apps[0]!.url, 'POST', '/v1/flows', { token: other, body: { name: 'Polled', tasks: [] } });
+  const etag = flow.headers.get('etag') ?? (await request(apps[0]!.url, 'GET', `/v1/flows/${flow.body.id}`, { token: other })).headers.get('etag')!;
+  const polled = await flood(other, `/v1/flows/${flow.body.id}`, { 'if-none-match': etag });
+  t.strictSame(polled.statuses, { 304: 400 }, 'every conditional poll answered 304, none refused');
+  // Tokens a process leased and did not use go back to the shared bucket within a second.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  const after = await request(apps[2]!.url, 'GET', '/v1/me', { token: other });
+  t.equal(after.status, 200);
+  t.ok(Number(after.headers.get('x-ratelimit-remaining')) >= BURST - 5, `the polls spent nothing (${after.headers.get('x-ratelimit-remaining')} left)`);
+});
