@@ -3,12 +3,14 @@
  *
  * Design: the bucket lives in Postgres (rate_buckets, one row per credential); each process
  * leases whole tokens from it and spends them locally, so a request waits for the database
- * only when its process holds no token for that credential: one round trip per LEASE_MAX
- * requests of a busy credential, per LEASE of a quiet one. Tokens are subtracted in the
- * bucket before they are spent, so the processes together never admit more than the bucket
- * allows. What a process holds unused is given back after RETURN_MS without a request, so the
- * worst case is under-admission: at most LEASE_MAX − 1 tokens per process held back for that
- * long. A 304 gives its token back to the process's lease (it spends nothing).
+ * only when its process holds no token for that credential. A lease is sized to about 50 ms
+ * of the credential's recent rate in this process (one token for a quiet one, at most 1/40 of
+ * the burst), so a busy credential costs some 20 round trips a second whatever its rate.
+ * Tokens are subtracted in the bucket before they are spent, so the processes together never
+ * admit more than the bucket allows. What a process holds unused is given back after
+ * RETURN_MS without a request, so the worst case is under-admission: at most 1/40 of the
+ * burst per process held back for that long. A 304 gives its token back to the process's
+ * lease (it spends nothing).
  *
  * When the database is slow or away (no lease within LEASE_TIMEOUT_MS), the process falls
  * back to its own in-memory bucket of the full size: the limit then holds per process, so N
@@ -21,9 +23,10 @@ import type { Sql } from '../store/db.ts';
 import { forgetIdleBuckets, leaseTokens, returnTokens } from '../store/rate.store.ts';
 import { RateLimiter, type Limiter, type RateState } from './rate-limit.ts';
 
-/** Tokens leased at once by a process whose credential is busy (took a lease within BUSY_MS). */
-const LEASE_MAX = 4;
-const BUSY_MS = 1000;
+/** A lease covers about this long of the credential's recent rate in this process... */
+const LEASE_WINDOW_S = 0.05;
+/** ...but never more than this share of the burst, so little is ever held back from the others. */
+const LEASE_SHARE_OF_BURST = 1 / 40;
 const LEASE_TIMEOUT_MS = 250;
 const RETURN_MS = 500;
 const FORGET_EVERY_MS = 10 * 60_000;
@@ -34,6 +37,8 @@ interface Lease {
   /** What the shared bucket held after the last lease (for the headers). */
   left: number;
   leasedAt: number;
+  /** Tokens spent since the last lease: the rate that sizes the next one. */
+  spent: number;
   usedAt: number;
   /** The bucket was found empty: until then a request is refused here, without asking it again. */
   emptyUntil: number;
@@ -73,6 +78,7 @@ export class SharedRateLimiter implements Limiter {
     const allowed = lease.tokens >= 1;
     if (allowed) {
       lease.tokens -= 1;
+      lease.spent += 1;
       lease.usedAt = Date.now();
       if (lease.tokens >= 1) this.holding.add(key);
     }
@@ -104,7 +110,7 @@ export class SharedRateLimiter implements Limiter {
   private leaseOf(key: string): Lease {
     let lease = this.leases.get(key);
     if (!lease) {
-      lease = { tokens: 0, left: this.burst, leasedAt: 0, usedAt: 0, emptyUntil: 0, pending: null };
+      lease = { tokens: 0, left: this.burst, leasedAt: 0, spent: 0, usedAt: 0, emptyUntil: 0, pending: null };
       this.leases.set(key, lease);
     }
     return lease;
@@ -113,8 +119,11 @@ export class SharedRateLimiter implements Limiter {
   /** Leases tokens (one request at a time per key in this process; the others wait for it). Returns false when the database did not answer in time. */
   private async refill(key: string, lease: Lease): Promise<boolean> {
     if (!lease.pending) {
-      const want = Date.now() - lease.leasedAt < BUSY_MS ? LEASE_MAX : 1;
-      lease.leasedAt = Date.now();
+      const now = Date.now();
+      const perSecond = lease.leasedAt ? lease.spent / Math.max(0.001, (now - lease.leasedAt) / 1000) : 0;
+      const want = Math.max(1, Math.min(Math.ceil(perSecond * LEASE_WINDOW_S), Math.floor(this.burst * LEASE_SHARE_OF_BURST)));
+      lease.leasedAt = now;
+      lease.spent = 0;
       lease.pending = leaseTokens(this.sql, key, want, this.burst, this.perSecond).then(
         ({ granted, left }) => {
           // A lease that came after its timeout still counts: the tokens were taken from the bucket.
