@@ -14,6 +14,7 @@ import { isDatabaseUnavailable, type Sql } from '../store/db.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency.store.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
 import type { Metrics } from './metrics.ts';
+import { MsgpackCache, msgpackTag, msgpackWanted } from './msgpack.ts';
 import type { Limiter, RateLimiter } from './rate-limit.ts';
 import type { RequestContext, Route } from './route.ts';
 import { Router, type Match } from './router.ts';
@@ -61,6 +62,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export class Edge {
   readonly router = new Router();
   private readonly compiled = new Map<Route, Compiled>();
+  private readonly msgpack = new MsgpackCache();
 
   constructor(private readonly deps: EdgeDeps) {}
 
@@ -168,19 +170,23 @@ export class Edge {
     };
     const ifNoneMatch = request.method === 'GET' ? request.headers['if-none-match'] : undefined;
 
+    const msgpack = request.method === 'GET' ? msgpackWanted(request.headers['accept']) : null;
     // A version-backed tag answers 304 before the handler renders anything.
     if (ifNoneMatch && route.etag) {
       const tag = await route.etag(ctx);
-      if (tag !== null && matchesIfNoneMatch(ifNoneMatch, etagOf(tag))) {
-        return this.notModified(etagOf(tag), headers, rateKey, route);
+      const etag = tag === null ? null : msgpack ? msgpackTag(etagOf(tag)) : etagOf(tag);
+      if (etag !== null && matchesIfNoneMatch(ifNoneMatch, etag)) {
+        if (route.method === 'GET') headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+        return this.notModified(etag, headers, rateKey, route);
       }
     }
+    const representation = msgpack ? { type: msgpack, key: `${rateKey ?? ''} ${request.path}?${request.query}` } : null;
 
     const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
     if (idempotencyKey !== undefined && principal) {
-      return this.idempotent(principal.credentialId, idempotencyKey, request, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey));
+      return this.idempotent(principal.credentialId, idempotencyKey, request, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null));
     }
-    return this.run(route, ctx, headers, ifNoneMatch, rateKey);
+    return this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
   }
 
   private async run(
@@ -189,16 +195,26 @@ export class Edge {
     headers: Record<string, string>,
     ifNoneMatch: string | undefined,
     rateKey: string | null,
+    /** MessagePack asked for (GET): its type, and the key its bytes are cached under with the tag. */
+    representation: { type: string; key: string } | null,
   ): Promise<OutgoingResponse> {
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);
     const cookies = reply.cookies;
     if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null, cookies };
     const isBytes = Buffer.isBuffer(reply.body);
-    const payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);
+    let payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);
     headers['Content-Type'] = reply.contentType ?? (isBytes ? 'application/octet-stream' : JSON_TYPE);
     if (route.method === 'GET' && reply.status === 200) {
-      const tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
+      let tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
+      if (headers['Content-Type'].startsWith('application/json')) {
+        headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+        if (representation) {
+          tag = msgpackTag(tag);
+          if (!matchesIfNoneMatch(ifNoneMatch, tag)) payload = this.msgpack.encode(`${representation.key} ${tag}`, payload);
+          headers['Content-Type'] = representation.type;
+        }
+      }
       headers['ETag'] = tag;
       if (matchesIfNoneMatch(ifNoneMatch, tag)) return this.notModified(tag, headers, rateKey, route);
     }

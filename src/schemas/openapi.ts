@@ -4,6 +4,7 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { SCOPES } from '../auth/principal.ts';
+import { MSGPACK_TYPES } from '../http/msgpack.ts';
 import type { Route, Schema } from '../http/route.ts';
 import { ErrorSchema } from './common.schema.ts';
 import { webhooksSection } from './webhook.schema.ts';
@@ -73,7 +74,9 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     if (route.hidden) continue;
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
-      const types = typeof spec.contentType === 'string' ? [spec.contentType] : spec.contentType ?? ['application/json'];
+      const types = typeof spec.contentType === 'string' ? [spec.contentType] : [...(spec.contentType ?? ['application/json'])];
+      // Every JSON GET also answers MessagePack when Accept asks for it (src/http/msgpack.ts).
+      if (route.method === 'GET' && status === '200' && types.includes('application/json')) types.push(...MSGPACK_TYPES);
       responses[status] = spec.schema || spec.contentType
         ? { description: spec.description, content: Object.fromEntries(types.map((type) => [type, { schema: spec.schema ?? {} }])) }
         : { description: spec.description };

@@ -170,7 +170,7 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
   const first = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   const tag = first.headers.get('etag');
   t.equal(tag, `"${flow.id}.v1"`, 'the ETag is the version tag');
-  t.equal(first.headers.get('vary'), 'Authorization');
+  t.equal(first.headers.get('vary'), 'Authorization, Accept');
   const again = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey, headers: { 'if-none-match': tag! } });
   t.equal(again.status, 304);
   t.equal(again.text, '');

@@ -17,7 +17,7 @@ t.test('GET /v1/me answers the Context of the calling key', async (t) => {
     plan: 'pro',
   });
   t.match(res.body.credentialId, /^key_/);
-  t.equal(res.headers.get('vary'), 'Authorization');
+  t.equal(res.headers.get('vary'), 'Authorization, Accept');
   t.ok(res.headers.get('etag'));
   t.match(res.headers.get('content-type'), /^application\/json/);
 });

@@ -461,7 +461,7 @@ t.test('ETag and If-None-Match: 304 without a body and without spending the rate
   t.equal(first.status, 200);
   const etag = first.headers.get('etag')!;
   t.match(etag, /^"[^"]+"$/, 'a strong ETag');
-  t.equal(first.headers.get('vary'), 'Authorization');
+  t.equal(first.headers.get('vary'), 'Authorization, Accept');
   const remaining = Number(first.headers.get('x-ratelimit-remaining'));
 
   const second = await work(s, 'available');

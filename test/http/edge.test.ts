@@ -49,14 +49,14 @@ t.test('edge', async (t) => {
     t.equal(first.status, 200);
     const etag = first.headers.get('etag')!;
     t.match(etag, /^"[^"]+"$/, 'a strong entity tag');
-    t.equal(first.headers.get('vary'), 'Authorization');
+    t.equal(first.headers.get('vary'), 'Authorization, Accept', 'the answer varies by credential and by Accept (JSON or MessagePack)');
 
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const res = await s.api('GET', '/v1/me', { token: s.adminKey, headers: { 'if-none-match': ifNoneMatch } });
       t.equal(res.status, 304, `If-None-Match: ${ifNoneMatch}`);
       t.equal(res.text, '', '304 has no body');
       t.equal(res.headers.get('etag'), etag);
-      t.equal(res.headers.get('vary'), 'Authorization');
+      t.equal(res.headers.get('vary'), 'Authorization, Accept');
       t.notOk(res.headers.get('content-type'), 'no content type without a body');
     }
     const stale = await s.api('GET', '/v1/me', { token: s.adminKey, headers: { 'if-none-match': '"stale"' } });
