@@ -128,7 +128,8 @@ export class Edge {
       headers['Vary'] = 'Authorization';
       principal = await this.deps.auth.authenticate(request.headers['authorization']);
       rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
-      const rate = await this.deps.limiter.take(rateKey);
+      let rate = this.deps.limiter.take(rateKey);
+      if (rate instanceof Promise) rate = await rate;
       Object.assign(headers, this.deps.limiter.headers(rate));
       if (!rate.allowed) {
         this.deps.metrics.rateLimited.inc();

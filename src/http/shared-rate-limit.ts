@@ -3,9 +3,10 @@
  *
  * Design: the bucket lives in Postgres (rate_buckets, one row per credential); each process
  * leases whole tokens from it and spends them locally, so a request waits for the database
- * only when its process holds no token for that credential. A lease is sized to about 50 ms
+ * only when its process holds no token for that credential. A lease is sized to about 0.5 s
  * of the credential's recent rate in this process (one token for a quiet one, at most 1/40 of
- * the burst), so a busy credential costs some 20 round trips a second whatever its rate.
+ * the burst), so a busy credential costs a few round trips a second whatever its rate, and
+ * the next lease is taken while half of the last remains, so requests do not wait for it.
  * Tokens are subtracted in the bucket before they are spent, so the processes together never
  * admit more than the bucket allows. What a process holds unused is given back after
  * RETURN_MS without a request, so the worst case is under-admission: at most 1/40 of the
@@ -24,7 +25,7 @@ import { forgetIdleBuckets, leaseTokens, returnTokens } from '../store/rate.stor
 import { RateLimiter, type Limiter, type RateState } from './rate-limit.ts';
 
 /** A lease covers about this long of the credential's recent rate in this process... */
-const LEASE_WINDOW_S = 0.05;
+const LEASE_WINDOW_S = 0.5;
 /** ...but never more than this share of the burst, so little is ever held back from the others. */
 const LEASE_SHARE_OF_BURST = 1 / 40;
 const LEASE_TIMEOUT_MS = 250;
@@ -39,6 +40,8 @@ interface Lease {
   leasedAt: number;
   /** Tokens spent since the last lease: the rate that sizes the next one. */
   spent: number;
+  /** The last lease's size. */
+  granted: number;
   usedAt: number;
   /** The bucket was found empty: until then a request is refused here, without asking it again. */
   emptyUntil: number;
@@ -67,20 +70,32 @@ export class SharedRateLimiter implements Limiter {
     this.timer.unref();
   }
 
-  async take(key: string): Promise<RateState> {
+  /** Answers at once while this process holds a token for the key; otherwise after a lease. */
+  take(key: string): RateState | Promise<RateState> {
     const lease = this.leaseOf(key);
+    if (lease.tokens >= 1 || Date.now() < lease.emptyUntil) return this.spend(key, lease);
+    return this.takeLeased(key, lease);
+  }
+
+  private async takeLeased(key: string, lease: Lease): Promise<RateState> {
     // Requests of this process that waited on one lease may find its tokens taken by the
     // others: they lease again, until the bucket itself says it is empty.
     while (lease.tokens < 1 && Date.now() >= lease.emptyUntil) {
       const leased = await this.refill(key, lease);
       if (!leased) return this.fallback.take(key);
     }
+    return this.spend(key, lease);
+  }
+
+  private spend(key: string, lease: Lease): RateState {
     const allowed = lease.tokens >= 1;
     if (allowed) {
       lease.tokens -= 1;
       lease.spent += 1;
       lease.usedAt = Date.now();
       if (lease.tokens >= 1) this.holding.add(key);
+      // A busy credential leases its next tokens while half of these remain: requests do not queue behind the round trip.
+      if (!lease.pending && lease.granted >= 4 && lease.tokens < lease.granted / 2) void this.refill(key, lease);
     }
     return this.state(lease, allowed);
   }
@@ -110,7 +125,7 @@ export class SharedRateLimiter implements Limiter {
   private leaseOf(key: string): Lease {
     let lease = this.leases.get(key);
     if (!lease) {
-      lease = { tokens: 0, left: this.burst, leasedAt: 0, spent: 0, usedAt: 0, emptyUntil: 0, pending: null };
+      lease = { tokens: 0, left: this.burst, leasedAt: 0, spent: 0, granted: 0, usedAt: 0, emptyUntil: 0, pending: null };
       this.leases.set(key, lease);
     }
     return lease;
@@ -128,6 +143,7 @@ export class SharedRateLimiter implements Limiter {
         ({ granted, left }) => {
           // A lease that came after its timeout still counts: the tokens were taken from the bucket.
           lease.tokens += granted;
+          lease.granted = granted;
           lease.left = left;
           // A flood refused for an empty bucket asks the database again only when a token is due.
           lease.emptyUntil = granted === 0 ? Date.now() + ((1 - left) / this.perSecond) * 1000 : 0;
