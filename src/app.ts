@@ -4,6 +4,7 @@
  * both start it through here.
  */
 import pino, { type Logger } from 'pino';
+import { Histogram } from 'prom-client';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { Edge } from './http/edge.ts';
@@ -86,10 +87,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     threads: config.workers, timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000, maxInFlight: config.workers * 16, log,
     ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
   });
-  const recomputeSeconds = metrics.histogram('flowplan_recompute_duration_seconds', 'Flow recompute time (in-thread and pool)', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]);
+  const recomputeSeconds = new Histogram({
+    name: 'flowplan_recompute_duration_seconds', help: 'Flow recompute time, in this thread or offloaded to the pool (where); its count is the number of recomputes',
+    labelNames: ['where'] as const, buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [metrics.registry],
+  });
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
   await registry.listen();
   metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => registry.size);
+  metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
+  metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
+  metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
@@ -100,7 +107,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry), mailer, jobs, notifications, webhooks, render };
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index (re)builds of a workspace and their time; its count is the number of rebuilds', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const edge = new Edge({
     sql, auth, metrics, log,

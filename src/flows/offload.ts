@@ -9,9 +9,10 @@ import type { Recompute } from './snapshot.ts';
 
 export function recomputeStrategy(pool: RecomputePool, offloadTasks: number, seconds: Histogram): Recompute {
   return async (input: RecomputeInput): Promise<RecomputeOutput> => {
-    const stop = seconds.startTimer();
+    const inThread = input.n < offloadTasks;
+    const stop = seconds.startTimer({ where: inThread ? 'thread' : 'pool' });
     try {
-      if (input.n < offloadTasks) return recomputeInThread(input);
+      if (inThread) return recomputeInThread(input);
       // The pool takes the buffers by transfer; the snapshot keeps its own input.
       return await pool.run({
         ...input,

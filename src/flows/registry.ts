@@ -28,11 +28,27 @@ export class SessionRegistry {
     private readonly publicUrlBase: string,
     max: number,
   ) {
-    this.sessions = new LRUCache({ max });
+    this.sessions = new LRUCache({
+      max,
+      dispose: (_session, _flowId, reason) => {
+        if (reason === 'evict') this.evictions++;
+      },
+    });
   }
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Flows loaded from Postgres, and sessions evicted to stay within the bound, since start. */
+  loads = 0;
+  evictions = 0;
+
+  /** Tasks held in hot sessions: what their memory grows with. */
+  tasksHeld(): number {
+    let tasks = 0;
+    for (const session of this.sessions.values()) tasks += session.snapshot.state.tasks.length;
+    return tasks;
   }
 
   async listen(): Promise<void> {
@@ -119,6 +135,7 @@ export class SessionRegistry {
         // A write announced while we read may be newer than what we read: read again.
         do {
           const state = await loadFlowState(this.sql, workspaceId, flowId);
+          this.loads++;
           snapshot = state ? await this.derive(state) : null;
         } while (snapshot && snapshot.version < (this.announcedDuringLoad.get(flowId) ?? 0));
         this.announcedDuringLoad.delete(flowId);

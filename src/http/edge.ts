@@ -132,7 +132,7 @@ export class Edge {
       if (rate instanceof Promise) rate = await rate;
       Object.assign(headers, this.deps.limiter.headers(rate));
       if (!rate.allowed) {
-        this.deps.metrics.rateLimited.inc();
+        this.deps.metrics.rateLimited.inc({ reason: 'credential' });
         throw new ApiError('RATE_LIMITED', 'Rate limit exceeded for this credential', {
           limit: this.deps.limiter.perMinute,
           burst: this.deps.limiter.burst,
@@ -145,7 +145,7 @@ export class Edge {
       rateKey = `address:${request.remoteAddress}`;
       const rate = this.deps.addressLimiter.take(rateKey);
       if (!rate.allowed) {
-        this.deps.metrics.rateLimited.inc();
+        this.deps.metrics.rateLimited.inc({ reason: 'address' });
         throw new ApiError('RATE_LIMITED', 'Too many requests from this address', {
           limit: this.deps.addressLimiter.perMinute,
           burst: this.deps.addressLimiter.burst,

@@ -12,7 +12,8 @@ export class Metrics {
   });
   readonly rateLimited = new Counter({
     name: 'flowplan_rate_limit_refusals_total',
-    help: 'Requests refused with 429 RATE_LIMITED',
+    help: 'Requests refused with 429 RATE_LIMITED, by budget (credential, address)',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -33,6 +34,19 @@ export class Metrics {
   /** A gauge read when scraped, for state owned elsewhere (pool, sessions, queues). */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+  }
+
+  /** A counter read when scraped, for a total owned elsewhere (it only grows). */
+  total(name: string, help: string, read: () => number): void {
+    let last = 0;
+    new Counter({
+      name, help, registers: [this.registry],
+      collect() {
+        const now = read();
+        if (now > last) this.inc(now - last);
+        last = now;
+      },
+    });
   }
 
   histogram(name: string, help: string, buckets: number[]): Histogram {

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { Histogram } from 'prom-client';
 import { isoDate } from '../graph/calendar.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
@@ -47,6 +48,8 @@ export class WorkIndexes {
   constructor(
     private readonly sql: Sql,
     private readonly registry: SessionRegistry,
+    /** Times each (re)build. */
+    private readonly buildSeconds: Histogram | null = null,
     private readonly now: () => Date = () => new Date(),
   ) {
     registry.onChange((workspaceId) => this.indexes.delete(workspaceId));
@@ -73,7 +76,9 @@ export class WorkIndexes {
       const index = await cached;
       if (index.today === today) return index;
     }
+    const stop = this.buildSeconds?.startTimer();
     const building = this.build(workspaceId, today);
+    if (stop) building.then(() => stop(), () => {});
     this.indexes.set(workspaceId, building);
     building.catch(() => this.indexes.get(workspaceId) === building && this.indexes.delete(workspaceId));
     return building;

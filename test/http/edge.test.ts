@@ -89,7 +89,7 @@ t.test('edge', async (t) => {
     t.notMatch(metrics.text, /itm_secret123/, 'never the raw path');
     t.notMatch(metrics.text, /unmatched-path-xyz/, 'unknown paths do not make labels');
     t.match(metrics.text, /route="unmatched"/);
-    t.match(metrics.text, /^flowplan_rate_limit_refusals_total \d+$/m);
+    t.match(metrics.text, /^# TYPE flowplan_rate_limit_refusals_total counter$/m);
   });
 
   t.test('X-Request-Id is echoed when sane, generated otherwise, on every answer', async (t) => {

@@ -1,0 +1,28 @@
+/**
+ * The Grafana dashboard (ops/grafana-dashboard.json) only charts metrics the server really
+ * exports: after some work, every flowplan_* series its queries name is on /metrics.
+ */
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+
+t.test('every metric the dashboard queries is exported', async (t) => {
+  const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
+  const s = await startFlowServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 2 });
+  const flow = await newFlow(t, s, { name: 'Metrics', tasks: [{ name: 'A' }] });
+  await ok(t, s, 'GET', '/v1/work/available');
+  for (let i = 0; i < 3; i++) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  const exported = (await s.api('GET', '/metrics')).text;
+  const families = new Set([...exported.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+  const used = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((target) => target.expr.match(/flowplan_[a-z0-9_]+/g) ?? [])));
+  t.ok(used.size >= 20, `the dashboard charts ${used.size} series`);
+  for (const name of used) {
+    const family = name.replace(/_(bucket|count|sum)$/, '');
+    t.ok(families.has(family) || families.has(name), `${name} is exported`);
+  }
+  t.match(exported, /flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]/, 'refusals by budget');
+  t.match(exported, /flowplan_recompute_duration_seconds_count\{where="thread"\} [1-9]/, 'recomputes by where');
+  t.match(exported, /flowplan_work_index_build_seconds_count [1-9]/, 'work-index rebuilds');
+});
