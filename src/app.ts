@@ -4,7 +4,7 @@
  * both start it through here.
  */
 import pino, { type Logger } from 'pino';
-import { Histogram } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { Edge } from './http/edge.ts';
@@ -41,7 +41,7 @@ import { SessionRegistry } from './flows/registry.ts';
 import type { Services } from './api/services.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import { bootstrapDemo } from './store/bootstrap.ts';
-import { openDatabase, type Database } from './store/db.ts';
+import { connectionsInUse, openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { syncTemplates } from './store/templates.store.ts';
 
@@ -94,6 +94,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
   await registry.listen();
   metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => registry.size);
+  const connections: Gauge = new Gauge({
+    name: 'flowplan_postgres_connections', help: 'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
+    labelNames: ['pool', 'state'] as const, registers: [metrics.registry],
+    collect: async () => {
+      connections.reset();
+      for (const row of await connectionsInUse(sql)) connections.set({ pool: row.pool, state: row.state }, row.count);
+    },
+  });
   metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
   metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
   metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);

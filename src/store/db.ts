@@ -71,3 +71,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
 }
+
+/** flowplan's connections to this database (every process), by pool (application name) and state, from pg_stat_activity. */
+export function connectionsInUse(sql: Sql): Promise<{ pool: string; state: string; count: number }[]> {
+  return sql<{ pool: string; state: string; count: number }[]>`select application_name as pool, coalesce(state, 'unknown') as state, count(*)::int as count
+    from pg_stat_activity where datname = current_database() and application_name like 'flowplan%'
+    group by 1, 2`;
+}

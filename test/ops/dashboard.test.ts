@@ -25,4 +25,5 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   t.match(exported, /flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]/, 'refusals by budget');
   t.match(exported, /flowplan_recompute_duration_seconds_count\{where="thread"\} [1-9]/, 'recomputes by where');
   t.match(exported, /flowplan_work_index_build_seconds_count [1-9]/, 'work-index rebuilds');
+  t.match(exported, /flowplan_postgres_connections\{pool="flowplan",state="active"\} [1-9]/, 'Postgres connections in use (the scrape itself is one)');
 });
