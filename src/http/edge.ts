@@ -210,7 +210,8 @@ export class Edge {
       let tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
       if (headers['Content-Type'].startsWith('application/json')) {
         headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
-        if (representation) {
+        // A reply the route already compressed (public views) is sent as it is.
+        if (representation && !headers['Content-Encoding']) {
           tag = msgpackTag(tag);
           if (!matchesIfNoneMatch(ifNoneMatch, tag)) payload = this.msgpack.encode(`${representation.key} ${tag}`, payload);
           headers['Content-Type'] = representation.type;

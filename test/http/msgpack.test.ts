@@ -44,6 +44,16 @@ t.test('the same documents as MessagePack, tagged apart', async (t) => {
   t.equal(after.status, 200);
   t.equal((unpack(Buffer.from(await after.arrayBuffer())) as { tasks: { status: string }[] }).tasks[0]!.status, 'in_progress');
 
+  // A public JSON view: MessagePack unencoded; a reply already gzipped for the client stays gzipped JSON.
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`);
+  const publicPath = `${new URL((await ok(t, s, 'GET', `/v1/flows/${flow.id}`)).publicUrl).pathname}.json`;
+  const publicPacked = await fetch(s.url + publicPath, { headers: { accept: 'application/msgpack', 'accept-encoding': 'identity' } });
+  t.equal(publicPacked.headers.get('content-type'), 'application/msgpack');
+  t.match(unpack(Buffer.from(await publicPacked.arrayBuffer())), { name: 'Packed' });
+  const publicZipped = await fetch(s.url + publicPath, { headers: { accept: 'application/msgpack', 'accept-encoding': 'gzip' } });
+  t.equal(publicZipped.status, 200, 'a gzipped public view is not re-encoded');
+  t.match(publicZipped.headers.get('content-type'), /^application\/json/);
+
   const openapi = (await s.api('GET', '/v1/openapi.json')).body;
   t.ok(openapi.paths['/v1/flows/{flowId}'].get.responses['200'].content['application/msgpack'], 'OpenAPI declares the MessagePack alternative');
   t.notOk(openapi.paths['/v1/flows'].post.responses['201'].content['application/msgpack'], 'on GETs only');
