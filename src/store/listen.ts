@@ -28,6 +28,7 @@ class Listener {
   private lastPong = Date.now();
   private restoring = false;
   private pinging = false;
+  private starting: Promise<void> | null = null;
   private pingUnlisten: (() => Promise<void>) | null = null;
 
   constructor(private readonly sql: Sql) {}
@@ -36,7 +37,8 @@ class Listener {
     const entry: Channel = { fn, onRestored, unlisten: null };
     entry.unlisten = await this.subscribe(channel, entry);
     this.channels.set(channel, [...(this.channels.get(channel) ?? []), entry]);
-    if (!this.timer) await this.startPings();
+    // Channels subscribed at once (start-up) share one start of the pings.
+    if (!this.timer) await (this.starting ??= this.startPings().finally(() => { this.starting = null; }));
     return async () => {
       const left = (this.channels.get(channel) ?? []).filter((e) => e !== entry);
       if (left.length > 0) this.channels.set(channel, left);

@@ -6,20 +6,8 @@
 import t from 'tap';
 import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { cli, startTestServer } from '../helpers/server.ts';
+import { cli, startTestServer, until } from '../helpers/server.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
-
-function until(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const tick = async (): Promise<void> => {
-      if (await check()) return resolve();
-      if (Date.now() > deadline) return reject(new Error('condition not met in time'));
-      setTimeout(tick, 50);
-    };
-    void tick();
-  });
-}
 
 t.test('send, work, and a send inside a transaction', async (t) => {
   const s = await startTestServer(t);
@@ -35,7 +23,7 @@ t.test('send, work, and a send inside a transaction', async (t) => {
     await jobs.send('test-echo', { n: 'rolled back' }, { tx });
     throw new Error('abort');
   }));
-  await until(() => seen.length >= 2);
+  await until(async () => seen.length >= 2, Boolean);
   // One more poll round for a stray job to show up, if one were there.
   await new Promise((resolve) => setTimeout(resolve, 700));
   t.same(seen.sort(), ['committed', 'plain'], 'the rolled-back job never ran');
@@ -54,7 +42,7 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
   await until(async () => {
     const [row] = await s.sql`select state from pgboss.job where name = 'test-flaky'`;
     return row?.state === 'failed';
-  });
+  }, Boolean);
   t.equal(attempts, 3, 'first attempt and two retries');
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
   t.match(metrics, /flowplan_job_failures_total\{queue="test-flaky"\} 3/);
@@ -92,7 +80,7 @@ t.test('the outbox reaches each subscriber exactly once with two servers drainin
   await until(async () => {
     const [row] = await a.sql`select count(*)::int as n from outbox where processed_at is null`;
     return row!.n === 0;
-  });
+  }, Boolean);
   const [outbox] = await a.sql`select count(*)::int as n from outbox`;
   const rows = await a.sql`select outbox_id, count(*)::int as n from drained group by outbox_id`;
   t.equal(rows.length, outbox!.n, 'every event handed over');

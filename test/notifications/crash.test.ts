@@ -8,16 +8,8 @@ import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
 import { startSmtp } from '../helpers/smtp.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestServer, until } from '../helpers/server.ts';
 import { startChildServer } from '../jobs/child.ts';
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 t.test('killed mid-send: never sent twice', async (t) => {
   const smtp = await startSmtp(t);
@@ -29,7 +21,7 @@ t.test('killed mid-send: never sent twice', async (t) => {
   const flow = await newFlow(t, s, { name: 'Crash', tasks: [{ name: 'Only' }] });
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/assign`, { assigneeId: ada });
 
-  await until(async () => smtp.stalled > 0);
+  await until(async () => smtp.stalled > 0, Boolean);
   const [claimed] = await s.sql`select id, status from notification_deliveries where member_id = ${ada}`;
   t.equal(claimed?.status, 'claimed', 'claimed (committed) before the send began');
   await child.kill();
