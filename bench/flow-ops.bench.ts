@@ -50,7 +50,9 @@ async function call(method: string, path: string, body?: unknown): Promise<{ ms:
 
 async function recomputes(): Promise<number> {
   const text = await (await fetch(`${app.url}/metrics`)).text();
-  return Number(/^flowplan_recompute_duration_seconds_count (\d+)/m.exec(text)?.[1] ?? NaN);
+  // Recomputes in this thread and on the pool (label `where`) together.
+  const counts = [...text.matchAll(/^flowplan_recompute_duration_seconds_count\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
+  return counts.reduce((sum, n) => sum + n, 0);
 }
 
 /** Heap plus buffers in use after a full collection (needs --expose-gc; null without it). */

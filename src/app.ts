@@ -4,7 +4,7 @@
  * both start it through here.
  */
 import pino, { type Logger } from 'pino';
-import { Gauge, Histogram } from 'prom-client';
+import { Histogram } from 'prom-client';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { Edge } from './http/edge.ts';
@@ -60,8 +60,8 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'flowplan' } });
 }
 
-/** Heap per task of a hot session, measured by bench:flow-ops (35.7 MB for 10,000 tasks, serialized pages included). */
-const SESSION_BYTES_PER_TASK = 3_700;
+/** Heap per task of a hot session, measured by bench:flow-ops (15.6 MB for 10,000 tasks in three runs). */
+const SESSION_BYTES_PER_TASK = 1_600;
 
 export interface StartOptions {
   log?: Logger;
@@ -97,16 +97,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
   await registry.listen();
   metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => registry.size);
-  const connections: Gauge = new Gauge({
-    name: 'flowplan_postgres_connections', help: 'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
-    labelNames: ['pool', 'state'] as const, registers: [metrics.registry],
-    collect: async () => {
-      connections.reset();
-      for (const row of await connectionsInUse(sql)) connections.set({ pool: row.pool, state: row.state }, row.count);
-    },
-  });
+  metrics.gaugeByLabels(
+    'flowplan_postgres_connections',
+    'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
+    ['pool', 'state'],
+    async () => (await connectionsInUse(sql)).map(({ pool, state, count }) => ({ labels: { pool, state }, value: count })),
+  );
   metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
-  metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 35.7 MB for one 10k-task session: about 3.7 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
+  metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 15.6 MB for one 10k-task session: about 1.6 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
   metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
   metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);

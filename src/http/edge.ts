@@ -177,7 +177,7 @@ export class Edge {
       const tag = await route.etag(ctx);
       const etag = tag === null ? null : msgpack ? msgpackTag(etagOf(tag)) : etagOf(tag);
       if (etag !== null && matchesIfNoneMatch(ifNoneMatch, etag)) {
-        if (route.method === 'GET') headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+        varyByAccept(headers);
         return this.notModified(etag, headers, rateKey, route);
       }
     }
@@ -209,7 +209,7 @@ export class Edge {
     if (route.method === 'GET' && reply.status === 200) {
       let tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
       if (headers['Content-Type'].startsWith('application/json')) {
-        headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+        varyByAccept(headers);
         // A reply the route already compressed (public views) is sent as it is.
         if (representation && !headers['Content-Encoding']) {
           tag = msgpackTag(tag);
@@ -324,6 +324,11 @@ const CLIENT_SQLSTATES: Record<string, string> = {
   '22P05': 'Text may not contain NUL characters',
   '22021': 'Text is not valid UTF-8',
 };
+
+/** JSON GETs also answer MessagePack (src/http/msgpack.ts): the answer varies by Accept. */
+function varyByAccept(headers: Record<string, string>): void {
+  headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+}
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;

@@ -36,6 +36,18 @@ export class Metrics {
     new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
   }
 
+  /** A gauge with labels read when scraped (an async query across processes): only the series `read` returns are exported. */
+  gaugeByLabels(name: string, help: string, labelNames: readonly string[], read: () => Promise<{ labels: Record<string, string>; value: number }[]>): void {
+    const gauge: Gauge = new Gauge({
+      name, help, labelNames, registers: [this.registry],
+      async collect() {
+        const series = await read();
+        gauge.reset();
+        for (const { labels, value } of series) gauge.set(labels, value);
+      },
+    });
+  }
+
   /** A counter read when scraped, for a total owned elsewhere (it only grows). */
   total(name: string, help: string, read: () => number): void {
     let last = 0;

@@ -100,14 +100,8 @@ export class Jobs {
     this.latency = new Histogram({ name: 'flowplan_job_latency_seconds', help: 'Time from a job becoming due to a worker starting it', labelNames, registers, buckets: [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300] });
     this.duration = new Histogram({ name: 'flowplan_job_duration_seconds', help: 'Time a job handler ran', labelNames, registers, buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30] });
     this.failures = new Counter({ name: 'flowplan_job_failures_total', help: 'Job attempts that threw (each is retried until its limit)', labelNames, registers });
-    const depth = new Gauge({
-      name: 'flowplan_job_queue_depth', help: 'Jobs per queue and state (created, retry, active, failed…), across every process',
-      labelNames: ['queue', 'state'] as const, registers,
-      collect: async () => {
-        depth.reset();
-        for (const row of await jobCounts(sql)) depth.set({ queue: row.queue, state: row.state }, row.count);
-      },
-    });
+    metrics.gaugeByLabels('flowplan_job_queue_depth', 'Jobs per queue and state (created, retry, active, failed…), across every process', ['queue', 'state'],
+      async () => (await jobCounts(sql)).map(({ queue, state, count }) => ({ labels: { queue, state }, value: count })));
     const backlog: Gauge = new Gauge({
       name: 'flowplan_outbox_backlog', help: 'Domain events not yet handed to jobs', registers,
       collect: async (): Promise<void> => backlog.set(await outboxBacklog(sql)),

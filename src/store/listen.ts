@@ -33,6 +33,11 @@ class Listener {
 
   constructor(private readonly sql: Sql) {}
 
+  /** Every process pings on the one channel; only our own token counts. */
+  private readonly onPing = (payload: string): void => {
+    if (payload === this.token) this.lastPong = Date.now();
+  };
+
   async listen(channel: string, fn: (payload: string) => void, onRestored: () => void): Promise<() => Promise<void>> {
     const entry: Channel = { fn, onRestored, unlisten: null };
     entry.unlisten = await this.subscribe(channel, entry);
@@ -60,9 +65,7 @@ class Listener {
 
   private async startPings(): Promise<void> {
     this.lastPong = Date.now();
-    ({ unlisten: this.pingUnlisten } = await this.sql.listen(PING_CHANNEL, (payload) => {
-      if (payload === this.token) this.lastPong = Date.now();
-    }));
+    ({ unlisten: this.pingUnlisten } = await this.sql.listen(PING_CHANNEL, this.onPing));
     this.timer = setInterval(() => void this.ping(), PING_MS);
     this.timer.unref();
   }
@@ -93,9 +96,7 @@ class Listener {
     this.restoring = true;
     try {
       await this.pingUnlisten?.().catch(() => {});
-      ({ unlisten: this.pingUnlisten } = await this.sql.listen(PING_CHANNEL, (payload) => {
-        if (payload === this.token) this.lastPong = Date.now();
-      }));
+      ({ unlisten: this.pingUnlisten } = await this.sql.listen(PING_CHANNEL, this.onPing));
       for (const [channel, entries] of this.channels) {
         for (const entry of entries) {
           await entry.unlisten?.().catch(() => {});

@@ -33,7 +33,7 @@
  * the endpoint.
  */
 import type { Logger } from 'pino';
-import { Counter, Gauge } from 'prom-client';
+import { Counter } from 'prom-client';
 import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -100,13 +100,9 @@ export class WebhookDeliveries {
       name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
       labelNames: ['outcome'] as const, registers: [metrics.registry],
     });
-    const backlog: Gauge = new Gauge({
-      name: 'flowplan_webhook_backlog', help: 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane), across every process',
-      labelNames: ['state'] as const, registers: [metrics.registry],
-      collect: async () => {
-        const counts = await webhookBacklog(sql);
-        for (const state of ['pending', 'queued', 'sending'] as const) backlog.set({ state }, counts[state]);
-      },
+    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane), across every process', ['state'], async () => {
+      const counts = await webhookBacklog(sql);
+      return (['pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
     });
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
