@@ -62,3 +62,18 @@ t.test('three processes share one credential budget', async (t) => {
   t.equal(after.status, 200);
   t.ok(Number(after.headers.get('x-ratelimit-remaining')) >= BURST - 5, `the polls spent nothing (${after.headers.get('x-ratelimit-remaining')} left)`);
 });
+
+t.test('the OAuth token and revoke endpoints spend the per-address budget', async (t) => {
+  const databaseUrl = await createTestDatabase(t);
+  const app = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl, addressRateLimitPerMinute: 1, addressRateLimitBurst: 3 }));
+  t.teardown(() => app.close());
+  const post = (path: string) => fetch(app.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=nonsense&token=x' });
+  const statuses = [];
+  for (const path of ['/v1/oauth/token', '/v1/oauth/revoke', '/v1/oauth/token']) statuses.push((await post(path)).status);
+  t.notOk(statuses.includes(429), `the burst of 3 is answered (${statuses.join(', ')})`);
+  for (const path of ['/v1/oauth/token', '/v1/oauth/revoke']) {
+    const refused = await post(path);
+    t.equal(refused.status, 429, `${path}: then this address is refused`);
+    t.equal(((await refused.json()) as { error: { code: string } }).error.code, 'RATE_LIMITED');
+  }
+});
