@@ -6,11 +6,14 @@
  * own) subscribed to `task.started` and `task.completed`, so every transition is 20 deliveries.
  * Each is run twice: saturated (each client sends its next transition once the last is
  * answered, so the 2-core machine has no idle CPU) and paced at half the rate the saturated
- * run reached. Reports per run the transition latency, the CPU each transition cost (this
- * process and Postgres) and the server's event-loop utilisation, the latency change webhooks
- * cause, deliveries per second behind the saturated run, and the time from commit (the
- * event's timestamp) to receipt: behind the saturated run, at half rate, and unloaded (one
- * transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS shortens the run.
+ * run reached. While the API is busy, each process starts at most WEBHOOK_BUSY_RATE
+ * deliveries a second (default 100) and the backlog goes out once it is quiet. Reports per
+ * run the transition latency, the CPU each transition cost (this process and Postgres) and
+ * the server's event-loop utilisation, the latency change webhooks cause, deliveries per
+ * second behind the saturated run (overall, and once the API was quiet), and the time from
+ * commit (the event's timestamp) to receipt: behind the saturated run, at half rate, and
+ * unloaded (one transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS shortens
+ * the run.
  */
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
@@ -183,6 +186,7 @@ const withHooks = await transitions(await newFlows('Hooked'));
 const expected = withHooks.latencies.length * ENDPOINTS;
 const backlog = await receipts(0, expected);
 const lastAt = backlog.reduce((latest, r) => Math.max(latest, r.at), 0);
+const quietFrom = withHooks.startedAt + withHooks.seconds * 1000;
 const pacedWithHooks = await transitions(await newFlows('Hooked paced'), rate);
 const paced = await receipts(expected, expected);
 received.splice(0);
@@ -217,7 +221,10 @@ process.stdout.write(JSON.stringify({
   deliveries: {
     count: backlog.length,
     expected,
+    // From the saturated run's start to the last receipt (while it ran, the busy API held delivery to WEBHOOK_BUSY_RATE).
     perSecond: Math.round(backlog.length / ((lastAt - withHooks.startedAt) / 1000)),
+    // The backlog going out once the API was quiet.
+    perSecondOnceQuiet: Math.round(backlog.filter((r) => r.at >= quietFrom).length / ((lastAt - quietFrom) / 1000)),
     // Behind the saturated run: includes the wait behind the backlog it built up (20 deliveries per transition).
     commitToReceipt: summary(backlog.map((r) => r.at - r.committedAt)),
     commitToReceiptAtHalfRate: summary(paced.map((r) => r.at - r.committedAt)),

@@ -20,6 +20,7 @@ import { WebhookDeliveries } from './webhooks/delivery.job.ts';
 import { Webhooks } from './webhooks/webhooks.service.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { SharedRateLimiter } from './http/shared-rate-limit.ts';
+import { Foreground } from './http/foreground.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
 import { assetRoutes } from './http/page.ts';
@@ -115,7 +116,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
-  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics);
+  // Requests in flight: webhook delivery keeps out of their way.
+  const foreground = new Foreground();
+  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
   const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index (re)builds of a workspace and their time; its count is the number of rebuilds', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
@@ -145,7 +148,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Workers and outbox subscribers are registered above (route modules, services); start them.
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
-  const server: HttpServer = await listen(edge, config.host, config.port);
+  const server: HttpServer = await listen(edge, config.host, config.port, foreground);
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');
   return {

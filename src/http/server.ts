@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../errors.ts';
 import { requestIdOf, type Edge, type OutgoingResponse } from './edge.ts';
+import type { Foreground } from './foreground.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 
@@ -22,7 +23,7 @@ export interface HttpServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export async function listen(edge: Edge, host: string, port: number): Promise<HttpServer> {
+export async function listen(edge: Edge, host: string, port: number, foreground?: Foreground): Promise<HttpServer> {
   const app: TemplatedApp = uws.App();
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -31,6 +32,7 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
   let closing = false;
   const finish = () => {
     inFlight -= 1;
+    foreground?.leave();
     if (inFlight === 0 && drained) drained();
   };
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
@@ -80,6 +82,7 @@ export async function listen(edge: Edge, host: string, port: number): Promise<Ht
       return;
     }
     inFlight += 1;
+    foreground?.enter();
     const dispatch = (body: Buffer) => {
       edge.handle({ method, path, query, headers, body, remoteAddress }, match).then(
         (response) => send(res, state, response, closing),

@@ -7,9 +7,10 @@
  * One drainer runs at a time across every process (a transaction-scoped advisory lock; the
  * others skip the round). `for update skip locked` would let two processes drain adjacent
  * batches at once, and a flow's events could then reach subscribers out of commit order;
- * webhooks promise that order, and the drain is only a few inserts per event, so one
- * drainer keeps up. Within a flow, commits are serialised by the flow's version, so ordering
- * by id is commit order.
+ * the drain is only a few statements per batch, so one drainer keeps up. Within a flow,
+ * commits are serialised by the flow's version, so ordering by id is commit order. (Webhooks,
+ * which promise that order to receivers, collect events themselves the same way: see
+ * src/webhooks/delivery.job.ts.)
  */
 import type { Logger } from 'pino';
 import type { Sql, Tx } from '../store/db.ts';

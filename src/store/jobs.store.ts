@@ -40,9 +40,10 @@ export async function outboxBacklog(sql: Db): Promise<number> {
   return row!.n;
 }
 
-/** Processed events are kept a week for operators, then removed. */
+/** Processed events are kept a week for operators, then removed (once webhooks collected them too). */
 export async function pruneOutbox(sql: Db, olderThanDays: number): Promise<number> {
-  const result = await sql`delete from outbox where processed_at < now() - make_interval(days => ${olderThanDays})`;
+  const result = await sql`delete from outbox where processed_at < now() - make_interval(days => ${olderThanDays})
+    and webhooks_at is not null`;
   return result.count;
 }
 

@@ -1,5 +1,6 @@
 /** Webhook endpoints, their deliveries (one per endpoint and event) and each attempt. */
 import type { Db, Tx } from './db.ts';
+import type { OutboxRow } from './jobs.store.ts';
 
 export interface WebhookRow {
   id: string;
@@ -55,6 +56,8 @@ export interface Lane {
 
 /** Lane locks live in their own advisory-lock space (two-int keys), apart from the single-key ones. */
 const LANE_LOCK_CLASS = 8008;
+/** One collector at a time (like the outbox drain, for the same reason: a flow's events in commit order). */
+const COLLECT_LOCK = 8009;
 const UNFINISHED = ['pending', 'queued', 'sending'];
 
 export async function insertWebhook(sql: Db, row: Pick<WebhookRow, 'id' | 'workspaceId' | 'url' | 'events' | 'description' | 'secret'>): Promise<WebhookRow> {
@@ -111,6 +114,26 @@ export async function deleteWebhook(sql: Db, workspaceId: string, id: string): P
 /** Enabled endpoints of these workspaces, for the outbox drain. */
 export function enabledWebhooks(sql: Db, workspaceIds: readonly string[]): Promise<Pick<WebhookRow, 'id' | 'workspaceId' | 'events' | 'createdAt'>[]> {
   return sql`select id, workspace_id, events, created_at from webhooks where enabled and workspace_id = any(${workspaceIds as string[]})`;
+}
+
+/**
+ * Takes the collector's lock for this transaction, or says another process holds it. Within a
+ * flow, commits are serialised by the flow's version, so collecting in id order by one
+ * collector at a time keeps each flow's events in commit order.
+ */
+export async function tryCollectLock(tx: Tx): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${COLLECT_LOCK}) as locked`;
+  return row!.locked;
+}
+
+/** Domain events whose webhook deliveries are not written yet, oldest first. */
+export function uncollectedEvents(tx: Tx, limit: number): Promise<OutboxRow[]> {
+  return tx<OutboxRow[]>`select id, workspace_id, flow_id, type, data, actor_id, created_at from outbox
+    where webhooks_at is null order by id limit ${limit}`;
+}
+
+export async function markCollected(tx: Tx, ids: readonly string[]): Promise<void> {
+  await tx`update outbox set webhooks_at = now() where id = any(${ids as string[]}::bigint[])`;
 }
 
 export async function insertDeliveries(
@@ -294,9 +317,22 @@ export async function announceWebhookWork(tx: Db): Promise<void> {
   await tx`select pg_notify(${WEBHOOKS_CHANNEL}, '')`;
 }
 
-/** Unfinished webhook deliveries by state (`pending` wait behind their lane's head), and failures of the last day. */
-export async function webhookBacklog(sql: Db): Promise<{ pending: number; queued: number; sending: number; failedLastDay: number }> {
-  const [row] = await sql<{ pending: number; queued: number; sending: number; failedLastDay: number }[]>`select
+export interface WebhookBacklog {
+  /** Domain events not collected into deliveries yet. */
+  collecting: number;
+  pending: number;
+  queued: number;
+  sending: number;
+  failedLastDay: number;
+}
+
+/**
+ * Events not collected yet, unfinished webhook deliveries by state (`pending` wait behind
+ * their lane's head), and failures of the last day.
+ */
+export async function webhookBacklog(sql: Db): Promise<WebhookBacklog> {
+  const [row] = await sql<WebhookBacklog[]>`select
+      (select count(*)::int from outbox where webhooks_at is null) as collecting,
       count(*) filter (where status = 'pending')::int as pending,
       count(*) filter (where status = 'queued')::int as queued,
       count(*) filter (where status = 'sending')::int as sending,

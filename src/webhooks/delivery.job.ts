@@ -1,14 +1,17 @@
 /**
  * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups.
  *
- * The outbox drain hands every batch of domain events to `collect`, inside the transaction
- * that marks them processed: one delivery row per matching endpoint and event is written
- * there, so each event reaches each endpoint exactly once as a delivery.
+ * Collecting: the dispatcher turns domain events (the outbox, written in each command's own
+ * transaction) into one delivery row per matching endpoint and event, and marks each event
+ * collected in the same transaction, so each event reaches each endpoint exactly once as a
+ * delivery. This is not done in the outbox drain: there, 20 endpoints made every event 20
+ * inserts inside the transaction the next commits wait behind. One process collects at a
+ * time, in id order (a flow's commits are serialised, so that is commit order).
  *
  * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
  * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
  * given up, skipped) the next one is promoted in the same transaction. Every change to a lane
- * holds its advisory lock, so a delivery drained while the head finishes is never left
+ * holds its advisory lock, so a delivery collected while the head finishes is never left
  * unpromoted. A later event of a flow therefore never reaches an endpoint before an earlier
  * one; a failing endpoint holds up that flow's events to it (and only those) until it
  * recovers or is given up on.
@@ -17,15 +20,18 @@
  * statement, `skip locked`, so processes share the work), sends them side by side over
  * kept-alive connections, and writes the outcomes of everything that finished meanwhile in
  * one transaction, which also promotes those lanes' next deliveries and claims the due ones
- * for this process at once: a lane moves on without a round trip through a queue.
+ * for this process at once: a lane moves on without a round trip through a queue. When
+ * nothing is due it collects the next events. While the API is busy the Governor slows all
+ * of this to WEBHOOK_BUSY_RATE deliveries a second, so webhooks take the time requests leave.
  *
- * Wake-ups: when heads become due (drained, promoted, retried, reopened) a `webhook-dispatch`
+ * Wake-ups: when heads become due (collected, promoted, retried, reopened) a `webhook-dispatch`
  * job is sent in the same transaction, for now or for the retry time (pg-boss's `short`
- * policy keeps at most one waiting per key, so a busy drain sends few), and NOTIFY wakes every
- * process's dispatcher at commit. The job's handler runs the dispatcher until nothing is due.
- * A process that dies mid-send leaves claims whose lease lapses: they are then due like any
- * queued delivery, and the sweep (every minute, and at start) wakes a dispatcher for them; they
- * are sent again with the same webhook-id: at least once.
+ * policy keeps at most one waiting per key, so a busy collector sends few), and NOTIFY wakes
+ * every process's dispatcher at commit; drained events wake the collector. The job's handler
+ * runs the dispatcher until nothing is due. A process that dies mid-send leaves claims whose
+ * lease lapses: they are then due like any queued delivery, and the sweep (every minute, and
+ * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
+ * with the same webhook-id: at least once.
  *
  * Retries: after the n-th failed attempt the next waits min(base × 4^(n−1), 10 h) ±10%, or
  * longer if the receiver's Retry-After asks (up to a day); 10 attempts in all, so with the
@@ -36,15 +42,17 @@ import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import { newId } from '../ids.ts';
 import type { Config } from '../config.ts';
+import type { Foreground } from '../http/foreground.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
-import type { OutboxEvent } from '../jobs/outbox.ts';
 import type { Sql, Tx } from '../store/db.ts';
 import { listenDurably } from '../store/listen.ts';
 import {
-  announceWebhookWork, claimDue, disableWebhooks, enabledWebhooks, insertDeliveries, lockLanes, promoteLaneHeads, recordOutcomes, dueCounts,
-  webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
+  announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
+  recordOutcomes, tryCollectLock, uncollectedEvents, webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL,
+  type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
 } from '../store/webhooks.store.ts';
+import { Governor } from './governor.ts';
 import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
 import { Connections, post, type AttemptOutcome } from './sender.ts';
 import { signedHeaders } from './signing.ts';
@@ -61,6 +69,8 @@ const LEASE_SECONDS = 120;
 const CONCURRENCY = 64;
 /** A wake-up job hands over to the next after this long, well inside its expiry. */
 const RUN_MS = 60_000;
+/** Events collected per transaction at most. */
+const COLLECT_BATCH = 200;
 const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 
 export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
@@ -81,11 +91,15 @@ export class WebhookDeliveries {
   private inFlight = 0;
   private finished: Finished[] = [];
   private wanted = false;
+  /** Events may be waiting to be collected. */
+  private collectWanted = false;
   private claiming = false;
   private flushing = false;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private retryAt = 0;
   private idleWaiters: (() => void)[] = [];
+  private readonly governor: Governor;
 
   constructor(
     private readonly sql: Sql,
@@ -93,21 +107,27 @@ export class WebhookDeliveries {
     private readonly config: Config,
     private readonly log: Logger,
     metrics: Metrics,
+    /** The API's load, which delivery keeps out of the way of (none: never held back). */
+    foreground: Foreground | null = null,
     /** DNS for the delivery-time check (the system resolver; a test may give its own). */
     private readonly resolve: Resolver = systemResolver,
   ) {
+    this.governor = new Governor(foreground, config.webhookBusyRate);
     this.attempts = new Counter({
       name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
       labelNames: ['outcome'] as const, registers: [metrics.registry],
     });
-    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane), across every process', ['state'], async () => {
+    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane; collecting: events not yet made deliveries), across every process', ['state'], async () => {
       const counts = await webhookBacklog(sql);
-      return (['pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
+      return (['collecting', 'pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
     });
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
-    jobs.onOutbox('webhooks', (events, tx) => this.collect(events, tx));
+    // Drained events wake the collector (they are committed; it reads them itself).
+    jobs.onOutbox('webhooks', async (events) => {
+      if (events.some((e) => EVENT_TYPES.has(e.type))) this.kick(true);
+    });
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
@@ -120,7 +140,8 @@ export class WebhookDeliveries {
    */
   async start(): Promise<() => Promise<void>> {
     if (!this.jobs.runsWorkers) return async () => {};
-    const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick());
+    const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick(true));
+    this.governor.start();
     await this.sweep();
     return async () => {
       await unlisten();
@@ -128,29 +149,37 @@ export class WebhookDeliveries {
     };
   }
 
-  /** Outbox subscriber: one delivery per enabled endpoint that wants the event. */
-  async collect(events: readonly OutboxEvent[], tx: Tx): Promise<void> {
-    const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
-    if (relevant.length === 0) return;
-    const hooks = await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
-    if (hooks.length === 0) return;
-    const rows = [];
-    for (const event of relevant) {
-      const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
-      for (const hook of hooks) {
-        // An endpoint hears of events committed after it was registered.
-        if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type) || hook.createdAt > event.createdAt) continue;
-        rows.push({
-          id: newId('msg'), webhookId: hook.id, workspaceId: event.workspaceId, eventId: event.id, flowKey: event.flowId ?? '',
-          type: event.type, body, attemptLimit: MAX_ATTEMPTS,
-        });
+  /**
+   * Collects up to `limit` events into deliveries (one per enabled endpoint that wants the
+   * event), claiming up to `claim` of the heads due now for this process. Returns how many
+   * events it took (-1: another process is collecting) and what it claimed.
+   */
+  private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
+    return this.sql.begin(async (tx) => {
+      if (!(await tryCollectLock(tx))) return { events: -1, claimed: [] };
+      const events = await uncollectedEvents(tx, limit);
+      if (events.length === 0) return { events: 0, claimed: [] };
+      await markCollected(tx, events.map((e) => e.id));
+      const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
+      const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
+      const rows = [];
+      for (const event of relevant) {
+        const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
+        for (const hook of hooks) {
+          // An endpoint hears of events committed after it was registered.
+          if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type) || hook.createdAt > event.createdAt) continue;
+          rows.push({
+            id: newId('msg'), webhookId: hook.id, workspaceId: event.workspaceId, eventId: event.id, flowKey: event.flowId ?? '',
+            type: event.type, body, attemptLimit: MAX_ATTEMPTS,
+          });
+        }
       }
-    }
-    if (rows.length === 0) return;
-    const lanes = uniqueLanes(rows);
-    await lockLanes(tx, lanes);
-    await insertDeliveries(tx, rows);
-    await this.promote(tx, lanes, 0);
+      if (rows.length === 0) return { events: events.length, claimed: [] };
+      const lanes = uniqueLanes(rows);
+      await lockLanes(tx, lanes);
+      await insertDeliveries(tx, rows);
+      return { events: events.length, claimed: await this.promote(tx, lanes, claim) };
+    });
   }
 
   /** A manual retry (the delivery was reopened in `tx`): one more attempt, as soon as its lane lets it. */
@@ -173,6 +202,7 @@ export class WebhookDeliveries {
   async sweep(): Promise<number> {
     const { lapsed, due } = await dueCounts(this.sql);
     if (lapsed > 0) this.log.warn({ count: lapsed }, 'webhook deliveries whose sender died are due again');
+    this.kick(true);
     if (lapsed + due > 0) {
       await this.sql.begin(async (tx) => {
         await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
@@ -183,14 +213,16 @@ export class WebhookDeliveries {
     return lapsed;
   }
 
-  private kick(): void {
+  private kick(collect = false): void {
     if (!this.jobs.runsWorkers || this.stopped) return;
     this.wanted = true;
+    if (collect) this.collectWanted = true;
     void this.pump();
   }
 
   private async stop(): Promise<void> {
     this.stopped = true;
+    this.governor.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
     await Promise.race([
@@ -201,34 +233,66 @@ export class WebhookDeliveries {
     this.connections.close();
   }
 
-  /** Claims due heads while there is room; each batch is sent at once. */
+  /**
+   * Claims due heads while there is room (and the governor allows), collecting events when
+   * nothing is due; each batch is sent at once.
+   */
   private async pump(): Promise<void> {
     if (this.claiming) return;
     this.claiming = true;
     try {
-      while (this.wanted && !this.stopped && this.inFlight < CONCURRENCY) {
+      while (this.wanted && !this.stopped) {
+        const room = this.room(this.inFlight);
+        if (room <= 0) {
+          // Full: a flush calls again. Held back by the governor: try again when it allows.
+          if (this.inFlight < CONCURRENCY) this.later(this.governor.waitMs());
+          break;
+        }
         this.wanted = false;
-        const batch = await claimDue(this.sql, CONCURRENCY - this.inFlight, LEASE_SECONDS);
-        if (batch.length === 0) break;
+        const batch = await claimDue(this.sql, room, LEASE_SECONDS);
+        if (batch.length < room && this.collectWanted) {
+          // Cleared first: a kick while this collects asks for another round.
+          this.collectWanted = false;
+          const limit = this.governor.busy ? room : COLLECT_BATCH;
+          const { events, claimed } = await this.collect(limit, room - batch.length);
+          if (events === limit || events < 0) this.collectWanted = true;
+          if (events > 0) this.wanted = true;
+          // Another process is collecting, perhaps from before the newest commit: look again soon.
+          if (events < 0) this.later(100);
+          batch.push(...claimed);
+        }
+        if (batch.length === 0) continue;
         // A full batch may have left more behind.
         this.wanted = true;
+        this.governor.spend(batch.length);
         await this.dispatch(batch);
       }
     } catch (error) {
       this.log.error({ err: error }, 'webhook dispatcher could not claim deliveries; trying again in 1 s');
-      this.later();
+      this.wanted = true;
+      this.later(1000);
     } finally {
       this.claiming = false;
       this.settle();
     }
   }
 
-  private later(): void {
-    if (this.retryTimer || this.stopped) return;
+  /** Deliveries that may start now besides `inFlight`. */
+  private room(inFlight: number): number {
+    return Math.min(CONCURRENCY - inFlight, this.governor.allowance());
+  }
+
+  /** Kicks the dispatcher in `ms`, unless a kick is already due sooner. */
+  private later(ms: number): void {
+    if (this.stopped) return;
+    const at = performance.now() + ms;
+    if (this.retryTimer && this.retryAt <= at) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryAt = at;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.kick();
-    }, 1000);
+    }, ms);
     this.retryTimer.unref();
   }
 
@@ -334,6 +398,9 @@ export class WebhookDeliveries {
           continue;
         }
         this.inFlight -= batch.length;
+        // This process tries its retries on time; the wake-up jobs are for when it is gone.
+        const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
+        if (retries.length > 0) this.later(Math.min(...retries) * 1000);
         if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
       }
     } finally {
@@ -354,8 +421,9 @@ export class WebhookDeliveries {
     if (retries.length > 0) await this.wakeAt(tx, retries);
     // A retry keeps its lane; every other outcome lets the lane's next delivery go.
     const moved = uniqueLanes(batch.filter((f) => f.outcome.status !== 'retry').map((f) => f.delivery));
-    const room = this.stopped ? 0 : CONCURRENCY - (this.inFlight - batch.length);
-    return this.promote(tx, moved, room);
+    const claimed = await this.promote(tx, moved, this.stopped ? 0 : this.room(this.inFlight - batch.length));
+    this.governor.spend(claimed.length);
+    return claimed;
   }
 
   /** Promotes the lanes' next heads (claiming up to `claim` due ones) and wakes whoever should send the rest. */
@@ -371,7 +439,7 @@ export class WebhookDeliveries {
   /** A wake-up job for each moment (to the second) deliveries become due; those due now share one. */
   private async wakeAt(tx: Tx, times: readonly Date[]): Promise<void> {
     const now = Date.now();
-    const seconds = new Set(times.map((at) => (at.getTime() <= now + 1000 ? 0 : Math.ceil(at.getTime() / 1000))));
+    const seconds = new Set(times.map((at) => (at.getTime() <= now ? 0 : Math.ceil(at.getTime() / 1000))));
     for (const second of seconds) {
       if (second === 0) await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
       else await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: `at:${second}`, startAfter: new Date(second * 1000) });

@@ -57,7 +57,7 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
   t.match(report.queues.find((q: { name: string }) => q.name === 'test-flaky'), { failed: 1, created: 0 });
   t.match(report.failed, [{ queue: 'test-flaky', retryCount: 2, output: { message: 'always fails' } }]);
   t.match(report.outbox, { backlog: Number });
-  t.match(report.webhooks, { pending: 0, queued: 0, sending: 0, failedLastDay: 0 });
+  t.match(report.webhooks, { collecting: Number, pending: 0, queued: 0, sending: 0, failedLastDay: 0 });
   const text = await cli(s.databaseUrl, ['jobs']);
   t.match(text.stdout, /test-flaky .* 1\n/);
   t.match(text.stdout, /webhook deliveries: 0 queued, 0 sending, 0 waiting behind earlier ones; 0 given up in the last day/);

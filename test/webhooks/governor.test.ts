@@ -1,0 +1,40 @@
+/**
+ * Webhooks keep out of the API's way: while requests keep a process busy, it starts at most
+ * WEBHOOK_BUSY_RATE deliveries a second; the rest wait, nothing is lost, and once the API is
+ * quiet the backlog goes out at full speed, still in commit order.
+ */
+import t from 'tap';
+import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+import { startReceiver } from './receiver.ts';
+
+const EVENTS = 30;
+
+t.test('a busy API slows deliveries to the busy rate; a quiet one catches up', async (t) => {
+  const s = await startFlowServer(t, { webhookAllowPrivate: true, webhookBusyRate: 2 });
+  const receiver = await startReceiver(t);
+  const flow = await newFlow(t, s, { name: 'Busy', tasks: Array.from({ length: EVENTS }, (_, i) => ({ name: `T${i}` })) });
+  await ok(t, s, 'POST', '/v1/webhooks', { url: receiver.url, events: ['task.started'] }, 201);
+
+  // Pollers keep a request in flight nearly all the time.
+  let busy = true;
+  const pollers = Array.from({ length: 4 }, async () => {
+    while (busy) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const busyFrom = Date.now();
+  for (const task of flow.tasks) await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${task.id}/start`);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const whileBusy = receiver.received.length;
+  const seconds = (Date.now() - busyFrom) / 1000 + 1;
+  busy = false;
+  await Promise.all(pollers);
+  t.ok(whileBusy <= 2 * seconds + 2, `at most the busy rate while busy (${whileBusy} in ${seconds.toFixed(1)} s)`);
+  t.ok(whileBusy < EVENTS, 'some held back');
+
+  const quietFrom = Date.now();
+  const all = await receiver.waitFor(EVENTS, 10_000);
+  t.ok(Date.now() - quietFrom < 5000, 'the rest go out at once when the API is quiet');
+  t.strictSame(all.map((r) => r.json.data.taskId), flow.tasks.map((task: { id: string }) => task.id), 'every one, in commit order');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(receiver.received.length, EVENTS, 'each once');
+});
