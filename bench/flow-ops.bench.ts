@@ -1,9 +1,10 @@
 /**
  * `npm run bench:flow-ops`: on a 10k-task flow, the latency of start and complete through
  * HTTP (Postgres commit and recompute included) and of a repeated GET of the flow, which
- * must not recompute (checked with the recompute counter of /metrics).
+ * must not recompute (checked with the recompute counter of /metrics), and of the first GET
+ * after a write with the task bytes it serialized anew (flowplan_flow_json_task_bytes_total).
  * Also the heap a hot 10k-task session holds (run with --expose-gc).
- * Prints one JSON line: { name, machine, tasks, sessionHeapMB, start, complete, get: {…, recomputes} }.
+ * Prints one JSON line: { name, machine, tasks, sessionHeapMB, start, complete, get: {…, recomputes}, getAfterWrite }.
  */
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
@@ -48,12 +49,14 @@ async function call(method: string, path: string, body?: unknown): Promise<{ ms:
   return { ms, json };
 }
 
-async function recomputes(): Promise<number> {
+/** The sum of a metric's series on /metrics (every label set). */
+async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${app.url}/metrics`)).text();
-  // Recomputes in this thread and on the pool (label `where`) together.
-  const counts = [...text.matchAll(/^flowplan_recompute_duration_seconds_count\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
-  return counts.reduce((sum, n) => sum + n, 0);
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].map((m) => Number(m[1]));
+  return values.reduce((sum, n) => sum + n, 0);
 }
+// Recomputes in this thread and on the pool (label `where`) together.
+const recomputes = () => metric('flowplan_recompute_duration_seconds_count');
 
 /** Heap plus buffers in use after a full collection (needs --expose-gc; null without it). */
 function heapMB(): number | null {
@@ -75,12 +78,24 @@ const heapAfter = heapMB();
 
 const starts: number[] = [];
 const completes: number[] = [];
+const getsAfterWrite: number[] = [];
+const reserialized: number[] = [];
+let flowBytes = 0;
 for (let i = 0; i < TRANSITIONS && ready.length > 0; i++) {
   const taskId = ready.shift()!;
   starts.push((await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/start`)).ms);
   const done = await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/complete`);
   completes.push(done.ms);
   ready.push(...done.json.unblocked.map((t: { id: string }) => t.id));
+  // Every tenth write is followed by a read: its time, and the task bytes it serialized anew.
+  if (i % 10 === 0) {
+    const bytesBefore = await metric('flowplan_flow_json_task_bytes_total');
+    const started = performance.now();
+    const response = await fetch(`${app.url}/v1/flows/${flowId}`, { headers });
+    flowBytes = (await response.arrayBuffer()).byteLength;
+    getsAfterWrite.push(performance.now() - started);
+    reserialized.push((await metric('flowplan_flow_json_task_bytes_total')) - bytesBefore);
+  }
 }
 
 await call('GET', `/v1/flows/${flowId}`);
@@ -99,6 +114,8 @@ process.stdout.write(`${JSON.stringify({
   start: summary(starts),
   complete: summary(completes),
   get: { ...summary(gets), recomputes: after - before },
+  // The first read of a version (after a start and a complete): only the tasks they changed are serialized again.
+  getAfterWrite: { ...summary(getsAfterWrite), flowBytes, taskBytesSerializedP50: quantile(reserialized, 0.5) },
 })}\n`);
 
 await app.close();

@@ -39,6 +39,7 @@ import { taskRoutes } from './api/tasks.routes.ts';
 import { recomputeStrategy } from './flows/offload.ts';
 import { RecomputePool } from './flows/recompute-pool.ts';
 import { SessionRegistry } from './flows/registry.ts';
+import { flowJsonStats } from './flows/snapshot.ts';
 import type { Services } from './api/services.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import { bootstrapDemo } from './store/bootstrap.ts';
@@ -107,6 +108,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
   metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 15.6 MB for one 10k-task session: about 1.6 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
   metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
+  metrics.total('flowplan_flow_json_task_bytes_total', 'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)', () => flowJsonStats.taskBytes);
   metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);

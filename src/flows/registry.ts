@@ -90,8 +90,9 @@ export class SessionRegistry {
     for (const listener of this.listeners) listener(workspaceId, flowId);
   }
 
-  derive(state: FlowState): Promise<Snapshot> {
-    return Snapshot.derive(state, this.recompute, this.publicUrlBase);
+  /** `previous`: the flow's snapshot before this change, whose serialized tasks may be reused. */
+  derive(state: FlowState, previous: Snapshot | null = null): Promise<Snapshot> {
+    return Snapshot.derive(state, this.recompute, this.publicUrlBase, previous);
   }
 
   /** The flow's session; 404 when it does not exist in this workspace. */
@@ -117,7 +118,7 @@ export class SessionRegistry {
     const { workspaceId, id } = snapshot.flow;
     return new FlowSession(snapshot, {
       sql: this.sql,
-      derive: (state) => this.derive(state),
+      derive: (state, previous) => this.derive(state, previous),
       reload: async () => {
         const state = await loadFlowState(this.sql, workspaceId, id);
         return state ? this.derive(state) : null;

@@ -28,7 +28,7 @@ export type Command<R> = (current: Snapshot) => Plan<R> | Promise<Plan<R>>;
 
 export interface SessionDeps {
   sql: Sql;
-  derive: (state: FlowState) => Promise<Snapshot>;
+  derive: (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
   /** Fresh state from the database; null when the flow is gone. */
   reload: () => Promise<Snapshot | null>;
   /** Told after every commit, so views over many flows can refresh. */
@@ -69,7 +69,7 @@ export class FlowSession {
     const previous = this.snapshot;
     const plan = await command(previous);
     if (!plan.next) return plan.result(previous, previous);
-    const next = await this.deps.derive(plan.next);
+    const next = await this.deps.derive(plan.next, previous);
     const events = [...(plan.events ?? []), ...unblockedEvents(previous, next)];
     const flow = plan.next.flow;
     this.committing = flow.version;

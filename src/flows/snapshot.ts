@@ -1,7 +1,10 @@
 /**
  * An immutable derived view of one flow version: status, critical path and CPM offsets
  * for every task, computed once per version; blocking counts and the serialized Flow are
- * computed on first use and cached, so repeated reads of a version cost nothing.
+ * computed on first use and cached, so repeated reads of a version cost nothing. The Flow
+ * body is assembled from per-task JSON fragments, and a fragment whose inputs did not change
+ * since the version before is reused: after a transition only the tasks it changed are
+ * serialized again.
  *
  * Sub-tasks enter the engine as finished nodes with no edges: they take no time and hold
  * nothing up, and their status follows their objective's (CONTRACT §3).
@@ -12,6 +15,20 @@ import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_R
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
 
 export type Recompute = (input: RecomputeInput) => Promise<RecomputeOutput>;
+
+/** Bytes of task JSON serialized for Flow bodies (reused fragments are not counted), since start. */
+export const flowJsonStats = { taskBytes: 0 };
+
+/** What a version's task fragments were made from: enough to tell whether one still holds. */
+interface Fragments {
+  readonly json: readonly string[];
+  readonly flowId: string;
+  readonly tasks: readonly TaskRecord[];
+  readonly index: ReadonlyMap<string, number>;
+  readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
+  readonly status: Uint8Array;
+  readonly critical: Uint8Array;
+}
 
 export interface FlowSummaryView {
   id: string;
@@ -75,6 +92,7 @@ export class Snapshot {
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
   private blockingCounts: Promise<Uint32Array> | null = null;
   private flowBytes: Buffer | null = null;
+  private fragments: Fragments | null = null;
 
   private constructor(
     readonly state: FlowState,
@@ -84,6 +102,8 @@ export class Snapshot {
     output: RecomputeOutput,
     private readonly recompute: Recompute,
     private readonly publicUrlBase: string,
+    /** The latest fragments of an earlier version, to reuse (never a chain of versions: one set). */
+    private base: Fragments | null,
   ) {
     this.version = state.flow.version;
     const n = state.tasks.length;
@@ -114,7 +134,8 @@ export class Snapshot {
     this.counts = { taskCount: n, doneCount: done, readyCount: ready };
   }
 
-  static async derive(state: FlowState, recompute: Recompute, publicUrlBase: string): Promise<Snapshot> {
+  /** `previous`: an earlier version of the same flow, whose serialized tasks may be reused. */
+  static async derive(state: FlowState, recompute: Recompute, publicUrlBase: string, previous: Snapshot | null = null): Promise<Snapshot> {
     const index = new Map(state.tasks.map((t, i) => [t.id, i]));
     const children = new Map<string, TaskRecord[]>();
     for (const task of state.tasks) {
@@ -125,7 +146,7 @@ export class Snapshot {
     }
     const input = engineInput(state, index, children);
     const output = await recompute(input);
-    return new Snapshot(state, index, children, input, output, recompute, publicUrlBase);
+    return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, previous ? previous.fragments ?? previous.base : null);
   }
 
   get flow() {
@@ -195,9 +216,52 @@ export class Snapshot {
     };
   }
 
-  /** The Flow as JSON bytes, serialized once per version. */
+  /**
+   * The Flow as JSON bytes, once per version: the same bytes as JSON.stringify of the summary
+   * with every taskView, assembled from task fragments.
+   */
   flowJson(): Buffer {
-    this.flowBytes ??= Buffer.from(JSON.stringify({ ...this.summary(), tasks: this.state.tasks.map((t) => this.taskView(t.id)) }));
+    if (!this.flowBytes) {
+      const json = this.taskFragments();
+      const summary = JSON.stringify(this.summary());
+      this.flowBytes = Buffer.from(`${summary.slice(0, -1)},"tasks":[${json.join(',')}]}`);
+    }
     return this.flowBytes;
+  }
+
+  private taskFragments(): readonly string[] {
+    const { tasks } = this.state;
+    const base = this.base;
+    const json = new Array<string>(tasks.length);
+    for (let i = 0; i < tasks.length; i++) {
+      const j = base ? this.reusable(base, i) : -1;
+      if (j >= 0) {
+        json[i] = base!.json[j]!;
+      } else {
+        json[i] = JSON.stringify(this.taskView(tasks[i]!.id));
+        flowJsonStats.taskBytes += json[i]!.length;
+      }
+    }
+    this.fragments = { json, flowId: this.flow.id, tasks, index: this.index, children: this.children, status: this.status, critical: this.critical };
+    this.base = null;
+    return json;
+  }
+
+  /** The position of task i's fragment in `base` when everything taskView shows of it is unchanged; else -1. */
+  private reusable(base: Fragments, i: number): number {
+    const task = this.state.tasks[i]!;
+    const j = base.index.get(task.id);
+    // Commands replace a changed task's record, so the same record means the same fields.
+    if (j === undefined || base.tasks[j] !== task || base.flowId !== this.flow.id) return -1;
+    if (base.status[j] !== this.status[i] || base.critical[j] !== this.critical[i]) return -1;
+    const before = base.children.get(task.id) ?? [];
+    const now = this.children.get(task.id) ?? [];
+    if (before.length !== now.length || before.some((child, k) => child !== now[k])) return -1;
+    // blockedBy lists the open dependencies. (dependsOn is listed in task order, which never
+    // changes: tasks keep their creation position.)
+    for (const dep of task.dependsOn) {
+      if ((base.status[base.index.get(dep)!] === STATUS_DONE) !== (this.status[this.index.get(dep)!] === STATUS_DONE)) return -1;
+    }
+    return j;
   }
 }
