@@ -16,12 +16,17 @@ import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
 
 export type Recompute = (input: RecomputeInput) => Promise<RecomputeOutput>;
 
-/** Bytes of task JSON serialized for Flow bodies (reused fragments are not counted), since start. */
+/** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
 
-/** What a version's task fragments were made from: enough to tell whether one still holds. */
+/**
+ * A version's Flow bytes with each task's slice in them, and what those slices were made
+ * from: enough to tell whether one still holds for a later version.
+ */
 interface Fragments {
-  readonly json: readonly string[];
+  readonly bytes: Buffer;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
   readonly flowId: string;
   readonly tasks: readonly TaskRecord[];
   readonly index: ReadonlyMap<string, number>;
@@ -218,33 +223,51 @@ export class Snapshot {
 
   /**
    * The Flow as JSON bytes, once per version: the same bytes as JSON.stringify of the summary
-   * with every taskView, assembled from task fragments.
+   * with every taskView. Each task's slice is copied from the version before when nothing it
+   * shows changed (so the kept fragments cost no memory beyond the body itself).
    */
   flowJson(): Buffer {
-    if (!this.flowBytes) {
-      const json = this.taskFragments();
-      const summary = JSON.stringify(this.summary());
-      this.flowBytes = Buffer.from(`${summary.slice(0, -1)},"tasks":[${json.join(',')}]}`);
-    }
+    this.flowBytes ??= this.assemble();
     return this.flowBytes;
   }
 
-  private taskFragments(): readonly string[] {
+  private assemble(): Buffer {
     const { tasks } = this.state;
+    const n = tasks.length;
     const base = this.base;
-    const json = new Array<string>(tasks.length);
-    for (let i = 0; i < tasks.length; i++) {
+    const head = Buffer.from(`${JSON.stringify(this.summary()).slice(0, -1)},"tasks":[`);
+    // Per task: the base's slice to copy (its position there), or -1 and freshly serialized bytes.
+    const from = new Int32Array(n);
+    const fresh = new Array<Buffer | undefined>(n);
+    let size = head.length + Math.max(0, n - 1) + 2;
+    for (let i = 0; i < n; i++) {
       const j = base ? this.reusable(base, i) : -1;
+      from[i] = j;
       if (j >= 0) {
-        json[i] = base!.json[j]!;
+        size += base!.end[j]! - base!.start[j]!;
       } else {
-        json[i] = JSON.stringify(this.taskView(tasks[i]!.id));
-        flowJsonStats.taskBytes += json[i]!.length;
+        const bytes = Buffer.from(JSON.stringify(this.taskView(tasks[i]!.id)));
+        fresh[i] = bytes;
+        size += bytes.length;
+        flowJsonStats.taskBytes += bytes.length;
       }
     }
-    this.fragments = { json, flowId: this.flow.id, tasks, index: this.index, children: this.children, status: this.status, critical: this.critical };
+    const out = Buffer.allocUnsafe(size);
+    const start = new Int32Array(n);
+    const end = new Int32Array(n);
+    let at = head.copy(out, 0);
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out[at++] = 0x2c; // ,
+      start[i] = at;
+      const j = from[i]!;
+      at += j >= 0 ? base!.bytes.copy(out, at, base!.start[j], base!.end[j]) : fresh[i]!.copy(out, at);
+      end[i] = at;
+    }
+    out[at++] = 0x5d; // ]
+    out[at++] = 0x7d; // }
+    this.fragments = { bytes: out, start, end, flowId: this.flow.id, tasks, index: this.index, children: this.children, status: this.status, critical: this.critical };
     this.base = null;
-    return json;
+    return out;
   }
 
   /** The position of task i's fragment in `base` when everything taskView shows of it is unchanged; else -1. */

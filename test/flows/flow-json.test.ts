@@ -54,7 +54,7 @@ function apply(state: FlowState, step: Step, serial: number): FlowState {
   const replace = (x: TaskRecord, patch: Partial<TaskRecord>) => ({ flow, tasks: withTasks(state, { replace: [{ ...x, ...patch, updatedAt: `2026-01-02T00:00:${String(serial % 60).padStart(2, '0')}.000Z` }] }) });
   switch (step.kind) {
     case 'progress': return replace(picked, { progress: step.to });
-    case 'rename': return replace(picked, { name: `${picked.name}'` });
+    case 'rename': return replace(picked, { name: `${picked.name}é🚀` });
     case 'assign': return replace(picked, { assigneeId: picked.assigneeId ? null : 'usr_ada' });
     case 'estimate': return replace(picked, { estimateHours: (picked.estimateHours ?? 0) + 8 });
     case 'subtask': return { flow, tasks: withTasks(state, { add: [task(`t${serial}`, position, { parentId: objective.id })] }) };
