@@ -3,6 +3,7 @@
  * 30% done), median wall time of
  *   engineMs  recompute without counts (CSR build + topo + status + CPM),
  *   countsMs  the same with blocking counts,
+ *   incrementalMs  the next version after one `complete`, derived from the last (deriveNext),
  *   poolMs    a round trip through the worker pool (transfer both ways),
  *   peerMs    the same status + CPM written plainly on graphology + graphology-dag,
  * and heapMB: memory held by the 10k graph's input and output arrays.
@@ -14,6 +15,8 @@ import { runInNewContext } from 'node:vm';
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
 import { recompute } from '../src/graph/recompute.ts';
+import { deriveFull, deriveNext } from '../src/graph/incremental.ts';
+import { PROGRESS_DONE } from '../src/graph/status.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
 import { RecomputePool } from '../src/flows/recompute-pool.ts';
 import { randomDag } from '../test/graph/random-dag.ts';
@@ -108,6 +111,23 @@ function heapMB(n: number): number {
   return round((after - before) / 2 ** 20);
 }
 
+/**
+ * The next version after one `complete` of an unfinished task, derived from the last
+ * (deriveNext on a copy of progress with that task done), one after another as a flow's
+ * commands come: median of 50.
+ */
+async function incremental(input: RecomputeInput): Promise<number> {
+  let current = deriveFull(input.n, input.from, input.to, input.progress, input.duration);
+  const open = [...current.progress.keys()].filter((v) => current.progress[v] !== PROGRESS_DONE);
+  let next = 0;
+  return median(50, () => {
+    const v = open[(next = (next + 7919) % open.length)]!;
+    const progress = current.progress.slice();
+    progress[v] = PROGRESS_DONE;
+    current = deriveNext(current, [v], progress, current.duration);
+  });
+}
+
 const gc = gcFunction();
 const pool = new RecomputePool({ threads: Math.max(1, os.cpus().length), timeoutMs: 120_000, maxInFlight: 8 });
 // Measured first, while the heap is quiet, so other phases' garbage cannot blur it.
@@ -130,7 +150,9 @@ for (const n of SIZES) {
   if (peer(input).finish !== recompute(input).finish) throw new Error(`peer disagrees at n=${n}`);
   const peerMs = await median(reps.peer, () => peer(input));
   gc();
-  results.push({ n, engineMs, countsMs, poolMs, peerMs, heapMB: n === 10_000 ? heap10k : null });
+  const incrementalMs = await incremental(input);
+  gc();
+  results.push({ n, engineMs, countsMs, incrementalMs, poolMs, peerMs, heapMB: n === 10_000 ? heap10k : null });
 }
 await pool.close();
 

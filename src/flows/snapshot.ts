@@ -10,6 +10,8 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../graph/calendar.ts';
+import { buildGraph } from '../graph/graph.ts';
+import { deriveNext, type Derived } from '../graph/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../graph/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
@@ -85,6 +87,64 @@ export function engineInput(state: FlowState, index: ReadonlyMap<string, number>
   return { n, from, to, progress, duration, withCounts: false };
 }
 
+/** What the engine gives a snapshot: a full recompute's output, or an incremental derivation. */
+type EngineOutput = RecomputeOutput | Derived;
+
+const isDerived = (output: EngineOutput): output is Derived => 'tail' in output;
+
+function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord[]> {
+  const children = new Map<string, TaskRecord[]>();
+  for (const task of tasks) {
+    if (!task.parentId) continue;
+    const list = children.get(task.parentId);
+    if (list) list.push(task);
+    else children.set(task.parentId, [task]);
+  }
+  return children;
+}
+
+/**
+ * The positions of the tasks a change replaced, when it kept the graph's shape: the same
+ * tasks in the same places, each with the same parent and dependencies. Null otherwise.
+ * Commands replace a changed task's record and keep the others, so this compares references.
+ */
+function sameShapeChanges(before: readonly TaskRecord[], after: readonly TaskRecord[]): number[] | null {
+  if (before.length !== after.length) return null;
+  const changed: number[] = [];
+  for (let i = 0; i < after.length; i++) {
+    const a = before[i]!;
+    const b = after[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id || a.parentId !== b.parentId) return null;
+    if (a.dependsOn !== b.dependsOn && (a.dependsOn.length !== b.dependsOn.length || a.dependsOn.some((d, k) => d !== b.dependsOn[k]))) return null;
+    changed.push(i);
+  }
+  return changed;
+}
+
+/**
+ * The engine input of the next version from the last one's: the same edges, progress and
+ * durations copied and set again for the changed objectives and the objectives of changed
+ * sub-tasks (whose hours their open sub-tasks make). `touched`: the engine nodes set.
+ */
+function patchedInput(
+  previous: RecomputeInput, tasks: readonly TaskRecord[], index: ReadonlyMap<string, number>,
+  children: ReadonlyMap<string, readonly TaskRecord[]>, changed: readonly number[],
+): { input: RecomputeInput; touched: number[] } {
+  const progress = previous.progress.slice();
+  const duration = previous.duration.slice();
+  const touched = new Set<number>();
+  for (const i of changed) {
+    const task = tasks[i]!;
+    const objective = task.parentId === null ? i : index.get(task.parentId)!;
+    const record = tasks[objective]!;
+    progress[objective] = record.progress;
+    duration[objective] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
+    touched.add(objective);
+  }
+  return { input: { ...previous, progress, duration }, touched: [...touched] };
+}
+
 export class Snapshot {
   readonly version: number;
   /** Per task: derived status (graph/status.ts codes), critical flag, CPM offsets. */
@@ -104,7 +164,8 @@ export class Snapshot {
     readonly index: ReadonlyMap<string, number>,
     readonly children: ReadonlyMap<string, readonly TaskRecord[]>,
     readonly input: RecomputeInput,
-    output: RecomputeOutput,
+    /** The engine's own result (sub-tasks as finished nodes), kept to derive the next version from. */
+    private output: EngineOutput,
     private readonly recompute: Recompute,
     private readonly publicUrlBase: string,
     /** The latest fragments of an earlier version, to reuse (never a chain of versions: one set). */
@@ -112,8 +173,9 @@ export class Snapshot {
   ) {
     this.version = state.flow.version;
     const n = state.tasks.length;
-    this.status = output.status;
-    this.critical = output.critical;
+    // Copies: sub-tasks' entries are rewritten below, and the engine's are kept as they were.
+    this.status = output.status.slice();
+    this.critical = output.critical.slice();
     this.es = output.es;
     this.ef = output.ef;
     this.slack = output.slack;
@@ -139,19 +201,51 @@ export class Snapshot {
     this.counts = { taskCount: n, doneCount: done, readyCount: ready };
   }
 
-  /** `previous`: an earlier version of the same flow, whose serialized tasks may be reused. */
+  /**
+   * `previous`: an earlier version of the same flow. Its serialized tasks may be reused; and
+   * when the change kept the graph's shape (no task, dependency or sub-task added or removed:
+   * a start, complete, reopen, assignment or estimate), the engine's arrays are patched for
+   * the changed tasks and the next version is derived incrementally (deriveNext) instead of
+   * recomputed.
+   */
   static async derive(state: FlowState, recompute: Recompute, publicUrlBase: string, previous: Snapshot | null = null): Promise<Snapshot> {
-    const index = new Map(state.tasks.map((t, i) => [t.id, i]));
-    const children = new Map<string, TaskRecord[]>();
-    for (const task of state.tasks) {
-      if (!task.parentId) continue;
-      const list = children.get(task.parentId);
-      if (list) list.push(task);
-      else children.set(task.parentId, [task]);
+    const base = previous ? previous.fragments ?? previous.base : null;
+    const changed = previous ? sameShapeChanges(previous.state.tasks, state.tasks) : null;
+    if (previous && changed) {
+      const children = changed.some((i) => state.tasks[i]!.parentId !== null) ? childrenOf(state.tasks) : previous.children;
+      const { input, touched } = patchedInput(previous.input, state.tasks, previous.index, children, changed);
+      const output = deriveNext(previous.engine(), touched, input.progress, input.duration);
+      return new Snapshot(state, previous.index, children, input, output, recompute, publicUrlBase, base);
     }
+    const index = new Map(state.tasks.map((t, i) => [t.id, i]));
+    const children = childrenOf(state.tasks);
     const input = engineInput(state, index, children);
     const output = await recompute(input);
-    return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, previous ? previous.fragments ?? previous.base : null);
+    return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base);
+  }
+
+  /** The engine's state for deriveNext: kept from the last one, or rebuilt from a full recompute's output once (no sort, no CPM). */
+  private engine(): Derived {
+    if (isDerived(this.output)) return this.output;
+    const { n, from, to, progress, duration } = this.input;
+    const { order, status, es, ef, slack, critical, finish } = this.output;
+    const pos = new Uint32Array(n);
+    for (let i = 0; i < n; i++) pos[order[i]!] = i;
+    const ls = new Int32Array(n);
+    const lf = new Int32Array(n);
+    const tail = new Int32Array(n);
+    for (let v = 0; v < n; v++) {
+      if (progress[v] === PROGRESS.done) {
+        ls[v] = lf[v] = tail[v] = -1;
+        continue;
+      }
+      ls[v] = es[v]! + slack[v]!;
+      lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
+      tail[v] = finish - lf[v]!;
+    }
+    const derived: Derived = { n, g: buildGraph(n, from, to), order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
+    this.output = derived;
+    return derived;
   }
 
   get flow() {

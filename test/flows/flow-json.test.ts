@@ -2,8 +2,9 @@
  * The Flow body is assembled from per-task fragments reused across versions: after any
  * sequence of changes its bytes equal a fresh JSON.stringify of the summary and every
  * taskView, and a change re-serializes only the tasks it changed. Then the same through
- * HTTP: random commands on one process, every body equal to the one a second process
- * serializes from scratch after loading the flow from Postgres.
+ * HTTP: random commands on one process (whose transitions are derived incrementally), every
+ * body, schedule and report equal to what a second process derives and serializes from
+ * scratch after loading the flow from Postgres.
  */
 import t from 'tap';
 import fc from 'fast-check';
@@ -148,6 +149,12 @@ t.test('through HTTP: every body after random commands equals a fresh one from a
     // The other process hears of the commit by NOTIFY: asked until it serves the same version.
     const there = await until(() => request(b.url, 'GET', path, { token: s.adminKey }), (x) => x.headers.get('etag') === here.headers.get('etag'));
     t.equal(here.text, there.text, `step ${step}: ${command[0]} ${command[1]}`);
+    // Dates, slack and the projected finish: derived incrementally here, from scratch there.
+    for (const derived of ['schedule', 'report']) {
+      const mine = await s.api('GET', `${path}/${derived}`, { token: s.adminKey });
+      const theirs = await request(b.url, 'GET', `${path}/${derived}`, { token: s.adminKey });
+      t.equal(mine.text, theirs.text, `step ${step}: the ${derived}`);
+    }
   }
   await ok(t, s, 'GET', path);
 });

@@ -1,0 +1,215 @@
+import { cpm } from './cpm.ts';
+import { buildGraph, CycleError, topoOrder, type Graph } from './graph.ts';
+import { computeStatus, PROGRESS_DONE, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
+
+/**
+ * A flow's derived state kept with what derives it, so that the next version after a change
+ * that keeps the graph's shape (progress or durations: start, complete, reopen, an estimate)
+ * is derived from this one over the changed tasks' cone only.
+ *
+ * The backward pass is kept as `tail`: the working days between a task's latest finish and
+ * the project's finish (lf = finish − tail). It depends on the task's successors only, never
+ * on the finish itself, so a change that moves the finish does not touch every task's tail;
+ * ls, lf, slack and critical are then one flat pass over arrays, no edge walked.
+ */
+export interface Derived {
+  readonly n: number;
+  readonly g: Graph;
+  readonly order: Uint32Array;
+  /** Each task's place in `order`. */
+  readonly pos: Uint32Array;
+  readonly progress: Uint8Array;
+  readonly duration: Uint32Array;
+  readonly status: Uint8Array;
+  readonly es: Int32Array;
+  readonly ef: Int32Array;
+  readonly ls: Int32Array;
+  readonly lf: Int32Array;
+  readonly slack: Int32Array;
+  readonly critical: Uint8Array;
+  /** finish − lf for unfinished tasks, −1 for done ones. */
+  readonly tail: Int32Array;
+  readonly finish: number;
+}
+
+/** From scratch. Edge i: to[i] depends on from[i]. Throws CycleError on a cycle. */
+export function deriveFull(n: number, from: Uint32Array, to: Uint32Array, progress: Uint8Array, duration: Uint32Array): Derived {
+  const g = buildGraph(n, from, to);
+  const topo = topoOrder(g);
+  if (topo.order === null) throw new CycleError(topo.cycle);
+  const { order } = topo;
+  const pos = new Uint32Array(n);
+  for (let i = 0; i < n; i++) pos[order[i]!] = i;
+  const { es, ef, ls, lf, slack, critical, finish } = cpm(g, order, progress, duration);
+  const tail = new Int32Array(n);
+  for (let v = 0; v < n; v++) tail[v] = progress[v] === PROGRESS_DONE ? -1 : finish - lf[v]!;
+  return { n, g, order, pos, progress, duration, status: computeStatus(g, progress), es, ef, ls, lf, slack, critical, tail, finish };
+}
+
+/**
+ * The next version after the tasks in `changed` took new progress or durations (`progress`
+ * and `duration` are the next version's whole arrays; `previous` is left as it was). Equal to
+ * deriveFull on the same input: status is recomputed for the changed tasks and their
+ * successors; earliest dates forward from the changed tasks in topological order, and tails
+ * backward from them, each stopping where a value does not change.
+ */
+export function deriveNext(previous: Derived, changed: ArrayLike<number>, progress: Uint8Array, duration: Uint32Array): Derived {
+  const { n, g, order, pos } = previous;
+  const { predStart, pred, succStart, succ } = g;
+  const status = previous.status.slice();
+  const es = previous.es.slice();
+  const ef = previous.ef.slice();
+  const tail = previous.tail.slice();
+  const days = (v: number) => Math.max(1, duration[v]!);
+
+  for (let c = 0; c < changed.length; c++) {
+    const v = changed[c]!;
+    status[v] = statusOf(g, progress, v);
+    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) status[succ[k]!] = statusOf(g, progress, succ[k]!);
+  }
+
+  // Tasks whose dates, tail or progress may have changed: their ls, lf, slack and critical are redone.
+  const touched: number[] = Array.from(changed);
+  let finishLost = false;
+  let raised = -1;
+  // Forward: a task's earliest dates follow from its predecessors' (done ones count as −1).
+  const forward = new PositionHeap(n, false);
+  for (let c = 0; c < changed.length; c++) forward.push(pos[changed[c]!]!);
+  while (forward.size > 0) {
+    const v = order[forward.pop()]!;
+    let start = -1;
+    let last = -1;
+    if (progress[v] !== PROGRESS_DONE) {
+      start = 0;
+      for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
+        const after = ef[pred[k]!]! + 1;
+        if (after > start) start = after;
+      }
+      last = start + days(v) - 1;
+    }
+    if (start === es[v] && last === ef[v]) continue;
+    // The task that set the finish ends earlier (or is done): the finish must be looked for again.
+    if (ef[v] === previous.finish && last < previous.finish) finishLost = true;
+    if (last > raised) raised = last;
+    es[v] = start;
+    ef[v] = last;
+    touched.push(v);
+    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) forward.push(pos[succ[k]!]!);
+  }
+
+  // Backward: a tail follows from the unfinished successors' tails and durations, so the
+  // predecessors of a changed task are looked at even where its own tail stays.
+  const backward = new PositionHeap(n, true);
+  for (let c = 0; c < changed.length; c++) {
+    const v = changed[c]!;
+    backward.push(pos[v]!);
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) backward.push(pos[pred[k]!]!);
+  }
+  while (backward.size > 0) {
+    const v = order[backward.pop()]!;
+    let t = -1;
+    if (progress[v] !== PROGRESS_DONE) {
+      t = 0;
+      for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
+        const s = succ[k]!;
+        if (progress[s] === PROGRESS_DONE) continue;
+        const through = tail[s]! + days(s);
+        if (through > t) t = through;
+      }
+    }
+    if (t === tail[v]) continue;
+    tail[v] = t;
+    touched.push(v);
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) backward.push(pos[pred[k]!]!);
+  }
+
+  // The finish: the task that set it still does unless it ended earlier; then one flat scan.
+  let finish = Math.max(previous.finish, raised);
+  if (finishLost) {
+    finish = -1;
+    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS_DONE && ef[v]! > finish) finish = ef[v]!;
+  }
+  // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
+  const moved = finish !== previous.finish;
+  const ls = moved ? new Int32Array(n) : previous.ls.slice();
+  const lf = moved ? new Int32Array(n) : previous.lf.slice();
+  const slack = moved ? new Int32Array(n) : previous.slack.slice();
+  const critical = moved ? new Uint8Array(n) : previous.critical.slice();
+  const late = (v: number) => {
+    if (progress[v] === PROGRESS_DONE) {
+      ls[v] = lf[v] = slack[v] = -1;
+      critical[v] = 0;
+      return;
+    }
+    const latest = finish - tail[v]!;
+    const s = latest - days(v) + 1;
+    lf[v] = latest;
+    ls[v] = s;
+    slack[v] = s - es[v]!;
+    critical[v] = s === es[v] ? 1 : 0;
+  };
+  if (moved) for (let v = 0; v < n; v++) late(v);
+  else for (const v of touched) late(v);
+  return { n, g, order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
+}
+
+function statusOf(g: Graph, progress: Uint8Array, v: number): number {
+  if (progress[v] === PROGRESS_DONE) return STATUS_DONE;
+  if (progress[v] !== 0) return STATUS_IN_PROGRESS;
+  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS_DONE) return STATUS_BLOCKED;
+  return STATUS_READY;
+}
+
+/** Topological positions, each at most once in the heap at a time; smallest (or largest) first. */
+class PositionHeap {
+  private items: number[] = [];
+  private readonly queued: Uint8Array;
+
+  constructor(n: number, private readonly largestFirst: boolean) {
+    this.queued = new Uint8Array(n);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(p: number): void {
+    if (this.queued[p] === 1) return;
+    this.queued[p] = 1;
+    const items = this.items;
+    let i = items.length;
+    items.push(p);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(p, items[parent]!)) break;
+      items[i] = items[parent]!;
+      i = parent;
+    }
+    items[i] = p;
+  }
+
+  pop(): number {
+    const items = this.items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    this.queued[top] = 0;
+    if (items.length > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= items.length) break;
+        const right = left + 1;
+        const child = right < items.length && this.before(items[right]!, items[left]!) ? right : left;
+        if (!this.before(items[child]!, last)) break;
+        items[i] = items[child]!;
+        i = child;
+      }
+      items[i] = last;
+    }
+    return top;
+  }
+
+  private before(a: number, b: number): boolean {
+    return this.largestFirst ? a > b : a < b;
+  }
+}

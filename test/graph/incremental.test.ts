@@ -1,0 +1,120 @@
+/**
+ * Incremental derivation equals a full one: random command sequences (start, complete,
+ * reopen, estimate changes, several at once) on random DAGs, a 50,000-deep chain and wide
+ * fan-outs, compared with deriveFull after every step.
+ */
+import t, { type Test } from 'tap';
+import fc from 'fast-check';
+import { deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
+import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/graph/status.ts';
+import { dagArb, toInput } from './arbitraries.ts';
+import { rng } from './random-dag.ts';
+
+const FIELDS = ['status', 'es', 'ef', 'ls', 'lf', 'slack', 'critical', 'tail'] as const;
+
+/** The first field and task where two derivations differ, or null. */
+function difference(a: Derived, b: Derived): string | null {
+  if (a.finish !== b.finish) return `finish ${a.finish} ≠ ${b.finish}`;
+  for (const field of FIELDS) {
+    for (let v = 0; v < a.n; v++) if (a[field][v] !== b[field][v]) return `${field}[${v}] ${a[field][v]} ≠ ${b[field][v]}`;
+  }
+  return null;
+}
+
+interface Change {
+  v: number;
+  progress: number | null;
+  duration: number | null;
+}
+
+/** Applies the changes to copies of the arrays and derives both ways. */
+function step(previous: Derived, from: Uint32Array, to: Uint32Array, changes: readonly Change[]): { next: Derived; full: Derived } {
+  const progress = previous.progress.slice();
+  const duration = previous.duration.slice();
+  const changed = new Set<number>();
+  for (const { v, progress: p, duration: d } of changes) {
+    if (p !== null) progress[v] = p;
+    if (d !== null) duration[v] = d;
+    changed.add(v);
+  }
+  const before = { progress: previous.progress.slice(), status: previous.status.slice(), es: previous.es.slice() };
+  const next = deriveNext(previous, [...changed], progress, duration);
+  // The previous version is still read by others: it must be left as it was.
+  if (!before.progress.every((x, i) => x === previous.progress[i]) || !before.es.every((x, i) => x === previous.es[i]) || !before.status.every((x, i) => x === previous.status[i])) {
+    throw new Error('deriveNext changed the previous version');
+  }
+  return { next, full: deriveFull(previous.n, from, to, progress, duration) };
+}
+
+const changeArb = (n: number) => fc.record({
+  v: fc.nat(n - 1),
+  progress: fc.option(fc.constantFrom(PROGRESS_OPEN, PROGRESS_STARTED, PROGRESS_DONE)),
+  duration: fc.option(fc.integer({ min: 0, max: 6 })),
+});
+
+t.test('random DAGs: every step equals a full derivation', async (t) => {
+  fc.assert(fc.property(
+    dagArb(60).chain((dag) => fc.tuple(fc.constant(dag), fc.array(fc.array(changeArb(dag.n), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 25 }))),
+    ([dag, steps]) => {
+      const { n, from, to, progress, duration } = toInput(dag);
+      let current = deriveFull(n, from, to, progress, duration);
+      for (const changes of steps) {
+        const { next, full } = step(current, from, to, changes);
+        const diff = difference(next, full);
+        if (diff) throw new Error(diff);
+        current = next;
+      }
+    },
+  ), { numRuns: 400 });
+  t.pass('400 random sequences');
+});
+
+/** Random single-task commands on a big graph, checked after each. */
+function randomWalk(t: Test, name: string, n: number, from: Uint32Array, to: Uint32Array, steps: number, seed: number, pick: (random: () => number) => number): void {
+  const random = rng(seed);
+  let current = deriveFull(n, from, to, new Uint8Array(n), new Uint32Array(n).fill(1));
+  for (let s = 0; s < steps; s++) {
+    const v = pick(random);
+    const r = random();
+    const change: Change = r < 0.6 ? { v, progress: random() < 0.7 ? PROGRESS_DONE : PROGRESS_OPEN, duration: null }
+      : r < 0.8 ? { v, progress: PROGRESS_STARTED, duration: null }
+      : { v, progress: null, duration: 1 + Math.floor(random() * 5) };
+    const { next, full } = step(current, from, to, [change]);
+    const diff = difference(next, full);
+    if (diff) {
+      t.fail(`${name}, step ${s}: ${diff}`);
+      return;
+    }
+    current = next;
+  }
+  t.pass(`${name}: ${steps} steps equal a full derivation`);
+}
+
+t.test('a 50,000-deep chain', async (t) => {
+  const n = 50_000;
+  const from = Uint32Array.from({ length: n - 1 }, (_, i) => i);
+  const to = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+  // Near the head (moves everything after it), near the tail, and anywhere.
+  randomWalk(t, 'chain', n, from, to, 30, 1, (random) => {
+    const r = random();
+    return r < 0.3 ? Math.floor(random() * 10) : r < 0.6 ? n - 1 - Math.floor(random() * 10) : Math.floor(random() * n);
+  });
+});
+
+t.test('wide fan-out and fan-in', async (t) => {
+  // One root, 20,000 tasks after it, one sink after them all.
+  const width = 20_000;
+  const n = width + 2;
+  const from = new Uint32Array(2 * width);
+  const to = new Uint32Array(2 * width);
+  for (let i = 0; i < width; i++) {
+    from[i] = 0;
+    to[i] = i + 1;
+    from[width + i] = i + 1;
+    to[width + i] = n - 1;
+  }
+  randomWalk(t, 'fan', n, from, to, 40, 2, (random) => {
+    const r = random();
+    return r < 0.2 ? 0 : r < 0.4 ? n - 1 : 1 + Math.floor(random() * width);
+  });
+});
