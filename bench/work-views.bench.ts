@@ -17,6 +17,19 @@
  *   { name, machine, rps, p50Ms, p99Ms, notModifiedShare, ceilingRps, ratio, stalenessMs }
  * and the breakdown (conditional vs plain connections, writer) on stderr.
  *
+ * Then a large workspace (`work-views-large`): 1,000 flows × 100 tasks, 200 API keys on 200
+ * connections polling the first pages of `/v1/work/available` and `/v1/work/blocked`, half
+ * of them conditionally, while an editor makes 20 writes a second (a task's name or
+ * estimate, in turn) to flows on neither first page: flows without a due date, which rank
+ * below every due flow's critical work. Those writes change no count, so the first pages'
+ * bytes stay the same and a conditional poll should stay 304 (a transition would move
+ * `total`, which every page shows). Prints one more JSON line:
+ *   { name, machine, flows, tasksPerFlow, pollers, writesPerSecond, writes, rps, p50Ms, p99Ms,
+ *     conditionalNotModifiedShare, indexBuilds, wholeRebuilds, flowRanks, setupMs }
+ * where the last three are the /metrics deltas over the measured load: work-index builds and
+ * refreshes, builds of a whole workspace index, flows ranked.
+ * `npm run bench:work -- standard` or `-- large` runs one of the two.
+ *
  * The load generator is a minimal HTTP/1.1 keep-alive client (one request in flight per
  * connection, per-connection ETag state) in a worker thread, so it does not share the
  * server's event loop; the writer is another worker. Both still share the machine's cores
@@ -28,6 +41,7 @@ import net from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createKey } from '../src/auth/provision.ts';
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import type { RunningApp } from '../src/app.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const FLOWS = 200;
@@ -46,6 +60,16 @@ const WRITES_PER_SECOND = 10;
 /** Every how many transitions the writer probes staleness. */
 const PROBE_EVERY = 4;
 const VIEWS = ['/v1/work/available', '/v1/work/blocked'];
+
+const LARGE = {
+  flows: 1000,
+  tasksPerFlow: 100,
+  keys: 200,
+  connections: 200,
+  writesPerSecond: 20,
+  rounds: 3,
+  segmentSeconds: 3,
+};
 
 // ---------------------------------------------------------------------------------------
 // Load worker: a minimal keep-alive HTTP/1.1 client per connection.
@@ -300,13 +324,54 @@ async function runWriter(job: WriterJob): Promise<WriterResult> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Editor worker (large scenario): writes that move no count, at a steady pace.
+
+interface EditorJob {
+  kind: 'editor';
+  url: string;
+  key: string;
+  perSecond: number;
+  /** Open objectives to edit, as `flowId/taskId`. */
+  tasks: string[];
+}
+
+async function runEditor(job: EditorJob): Promise<{ writes: number; refused: number }> {
+  const headers = { authorization: `Bearer ${job.key}`, 'content-type': 'application/json' };
+  let stop = false;
+  parentPort!.on('message', (message) => {
+    if (message === 'stop') stop = true;
+  });
+  const result = { writes: 0, refused: 0 };
+  const write = async (n: number) => {
+    const [flowId, taskId] = job.tasks[(n * 7919) % job.tasks.length]!.split('/') as [string, string];
+    const body = n % 2 === 0 ? { name: `edited ${n}` } : { estimateHours: 1 + (n % 40) };
+    const res = await fetch(`${job.url}/v1/flows/${flowId}/tasks/${taskId}`, { method: 'PATCH', headers, body: JSON.stringify(body) });
+    await res.arrayBuffer();
+    if (res.status === 200) result.writes++;
+    else result.refused++;
+  };
+  // Open loop: a write leaves on its tick whether or not the last one was answered, so a
+  // slow answer under load does not lower the write rate.
+  const writes: Promise<void>[] = [];
+  const interval = 1000 / job.perSecond;
+  let next = performance.now();
+  for (let n = 0; !stop; n++) {
+    writes.push(write(n));
+    next += interval;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+  }
+  await Promise.all(writes);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
 // Main thread: database, app, workspace, the interleaved runs, the JSON line.
 
 /**
  * Runs a job in a worker thread that loads this same file through tsx. Its top-level imports
  * (the app's modules) load there too, before the job starts and so outside any measurement.
  */
-function inWorker<T>(job: LoadJob | WriterJob): { result: Promise<T>; worker: Worker } {
+function inWorker<T>(job: LoadJob | WriterJob | EditorJob): { result: Promise<T>; worker: Worker } {
   const code = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(code, { eval: true, workerData: job });
   const result = new Promise<T>((resolve, reject) => {
@@ -321,8 +386,8 @@ function inWorker<T>(job: LoadJob | WriterJob): { result: Promise<T>; worker: Wo
 }
 
 /** A random DAG: each task waits on 0 to 4 distinct earlier tasks, two on average. */
-function randomTasks(random: () => number, flow: number) {
-  return Array.from({ length: TASKS_PER_FLOW }, (_, i) => {
+function randomTasks(random: () => number, flow: number, count: number) {
+  return Array.from({ length: count }, (_, i) => {
     const after = new Set<number>();
     const wanted = Math.min(i, Math.floor(random() * 5));
     while (after.size < wanted) after.add(Math.floor(random() * i));
@@ -339,113 +404,221 @@ function mulberry32(seed: number): () => number {
   };
 }
 
+interface CreatedFlow {
+  id: string;
+  dueDate: string | null;
+  tasks: { id: string; status: string; parentId: string | null }[];
+}
+
+/** `count` flows of `tasksPerFlow` random tasks through the API, eight at a time, a third with a due date. */
+async function createFlows(url: string, adminKey: string, count: number, tasksPerFlow: number): Promise<CreatedFlow[]> {
+  const random = mulberry32(42);
+  const bodies = Array.from({ length: count }, (_, f) => ({
+    name: `Flow ${f}`,
+    ...(f % 3 === 0 ? { dueDate: new Date(Date.UTC(2031, 0, 1 + f)).toISOString().slice(0, 10) } : {}),
+    tasks: randomTasks(random, f, tasksPerFlow),
+  }));
+  const created: CreatedFlow[] = [];
+  for (let f = 0; f < count; f += 8) {
+    created.push(...await Promise.all(bodies.slice(f, f + 8).map(async (body) => {
+      const res = await fetch(`${url}/v1/flows`, {
+        method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`POST /v1/flows answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as CreatedFlow;
+    })));
+  }
+  return created;
+}
+
+async function pollerKeys(app: RunningApp, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    keys.push((await createKey(app.services.sql, { workspaceId: app.demo!.workspaceId, role: 'viewer', scopes: ['flows:read'], name: `poller ${i}` })).key);
+  }
+  return keys;
+}
+
+/** The work-index series of /metrics (null: not exported by this build). */
+async function workIndexMetrics(url: string): Promise<{ builds: number | null; rebuilds: number | null; flowRanks: number | null }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (series: string) => {
+    const match = new RegExp(`^${series} (\\d+)$`, 'm').exec(text);
+    return match ? Number(match[1]) : null;
+  };
+  return {
+    builds: read('flowplan_work_index_build_seconds_count'),
+    rebuilds: read('flowplan_work_index_rebuilds_total'),
+    flowRanks: read('flowplan_work_index_flow_ranks_total'),
+  };
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? null : Math.round(sorted[Math.floor(sorted.length / 2)]! * 100) / 100;
 };
+
+/** The standard scenario: 200 flows × 50 tasks, transitions, against the /healthz ceiling. */
+async function standard(app: RunningApp): Promise<void> {
+  const adminKey = app.demo!.key;
+  const { hostname, port } = new URL(app.url);
+
+  // The workspace: 200 flows through the API, a third of them with a due date.
+  const setupStarted = performance.now();
+  const ready: string[] = [];
+  for (const flow of await createFlows(app.url, adminKey, FLOWS, TASKS_PER_FLOW)) {
+    for (const task of flow.tasks) if (task.status === 'ready') ready.push(`${flow.id}/${task.id}`);
+  }
+  const keys = await pollerKeys(app, KEYS);
+  for (const view of VIEWS) {
+    const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
+    const body = (await probe.json()) as { total: number };
+    process.stderr.write(`bench:work ${view}: ${body.total} items\n`);
+  }
+  process.stderr.write(`bench:work setup ${FLOWS} flows × ${TASKS_PER_FLOW} tasks, ${KEYS} keys in ${Math.round(performance.now() - setupStarted)} ms\n`);
+
+  const segment = (paths: string[], conditional: LoadJob['conditional']) => inWorker<LoadResult>({
+    kind: 'load', host: hostname, port: Number(port), paths, keys, connections: CONNECTIONS, conditional,
+    warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: SEGMENT_SECONDS,
+  }).result;
+
+  // The writer goes all along; the ceiling (/healthz through the same app, same connections
+  // and headers), the measured mix (half the pollers conditional) and an all-conditional
+  // mix take turns.
+  const writer = inWorker<WriterResult>({ kind: 'writer', url: app.url, key: adminKey, perSecond: WRITES_PER_SECOND, ready });
+  const runs = { ceiling: [] as LoadResult[], half: [] as LoadResult[], all: [] as LoadResult[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.ceiling.push(await segment(['/healthz'], 'none'));
+    runs.half.push(await segment(VIEWS, 'half'));
+    runs.all.push(await segment(VIEWS, 'all'));
+  }
+  writer.worker.postMessage('stop');
+  const written = await writer.result;
+  const ceiling = merge(runs.ceiling);
+  const measured = merge(runs.half);
+  const allConditional = merge(runs.all);
+
+  const unexpected = Object.keys({ ...ceiling.statuses, ...measured.statuses, ...allConditional.statuses }).filter((status) => status !== '200' && status !== '304');
+  if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify([ceiling.statuses, measured.statuses, allConditional.statuses])}`);
+  if (written.refused > 0) throw new Error(`the writer was refused ${written.refused} times`);
+
+  const { rps } = measured;
+  const ceilingRps = ceiling.rps;
+  const share = (r: Merged) => Math.round(((r.statuses['304'] ?? 0) / Math.max(1, r.total)) * 1000) / 10;
+  process.stderr.write(`bench:work ceiling /healthz: ${ceilingRps} rps, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
+  process.stderr.write(`bench:work half conditional: ${rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, 304 ${share(measured)}%; `
+    + `conditional connections p50 ${measured.conditional.p50Ms} ms p99 ${measured.conditional.p99Ms} ms, plain p50 ${measured.plain.p50Ms} ms p99 ${measured.plain.p99Ms} ms\n`);
+  process.stderr.write(`bench:work all conditional: ${allConditional.rps} rps (${Math.round((allConditional.rps / ceilingRps) * 1000) / 10}% of the ceiling), `
+    + `p50 ${allConditional.p50Ms} ms, p99 ${allConditional.p99Ms} ms, 304 ${share(allConditional)}%\n`);
+  process.stderr.write(`bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, `
+    + `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`);
+
+  process.stdout.write(JSON.stringify({
+    name: 'work-views',
+    machine: machine(),
+    rps,
+    p50Ms: measured.p50Ms,
+    p99Ms: measured.p99Ms,
+    notModifiedShare: Math.round(((measured.statuses['304'] ?? 0) / measured.total) * 1000) / 1000,
+    ceilingRps,
+    ratio: Math.round((rps / ceilingRps) * 1000) / 1000,
+    stalenessMs: median(written.stalenessMs),
+  }) + '\n');
+}
+
+/** The large scenario (see the top of the file): cost must follow the write, not the workspace. */
+async function large(app: RunningApp): Promise<void> {
+  const adminKey = app.demo!.key;
+  const { hostname, port } = new URL(app.url);
+  const setupStarted = performance.now();
+  const flows = await createFlows(app.url, adminKey, LARGE.flows, LARGE.tasksPerFlow);
+  const keys = await pollerKeys(app, LARGE.keys);
+  // Writes go to flows on neither first page, so those pages' bytes do not change.
+  const onFirstPages = new Set<string>();
+  for (const view of VIEWS) {
+    const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
+    const body = (await probe.json()) as { total: number; items: { flowId: string }[] };
+    for (const item of body.items) onFirstPages.add(item.flowId);
+    process.stderr.write(`bench:work large ${view}: ${body.total} items\n`);
+  }
+  const tasks = flows
+    .filter((flow) => flow.dueDate === null && !onFirstPages.has(flow.id))
+    .flatMap((flow) => flow.tasks.filter((task) => task.parentId === null).map((task) => `${flow.id}/${task.id}`));
+  const setupMs = Math.round(performance.now() - setupStarted);
+  process.stderr.write(`bench:work large setup ${LARGE.flows} flows × ${LARGE.tasksPerFlow} tasks, ${LARGE.keys} keys in ${setupMs} ms; `
+    + `writes go to ${tasks.length} tasks\n`);
+
+  const before = await workIndexMetrics(app.url);
+  const editor = inWorker<{ writes: number; refused: number }>({ kind: 'editor', url: app.url, key: adminKey, perSecond: LARGE.writesPerSecond, tasks });
+  const runs: LoadResult[] = [];
+  for (let round = 0; round < LARGE.rounds; round++) {
+    runs.push(await inWorker<LoadResult>({
+      kind: 'load', host: hostname, port: Number(port), paths: VIEWS, keys, connections: LARGE.connections, conditional: 'half',
+      warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: LARGE.segmentSeconds,
+    }).result);
+  }
+  editor.worker.postMessage('stop');
+  const edited = await editor.result;
+  const after = await workIndexMetrics(app.url);
+  const measured = merge(runs);
+  const unexpected = Object.keys(measured.statuses).filter((status) => status !== '200' && status !== '304');
+  if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify(measured.statuses)}`);
+  if (edited.refused > 0) throw new Error(`the editor was refused ${edited.refused} times`);
+  const delta = (key: keyof typeof before) => (after[key] === null || before[key] === null ? null : after[key]! - before[key]!);
+  // Plain connections never send If-None-Match: every 304 is a conditional poll's.
+  const share = Math.round(((measured.statuses['304'] ?? 0) / Math.max(1, measured.conditional.total)) * 1000) / 1000;
+  process.stderr.write(`bench:work large: ${measured.rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms; conditional p50 ${measured.conditional.p50Ms} ms `
+    + `p99 ${measured.conditional.p99Ms} ms, 304 ${Math.round(share * 1000) / 10}% of ${measured.conditional.total}; plain p50 ${measured.plain.p50Ms} ms `
+    + `p99 ${measured.plain.p99Ms} ms; ${edited.writes} writes; /metrics before ${JSON.stringify(before)}, after ${JSON.stringify(after)}\n`);
+  process.stdout.write(JSON.stringify({
+    name: 'work-views-large',
+    machine: machine(),
+    flows: LARGE.flows,
+    tasksPerFlow: LARGE.tasksPerFlow,
+    pollers: LARGE.keys,
+    writesPerSecond: LARGE.writesPerSecond,
+    writes: edited.writes,
+    rps: measured.rps,
+    p50Ms: measured.p50Ms,
+    p99Ms: measured.p99Ms,
+    conditionalNotModifiedShare: share,
+    indexBuilds: delta('builds'),
+    wholeRebuilds: delta('rebuilds'),
+    flowRanks: delta('flowRanks'),
+    setupMs,
+  }) + '\n');
+}
+
+/** One scenario on a fresh database and app of its own; 1 when it failed. */
+async function scenario(name: string, run: (app: RunningApp) => Promise<void>): Promise<number> {
+  const database = await benchDatabase(name);
+  try {
+    const app = await startBenchApp(database.url);
+    try {
+      await run(app);
+    } finally {
+      await app.close();
+    }
+    return 0;
+  } catch (error) {
+    process.stderr.write(`bench:work failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await database.drop();
+  }
+}
 
 async function main(): Promise<number> {
   if (!UWS_NATIVE) {
     process.stderr.write(`bench:work refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
     return 1;
   }
-
-  const database = await benchDatabase('work');
+  const only = process.argv[2];
   let exitCode = 0;
-  try {
-    const app = await startBenchApp(database.url);
-    try {
-      const workspaceId = app.demo!.workspaceId;
-      const adminKey = app.demo!.key;
-      const { hostname, port } = new URL(app.url);
-
-      // The workspace: 200 flows through the API, a third of them with a due date.
-      const setupStarted = performance.now();
-      const random = mulberry32(42);
-      const ready: string[] = [];
-      const bodies = Array.from({ length: FLOWS }, (_, f) => ({
-        name: `Flow ${f}`,
-        ...(f % 3 === 0 ? { dueDate: new Date(Date.UTC(2031, 0, 1 + f)).toISOString().slice(0, 10) } : {}),
-        tasks: randomTasks(random, f),
-      }));
-      for (let f = 0; f < FLOWS; f += 8) {
-        await Promise.all(bodies.slice(f, f + 8).map(async (body) => {
-          const res = await fetch(`${app.url}/v1/flows`, {
-            method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-          });
-          if (res.status !== 201) throw new Error(`POST /v1/flows answered ${res.status}: ${await res.text()}`);
-          const flow = (await res.json()) as { id: string; tasks: { id: string; status: string }[] };
-          for (const task of flow.tasks) if (task.status === 'ready') ready.push(`${flow.id}/${task.id}`);
-        }));
-      }
-      const keys: string[] = [];
-      for (let i = 0; i < KEYS; i++) {
-        keys.push((await createKey(app.services.sql, { workspaceId, role: 'viewer', scopes: ['flows:read'], name: `poller ${i}` })).key);
-      }
-      for (const view of VIEWS) {
-        const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
-        if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
-        const body = (await probe.json()) as { total: number };
-        process.stderr.write(`bench:work ${view}: ${body.total} items\n`);
-      }
-      process.stderr.write(`bench:work setup ${FLOWS} flows × ${TASKS_PER_FLOW} tasks, ${KEYS} keys in ${Math.round(performance.now() - setupStarted)} ms\n`);
-
-      const segment = (paths: string[], conditional: LoadJob['conditional']) => inWorker<LoadResult>({
-        kind: 'load', host: hostname, port: Number(port), paths, keys, connections: CONNECTIONS, conditional,
-        warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: SEGMENT_SECONDS,
-      }).result;
-
-      // The writer goes all along; the ceiling (/healthz through the same app, same connections
-      // and headers), the measured mix (half the pollers conditional) and an all-conditional
-      // mix take turns.
-      const writer = inWorker<WriterResult>({ kind: 'writer', url: app.url, key: adminKey, perSecond: WRITES_PER_SECOND, ready });
-      const runs = { ceiling: [] as LoadResult[], half: [] as LoadResult[], all: [] as LoadResult[] };
-      for (let round = 0; round < ROUNDS; round++) {
-        runs.ceiling.push(await segment(['/healthz'], 'none'));
-        runs.half.push(await segment(VIEWS, 'half'));
-        runs.all.push(await segment(VIEWS, 'all'));
-      }
-      writer.worker.postMessage('stop');
-      const written = await writer.result;
-      const ceiling = merge(runs.ceiling);
-      const measured = merge(runs.half);
-      const allConditional = merge(runs.all);
-
-      const unexpected = Object.keys({ ...ceiling.statuses, ...measured.statuses, ...allConditional.statuses }).filter((status) => status !== '200' && status !== '304');
-      if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify([ceiling.statuses, measured.statuses, allConditional.statuses])}`);
-      if (written.refused > 0) throw new Error(`the writer was refused ${written.refused} times`);
-
-      const { rps } = measured;
-      const ceilingRps = ceiling.rps;
-      const share = (r: Merged) => Math.round(((r.statuses['304'] ?? 0) / Math.max(1, r.total)) * 1000) / 10;
-      process.stderr.write(`bench:work ceiling /healthz: ${ceilingRps} rps, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
-      process.stderr.write(`bench:work half conditional: ${rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, 304 ${share(measured)}%; `
-        + `conditional connections p50 ${measured.conditional.p50Ms} ms p99 ${measured.conditional.p99Ms} ms, plain p50 ${measured.plain.p50Ms} ms p99 ${measured.plain.p99Ms} ms\n`);
-      process.stderr.write(`bench:work all conditional: ${allConditional.rps} rps (${Math.round((allConditional.rps / ceilingRps) * 1000) / 10}% of the ceiling), `
-        + `p50 ${allConditional.p50Ms} ms, p99 ${allConditional.p99Ms} ms, 304 ${share(allConditional)}%\n`);
-      process.stderr.write(`bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, `
-        + `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`);
-
-      process.stdout.write(JSON.stringify({
-        name: 'work-views',
-        machine: machine(),
-        rps,
-        p50Ms: measured.p50Ms,
-        p99Ms: measured.p99Ms,
-        notModifiedShare: Math.round(((measured.statuses['304'] ?? 0) / measured.total) * 1000) / 1000,
-        ceilingRps,
-        ratio: Math.round((rps / ceilingRps) * 1000) / 1000,
-        stalenessMs: median(written.stalenessMs),
-      }) + '\n');
-    } finally {
-      await app.close();
-    }
-  } catch (error) {
-    process.stderr.write(`bench:work failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-    exitCode = 1;
-  } finally {
-    await database.drop();
-  }
+  if (only !== 'large') exitCode ||= await scenario('work', standard);
+  if (only !== 'standard') exitCode ||= await scenario('work-large', large);
   return exitCode;
 }
 
@@ -454,9 +627,9 @@ if (isMainThread) {
   // on 'exit') throws "done is not a function" when the process ends on its own.
   process.exit(await main());
 } else {
-  const job = workerData as LoadJob | WriterJob;
+  const job = workerData as LoadJob | WriterJob | EditorJob;
   try {
-    const result = job.kind === 'load' ? await runLoad(job) : await runWriter(job);
+    const result = job.kind === 'load' ? await runLoad(job) : job.kind === 'writer' ? await runWriter(job) : await runEditor(job);
     parentPort!.postMessage({ result });
   } catch (error) {
     parentPort!.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) });

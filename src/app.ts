@@ -122,7 +122,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const foreground = new Foreground();
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index (re)builds of a workspace and their time; its count is the number of rebuilds', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render };
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render };
+  metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => services.work.rebuilds);
+  metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => services.work.flowRanks);
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const edge = new Edge({
     sql, auth, metrics, log,

@@ -1,11 +1,12 @@
 /**
- * Work views across every live flow of the workspace (CONTRACT §3). Tagged by the
- * workspace index version, so a conditional poll of an unchanged workspace answers 304
- * from memory, and a repeated poll re-serializes nothing.
+ * Work views across every live flow of the workspace (CONTRACT §3). A page is tagged by
+ * what it shows (views.ts listTag), so a conditional poll answers 304 from memory while
+ * flows it does not show change, and a repeated poll re-serializes nothing.
  */
 import { ApiError } from '../errors.ts';
 import type { RequestContext, Route } from '../http/route.ts';
-import { listView, overview, type ListView, type PageQuery } from '../work/views.ts';
+import type { ListView } from '../work/flow-ranks.ts';
+import { listTag, listView, overview, type PageQuery } from '../work/views.ts';
 import { MineQuery, OverviewSchema, WorkListSchema, WorkQuery } from '../schemas/work.schema.ts';
 import type { Services } from './services.ts';
 
@@ -32,15 +33,15 @@ export function workRoutes(services: Services): Route[] {
     query: view === 'mine' ? MineQuery : WorkQuery,
     responses: { 200: { description: 'A page of work items', schema: WorkListSchema } },
     etag: async (ctx) => {
-      const query = view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query;
-      return `${(await work.get(ctx.principal!.workspaceId)).tag}.${pageKey(view, query as PageQuery)}`;
+      const query = (view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query) as PageQuery;
+      return `${listTag(await work.get(ctx.principal!.workspaceId), view, query)}.${pageKey(view, query)}`;
     },
     handler: async (ctx) => {
       const query = (view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query) as PageQuery;
       const index = await work.get(ctx.principal!.workspaceId);
       const key = pageKey(view, query);
       const body = index.memo(`bytes:${key}`, () => Buffer.from(JSON.stringify(listView(index, view, query))));
-      return { status: 200, body, contentType: JSON_TYPE, etag: `${index.tag}.${key}` };
+      return { status: 200, body, contentType: JSON_TYPE, etag: `${listTag(index, view, query)}.${key}` };
     },
   });
 

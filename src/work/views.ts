@@ -1,70 +1,39 @@
 /**
  * Cross-flow work views (CONTRACT §3): objectives of every live flow as WorkItems, ranked
  * by what decides finish dates — critical-path work first, then least slack, then the
- * earliest flow due date, then the most work held up.
+ * earliest flow due date, then the most work held up. Each flow is ranked on its own
+ * (flow-ranks.ts); a page merges the flows' lists only as far as it reaches.
  */
+import { createHash } from 'node:crypto';
 import { addWorkingDays, startOfSchedule } from '../graph/calendar.ts';
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
+import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES } from '../graph/status.ts';
 import { PROGRESS } from '../flows/model.ts';
-import type { IndexedFlow, WorkspaceIndex } from './workspace-index.ts';
+import { TOP_BLOCKERS } from '../flows/report.ts';
+import { compareBlockers, compareTasks, type ListView, type RankedFlow } from './flow-ranks.ts';
+import { mergeFirst } from './merge.ts';
+import type { WorkspaceIndex } from './workspace-index.ts';
 
-export type ListView = 'available' | 'blocked' | 'in-progress' | 'mine';
+export interface PageQuery {
+  assigneeId?: string;
+  size: number;
+  from: number;
+}
 
-/** An objective in a view, with its sort keys read once from its flow's snapshot. */
-interface Ref {
-  readonly flow: IndexedFlow;
-  readonly i: number;
-  readonly critical: number;
-  readonly slack: number;
-  /** The flow's due date in ms; +Infinity without one (ranks last). */
-  readonly due: number;
-  readonly blocking: number;
-  /** The flow's place in the index (oldest flow first), then the task's in the flow: a stable tie-break. */
+/** A flow's list in a view, with the flow's place in the index for the tie-break. */
+interface FlowRun {
+  readonly flow: RankedFlow;
   readonly position: number;
+  readonly items: readonly number[];
 }
 
-const VIEW_STATUSES: Record<ListView, readonly number[]> = {
-  available: [STATUS_READY],
-  blocked: [STATUS_BLOCKED],
-  'in-progress': [STATUS_IN_PROGRESS],
-  mine: [STATUS_READY, STATUS_IN_PROGRESS],
-};
-
-const dueMs = (flow: IndexedFlow) => (flow.snapshot.flow.dueDate ? Date.parse(flow.snapshot.flow.dueDate) : Number.POSITIVE_INFINITY);
-
-/**
- * Critical-path work first, then least slack, then the earliest flow due date, then the
- * most work held up. Numbers only: a view re-ranks thousands of objectives after every
- * write, on the event loop, so nothing here may parse or compare strings.
- */
-function compare(a: Ref, b: Ref): number {
-  return (b.critical - a.critical)
-    || (a.slack - b.slack)
-    || (a.due === b.due ? 0 : a.due < b.due ? -1 : 1)
-    || (b.blocking - a.blocking)
-    || (a.position - b.position)
-    || (a.i - b.i);
+interface Page {
+  readonly total: number;
+  readonly refs: readonly { run: FlowRun; item: number }[];
+  /** Changes whenever the page's bytes may: see pageTag. */
+  readonly tag: string;
 }
 
-/** The ranked objectives of a view, before the assignee filter and paging; once per index version. */
-function ranked(index: WorkspaceIndex, view: ListView): Ref[] {
-  return index.memo(`ranked:${view}`, () => {
-    const statuses = VIEW_STATUSES[view];
-    const refs: Ref[] = [];
-    index.flows.forEach((flow, position) => {
-      const { state, status, critical, slack } = flow.snapshot;
-      const due = dueMs(flow);
-      for (let i = 0; i < state.tasks.length; i++) {
-        if (state.tasks[i]!.parentId === null && statuses.includes(status[i]!)) {
-          refs.push({ flow, i, critical: critical[i]!, slack: slack[i]!, due, blocking: flow.blocking[i]!, position });
-        }
-      }
-    });
-    return refs.sort(compare);
-  });
-}
-
-function workItem({ flow, i }: Ref) {
+function workItem(flow: RankedFlow, i: number) {
   const { snapshot, blocking } = flow;
   const task = snapshot.state.tasks[i]!;
   const status = snapshot.status[i]!;
@@ -91,43 +60,62 @@ function workItem({ flow, i }: Ref) {
   return item;
 }
 
-export interface PageQuery {
-  assigneeId?: string;
-  size: number;
-  from: number;
+/**
+ * The page's validator: `total` and the (flow, version) of every flow with an item ranked
+ * up to the page's end. Those flows, unchanged, hold the same top `from + size` items
+ * whatever other flows do (an outside item that moved ahead would be in that prefix), and
+ * an item's bytes come from its own flow alone; so an equal tag means equal bytes, and a
+ * write to a flow further down the ranking leaves the tag alone.
+ */
+function pageTag(total: number, prefix: readonly { run: FlowRun }[]): string {
+  const hash = createHash('sha1').update(String(total));
+  const seen = new Set<RankedFlow>();
+  for (const { run } of prefix) {
+    if (seen.has(run.flow)) continue;
+    seen.add(run.flow);
+    hash.update(`|${run.flow.snapshot.flow.id}:${run.flow.snapshot.version}`);
+  }
+  return hash.digest('base64url');
+}
+
+/** The ranked refs of one page, its total and its tag; once per index version and query. */
+function page(index: WorkspaceIndex, view: ListView, query: PageQuery): Page {
+  return index.memo(`page:${view}:${query.assigneeId ?? ''}:${query.size}:${query.from}`, () => {
+    const wanted = query.assigneeId === 'none' ? null : query.assigneeId;
+    const runs: FlowRun[] = [];
+    let total = 0;
+    index.flows.forEach((flow, position) => {
+      const ranks = flow.views[view];
+      const items = wanted === undefined ? ranks.all : ranks.byAssignee.get(wanted);
+      if (!items?.length) return;
+      runs.push({ flow, position, items });
+      total += items.length;
+    });
+    const prefix = mergeFirst(runs, query.from + query.size, (a, i, b, j) => compareTasks(a.flow, i, a.position, b.flow, j, b.position));
+    return { total, refs: prefix.slice(query.from), tag: pageTag(total, prefix) };
+  });
 }
 
 /** One page of a view; `assigneeId` `none` means unassigned work. */
 export function listView(index: WorkspaceIndex, view: ListView, query: PageQuery): { total: number; items: unknown[] } {
-  return index.memo(`page:${view}:${query.assigneeId ?? ''}:${query.size}:${query.from}`, () => {
-    let refs = ranked(index, view);
-    if (query.assigneeId !== undefined) {
-      const wanted = query.assigneeId === 'none' ? null : query.assigneeId;
-      refs = refs.filter(({ flow, i }) => flow.snapshot.state.tasks[i]!.assigneeId === wanted);
-    }
-    return { total: refs.length, items: refs.slice(query.from, query.from + query.size).map(workItem) };
-  });
+  const { total, refs } = page(index, view, query);
+  return { total, items: refs.map(({ run, item }) => workItem(run.flow, item)) };
 }
 
-export const TOP_BLOCKERS = 10;
+/** The validator of listView's page for the same arguments, without rendering it. */
+export function listTag(index: WorkspaceIndex, view: ListView, query: PageQuery): string {
+  return page(index, view, query).tag;
+}
 
 export function overview(index: WorkspaceIndex) {
   return index.memo('overview', () => {
     const counts = { available: 0, blocked: 0, inProgress: 0, done: 0 };
-    const blockers: { taskId: string; taskName: string; flowId: string; blocking: number }[] = [];
     const start = startOfSchedule(index.today);
-    const flows = index.flows.map(({ snapshot, blocking }) => {
-      let ready = 0;
-      let blocked = 0;
-      snapshot.state.tasks.forEach((task, i) => {
-        if (task.parentId !== null) return;
-        const status = snapshot.status[i];
-        if (status === STATUS_READY) (ready++, counts.available++);
-        else if (status === STATUS_BLOCKED) (blocked++, counts.blocked++);
-        else if (status === STATUS_IN_PROGRESS) counts.inProgress++;
-        else counts.done++;
-        if (status !== STATUS_DONE && blocking[i]! > 0) blockers.push({ taskId: task.id, taskName: task.name, flowId: snapshot.flow.id, blocking: blocking[i]! });
-      });
+    const flows = index.flows.map(({ snapshot, counts: own }) => {
+      counts.available += own.available;
+      counts.blocked += own.blocked;
+      counts.inProgress += own.inProgress;
+      counts.done += own.done;
       const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
       const due = snapshot.flow.dueDate?.slice(0, 10) ?? null;
       return {
@@ -136,11 +124,11 @@ export function overview(index: WorkspaceIndex) {
         dueDate: snapshot.flow.dueDate,
         projectedFinish,
         onTrack: due === null ? null : projectedFinish === null || projectedFinish <= due,
-        readyCount: ready,
-        blockedCount: blocked,
+        readyCount: own.available,
+        blockedCount: own.blocked,
       };
     });
-    blockers.sort((a, b) => b.blocking - a.blocking || a.flowId.localeCompare(b.flowId) || a.taskId.localeCompare(b.taskId));
-    return { counts, flows, topBlockers: blockers.slice(0, TOP_BLOCKERS) };
+    const topBlockers = index.flows.flatMap((flow) => flow.blockers).sort(compareBlockers).slice(0, TOP_BLOCKERS);
+    return { counts, flows, topBlockers };
   });
 }

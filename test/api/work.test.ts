@@ -537,3 +537,98 @@ t.test('a write committed by another process shows at the next poll after its no
   t.strictSame(seen && names(seen.body), []);
   t.strictSame(names(await items(t, s, 'in-progress')), ['a']);
 });
+
+/** Every live objective of a workspace as the ranking sees it, fully sorted: the reference merged pages must equal. */
+async function referenceRanking(s: TestServer, workspaceId: string) {
+  const ids = await s.sql<{ id: string }[]>`select id from flows where workspace_id = ${workspaceId} and not archived order by created_at, id`;
+  const rows = [];
+  for (const [position, { id }] of ids.entries()) {
+    const snapshot = await s.app.services.registry.snapshot(workspaceId, id);
+    const blocking = referenceBlocking((await s.api('GET', `/v1/flows/${id}`, { token: s.adminKey })).body);
+    const due = snapshot.flow.dueDate ? Date.parse(snapshot.flow.dueDate) : Number.POSITIVE_INFINITY;
+    for (const [i, task] of snapshot.state.tasks.entries()) {
+      if (task.parentId !== null) continue;
+      rows.push({
+        taskId: task.id, assigneeId: task.assigneeId, status: ['blocked', 'ready', 'in_progress', 'done'][snapshot.status[i]!]!,
+        critical: snapshot.critical[i]!, slack: snapshot.slack[i]!, due, blocking: blocking.get(task.id)!, position, i,
+      });
+    }
+  }
+  // Critical first, least slack, earliest due date, most held up; then oldest flow, then task position.
+  return rows.sort((a, b) => b.critical - a.critical || a.slack - b.slack || (a.due === b.due ? 0 : a.due < b.due ? -1 : 1)
+    || b.blocking - a.blocking || a.position - b.position || a.i - b.i);
+}
+
+t.test('merged pages equal a full sort of every objective, on random workspaces under random writes', async (t) => {
+  const s = await startFlowServer(t);
+  const random = prng(7_2026);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const people = [await member(s, 'Ann'), await member(s, 'Bob')];
+  const annToken = await personToken(s, people[0]!);
+  const dues = [undefined, undefined, '2098-03-01', '2098-03-01', '2099-01-01'];
+  const flowIds: string[] = [];
+  const archived: string[] = [];
+  const createFlow = async (f: number) => {
+    const tasks = Array.from({ length: 4 + Math.floor(random() * 10) }, (_, i) => {
+      const after = new Set<number>();
+      if (i > 0) for (let k = Math.floor(random() * 3); k > 0; k--) after.add(Math.floor(random() * i));
+      const assigneeId = pick([null, ...people]);
+      return { name: `f${f}t${i}`, estimateHours: random() < 0.2 ? undefined : 1 + Math.floor(random() * 30), ...(assigneeId ? { assigneeId } : {}), after: [...after] };
+    });
+    const due = pick(dues);
+    flowIds.push((await newFlow(t, s, { name: `Random ${f}`, ...(due ? { dueDate: due } : {}), tasks })).id);
+  };
+  for (let f = 0; f < 8; f++) await createFlow(f);
+
+  const views = ['available', 'blocked', 'in-progress'] as const;
+  const statusesOf = { available: ['ready'], blocked: ['blocked'], 'in-progress': ['in_progress'], mine: ['ready', 'in_progress'] };
+  const pages = [[0, 25], [0, 3], [2, 4], [5, 100], [40, 10]] as const;
+  const check = async (round: number) => {
+    const reference = await referenceRanking(s, s.workspaceId);
+    const cases = [
+      ...views.flatMap((view) => [undefined, 'none', ...people].map((assigneeId) => ({ view, assigneeId, token: s.adminKey }))),
+      { view: 'mine' as const, assigneeId: people[0], token: annToken },
+    ];
+    let compared = 0;
+    for (const { view, assigneeId, token } of cases) {
+      const wanted = assigneeId === 'none' ? null : assigneeId;
+      const expected = reference.filter((row) => statusesOf[view].includes(row.status) && (assigneeId === undefined || row.assigneeId === wanted));
+      for (const [from, size] of pages) {
+        const query = `from=${from}&size=${size}${assigneeId && view !== 'mine' ? `&assigneeId=${assigneeId}` : ''}`;
+        const body = await items(t, s, view, query, token);
+        const same = body.total === expected.length
+          && JSON.stringify(body.items.map((i: any) => i.taskId)) === JSON.stringify(expected.slice(from, from + size).map((row) => row.taskId));
+        if (!same) t.fail(`round ${round}: ${view}?${query} differs from the full sort`, { found: body.items.map((i: any) => i.taskId), wanted: expected.slice(from, from + size).map((row) => row.taskId) });
+        compared++;
+      }
+    }
+    t.pass(`round ${round}: ${compared} pages equal the full sort`);
+  };
+
+  await check(0);
+  for (let round = 1; round <= 6; round++) {
+    for (let w = 0; w < 6; w++) {
+      const flowId = pick(flowIds);
+      const flow = (await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey })).body;
+      const objectives: any[] = flow.tasks.filter((task: any) => task.parentId === null);
+      const ready = objectives.filter((task: any) => task.status === 'ready');
+      const started = objectives.filter((task: any) => task.status === 'in_progress');
+      const move = random();
+      if (move < 0.3 && ready.length) await ok(t, s, 'POST', `/v1/flows/${flowId}/tasks/${pick(ready).id}/start`);
+      else if (move < 0.5 && started.length) await ok(t, s, 'POST', `/v1/flows/${flowId}/tasks/${pick(started).id}/complete`);
+      else if (move < 0.7) await ok(t, s, 'POST', `/v1/flows/${flowId}/tasks/${pick(objectives).id}/assign`, { assigneeId: pick([null, ...people]) });
+      else if (move < 0.8) await ok(t, s, 'PATCH', `/v1/flows/${flowId}`, { dueDate: pick(dues) ?? null });
+      else if (move < 0.85) await ok(t, s, 'POST', `/v1/flows/${flowId}/tasks`, { name: `added ${round}.${w}`, estimateHours: 8, after: [pick(objectives).id] }, 201);
+      else if (move < 0.9 && flowIds.length > 3) {
+        await ok(t, s, 'DELETE', `/v1/flows/${flowId}`, undefined, 204);
+        flowIds.splice(flowIds.indexOf(flowId), 1);
+        archived.push(flowId);
+      } else if (move < 0.95 && archived.length) {
+        const back = archived.shift()!;
+        await ok(t, s, 'POST', `/v1/flows/${back}/restore`);
+        flowIds.push(back);
+      } else await createFlow(100 + round * 10 + w);
+    }
+    await check(round);
+  }
+});
