@@ -53,11 +53,22 @@ export function nextFlow(flow: FlowRecord, patch: Partial<Pick<FlowRecord, 'name
   return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
 }
 
-/** The next state with some tasks replaced, some removed and some added (in that order). */
+/**
+ * The next state with some tasks replaced, some removed and some added (in that order).
+ * With the state's `index` (task id → position), a change that removes nothing copies the
+ * list and sets the replaced places: no lookup per task of a large flow.
+ */
 export function withTasks(
   state: FlowState,
   changes: { replace?: readonly TaskRecord[]; remove?: ReadonlySet<string>; add?: readonly TaskRecord[] },
+  index?: ReadonlyMap<string, number>,
 ): TaskRecord[] {
+  if (index && !changes.remove?.size) {
+    const next = state.tasks.slice();
+    for (const task of changes.replace ?? []) next[index.get(task.id)!] = task;
+    next.push(...(changes.add ?? []));
+    return next;
+  }
   const replaced = new Map((changes.replace ?? []).map((task) => [task.id, task]));
   const next: TaskRecord[] = [];
   for (const task of state.tasks) {

@@ -103,7 +103,8 @@ export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
   const tasks = next.state.tasks;
   for (let i = 0; i < tasks.length; i++) {
     if (next.status[i] !== STATUS_READY) continue;
-    const before = previous.index.get(tasks[i]!.id);
+    // Mostly in the same place (only removals shift tasks): no lookup then.
+    const before = previous.state.tasks[i]?.id === tasks[i]!.id ? i : previous.index.get(tasks[i]!.id);
     if (before !== undefined && previous.status[before] === STATUS_BLOCKED) ids.push(tasks[i]!.id);
   }
   return ids;

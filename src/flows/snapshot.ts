@@ -367,15 +367,17 @@ export class Snapshot {
   /** The position of task i's fragment in `base` when everything taskView shows of it is unchanged; else -1. */
   private reusable(base: Fragments, i: number): number {
     const task = this.state.tasks[i]!;
-    const j = base.index.get(task.id);
+    // Mostly in the same place (only removals shift tasks): no lookup then.
+    const j = base.tasks[i] === task ? i : base.index.get(task.id);
     // Commands replace a changed task's record, so the same record means the same fields.
     if (j === undefined || base.tasks[j] !== task || base.flowId !== this.flow.id) return -1;
     if (base.status[j] !== this.status[i] || base.critical[j] !== this.critical[i]) return -1;
     const before = base.children.get(task.id) ?? [];
     const now = this.children.get(task.id) ?? [];
     if (before.length !== now.length || before.some((child, k) => child !== now[k])) return -1;
-    // blockedBy lists the open dependencies. (dependsOn is listed in task order, which never
-    // changes: tasks keep their creation position.)
+    // A blocked task's blockedBy lists its open dependencies (any other's is empty). (dependsOn
+    // is listed in task order, which never changes: tasks keep their creation position.)
+    if (this.status[i] !== STATUS_BLOCKED) return j;
     for (const dep of task.dependsOn) {
       if ((base.status[base.index.get(dep)!] === STATUS_DONE) !== (this.status[this.index.get(dep)!] === STATUS_DONE)) return -1;
     }

@@ -93,7 +93,7 @@ export async function addAttachment(ctx: FlowContext, flowId: string, taskId: st
     const updated = { ...task, deliverables: task.deliverables.map((d) => (d.id === deliverable.id ? { ...d, satisfied: true } : d)) };
     let created: AttachmentRow | null = null;
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: async (tx) => {
         created = await insertAttachment(tx, row(newId('att')));
       },
@@ -112,7 +112,7 @@ export async function addDeliverable(ctx: FlowContext, flowId: string, taskId: s
     const deliverable = { id, name, satisfied: false };
     const updated = { ...task, deliverables: [...task.deliverables, deliverable] };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: (tx) => insertDeliverable(tx, flowId, taskId, deliverable),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } }],
       result: () => deliverable,

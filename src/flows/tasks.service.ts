@@ -117,7 +117,7 @@ export async function createTask(ctx: FlowContext, flowId: string, body: NewTask
       return { ...waiting, dependsOn: [...kept, id], updatedAt: now };
     });
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, add: [task] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, add: [task] }, current.index) },
       write: async (tx) => {
         await insertTasks(tx, flowId, [task]);
         await deleteDependencies(tx, removed);
@@ -143,7 +143,7 @@ export async function updateTaskPlan(ctx: FlowContext, flowId: string, taskId: s
       updatedAt: new Date().toISOString(),
     };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: (tx) => updateTask(tx, updated),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
       result: (next) => next,
@@ -167,7 +167,7 @@ export async function deleteTask(ctx: FlowContext, flowId: string, taskId: strin
         return { ...t, dependsOn: [...t.dependsOn.filter((dep) => dep !== taskId), ...inherited], updatedAt: now };
       });
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, remove: removed }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, remove: removed }, current.index) },
       write: async (tx) => {
         await insertDependencies(tx, flowId, bridged);
         await deleteTasks(tx, [...removed]);
@@ -191,7 +191,7 @@ export async function addDependency(ctx: FlowContext, flowId: string, taskId: st
     if (reach.has(dependsOnId)) throw new ApiError('CIRCULAR_DEPENDENCY', `${dependsOnId} already waits on ${taskId}`, { cycle: pathTo(reach, dependsOnId) });
     const updated = { ...task, dependsOn: [...task.dependsOn, dependsOnId], updatedAt: new Date().toISOString() };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: (tx) => insertDependencies(tx, flowId, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
@@ -206,7 +206,7 @@ export async function removeDependency(ctx: FlowContext, flowId: string, taskId:
     if (!task.dependsOn.includes(dependsOnId)) throw new ApiError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
     const updated = { ...task, dependsOn: task.dependsOn.filter((dep) => dep !== dependsOnId), updatedAt: new Date().toISOString() };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: (tx) => deleteDependencies(tx, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,

@@ -37,7 +37,7 @@ async function transition<R>(
     const now = new Date().toISOString();
     const updated = changes.map(([task, progress]) => ({ ...task, progress, updatedAt: now }));
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: updated }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: updated }, current.index) },
       write: async (tx) => {
         for (const task of updated) await updateTask(tx, task);
       },
@@ -121,7 +121,7 @@ export async function assignTask(ctx: FlowContext, flowId: string, taskId: strin
     if (task.assigneeId === assigneeId) return { next: null, result: (next) => next };
     const updated = { ...task, assigneeId, updatedAt: new Date().toISOString() };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }) },
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: (tx) => updateTask(tx, updated),
       events: [event('task.assigned', flowId, taskId, { assigneeId, previousAssigneeId: task.assigneeId })],
       result: (next) => next,
