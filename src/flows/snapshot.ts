@@ -11,7 +11,7 @@
  */
 import { durationDays } from '../graph/calendar.ts';
 import { buildGraph } from '../graph/graph.ts';
-import { deriveNext, type Derived } from '../graph/incremental.ts';
+import { countsAfter, deriveNext, type Derived } from '../graph/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../graph/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
@@ -87,6 +87,14 @@ export function engineInput(state: FlowState, index: ReadonlyMap<string, number>
   return { n, from, to, progress, duration, withCounts: false };
 }
 
+type DoneFlip = { v: number; done: boolean };
+interface CountsBase {
+  readonly counts: Promise<Uint32Array>;
+  readonly flips: readonly DoneFlip[];
+}
+/** Done-ness changes carried from counts to counts at most: beyond, each walks ancestors anyway. */
+const MAX_FLIPS = 256;
+
 /** What the engine gives a snapshot: a full recompute's output, or an incremental derivation. */
 type EngineOutput = RecomputeOutput | Derived;
 
@@ -156,6 +164,8 @@ export class Snapshot {
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
   private blockingCounts: Promise<Uint32Array> | null = null;
+  /** Counts of an earlier version and the done-ness changes since, to derive this version's from. */
+  private countsBase: CountsBase | null = null;
   private flowBytes: Buffer | null = null;
   private fragments: Fragments | null = null;
 
@@ -215,7 +225,13 @@ export class Snapshot {
       const children = changed.some((i) => state.tasks[i]!.parentId !== null) ? childrenOf(state.tasks) : previous.children;
       const { input, touched } = patchedInput(previous.input, state.tasks, previous.index, children, changed);
       const output = deriveNext(previous.engine(), touched, input.progress, input.duration);
-      return new Snapshot(state, previous.index, children, input, output, recompute, publicUrlBase, base);
+      const snapshot = new Snapshot(state, previous.index, children, input, output, recompute, publicUrlBase, base);
+      const flips = touched.flatMap((v) => {
+        const done = input.progress[v] === PROGRESS.done;
+        return (previous.input.progress[v] === PROGRESS.done) === done ? [] : [{ v, done }];
+      });
+      snapshot.countsBase = previous.countsFor(flips);
+      return snapshot;
     }
     const index = new Map(state.tasks.map((t, i) => [t.id, i]));
     const children = childrenOf(state.tasks);
@@ -261,10 +277,32 @@ export class Snapshot {
     return STATUS_NAMES[this.status[this.index.get(id)!]!]!;
   }
 
-  /** How many unfinished tasks transitively wait on each task; computed once per version. */
+  /**
+   * How many unfinished tasks transitively wait on each task; computed once per version:
+   * from an earlier version's counts when only tasks' done-ness changed since (countsAfter:
+   * their ancestors move by one), else in full.
+   */
   blocking(): Promise<Uint32Array> {
-    this.blockingCounts ??= this.recompute({ ...this.input, withCounts: true }).then((out) => out.counts!);
+    if (!this.blockingCounts) {
+      const full = () => this.recompute({ ...this.input, withCounts: true }).then((out) => out.counts!);
+      const carried = this.countsBase;
+      this.countsBase = null;
+      this.blockingCounts = carried
+        ? carried.counts.then((counts) => countsAfter(this.engine().g, counts, carried.flips), full)
+        : full();
+    }
     return this.blockingCounts;
+  }
+
+  /**
+   * What the next version (which changed the done-ness of `flips`' tasks, and nothing of the
+   * graph's shape) can take its counts from: these counts, or the ones this version took its
+   * own from, with the flips since. Null past MAX_FLIPS (a full count is then as cheap).
+   */
+  private countsFor(flips: readonly DoneFlip[]): CountsBase | null {
+    if (this.blockingCounts) return { counts: this.blockingCounts, flips };
+    if (!this.countsBase || this.countsBase.flips.length + flips.length > MAX_FLIPS) return null;
+    return { counts: this.countsBase.counts, flips: [...this.countsBase.flips, ...flips] };
   }
 
   hours(task: TaskRecord, openOnly = true): number | null {

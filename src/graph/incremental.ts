@@ -213,3 +213,32 @@ class PositionHeap {
     return this.largestFirst ? a > b : a < b;
   }
 }
+
+/**
+ * Blocking counts (how many unfinished tasks transitively wait on each task) after the tasks
+ * in `changed` became done or open again, from the counts before: a task's count is the
+ * number of its unfinished descendants, so a task finishing lowers each of its ancestors' by
+ * one (and reopening raises them); nothing else moves. Costs the changed tasks' ancestors.
+ */
+export function countsAfter(g: Graph, counts: Uint32Array, changed: readonly { v: number; done: boolean }[]): Uint32Array {
+  const { n, predStart, pred } = g;
+  const next = counts.slice();
+  const seen = new Uint8Array(n);
+  const stack: number[] = [];
+  for (const { v, done } of changed) {
+    const delta = done ? -1 : 1;
+    seen.fill(0);
+    stack.push(v);
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      for (let k = predStart[u]!, end = predStart[u + 1]!; k < end; k++) {
+        const p = pred[k]!;
+        if (seen[p] === 1) continue;
+        seen[p] = 1;
+        next[p]! += delta;
+        stack.push(p);
+      }
+    }
+  }
+  return next;
+}

@@ -1,7 +1,8 @@
 /**
  * The Flow body is assembled from per-task fragments reused across versions: after any
  * sequence of changes its bytes equal a fresh JSON.stringify of the summary and every
- * taskView, and a change re-serializes only the tasks it changed. Then the same through
+ * taskView (and the blocking counts, carried across versions, a full count), and a change
+ * re-serializes only the tasks it changed. Then the same through
  * HTTP: random commands on one process (whose transitions are derived incrementally), every
  * body, schedule and report equal to what a second process derives and serializes from
  * scratch after loading the flow from Postgres.
@@ -91,8 +92,12 @@ t.test('fragments reused across random changes give the bytes of a fresh seriali
     for (const [[step, read], serial] of steps.map((s, i) => [s, i] as const)) {
       state = apply(state, step, serial);
       snapshot = await Snapshot.derive(state, engine, 'http://x', snapshot);
-      // Versions nobody read are skipped: the next one reuses the last fragments made.
-      if (read) t.equal(snapshot.flowJson().toString(), fresh(snapshot));
+      // Versions nobody read are skipped: the next one reuses the last fragments made (and counts).
+      if (read) {
+        t.equal(snapshot.flowJson().toString(), fresh(snapshot));
+        const full = recompute({ ...snapshot.input, withCounts: true }).counts!;
+        if ((await snapshot.blocking()).some((c, i) => c !== full[i])) t.fail(`blocking counts at version ${snapshot.version}`);
+      }
     }
     t.equal(snapshot.flowJson().toString(), fresh(snapshot));
   }), { numRuns: 200 });

@@ -5,7 +5,8 @@
  */
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
-import { deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
+import { blockingCounts } from '../../src/graph/blocking.ts';
+import { countsAfter, deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
 import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/graph/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
@@ -117,4 +118,29 @@ t.test('wide fan-out and fan-in', async (t) => {
     const r = random();
     return r < 0.2 ? 0 : r < 0.4 ? n - 1 : 1 + Math.floor(random() * width);
   });
+});
+
+t.test('blocking counts after completions and reopenings equal a full count', async (t) => {
+  fc.assert(fc.property(
+    dagArb(50).chain((dag) => fc.tuple(fc.constant(dag), fc.array(fc.array(fc.tuple(fc.nat(dag.n - 1), fc.boolean()), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 15 }))),
+    ([dag, steps]) => {
+      const { n, from, to, progress, duration } = toInput(dag);
+      const derived = deriveFull(n, from, to, progress, duration);
+      let counts = blockingCounts(derived.g, derived.order, progress);
+      for (const flips of steps) {
+        const changed: { v: number; done: boolean }[] = [];
+        for (const [v, done] of flips) {
+          // Only a real change of done-ness moves counts; a task listed twice keeps its last.
+          if ((progress[v] === PROGRESS_DONE) === done || changed.some((c) => c.v === v)) continue;
+          progress[v] = done ? PROGRESS_DONE : PROGRESS_OPEN;
+          changed.push({ v, done });
+        }
+        counts = countsAfter(derived.g, counts, changed);
+        const full = blockingCounts(derived.g, derived.order, progress);
+        const v = full.findIndex((c, i) => c !== counts[i]);
+        if (v >= 0) throw new Error(`counts[${v}] ${counts[v]} ≠ ${full[v]}`);
+      }
+    },
+  ), { numRuns: 300 });
+  t.pass('300 random sequences');
 });
