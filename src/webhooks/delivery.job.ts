@@ -5,8 +5,9 @@
  * transaction) into one delivery row per matching endpoint and event, and marks each event
  * collected in the same transaction, so each event reaches each endpoint exactly once as a
  * delivery. This is not done in the outbox drain: there, 20 endpoints made every event 20
- * inserts inside the transaction the next commits wait behind. One process collects at a
- * time, in id order (a flow's commits are serialised, so that is commit order).
+ * inserts inside the transaction the next commits wait behind (the drain only marks the
+ * events no enabled endpoint wants, and wakes the collector for the others). One process
+ * collects at a time, in id order (a flow's commits are serialised, so that is commit order).
  *
  * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
  * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
@@ -46,6 +47,7 @@ import type { Foreground } from '../http/foreground.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../store/db.ts';
+import type { OutboxRow } from '../store/jobs.store.ts';
 import { listenDurably } from '../store/listen.ts';
 import {
   announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
@@ -124,10 +126,7 @@ export class WebhookDeliveries {
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
-    // Drained events wake the collector (they are committed; it reads them itself).
-    jobs.onOutbox('webhooks', async (events) => {
-      if (events.some((e) => EVENT_TYPES.has(e.type))) this.kick(true);
-    });
+    jobs.onOutbox('webhooks', (events, tx) => this.sift(events, tx));
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
@@ -147,6 +146,20 @@ export class WebhookDeliveries {
       await unlisten();
       await this.stop();
     };
+  }
+
+  /**
+   * Outbox subscriber, in the drain's transaction: events no enabled endpoint wants are marked
+   * collected at once (most workspaces have no webhook: their commits then cost the collector
+   * nothing), and the collector is woken for the rest (committed already: it reads them itself).
+   */
+  private async sift(events: readonly OutboxRow[], tx: Tx): Promise<void> {
+    const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
+    const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
+    const wanted = (e: OutboxRow) => hooks.some((h) => h.workspaceId === e.workspaceId && h.events.includes(e.type));
+    const unwanted = events.filter((e) => !EVENT_TYPES.has(e.type) || !wanted(e));
+    if (unwanted.length > 0) await markCollected(tx, unwanted.map((e) => e.id));
+    if (unwanted.length < events.length) this.kick(true);
   }
 
   /**
