@@ -1,11 +1,12 @@
 /**
  * `npm run bench:flow-ops`: on a 10k-task and a 100k-task flow, the latency of start and
- * complete through HTTP (Postgres commit and derivation included), of the first GET after a
+ * complete through HTTP (Postgres commit and derivation included), of adding a task after a
+ * ready one (a change of the graph's shape), of the first GET after a
  * write with the task bytes it serialized anew (flowplan_flow_json_task_bytes_total), and of a
  * repeated GET of the flow, which must not recompute (checked with the recompute counter of
  * /metrics). Also the heap a hot session holds (run with --expose-gc).
  * Prints one JSON line: { name, machine, offloadTasks, runs: [{ tasks, sessionHeapMB, start,
- * complete, get: {…, recomputes}, getAfterWrite }] }.
+ * complete, addTask, get: {…, recomputes}, getAfterWrite }] }.
  */
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
 import { createFlow } from '../src/flows/flows.service.ts';
@@ -107,6 +108,12 @@ async function run(tasks: number, gets: number) {
     }
   }
 
+  // Tasks added after a ready one: the graph's shape changes, its CSR rows are extended.
+  // From a collected heap, so the reads above (tens of MB per version at 100k) are not paid for here.
+  globalThis.gc?.();
+  const adds: number[] = [];
+  for (let i = 0; i < 20 && ready.length > 0; i++) adds.push((await call('POST', `/v1/flows/${flowId}/tasks`, { name: `Added ${i}`, estimateHours: 8, after: [ready[i % ready.length]] })).ms);
+
   await call('GET', `/v1/flows/${flowId}`);
   const before = await recomputes();
   const times: number[] = [];
@@ -118,6 +125,7 @@ async function run(tasks: number, gets: number) {
     transitions: starts.length,
     start: summary(starts),
     complete: summary(completes),
+    addTask: summary(adds),
     get: { ...summary(times), recomputes: after - before },
     // The first read of a version after a start and a complete: only the tasks they changed are serialized again.
     getAfterWrite: { ...summary(getsAfterWrite), flowBytes, taskBytesSerializedP50: quantile(reserialized, 0.5) },

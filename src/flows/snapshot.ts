@@ -11,7 +11,7 @@
  */
 import { durationDays } from '../graph/calendar.ts';
 import { buildGraph } from '../graph/graph.ts';
-import { countsAfter, deriveNext, type Derived } from '../graph/incremental.ts';
+import { appendNodes, countsAfter, deriveNext, type Derived } from '../graph/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../graph/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
@@ -112,14 +112,15 @@ function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord[]> {
 }
 
 /**
- * The positions of the tasks a change replaced, when it kept the graph's shape: the same
- * tasks in the same places, each with the same parent and dependencies. Null otherwise.
- * Commands replace a changed task's record and keep the others, so this compares references.
+ * How a change kept the graph's shape: the positions of the tasks it replaced (the same
+ * tasks in the same places, each with the same parent and dependencies) and how many tasks
+ * it appended after them. Null when it removed, moved or relinked any. Commands replace a
+ * changed task's record and keep the others, so this compares references.
  */
-function sameShapeChanges(before: readonly TaskRecord[], after: readonly TaskRecord[]): number[] | null {
-  if (before.length !== after.length) return null;
+function shapeChanges(before: readonly TaskRecord[], after: readonly TaskRecord[]): { changed: number[]; added: number } | null {
+  if (after.length < before.length) return null;
   const changed: number[] = [];
-  for (let i = 0; i < after.length; i++) {
+  for (let i = 0; i < before.length; i++) {
     const a = before[i]!;
     const b = after[i]!;
     if (a === b) continue;
@@ -127,30 +128,58 @@ function sameShapeChanges(before: readonly TaskRecord[], after: readonly TaskRec
     if (a.dependsOn !== b.dependsOn && (a.dependsOn.length !== b.dependsOn.length || a.dependsOn.some((d, k) => d !== b.dependsOn[k]))) return null;
     changed.push(i);
   }
-  return changed;
+  return { changed, added: after.length - before.length };
 }
 
 /**
- * The engine input of the next version from the last one's: the same edges, progress and
- * durations copied and set again for the changed objectives and the objectives of changed
- * sub-tasks (whose hours their open sub-tasks make). `touched`: the engine nodes set.
+ * The engine input of the next version from the last one's: its edges, progress and
+ * durations copied, the appended tasks (from position `old`) and their edges added, and
+ * progress and durations set again for the changed and new objectives and the objectives
+ * of changed or new sub-tasks (whose hours their open sub-tasks make). `touched`: the engine
+ * nodes set; `newFrom`/`newTo`: the new edges.
  */
 function patchedInput(
   previous: RecomputeInput, tasks: readonly TaskRecord[], index: ReadonlyMap<string, number>,
-  children: ReadonlyMap<string, readonly TaskRecord[]>, changed: readonly number[],
-): { input: RecomputeInput; touched: number[] } {
-  const progress = previous.progress.slice();
-  const duration = previous.duration.slice();
+  children: ReadonlyMap<string, readonly TaskRecord[]>, changed: readonly number[], old: number,
+): { input: RecomputeInput; touched: number[]; newFrom: Uint32Array; newTo: Uint32Array } {
+  const n = tasks.length;
+  const progress = new Uint8Array(n);
+  progress.set(previous.progress);
+  const duration = new Uint32Array(n);
+  duration.set(previous.duration);
+  const edges: [number, number][] = [];
   const touched = new Set<number>();
-  for (const i of changed) {
+  const objectives = new Set<number>();
+  for (const i of changed) objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
+  for (let i = old; i < n; i++) {
     const task = tasks[i]!;
-    const objective = task.parentId === null ? i : index.get(task.parentId)!;
-    const record = tasks[objective]!;
-    progress[objective] = record.progress;
-    duration[objective] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
-    touched.add(objective);
+    touched.add(i);
+    if (task.parentId !== null) {
+      // A sub-task is a finished node of its own; it adds to its objective's hours.
+      progress[i] = PROGRESS.done;
+      duration[i] = 1;
+      objectives.add(index.get(task.parentId)!);
+    } else {
+      objectives.add(i);
+      for (const dep of task.dependsOn) edges.push([index.get(dep)!, i]);
+    }
   }
-  return { input: { ...previous, progress, duration }, touched: [...touched] };
+  for (const i of objectives) {
+    const record = tasks[i]!;
+    progress[i] = record.progress;
+    duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
+    touched.add(i);
+  }
+  const newFrom = Uint32Array.from(edges, ([f]) => f);
+  const newTo = Uint32Array.from(edges, ([, t]) => t);
+  const append = (before: Uint32Array, added: Uint32Array) => {
+    if (added.length === 0) return before;
+    const all = new Uint32Array(before.length + added.length);
+    all.set(before);
+    all.set(added, before.length);
+    return all;
+  };
+  return { input: { ...previous, n, from: append(previous.from, newFrom), to: append(previous.to, newTo), progress, duration }, touched: [...touched], newFrom, newTo };
 }
 
 export class Snapshot {
@@ -220,18 +249,34 @@ export class Snapshot {
    */
   static async derive(state: FlowState, recompute: Recompute, publicUrlBase: string, previous: Snapshot | null = null): Promise<Snapshot> {
     const base = previous ? previous.fragments ?? previous.base : null;
-    const changed = previous ? sameShapeChanges(previous.state.tasks, state.tasks) : null;
-    if (previous && changed) {
-      const children = changed.some((i) => state.tasks[i]!.parentId !== null) ? childrenOf(state.tasks) : previous.children;
-      const { input, touched } = patchedInput(previous.input, state.tasks, previous.index, children, changed);
-      const output = deriveNext(previous.engine(), touched, input.progress, input.duration);
-      const snapshot = new Snapshot(state, previous.index, children, input, output, recompute, publicUrlBase, base);
-      const flips = touched.flatMap((v) => {
-        const done = input.progress[v] === PROGRESS.done;
-        return (previous.input.progress[v] === PROGRESS.done) === done ? [] : [{ v, done }];
-      });
-      snapshot.countsBase = previous.countsFor(flips);
-      return snapshot;
+    const shape = previous ? shapeChanges(previous.state.tasks, state.tasks) : null;
+    if (previous && shape) {
+      const { changed, added } = shape;
+      const old = previous.state.tasks.length;
+      let index = previous.index;
+      if (added > 0) {
+        const grown = new Map(previous.index);
+        for (let i = old; i < state.tasks.length; i++) grown.set(state.tasks[i]!.id, i);
+        index = grown;
+      }
+      const appended = state.tasks.slice(old);
+      // Only when each new task depends on earlier ones: then the old order still holds.
+      if (appended.every((task, k) => task.dependsOn.every((dep) => (index.get(dep) ?? Infinity) < old + k))) {
+        const subtasksMoved = appended.some((task) => task.parentId !== null) || changed.some((i) => state.tasks[i]!.parentId !== null);
+        const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
+        const { input, touched, newFrom, newTo } = patchedInput(previous.input, state.tasks, index, children, changed, old);
+        const engine = added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
+        const output = deriveNext(engine, touched, input.progress, input.duration);
+        const snapshot = new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base);
+        if (added === 0) {
+          const flips = touched.flatMap((v) => {
+            const done = input.progress[v] === PROGRESS.done;
+            return (previous.input.progress[v] === PROGRESS.done) === done ? [] : [{ v, done }];
+          });
+          snapshot.countsBase = previous.countsFor(flips);
+        }
+        return snapshot;
+      }
     }
     const index = new Map(state.tasks.map((t, i) => [t.id, i]));
     const children = childrenOf(state.tasks);

@@ -242,3 +242,59 @@ export function countsAfter(g: Graph, counts: Uint32Array, changed: readonly { v
   }
   return next;
 }
+
+/**
+ * `previous` with `added` tasks appended, as if they were done (so they constrain nothing):
+ * edges `from[i]` → `to[i]` all end at a new task and start at an earlier one, so nothing
+ * old comes to depend on a new task, the old topological order still holds with the new tasks
+ * after it, and the CSR rows are extended rather than sorted again. deriveNext then opens the
+ * new tasks as it would reopen a task. Throws RangeError when an edge breaks that shape.
+ */
+export function appendNodes(previous: Derived, added: number, from: Uint32Array, to: Uint32Array): Derived {
+  const { n: old, g } = previous;
+  const n = old + added;
+  for (let e = 0; e < from.length; e++) {
+    if (!(to[e]! >= old && to[e]! < n && from[e]! < to[e]!)) throw new RangeError(`edge ${from[e]} -> ${to[e]} does not end at a later new task`);
+  }
+  // Predecessor rows: the old ones as they were, then one row per new task.
+  const predStart = new Uint32Array(n + 1);
+  predStart.set(g.predStart);
+  for (let e = 0; e < to.length; e++) predStart[to[e]! + 1]!++;
+  for (let v = old; v < n; v++) predStart[v + 1]! += predStart[v]!;
+  const pred = new Uint32Array(predStart[n]!);
+  pred.set(g.pred);
+  const pFill = predStart.slice(old, n);
+  for (let e = 0; e < to.length; e++) pred[pFill[to[e]! - old]!++] = from[e]!;
+  // Successor rows: each old row copied with its new successors after it.
+  const extra = new Uint32Array(n);
+  for (let e = 0; e < from.length; e++) extra[from[e]!]!++;
+  const succStart = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) succStart[v + 1] = succStart[v]! + (v < old ? g.succStart[v + 1]! - g.succStart[v]! : 0) + extra[v]!;
+  const succ = new Uint32Array(succStart[n]!);
+  const sFill = new Uint32Array(n);
+  for (let v = 0; v < old; v++) {
+    const row = g.succ.subarray(g.succStart[v]!, g.succStart[v + 1]!);
+    succ.set(row, succStart[v]!);
+    sFill[v] = succStart[v]! + row.length;
+  }
+  for (let v = old; v < n; v++) sFill[v] = succStart[v]!;
+  for (let e = 0; e < from.length; e++) succ[sFill[from[e]!]!++] = to[e]!;
+
+  const order = new Uint32Array(n);
+  order.set(previous.order);
+  const pos = new Uint32Array(n);
+  pos.set(previous.pos);
+  for (let v = old; v < n; v++) order[v] = pos[v] = v;
+  const grow = <T extends Uint8Array | Uint32Array | Int32Array>(array: T, fill: number): T => {
+    const next = new (array.constructor as new (length: number) => T)(n);
+    next.set(array);
+    next.fill(fill, old);
+    return next;
+  };
+  return {
+    n, g: { n, predStart, pred, succStart, succ }, order, pos,
+    progress: grow(previous.progress, PROGRESS_DONE), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
+    es: grow(previous.es, -1), ef: grow(previous.ef, -1), ls: grow(previous.ls, -1), lf: grow(previous.lf, -1),
+    slack: grow(previous.slack, -1), critical: grow(previous.critical, 0), tail: grow(previous.tail, -1), finish: previous.finish,
+  };
+}

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import { blockingCounts } from '../../src/graph/blocking.ts';
-import { countsAfter, deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
+import { appendNodes, countsAfter, deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
 import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/graph/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
@@ -139,6 +139,40 @@ t.test('blocking counts after completions and reopenings equal a full count', as
         const full = blockingCounts(derived.g, derived.order, progress);
         const v = full.findIndex((c, i) => c !== counts[i]);
         if (v >= 0) throw new Error(`counts[${v}] ${counts[v]} ≠ ${full[v]}`);
+      }
+    },
+  ), { numRuns: 300 });
+  t.pass('300 random sequences');
+});
+
+t.test('tasks appended after earlier ones (the CSR rows extended) equal a full derivation', async (t) => {
+  fc.assert(fc.property(
+    dagArb(40).chain((dag) => fc.tuple(
+      fc.constant(dag),
+      // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress and duration.
+      fc.array(fc.array(fc.record({
+        deps: fc.array(fc.nat(), { maxLength: 4 }), progress: fc.constantFrom(PROGRESS_OPEN, PROGRESS_STARTED, PROGRESS_DONE), duration: fc.integer({ min: 0, max: 6 }),
+      }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 }),
+    )),
+    ([dag, steps]) => {
+      let { n, from, to, progress, duration } = toInput(dag);
+      let current = deriveFull(n, from, to, progress, duration);
+      for (const added of steps) {
+        const newFrom: number[] = [];
+        const newTo: number[] = [];
+        added.forEach((task, k) => {
+          const v = n + k;
+          for (const d of new Set(task.deps.map((d) => d % v))) (newFrom.push(d), newTo.push(v));
+        });
+        const grown = appendNodes(current, added.length, Uint32Array.from(newFrom), Uint32Array.from(newTo));
+        progress = Uint8Array.from([...progress, ...added.map((a) => a.progress)]);
+        duration = Uint32Array.from([...duration, ...added.map((a) => a.duration)]);
+        from = Uint32Array.from([...from, ...newFrom]);
+        to = Uint32Array.from([...to, ...newTo]);
+        n += added.length;
+        current = deriveNext(grown, added.map((_, k) => n - added.length + k), progress, duration);
+        const diff = difference(current, deriveFull(n, from, to, progress, duration));
+        if (diff) throw new Error(diff);
       }
     },
   ), { numRuns: 300 });
