@@ -67,6 +67,12 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** Whether an error says the database is out of reach, not that the request or the code is wrong. */
+/** Takes an advisory lock until the transaction ends, or says another session holds it (never waits). */
+export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${key}) as locked`;
+  return row!.locked;
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));

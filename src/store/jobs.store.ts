@@ -1,5 +1,5 @@
 /** The outbox drain and job statistics (pg-boss's own tables are read here, never written). */
-import type { Db, Tx } from './db.ts';
+import { tryTransactionLock, type Db, type Tx } from './db.ts';
 
 /** Transaction-scoped: one drainer at a time across every process (see jobs/outbox.ts). */
 const DRAIN_LOCK = 7_046_231_907;
@@ -14,9 +14,8 @@ export interface OutboxRow {
   createdAt: Date;
 }
 
-export async function tryDrainLock(tx: Tx): Promise<boolean> {
-  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${DRAIN_LOCK}) as locked`;
-  return row!.locked;
+export function tryDrainLock(tx: Tx): Promise<boolean> {
+  return tryTransactionLock(tx, DRAIN_LOCK);
 }
 
 export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {

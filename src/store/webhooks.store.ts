@@ -1,5 +1,5 @@
 /** Webhook endpoints, their deliveries (one per endpoint and event) and each attempt. */
-import type { Db, Tx } from './db.ts';
+import { tryTransactionLock, type Db, type Tx } from './db.ts';
 import type { OutboxRow } from './jobs.store.ts';
 
 export interface WebhookRow {
@@ -57,7 +57,7 @@ export interface Lane {
 /** Lane locks live in their own advisory-lock space (two-int keys), apart from the single-key ones. */
 const LANE_LOCK_CLASS = 8008;
 /** One collector at a time (like the outbox drain, for the same reason: a flow's events in commit order). */
-const COLLECT_LOCK = 8009;
+const COLLECT_LOCK = 7_046_231_908;
 const UNFINISHED = ['pending', 'queued', 'sending'];
 
 export async function insertWebhook(sql: Db, row: Pick<WebhookRow, 'id' | 'workspaceId' | 'url' | 'events' | 'description' | 'secret'>): Promise<WebhookRow> {
@@ -121,9 +121,8 @@ export function enabledWebhooks(sql: Db, workspaceIds: readonly string[]): Promi
  * flow, commits are serialised by the flow's version, so collecting in id order by one
  * collector at a time keeps each flow's events in commit order.
  */
-export async function tryCollectLock(tx: Tx): Promise<boolean> {
-  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${COLLECT_LOCK}) as locked`;
-  return row!.locked;
+export function tryCollectLock(tx: Tx): Promise<boolean> {
+  return tryTransactionLock(tx, COLLECT_LOCK);
 }
 
 /** Domain events whose webhook deliveries are not written yet, oldest first. */
