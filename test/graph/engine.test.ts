@@ -29,9 +29,9 @@ t.test('engine equals the reference on random DAGs', async (t) => {
       );
       const counts = refBlockingCounts(dag);
       assert.deepEqual([...blockingCounts(g, topo.order, input.progress)], counts);
-      // Tiny limits force each phase: all dense with one-word column blocks, a mix with
-      // two-word blocks, lists cut short by their budget. None may change the answer.
-      for (const limits of [{ sparseLimit: 0, rowBudgetWords: 0 }, { sparseLimit: 3, rowBudgetWords: 2 * dag.n }, { listBudget: 10 }]) {
+      // Tiny limits force each phase: all dense with one task per pass, a mix with two per
+      // pass, lists cut short by their budget. None may change the answer.
+      for (const limits of [{ sparseLimit: 0, passSources: 1 }, { sparseLimit: 3, passSources: 2 }, { listBudget: 10 }]) {
         assert.deepEqual([...blockingCounts(g, topo.order, input.progress, limits)], counts, JSON.stringify(limits));
       }
     }),
