@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { Sql } from '../store/db.ts';
 import { listenDurably } from '../store/listen.ts';
-import { FLOWS_CHANNEL, loadFlowState, parseFlowChange } from '../store/flows.store.ts';
+import { FLOWS_CHANNEL, flowVersion, loadFlowState, parseFlowChange } from '../store/flows.store.ts';
 import type { FlowState } from './model.ts';
 import { FlowSession } from './session.ts';
 import { Snapshot, type Recompute } from './snapshot.ts';
@@ -123,6 +123,7 @@ export class SessionRegistry {
         const state = await loadFlowState(this.sql, workspaceId, id);
         return state ? this.derive(state) : null;
       },
+      latestVersion: () => flowVersion(this.sql, id),
       committed: () => this.changed(workspaceId, id),
     });
   }

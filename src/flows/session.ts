@@ -31,6 +31,8 @@ export interface SessionDeps {
   derive: (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
   /** Fresh state from the database; null when the flow is gone. */
   reload: () => Promise<Snapshot | null>;
+  /** The committed version in the database (null: gone), to tell a stale refusal from a real one. */
+  latestVersion: () => Promise<number | null>;
   /** Told after every commit, so views over many flows can refresh. */
   committed: (snapshot: Snapshot) => void;
 }
@@ -67,7 +69,20 @@ export class FlowSession {
 
   private async execute<R>(command: Command<R>, actorId: string | null, retried: boolean): Promise<R> {
     const previous = this.snapshot;
-    const plan = await command(previous);
+    let plan: Plan<R>;
+    try {
+      plan = await command(previous);
+    } catch (error) {
+      // A refusal (a conflict with the state) must hold for the committed state, not for a
+      // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
+      if (retried || !(error instanceof ApiError) || error.status !== 409) throw error;
+      const latest = await this.deps.latestVersion();
+      if (latest === null || latest <= previous.version) throw error;
+      const fresh = await this.deps.reload();
+      if (!fresh) throw new ApiError('NOT_FOUND', 'Flow not found');
+      this.snapshot = fresh;
+      return this.execute(command, actorId, true);
+    }
     if (!plan.next) return plan.result(previous, previous);
     const next = await this.deps.derive(plan.next, previous);
     const events = [...(plan.events ?? []), ...unblockedEvents(previous, next)];

@@ -76,6 +76,12 @@ export async function bumpVersion(sql: Db, flow: FlowRecord): Promise<boolean> {
   return rows.length === 1;
 }
 
+/** The flow's committed version; null when it is gone. */
+export async function flowVersion(sql: Db, flowId: string): Promise<number | null> {
+  const [row] = await sql<{ version: number }[]>`select version from flows where id = ${flowId}`;
+  return row ? Number(row.version) : null;
+}
+
 export async function insertTasks(sql: Db, flowId: string, tasks: readonly TaskRecord[]): Promise<void> {
   if (tasks.length === 0) return;
   const rows = tasks.map((t) => ({

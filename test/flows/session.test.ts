@@ -128,3 +128,18 @@ t.test('the worker pool derives the same state as the in-thread path', async (t)
   t.equal(await metric(local, 'flowplan_pool_utilization'), 0, 'the default server never did');
   t.equal(await metric(pooled, 'flowplan_pool_in_flight'), 0, 'nothing left pending');
 });
+
+t.test('a refusal is checked against the committed state: a commit whose announcement has not arrived yet counts', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Late news', tasks: [{ name: 'a' }, { name: 'b', after: [0] }] });
+  const id = idsByName(flow);
+  const task = (name: string) => `/v1/flows/${flow.id}/tasks/${id[name]}`;
+  // Another process completed a and committed, and its NOTIFY is still on the way: written here without one.
+  await s.sql`update tasks set progress = 2 where id = ${id.a!}`;
+  await s.sql`update flows set version = version + 1 where id = ${flow.id}`;
+  const started = await s.api('POST', `${task('b')}/start`, { token: s.adminKey });
+  t.equal(started.status, 200, 'b is not refused as blocked: the committed state has a done');
+  t.match((await ok(t, s, 'GET', `/v1/flows/${flow.id}`)).tasks, [{ name: 'a', status: 'done' }, { name: 'b', status: 'in_progress' }]);
+  // A refusal the committed state agrees with stays a refusal.
+  assertError(t, await s.api('POST', `${task('a')}/start`, { token: s.adminKey }), 409, 'INVALID_TRANSITION');
+});
