@@ -8,9 +8,9 @@ const WINDOW_MS = 100;
  * How many webhook deliveries may start now. A delivery mostly waits on its receiver, but
  * collecting, signing, sending and recording it costs CPU here and in Postgres, on the
  * machine the API's requests need. While the API is busy, deliveries start at most
- * `busyRate` a second (a token bucket holding a tenth of a second's worth), so requests keep
- * their latency; once it quietens, the backlog goes out at full speed. `busyRate` is also
- * the floor that keeps webhooks moving under sustained load.
+ * `busyRate` a second, in batches of a tenth of a second's worth (a token bucket), so
+ * requests keep their latency; once it quietens, the backlog goes out at full speed.
+ * `busyRate` is also the floor that keeps webhooks moving under sustained load.
  */
 export class Governor {
   private share = 0;
@@ -43,19 +43,24 @@ export class Governor {
     return this.share > BUSY_SHARE;
   }
 
-  /** Deliveries that may start now: unbounded while the API is quiet. */
+  /**
+   * Deliveries that may start now: unbounded while the API is quiet; while it is busy, a
+   * tenth of a second's worth at once or none, so each round's claim, sends and outcome
+   * transaction serve a batch rather than one delivery.
+   */
   allowance(): number {
     this.refill();
-    return this.busy ? Math.floor(this.tokens) : Number.POSITIVE_INFINITY;
+    if (!this.busy) return Number.POSITIVE_INFINITY;
+    return this.tokens >= this.burst ? Math.floor(this.tokens) : 0;
   }
 
   spend(count: number): void {
     this.tokens = Math.max(0, this.tokens - count);
   }
 
-  /** Milliseconds until the next delivery may start (when the allowance is 0). */
+  /** Milliseconds until the next batch may start (when the allowance is 0). */
   waitMs(): number {
-    return Math.min(WINDOW_MS, Math.ceil(((1 - this.tokens) * 1000) / this.busyRate));
+    return Math.min(WINDOW_MS, Math.ceil(((this.burst - this.tokens) * 1000) / this.busyRate));
   }
 
   private refill(): void {
