@@ -10,7 +10,7 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../graph/calendar.ts';
-import { buildGraph } from '../graph/graph.ts';
+import { buildGraph, type Graph } from '../graph/graph.ts';
 import { appendNodes, countsAfter, deriveNext, type Derived } from '../graph/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../graph/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
@@ -283,6 +283,11 @@ export class Snapshot {
     const input = engineInput(state, index, children);
     const output = await recompute(input);
     return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base);
+  }
+
+  /** The dependency graph as the engine holds it (successor and predecessor rows by task position). */
+  graph(): Graph {
+    return this.engine().g;
   }
 
   /** The engine's state for deriveNext: kept from the last one, or rebuilt from a full recompute's output once (no sort, no CPM). */

@@ -32,21 +32,19 @@ function objectiveAt(snapshot: Snapshot, id: string, pointer: string): TaskRecor
 
 /** Ids downstream of `start` (tasks that transitively wait on it), with the path back for reporting a cycle. */
 export function downstream(snapshot: Snapshot, start: readonly string[]): Map<string, string | null> {
-  const dependents = new Map<string, string[]>();
-  for (const task of snapshot.state.tasks) {
-    for (const dep of task.dependsOn) {
-      const list = dependents.get(dep);
-      if (list) list.push(task.id);
-      else dependents.set(dep, [task.id]);
-    }
-  }
   const via = new Map<string, string | null>(start.map((id) => [id, null]));
-  const queue = [...start];
+  if (start.length === 0) return via;
+  // The engine's successor rows (dependents in task order), not a map built from every task.
+  const { succStart, succ } = snapshot.graph();
+  const { tasks } = snapshot.state;
+  const queue = start.map((id) => snapshot.index.get(id)!);
   for (let head = 0; head < queue.length; head++) {
-    for (const next of dependents.get(queue[head]!) ?? []) {
+    const v = queue[head]!;
+    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
+      const next = tasks[succ[k]!]!.id;
       if (via.has(next)) continue;
-      via.set(next, queue[head]!);
-      queue.push(next);
+      via.set(next, tasks[v]!.id);
+      queue.push(succ[k]!);
     }
   }
   return via;
