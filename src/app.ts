@@ -62,8 +62,8 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'flowplan' } });
 }
 
-/** Heap per task of a hot session, measured by bench:flow-ops (15.6 MB for 10,000 tasks in three runs). */
-const SESSION_BYTES_PER_TASK = 1_600;
+/** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
+const SESSION_BYTES_PER_TASK = 1_100;
 
 export interface StartOptions {
   log?: Logger;
@@ -106,7 +106,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     async () => (await connectionsInUse(sql)).map(({ pool, state, count }) => ({ labels: { pool, state }, value: count })),
   );
   metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
-  metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 15.6 MB for one 10k-task session: about 1.6 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
+  metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 11.1 MB for one 10k-task session: about 1.1 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
   metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
   metrics.total('flowplan_flow_json_task_bytes_total', 'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)', () => flowJsonStats.taskBytes);
   metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);

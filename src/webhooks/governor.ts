@@ -8,7 +8,7 @@ const WINDOW_MS = 100;
  * How many webhook deliveries may start now. A delivery mostly waits on its receiver, but
  * collecting, signing, sending and recording it costs CPU here and in Postgres, on the
  * machine the API's requests need. While the API is busy, deliveries start at most
- * `busyRate` a second, in batches of a tenth of a second's worth (a token bucket), so
+ * `busyRate` a second, in batches of half a second's worth (a token bucket), so
  * requests keep their latency; once it quietens, the backlog goes out at full speed.
  * `busyRate` is also the floor that keeps webhooks moving under sustained load.
  */
@@ -22,7 +22,7 @@ export class Governor {
   private readonly burst: number;
 
   constructor(private readonly foreground: Foreground | null, private readonly busyRate: number) {
-    this.burst = Math.max(1, busyRate / 10);
+    this.burst = Math.max(1, busyRate / 2);
     this.tokens = this.burst;
   }
 
@@ -44,9 +44,9 @@ export class Governor {
   }
 
   /**
-   * Deliveries that may start now: unbounded while the API is quiet; while it is busy, a
-   * tenth of a second's worth at once or none, so each round's claim, sends and outcome
-   * transaction serve a batch rather than one delivery.
+   * Deliveries that may start now: unbounded while the API is quiet; while it is busy, half
+   * a second's worth at once or none, so each round's claim, sends and outcome transaction
+   * serve a batch rather than one delivery.
    */
   allowance(): number {
     this.refill();
