@@ -15,6 +15,7 @@
 import type { Logger } from 'pino';
 import type { Sql, Tx } from '../store/db.ts';
 import { listenDurably } from '../store/listen.ts';
+import { SoonestTimer } from './soonest-timer.ts';
 import { FLOWS_CHANNEL } from '../store/flows.store.ts';
 import { countDrainFailure, markOutboxProcessed, nextOutboxBatch, tryDrainLock, type OutboxRow } from '../store/jobs.store.ts';
 
@@ -35,8 +36,7 @@ const MAX_ATTEMPTS = 5;
 
 export class OutboxDrainer {
   private readonly subscribers: { name: string; handler: OutboxHandler }[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = 0;
+  private readonly timer = new SoonestTimer(() => this.poke());
   private lastStart = 0;
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -61,7 +61,7 @@ export class OutboxDrainer {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
     await this.running;
     await this.unlisten?.().catch(() => {});
   }
@@ -96,11 +96,10 @@ export class OutboxDrainer {
     }
     const wait = this.lastStart + MIN_GAP_MS - Date.now();
     if (wait > 0) {
-      this.pokeIn(wait);
+      this.timer.in(wait);
       return;
     }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.cancel();
     this.lastStart = Date.now();
     this.running = this.drainAll().then(
       () => { this.failures = 0; },
@@ -114,20 +113,8 @@ export class OutboxDrainer {
       // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
       const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : IDLE_POLL_MS;
       this.again = false;
-      this.pokeIn(delay);
+      this.timer.in(delay);
     });
-  }
-
-  /** Pokes after `delay` ms, unless a poke is already due sooner. */
-  private pokeIn(delay: number): void {
-    const at = Date.now() + delay;
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.poke();
-    }, delay);
   }
 
   /** One batch; returns how many events were handed over (0: none, or another drainer runs). */

@@ -49,6 +49,7 @@ import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../store/db.ts';
 import type { OutboxRow } from '../store/jobs.store.ts';
 import { listenDurably } from '../store/listen.ts';
+import { SoonestTimer } from '../jobs/soonest-timer.ts';
 import {
   announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
   recordOutcomes, tryCollectLock, uncollectedEvents, webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL,
@@ -98,8 +99,8 @@ export class WebhookDeliveries {
   private claiming = false;
   private flushing = false;
   private stopped = false;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private retryAt = 0;
+  /** The next kick the dispatcher asked for itself (a retry, the governor, a failure). */
+  private readonly kickTimer = new SoonestTimer(() => this.kick());
   private idleWaiters: (() => void)[] = [];
   private readonly governor: Governor;
 
@@ -236,7 +237,7 @@ export class WebhookDeliveries {
   private async stop(): Promise<void> {
     this.stopped = true;
     this.governor.stop();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.kickTimer.cancel();
     // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
     await Promise.race([
       new Promise<void>((resolve) => { this.idleWaiters.push(resolve); this.settle(); }),
@@ -258,7 +259,7 @@ export class WebhookDeliveries {
         const room = this.room(this.inFlight);
         if (room <= 0) {
           // Full: a flush calls again. Held back by the governor: try again when it allows.
-          if (this.inFlight < CONCURRENCY) this.later(this.governor.waitMs());
+          if (this.inFlight < CONCURRENCY) this.kickTimer.in(this.governor.waitMs());
           break;
         }
         this.wanted = false;
@@ -271,7 +272,7 @@ export class WebhookDeliveries {
           if (events === limit || events < 0) this.collectWanted = true;
           if (events > 0) this.wanted = true;
           // Another process is collecting, perhaps from before the newest commit: look again soon.
-          if (events < 0) this.later(100);
+          if (events < 0) this.kickTimer.in(100);
           batch.push(...claimed);
         }
         if (batch.length === 0) continue;
@@ -283,7 +284,7 @@ export class WebhookDeliveries {
     } catch (error) {
       this.log.error({ err: error }, 'webhook dispatcher could not claim deliveries; trying again in 1 s');
       this.wanted = true;
-      this.later(1000);
+      this.kickTimer.in(1000);
     } finally {
       this.claiming = false;
       this.settle();
@@ -293,20 +294,6 @@ export class WebhookDeliveries {
   /** Deliveries that may start now besides `inFlight`. */
   private room(inFlight: number): number {
     return Math.min(CONCURRENCY - inFlight, this.governor.allowance());
-  }
-
-  /** Kicks the dispatcher in `ms`, unless a kick is already due sooner. */
-  private later(ms: number): void {
-    if (this.stopped) return;
-    const at = performance.now() + ms;
-    if (this.retryTimer && this.retryAt <= at) return;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryAt = at;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.kick();
-    }, ms);
-    this.retryTimer.unref();
   }
 
   /** Sends claimed deliveries side by side; each outcome joins the next flush. */
@@ -413,7 +400,7 @@ export class WebhookDeliveries {
         this.inFlight -= batch.length;
         // This process tries its retries on time; the wake-up jobs are for when it is gone.
         const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
-        if (retries.length > 0) this.later(Math.min(...retries) * 1000);
+        if (retries.length > 0) this.kickTimer.in(Math.min(...retries) * 1000);
         if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
       }
     } finally {
