@@ -2,18 +2,21 @@
  * `npm run bench:jobs`: outbox → pg-boss → signed webhook, end to end through the real app.
  * Tasks of 20 flows, assigned across 200 people, are started and completed through HTTP
  * (one client per flow, in two threads of their own; 10,000 transitions by default), with no
- * webhook and then on fresh flows with 20 endpoints on a loopback receiver (a thread of its
+ * webhook and with 20 endpoints on a loopback receiver (a thread of its
  * own) subscribed to `task.started` and `task.completed`, so every transition is 20 deliveries.
- * Each is run twice: saturated (each client sends its next transition once the last is
+ * Each load is run without and with webhooks alternately (ABBA, BENCH_ROUNDS pairs, default
+ * 3; each run on fresh flows, from a vacuumed database, the endpoints registered for the runs
+ * with webhooks only): saturated (each client sends its next transition once the last is
  * answered, so the 2-core machine has no idle CPU) and paced at half the rate the saturated
- * run reached. While the API is busy, each process starts at most WEBHOOK_BUSY_RATE
- * deliveries a second (default 20) and the backlog goes out once it is quiet. Reports per
- * run the transition latency, the CPU each transition cost (this process and Postgres) and
- * the server's event-loop utilisation, the latency change webhooks cause, deliveries per
- * second behind the saturated run (overall, and once the API was quiet), and the time from
- * commit (the event's timestamp) to receipt: behind the saturated run, at half rate, and
- * unloaded (one transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS shortens
- * the run; WEBHOOK_BUSY_RATE sets the busy rate.
+ * runs reached. While the API is busy, each process starts at most WEBHOOK_BUSY_RATE
+ * deliveries a second (default 20) and the backlog goes out once it is quiet; every run's
+ * deliveries are received before the next starts. Reports per side the transition latency
+ * (pooled over its runs, and each run's p50), the CPU each transition cost (this process and
+ * Postgres) and the server's event-loop utilisation, the latency change webhooks cause,
+ * deliveries per second behind the saturated runs (overall, and once the API was quiet), and
+ * the time from commit (the event's timestamp) to receipt: behind the saturated runs, at half
+ * rate, and unloaded (one transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS
+ * shortens the runs; WEBHOOK_BUSY_RATE sets the busy rate.
  */
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
@@ -31,6 +34,8 @@ const ENDPOINTS = 20;
 const TASKS_PER_FLOW = Math.ceil(TRANSITIONS / 2 / FLOWS);
 /** Transitions of the unloaded latency run. */
 const QUIET = 50;
+/** Pairs of runs (without and with webhooks) at each load; BENCH_ROUNDS sets it. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 if (!UWS_NATIVE) {
   process.stderr.write(`bench:jobs refuses to run on ${UWS_IMPLEMENTATION}.\n`);
@@ -42,6 +47,7 @@ const quantile = (values: number[], q: number) => {
   return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
 };
 const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
+const median = (values: number[]) => quantile(values, 0.5);
 
 // The receiver, in a thread of its own as a real one would be in a process of its own: 20
 // endpoints are 20 paths; it answers 204 at once and notes when each event arrived.
@@ -175,37 +181,66 @@ async function receipts(from: number, count: number): Promise<{ at: number; comm
 }
 
 /**
- * Each measured run starts from a vacuumed database: the dead rows the run before left (the
- * deliveries of 10,000 transitions are 800,000 row versions) would otherwise be vacuumed by
- * Postgres during the next run, and charged to it.
+ * Each measured run starts from a vacuumed, checkpointed database: the dead rows the run
+ * before left (the deliveries of 10,000 transitions are 800,000 row versions) would otherwise
+ * be vacuumed during the next run, and its WAL written out by a checkpoint, charged to it.
  */
 async function quiesce(): Promise<void> {
   await sql`vacuum analyze`;
+  // Needs a superuser or pg_checkpoint (the embedded cluster's owner is one); a timed checkpoint may then fall in a run.
+  await sql`checkpoint`.catch(() => {});
+}
+
+type Run = Awaited<ReturnType<typeof transitions>>;
+type Receipt = { at: number; committedAt: number };
+type Hooked = { run: Run; receipts: Receipt[] };
+
+/** A run with the 20 endpoints registered: its transitions, then every delivery they made (the endpoints are deleted after). */
+async function hookedRun(label: string, rate: number): Promise<Hooked> {
+  const hooks: string[] = [];
+  for (let e = 0; e < ENDPOINTS; e++) {
+    hooks.push((await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] })).json.id);
+  }
+  await quiesce();
+  const run = await transitions(await newFlows(label), rate);
+  const got = await receipts(0, run.latencies.length * ENDPOINTS);
+  received.splice(0);
+  for (const id of hooks) await call('DELETE', `/v1/webhooks/${id}`);
+  return { run, receipts: got };
+}
+
+async function plainRun(label: string, rate: number): Promise<Run> {
+  await quiesce();
+  const run = await transitions(await newFlows(label), rate);
+  await settle();
+  return run;
+}
+
+/**
+ * Runs without and with webhooks alternately, ABBA (without, with; with, without; ...), so the
+ * drift of a long benchmark (a fuller database, a warmer JIT, the machine's own noise) falls on
+ * both sides alike: a single pair moved by ±30% between identical invocations.
+ */
+async function interleaved(label: string, rate: number): Promise<{ without: Run[]; withHooks: Hooked[] }> {
+  const without: Run[] = [];
+  const withHooks: Hooked[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const hooked of round % 2 === 0 ? [false, true] : [true, false]) {
+      if (hooked) withHooks.push(await hookedRun(`${label} hooked ${round}`, rate));
+      else without.push(await plainRun(`${label} plain ${round}`, rate));
+    }
+  }
+  return { without, withHooks };
 }
 
 // Saturated: every client sends its next transition as soon as the last is answered.
-await quiesce();
-const baseline = await transitions(await newFlows('Plain'));
-await settle();
-// Paced at half the rate the saturated run reached: the machine has room, as a service should.
-const rate = Math.round(baseline.latencies.length / baseline.seconds / 2);
-await quiesce();
-const pacedBaseline = await transitions(await newFlows('Plain paced'), rate);
-await settle();
-
-for (let e = 0; e < ENDPOINTS; e++) await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] });
-await quiesce();
-const withHooks = await transitions(await newFlows('Hooked'));
-const expected = withHooks.latencies.length * ENDPOINTS;
-const backlog = await receipts(0, expected);
-const lastAt = backlog.reduce((latest, r) => Math.max(latest, r.at), 0);
-const quietFrom = withHooks.startedAt + withHooks.seconds * 1000;
-await quiesce();
-const pacedWithHooks = await transitions(await newFlows('Hooked paced'), rate);
-const paced = await receipts(expected, expected);
-received.splice(0);
+const saturatedRuns = await interleaved('Saturated', 0);
+// Paced at half the rate the saturated runs reached: the machine has room, as a service should.
+const rate = Math.round(median(saturatedRuns.without.map((run) => run.latencies.length / run.seconds)) / 2);
+const pacedRuns = await interleaved('Paced', rate);
 
 // Unloaded: one transition every 100 ms, each fanned out to the 20 endpoints.
+for (let e = 0; e < ENDPOINTS; e++) await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] });
 const quietFlow = (await call('POST', '/v1/flows', { name: 'Quiet', tasks: Array.from({ length: QUIET / 2 }, (_, i) => ({ name: `Q${i}` })) })).json;
 for (const task of quietFlow.tasks as { id: string }[]) {
   for (const step of ['start', 'complete']) {
@@ -215,34 +250,54 @@ for (const task of quietFlow.tasks as { id: string }[]) {
 }
 await receipts(0, QUIET * ENDPOINTS);
 
-const phase = (run: typeof baseline) => ({
-  ...summary(run.latencies), perSecond: Math.round(run.latencies.length / run.seconds),
-  cpuPerTransitionMs: run.cpuPerTransitionMs, serverEventLoopUtilization: run.serverEventLoopUtilization,
+/** One side's figures: the latency of all its runs' transitions pooled, each run's p50, and the medians of the rest. */
+const side = (runs: Run[]) => ({
+  ...summary(runs.flatMap((run) => run.latencies)),
+  runsP50Ms: runs.map((run) => summary(run.latencies).p50Ms),
+  perSecond: Math.round(median(runs.map((run) => run.latencies.length / run.seconds))),
+  // Per transition: CPU of this process (server, webhook sender, and the client and receiver threads) and of Postgres.
+  cpuPerTransitionMs: {
+    process: median(runs.map((run) => run.cpuPerTransitionMs.process)),
+    postgres: median(runs.map((run) => run.cpuPerTransitionMs.postgres)),
+  },
+  serverEventLoopUtilization: median(runs.map((run) => run.serverEventLoopUtilization)),
 });
-const change = (without: ReturnType<typeof phase>, withHooks: ReturnType<typeof phase>) => ({
-  p50: Number((100 * (withHooks.p50Ms / without.p50Ms - 1)).toFixed(1)), p99: Number((100 * (withHooks.p99Ms / without.p99Ms - 1)).toFixed(1)),
-});
-const saturated = { withoutWebhooks: phase(baseline), withWebhooks: phase(withHooks) };
-const atHalfRate = { ratePerSecond: rate, withoutWebhooks: phase(pacedBaseline), withWebhooks: phase(pacedWithHooks) };
+const compare = ({ without, withHooks }: { without: Run[]; withHooks: Hooked[] }) => {
+  const plain = side(without);
+  const hooked = side(withHooks.map((h) => h.run));
+  const pct = (a: number, b: number) => Number((100 * (b / a - 1)).toFixed(1));
+  return { withoutWebhooks: plain, withWebhooks: hooked, latencyChangePct: { p50: pct(plain.p50Ms, hooked.p50Ms), p99: pct(plain.p99Ms, hooked.p99Ms) } };
+};
+/** Behind a saturated run: deliveries per second from its start to the last receipt, and from when the API was quiet. */
+const throughput = ({ run, receipts: got }: Hooked) => {
+  const lastAt = got.reduce((latest, r) => Math.max(latest, r.at), 0);
+  const quietFrom = run.startedAt + run.seconds * 1000;
+  return {
+    overall: got.length / ((lastAt - run.startedAt) / 1000),
+    onceQuiet: got.filter((r) => r.at >= quietFrom).length / ((lastAt - quietFrom) / 1000),
+  };
+};
+const saturatedThroughput = saturatedRuns.withHooks.map(throughput);
+const latencies = (hooked: Hooked[]) => summary(hooked.flatMap((h) => h.receipts.map((r) => r.at - r.committedAt)));
 process.stdout.write(JSON.stringify({
   name: 'jobs',
   machine: machine(),
   webhookBusyRate: app.services.config.webhookBusyRate,
-  transitions: withHooks.latencies.length,
+  transitionsPerRun: saturatedRuns.without[0]!.latencies.length,
+  rounds: ROUNDS,
   endpoints: ENDPOINTS,
   people: PEOPLE,
-  saturated: { ...saturated, latencyChangePct: change(saturated.withoutWebhooks, saturated.withWebhooks) },
-  atHalfRate: { ...atHalfRate, latencyChangePct: change(atHalfRate.withoutWebhooks, atHalfRate.withWebhooks) },
+  saturated: compare(saturatedRuns),
+  atHalfRate: { ratePerSecond: rate, ...compare(pacedRuns) },
   deliveries: {
-    count: backlog.length,
-    expected,
-    // From the saturated run's start to the last receipt (while it ran, the busy API held delivery to WEBHOOK_BUSY_RATE).
-    perSecond: Math.round(backlog.length / ((lastAt - withHooks.startedAt) / 1000)),
-    // The backlog going out once the API was quiet.
-    perSecondOnceQuiet: Math.round(backlog.filter((r) => r.at >= quietFrom).length / ((lastAt - quietFrom) / 1000)),
-    // Behind the saturated run: includes the wait behind the backlog it built up (20 deliveries per transition).
-    commitToReceipt: summary(backlog.map((r) => r.at - r.committedAt)),
-    commitToReceiptAtHalfRate: summary(paced.map((r) => r.at - r.committedAt)),
+    // Every delivery of every run with webhooks arrived (each run: its transitions × 20).
+    receivedPerRun: saturatedRuns.withHooks.concat(pacedRuns.withHooks).map((h) => h.receipts.length),
+    // Medians over the saturated runs: while one ran, the busy API held delivery to WEBHOOK_BUSY_RATE.
+    perSecond: Math.round(median(saturatedThroughput.map((t) => t.overall))),
+    perSecondOnceQuiet: Math.round(median(saturatedThroughput.map((t) => t.onceQuiet))),
+    // Behind the saturated runs: includes the wait behind the backlog each built up (20 deliveries per transition).
+    commitToReceipt: latencies(saturatedRuns.withHooks),
+    commitToReceiptAtHalfRate: latencies(pacedRuns.withHooks),
     // One transition every 100 ms (×20 endpoints): the pipeline's own latency.
     commitToReceiptUnloaded: summary(received.map((r) => r.at - r.committedAt)),
   },
