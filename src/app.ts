@@ -93,8 +93,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
   });
   const recomputeSeconds = new Histogram({
-    name: 'flowplan_recompute_duration_seconds', help: 'Flow recompute time, in this thread or offloaded to the pool (where); its count is the number of recomputes',
-    labelNames: ['where'] as const, buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [metrics.registry],
+    name: 'flowplan_recompute_duration_seconds',
+    help: 'Flow derivation time by where: a whole flow in this thread or offloaded to the pool, or incremental (a change derived from the version before, in this thread); its count is the number of derivations',
+    labelNames: ['where'] as const, buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [metrics.registry],
   });
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
   await registry.listen();

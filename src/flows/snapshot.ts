@@ -16,7 +16,12 @@ import type { RecomputeInput, RecomputeOutput } from '../graph/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../graph/status.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
 
-export type Recompute = (input: RecomputeInput) => Promise<RecomputeOutput>;
+export interface Recompute {
+  /** A whole flow's derivation (in this thread or on the pool). */
+  (input: RecomputeInput): Promise<RecomputeOutput>;
+  /** Runs (and times) a derivation from the version before, always in this thread. */
+  incremental<T>(derive: () => T): T;
+}
 
 /** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
@@ -265,8 +270,10 @@ export class Snapshot {
         const subtasksMoved = appended.some((task) => task.parentId !== null) || changed.some((i) => state.tasks[i]!.parentId !== null);
         const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
         const { input, touched, newFrom, newTo } = patchedInput(previous.input, state.tasks, index, children, changed, old);
-        const engine = added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
-        const output = deriveNext(engine, touched, input.progress, input.duration);
+        const output = recompute.incremental(() => {
+          const engine = added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
+          return deriveNext(engine, touched, input.progress, input.duration);
+        });
         const snapshot = new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base);
         if (added === 0) {
           const flips = touched.flatMap((v) => {

@@ -18,7 +18,7 @@ import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { request, until } from '../helpers/server.ts';
 import { rng } from '../graph/random-dag.ts';
 
-const engine = async (input: Parameters<typeof recompute>[0]) => recompute(input);
+const engine = Object.assign(async (input: Parameters<typeof recompute>[0]) => recompute(input), { incremental: <T>(derive: () => T): T => derive() });
 const fresh = (s: Snapshot) => JSON.stringify({ ...s.summary(), tasks: s.state.tasks.map((task) => s.taskView(task.id)) });
 
 function task(id: string, position: number, patch: Partial<TaskRecord> = {}): TaskRecord {

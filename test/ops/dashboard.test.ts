@@ -10,8 +10,10 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana-dashboard.json', import.meta.url), 'utf8')) as {
     panels: { title: string; targets: { expr: string }[] }[];
   };
-  const s = await startFlowServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 2 });
+  const s = await startFlowServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 3 });
   const flow = await newFlow(t, s, { name: 'Metrics', tasks: [{ name: 'A' }] });
+  // Derived from the version before: an incremental derivation.
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
   await ok(t, s, 'GET', '/v1/work/available');
   for (let i = 0; i < 3; i++) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   const exported = (await s.api('GET', '/metrics')).text;
@@ -24,6 +26,7 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   }
   t.match(exported, /flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]/, 'refusals by budget');
   t.match(exported, /flowplan_recompute_duration_seconds_count\{where="thread"\} [1-9]/, 'recomputes by where');
+  t.match(exported, /flowplan_recompute_duration_seconds_count\{where="incremental"\} [1-9]/, 'incremental derivations');
   t.match(exported, /flowplan_work_index_build_seconds_count [1-9]/, 'work-index rebuilds');
   t.match(exported, /flowplan_postgres_connections\{pool="flowplan",state="active"\} [1-9]/, 'Postgres connections in use (the scrape itself is one)');
 });
