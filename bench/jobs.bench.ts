@@ -9,10 +9,10 @@
  * with webhooks only): saturated (each client sends its next transition once the last is
  * answered, so the 2-core machine has no idle CPU) and paced at half the rate the saturated
  * runs reached. While the API is busy, each process starts at most WEBHOOK_BUSY_RATE
- * deliveries a second (default 20) and the backlog goes out once it is quiet; every run's
+ * deliveries a second (default 5) and the backlog goes out once it is quiet; every run's
  * deliveries are received before the next starts. Reports per side the transition latency
- * (pooled over its runs, and each run's p50), the CPU each transition cost (this process and
- * Postgres) and the server's event-loop utilisation, the latency change webhooks cause,
+ * (pooled over its runs, and each run's p50 and p99), the CPU each transition cost (this
+ * process and Postgres) and the server's event-loop utilisation, the latency change webhooks cause,
  * deliveries per second behind the saturated runs (overall, and once the API was quiet), and
  * the time from commit (the event's timestamp) to receipt: behind the saturated runs, at half
  * rate, and unloaded (one transition every 100 ms). Prints one JSON line. BENCH_TRANSITIONS
@@ -250,10 +250,11 @@ for (const task of quietFlow.tasks as { id: string }[]) {
 }
 await receipts(0, QUIET * ENDPOINTS);
 
-/** One side's figures: the latency of all its runs' transitions pooled, each run's p50, and the medians of the rest. */
+/** One side's figures: the latency of all its runs' transitions pooled, each run's p50 and p99, and the medians of the rest. */
 const side = (runs: Run[]) => ({
   ...summary(runs.flatMap((run) => run.latencies)),
   runsP50Ms: runs.map((run) => summary(run.latencies).p50Ms),
+  runsP99Ms: runs.map((run) => summary(run.latencies).p99Ms),
   perSecond: Math.round(median(runs.map((run) => run.latencies.length / run.seconds))),
   // Per transition: CPU of this process (server, webhook sender, and the client and receiver threads) and of Postgres.
   cpuPerTransitionMs: {
@@ -295,6 +296,8 @@ process.stdout.write(JSON.stringify({
     // Medians over the saturated runs: while one ran, the busy API held delivery to WEBHOOK_BUSY_RATE.
     perSecond: Math.round(median(saturatedThroughput.map((t) => t.overall))),
     perSecondOnceQuiet: Math.round(median(saturatedThroughput.map((t) => t.onceQuiet))),
+    // Each saturated run's, in order: later runs find more delivered rows in the tables.
+    perSecondOnceQuietRuns: saturatedThroughput.map((t) => Math.round(t.onceQuiet)),
     // Behind the saturated runs: includes the wait behind the backlog each built up (20 deliveries per transition).
     commitToReceipt: latencies(saturatedRuns.withHooks),
     commitToReceiptAtHalfRate: latencies(pacedRuns.withHooks),

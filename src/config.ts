@@ -103,7 +103,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60) * 1000,
-    webhookBusyRate: int(env, 'WEBHOOK_BUSY_RATE', 20, 1, 1_000_000),
+    webhookBusyRate: int(env, 'WEBHOOK_BUSY_RATE', 5, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir: env.FLOWPLAN_DATA_DIR || '.flowplan',
     maxBodyBytes: 4 * 1024 * 1024,

@@ -203,6 +203,8 @@ export class WebhookDeliveries {
 
   /** Runs the dispatcher until nothing is due (or RUN_MS passed: the next wake-up goes on). */
   async runUntilIdle(): Promise<void> {
+    // A wake-up taken while the process stops (its own last outcomes sent one) would otherwise wait out RUN_MS.
+    if (this.stopped) return;
     this.kick();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

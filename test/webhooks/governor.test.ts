@@ -39,3 +39,32 @@ t.test('a busy API slows deliveries to the busy rate; a quiet one catches up', a
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.equal(receiver.received.length, EVENTS, 'each once');
 });
+
+t.test('while the API is busy, a receiver that hangs does not hold up the other endpoints of its batch', async (t) => {
+  const s = await startFlowServer(t, { webhookAllowPrivate: true, webhookBusyRate: 4, webhookTimeoutMs: 8000 });
+  const receiver = await startReceiver(t);
+  // The slow endpoint never answers; the sender's timeout ends each of its attempts.
+  receiver.answer = (request) => (request.path === '/slow' ? { hang: true } : { status: 204 });
+  const flow = await newFlow(t, s, { name: 'Busy', tasks: Array.from({ length: 6 }, (_, i) => ({ name: `T${i}` })) });
+  await ok(t, s, 'POST', '/v1/webhooks', { url: `${receiver.url}/slow`, events: ['task.started'] }, 201);
+  await ok(t, s, 'POST', '/v1/webhooks', { url: `${receiver.url}/fast`, events: ['task.started'] }, 201);
+
+  let busy = true;
+  const pollers = Array.from({ length: 4 }, async () => {
+    while (busy) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const startedAt = Date.now();
+  for (const task of flow.tasks.slice(0, 3)) await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${task.id}/start`);
+
+  // A fast endpoint's next event goes only once its last outcome is written: had the batch's
+  // outcomes waited for the hanging attempt, nothing more would reach /fast for 8 s.
+  const deadline = startedAt + 6000;
+  const fast = () => receiver.received.filter((r) => r.path === '/fast');
+  while (fast().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal(fast().length, 3, `the fast endpoint got all three events while the slow one hung (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+  t.strictSame(fast().map((r) => r.json.data.taskId), flow.tasks.slice(0, 3).map((task: { id: string }) => task.id), 'in commit order');
+  t.equal(receiver.received.filter((r) => r.path === '/slow').length, 1, 'the slow endpoint is still on its first event');
+  busy = false;
+  await Promise.all(pollers);
+});
