@@ -99,8 +99,15 @@ export class WebhookDeliveries {
   private claiming = false;
   private flushing = false;
   private stopped = false;
-  /** The next kick the dispatcher asked for itself (a retry, the governor, a failure). */
+  /** The next kick the dispatcher asked for itself (the governor, a failure). */
   private readonly kickTimer = new SoonestTimer(() => this.kick());
+  /**
+   * When this process's retries of the next minute fall due (performance.now()), each kicked
+   * on time: one timer for the soonest would lose the later ones, leaving them to the wake-up
+   * jobs, which pg-boss polls once a second.
+   */
+  private retryTimes: number[] = [];
+  private readonly retryTimer = new SoonestTimer(() => this.retryDue());
   private idleWaiters: (() => void)[] = [];
   private readonly governor: Governor;
 
@@ -236,10 +243,24 @@ export class WebhookDeliveries {
     void this.pump();
   }
 
+  private retryIn(ms: number): void {
+    if (ms > RUN_MS) return;
+    this.retryTimes.push(performance.now() + ms);
+    this.retryTimer.in(ms);
+  }
+
+  private retryDue(): void {
+    const now = performance.now();
+    this.retryTimes = this.retryTimes.filter((at) => at > now);
+    if (this.retryTimes.length > 0) this.retryTimer.in(Math.min(...this.retryTimes) - now);
+    this.kick();
+  }
+
   private async stop(): Promise<void> {
     this.stopped = true;
     this.governor.stop();
     this.kickTimer.cancel();
+    this.retryTimer.cancel();
     // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
     await Promise.race([
       new Promise<void>((resolve) => { this.idleWaiters.push(resolve); this.settle(); }),
@@ -402,7 +423,7 @@ export class WebhookDeliveries {
         this.inFlight -= batch.length;
         // This process tries its retries on time; the wake-up jobs are for when it is gone.
         const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
-        if (retries.length > 0) this.kickTimer.in(Math.min(...retries) * 1000);
+        for (const seconds of retries) this.retryIn(seconds * 1000);
         if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
       }
     } finally {

@@ -68,3 +68,24 @@ t.test('while the API is busy, a receiver that hangs does not hold up the other 
   busy = false;
   await Promise.all(pollers);
 });
+
+t.test('while the API is busy, a retry still goes out when it is due', async (t) => {
+  const s = await startFlowServer(t, { webhookAllowPrivate: true, webhookBusyRate: 4, webhookRetryBaseSeconds: 0.5 });
+  const receiver = await startReceiver(t);
+  receiver.answer = (_request, index) => ({ status: index === 0 ? 500 : 204 });
+  const flow = await newFlow(t, s, { name: 'Busy', tasks: [{ name: 'T' }] });
+  await ok(t, s, 'POST', '/v1/webhooks', { url: receiver.url, events: ['task.started'] }, 201);
+  let busy = true;
+  const pollers = Array.from({ length: 4 }, async () => {
+    while (busy) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+  const [first, second] = await receiver.waitFor(2, 10_000);
+  busy = false;
+  await Promise.all(pollers);
+  // Due 0.45-0.55 s after the failure, and the busy rate has a token by then. A retry left to
+  // its wake-up job (pg-boss polls once a second, on the second) would come a second or more late.
+  const gap = second!.at - first!.at;
+  t.ok(gap >= 450 && gap < 900, `retried when due (${gap} ms after the failure)`);
+});
