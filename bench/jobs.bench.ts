@@ -251,18 +251,21 @@ for (const task of quietFlow.tasks as { id: string }[]) {
 await receipts(0, QUIET * ENDPOINTS);
 
 /** One side's figures: the latency of all its runs' transitions pooled, each run's p50 and p99, and the medians of the rest. */
-const side = (runs: Run[]) => ({
-  ...summary(runs.flatMap((run) => run.latencies)),
-  runsP50Ms: runs.map((run) => summary(run.latencies).p50Ms),
-  runsP99Ms: runs.map((run) => summary(run.latencies).p99Ms),
-  perSecond: Math.round(median(runs.map((run) => run.latencies.length / run.seconds))),
-  // Per transition: CPU of this process (server, webhook sender, and the client and receiver threads) and of Postgres.
-  cpuPerTransitionMs: {
-    process: median(runs.map((run) => run.cpuPerTransitionMs.process)),
-    postgres: median(runs.map((run) => run.cpuPerTransitionMs.postgres)),
-  },
-  serverEventLoopUtilization: median(runs.map((run) => run.serverEventLoopUtilization)),
-});
+const side = (runs: Run[]) => {
+  const each = runs.map((run) => summary(run.latencies));
+  return {
+    ...summary(runs.flatMap((run) => run.latencies)),
+    runsP50Ms: each.map((s) => s.p50Ms),
+    runsP99Ms: each.map((s) => s.p99Ms),
+    perSecond: Math.round(median(runs.map((run) => run.latencies.length / run.seconds))),
+    // Per transition: CPU of this process (server, webhook sender, and the client and receiver threads) and of Postgres.
+    cpuPerTransitionMs: {
+      process: median(runs.map((run) => run.cpuPerTransitionMs.process)),
+      postgres: median(runs.map((run) => run.cpuPerTransitionMs.postgres)),
+    },
+    serverEventLoopUtilization: median(runs.map((run) => run.serverEventLoopUtilization)),
+  };
+};
 const compare = ({ without, withHooks }: { without: Run[]; withHooks: Hooked[] }) => {
   const plain = side(without);
   const hooked = side(withHooks.map((h) => h.run));

@@ -74,6 +74,8 @@ const CONCURRENCY = 64;
 const RUN_MS = 60_000;
 /** Events collected per transaction at most. */
 const COLLECT_BATCH = 200;
+/** Retry kicks are grouped to this many milliseconds (at most 6,000 pending a minute ahead). */
+const RETRY_TICK_MS = 10;
 const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 
 export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
@@ -102,11 +104,12 @@ export class WebhookDeliveries {
   /** The next kick the dispatcher asked for itself (the governor, a failure). */
   private readonly kickTimer = new SoonestTimer(() => this.kick());
   /**
-   * When this process's retries of the next minute fall due (performance.now()), each kicked
-   * on time: one timer for the soonest would lose the later ones, leaving them to the wake-up
-   * jobs, which pg-boss polls once a second.
+   * When this process's retries of the next minute fall due (performance.now(), to the next
+   * RETRY_TICK_MS, so a failing endpoint's many retries share a few), each kicked on time: one
+   * timer for the soonest would lose the later ones, leaving them to the wake-up jobs, which
+   * pg-boss polls once a second.
    */
-  private retryTimes: number[] = [];
+  private readonly retryTimes = new Set<number>();
   private readonly retryTimer = new SoonestTimer(() => this.retryDue());
   private idleWaiters: (() => void)[] = [];
   private readonly governor: Governor;
@@ -245,14 +248,19 @@ export class WebhookDeliveries {
 
   private retryIn(ms: number): void {
     if (ms > RUN_MS) return;
-    this.retryTimes.push(performance.now() + ms);
-    this.retryTimer.in(ms);
+    const at = Math.ceil((performance.now() + ms) / RETRY_TICK_MS) * RETRY_TICK_MS;
+    this.retryTimes.add(at);
+    this.retryTimer.in(at - performance.now());
   }
 
   private retryDue(): void {
     const now = performance.now();
-    this.retryTimes = this.retryTimes.filter((at) => at > now);
-    if (this.retryTimes.length > 0) this.retryTimer.in(Math.min(...this.retryTimes) - now);
+    let next = Number.POSITIVE_INFINITY;
+    for (const at of this.retryTimes) {
+      if (at <= now) this.retryTimes.delete(at);
+      else next = Math.min(next, at);
+    }
+    if (next < Number.POSITIVE_INFINITY) this.retryTimer.in(next - now);
     this.kick();
   }
 
