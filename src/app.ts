@@ -72,6 +72,11 @@ export interface StartOptions {
   failRenders?: boolean;
   /** Test hook: the recompute pool runs this worker module (one that fails on cue) with this timeout. */
   recomputeWorker?: { url: URL; timeoutMs: number };
+  /**
+   * Test hook: the recompute workers start on first use instead of at boot (about 0.3-1 s of
+   * CPU per start under tsx, which most test servers, never offloading a flow, do not need).
+   */
+  coldRecomputePool?: boolean;
 }
 
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
@@ -92,6 +97,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     threads: config.workers, timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000, maxInFlight: config.workers * 16, log,
     ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
   });
+  // Started (and warmed) while the rest starts, so no request pays for a worker's start-up.
+  const poolStarted = options.coldRecomputePool ? null : pool.start();
+  poolStarted?.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
   const recomputeSeconds = new Histogram({
     name: 'flowplan_recompute_duration_seconds',
     help: 'Flow derivation time by where: a whole flow in this thread or offloaded to the pool, or incremental (a change derived from the version before, in this thread); its count is the number of derivations',
@@ -111,6 +119,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
   metrics.total('flowplan_flow_json_task_bytes_total', 'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)', () => flowJsonStats.taskBytes);
   metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);
+  metrics.gauge('flowplan_pool_threads', 'Recompute worker threads running (started at boot; a failed one is replaced)', () => pool.stats().threads);
   metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
   metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
   metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
@@ -153,6 +162,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Workers and outbox subscribers are registered above (route modules, services); start them.
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
+  if (poolStarted) log.info(await poolStarted, 'recompute workers started');
   const server: HttpServer = await listen(edge, config.host, config.port, foreground);
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');

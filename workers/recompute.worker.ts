@@ -7,13 +7,15 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
 import { recompute } from '../src/graph/recompute.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
+import { markStarted, type Started } from '../src/worker-pool.ts';
 
 /** The engine's output plus the worker's threadId, so callers can tell the pool really ran it. */
 export interface WorkerOutput extends RecomputeOutput {
   threadId: number;
 }
 
-export default function run(input: RecomputeInput): WorkerOutput {
+export default function run(input: RecomputeInput & Started): WorkerOutput {
+  markStarted(input);
   const value: WorkerOutput = { ...recompute(input), threadId };
   const { order, status, es, ef, slack, critical, counts } = value;
   // Each output array owns its own buffer, so all can move without a copy.

@@ -9,6 +9,7 @@ import type { DiagramModel } from '../src/exports/diagram.ts';
 import { planPdf, type PlanDocument } from '../src/exports/pdf.ts';
 import { diagramPng } from '../src/exports/png.ts';
 import { diagramSvgOf, type SvgOptions } from '../src/exports/svg.ts';
+import { markStarted, type Started } from '../src/worker-pool.ts';
 
 export type RenderTask =
   | { kind: 'svg'; model: DiagramModel; options?: SvgOptions }
@@ -22,7 +23,8 @@ export interface RenderOutput {
 }
 
 /** `fail` is set only by a RenderService built with the test hook (never from config). */
-export default async function run(task: RenderTask & { fail?: boolean }): Promise<RenderOutput> {
+export default async function run(task: RenderTask & { fail?: boolean } & Started): Promise<RenderOutput> {
+  markStarted(task);
   if (task.fail) throw new Error('render failure forced by the test hook');
   if (task.kind === 'svg') return { result: diagramSvgOf(task.model, task.options), threadId };
   const bytes = task.kind === 'png' ? diagramPng(task.model) : await planPdf(task.document);

@@ -1,12 +1,14 @@
 /**
  * The render pool: every export and diagram is drawn in a worker thread, never on the
- * event loop. Lazy like the recompute pool, with a timeout per render and a bound on
- * renders in flight: past it, callers get 503 with Retry-After instead of a queue that
- * only grows. A render that throws or overruns its time is 502 RENDER_FAILED.
+ * event loop. Started lazily (its workers load resvg, pdfkit and fonts: memory a process that
+ * never exports should not hold), with a timeout per render counted from the moment a worker
+ * begins it, and a bound on renders in flight: past it, callers get 503 with Retry-After
+ * instead of a queue that only grows. A render that throws or overruns its time is 502 RENDER_FAILED.
  */
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { ApiError } from '../errors.ts';
+import { runTimed, type Started } from '../worker-pool.ts';
 import type { RenderOutput, RenderTask } from '../../workers/render.worker.ts';
 import type { DiagramModel } from './diagram.ts';
 import type { PlanDocument } from './pdf.ts';
@@ -26,7 +28,7 @@ export interface RenderServiceOptions {
 
 export class RenderService {
   readonly #opts: RenderServiceOptions;
-  #pool: Piscina<RenderTask & { fail?: boolean }, RenderOutput> | null = null;
+  #pool: Piscina<RenderTask & { fail?: boolean } & Started, RenderOutput> | null = null;
   #inFlight = 0;
   #completed = 0;
   /** The thread that ran the last render (tests prove the pool ran it). */
@@ -62,12 +64,12 @@ export class RenderService {
         idleTimeout: IDLE_TIMEOUT_MS,
       }));
       const input = this.#opts.failRenders ? { ...task, fail: true } : task;
-      const output = await pool.run(input, { signal: AbortSignal.timeout(this.#opts.timeoutMs) });
+      const output = await runTimed(pool, input, this.#opts.timeoutMs);
       this.#completed++;
       this.lastThreadId = output.threadId;
       return output.result;
     } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+      const timedOut = err instanceof Error && err.name === 'AbortError';
       this.#opts.log.error({ err, kind: task.kind }, 'render failed');
       throw new ApiError('RENDER_FAILED', timedOut ? 'Rendering took too long' : 'Rendering failed');
     } finally {

@@ -88,7 +88,15 @@ function checkReachableAsPostgres(dataDir: string): void {
   );
 }
 
-export async function startEmbedded(root: string, onLog: (line: string) => void = () => {}): Promise<EmbeddedCluster> {
+/**
+ * Starts (or finds running) the cluster under `root`. `settings` are server settings for a
+ * cluster this call starts (`{ fsync: 'off' }`: the test runner's throwaway cluster).
+ */
+export async function startEmbedded(
+  root: string,
+  onLog: (line: string) => void = () => {},
+  settings: Record<string, string> = {},
+): Promise<EmbeddedCluster> {
   const dir = path.resolve(root, 'postgres');
   const infoFile = path.resolve(root, 'postgres.json');
   checkReachableAsPostgres(root);
@@ -111,6 +119,7 @@ export async function startEmbedded(root: string, onLog: (line: string) => void 
     password: info.password,
     persistent: true,
     createPostgresUser: true,
+    postgresFlags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: (message) => onLog(String(message).trim()),
     onError: (message) => onLog(String(message).trim()),
   });

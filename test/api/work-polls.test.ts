@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { request, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { request, until, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 
 function poll(s: TestServer, path: string, etag?: string): Promise<ApiResponse> {
@@ -26,15 +26,9 @@ async function counters(s: TestServer): Promise<{ rebuilds: number; flowRanks: n
 
 /** Polls `path` conditionally until it answers 200 (another process's write arrives by NOTIFY). */
 async function until200(t: Test, s: TestServer, path: string, etag: string): Promise<ApiResponse> {
-  const started = Date.now();
-  for (;;) {
-    const res = await poll(s, path, etag);
-    if (res.status === 200 || Date.now() - started > 5000) {
-      t.equal(res.status, 200, `${path} changed after ${Date.now() - started} ms`);
-      return res;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const res = await until(() => poll(s, path, etag), (r) => r.status === 200);
+  t.equal(res.status, 200, `${path} changed`);
+  return res;
 }
 
 t.test('a page\'s tag follows its items and total: 304 while other flows change, 200 when it would differ', async (t) => {

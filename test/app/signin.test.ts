@@ -63,10 +63,13 @@ t.test('sign-in and consent', async (t) => {
     t.equal(wrong.res.text.replace(person.email, 'X'), unknown.res.text.replace('nobody@example.com', 'X'), 'the same page, word for word');
     t.match(wrong.res.text, /role="alert"/);
     t.match(wrong.res.text, /aria-describedby="signin-error"/, 'the error is tied to the fields');
-    t.ok(unknown.ms > wrong.ms * 0.4, `an unknown email costs a hash too (${unknown.ms.toFixed(0)} ms vs ${wrong.ms.toFixed(0)} ms)`);
+    // The fastest of two each: a pause of a loaded machine lengthens one sample, not both.
+    const wrongMs = Math.min(wrong.ms, (await attempt(person.email, 'wrong again')).ms);
+    const unknownMs = Math.min(unknown.ms, (await attempt('nobody@example.com', 'wrong again')).ms);
+    t.ok(unknownMs > wrongMs * 0.4, `an unknown email costs a hash too (${unknownMs.toFixed(0)} ms vs ${wrongMs.toFixed(0)} ms)`);
     t.notOk(wrong.res.headers.getSetCookie().some((c) => c.startsWith('__Host-fp_session=')), 'no session');
 
-    for (let i = 0; i < 4; i++) await attempt(person.email, `wrong ${i}`);
+    for (let i = 0; i < 3; i++) await attempt(person.email, `wrong ${i}`);
     const locked = await attempt(person.email, person.password);
     t.equal(locked.res.status, 429, 'five failures lock the account, even with the right password');
     t.match(locked.res.text, /Try again in 15 minutes/);

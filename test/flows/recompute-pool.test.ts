@@ -6,6 +6,8 @@ import { recompute } from '../../src/graph/recompute.ts';
 import type { RecomputeInput } from '../../src/graph/recompute.ts';
 import { randomDag } from '../graph/random-dag.ts';
 
+const FAULTY = new URL('../helpers/faulty-recompute.worker.ts', import.meta.url);
+
 /** The pool takes ownership of (detaches) the input buffers, so tests hand it copies. */
 function copy(input: RecomputeInput): RecomputeInput {
   const { from, to, progress, duration } = input;
@@ -51,4 +53,25 @@ t.test('a run past its timeout answers SERVICE_UNAVAILABLE', async (t) => {
   t.ok(err instanceof ApiError, 'an ApiError');
   t.equal((err as ApiError).code, 'SERVICE_UNAVAILABLE');
   t.equal(pool.stats().inFlight, 0);
+});
+
+t.test('start() starts and warms every worker before the first run', async (t) => {
+  const pool = new RecomputePool({ threads: 2, timeoutMs: 20_000, maxInFlight: 4 });
+  t.teardown(() => pool.close());
+  t.equal(pool.stats().threads, 0, 'nothing runs before start');
+  const started = await pool.start();
+  t.equal(started.threads, 2);
+  t.equal(pool.stats().threads, 2, 'both threads are up');
+  t.equal(pool.stats().completed, 0, 'warming is not counted as work');
+  t.equal((await pool.run(randomDag(10))).order.length, 10);
+});
+
+t.test('the timeout counts from when a worker begins a run, not while the run waits for one', async (t) => {
+  // One cold thread; each run of 19 tasks takes 1.5 s, so the third waits 3 s (and the first
+  // waits for the thread to start) before it begins: past the timeout, were that counted from the call.
+  const pool = new RecomputePool({ threads: 1, timeoutMs: 3000, maxInFlight: 4, worker: FAULTY });
+  t.teardown(() => pool.close());
+  const runs = await Promise.allSettled([1, 2, 3].map(() => pool.run(randomDag(19))));
+  t.strictSame(runs.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled'], 'all three ran to the end');
+  t.equal(pool.stats().failed, 0);
 });

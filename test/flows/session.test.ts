@@ -1,8 +1,7 @@
 import t from 'tap';
 import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { request, type TestServer } from '../helpers/server.ts';
-import { assertError } from '../helpers/server.ts';
+import { assertError, request, until, type TestServer } from '../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { rng } from '../graph/random-dag.ts';
 
@@ -49,12 +48,8 @@ t.test('a write by another process: the next write here sees it', async (t) => {
   t.equal(onA.status, 200);
   const finalB = (await viaB('POST', `${task('b')}/complete`)).body;
   t.match(finalB.task, { id: id.b, status: 'done' });
-  // A learns of B's last write through NOTIFY, asynchronously: wait (boundedly) for it.
-  let final = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
-  for (let i = 0; i < 100 && final.headers.get('etag') !== `"${flow.id}.v7"`; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    final = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
-  }
+  // A learns of B's last write through NOTIFY, asynchronously: wait for it.
+  const final = await until(() => s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey }), (r) => r.headers.get('etag') === `"${flow.id}.v7"`);
   t.match(final.body.tasks, [{ status: 'done' }, { status: 'done' }, { status: 'in_progress' }]);
   t.equal(final.headers.get('etag'), `"${flow.id}.v7"`);
   const [row] = await s.sql<{ version: string }[]>`select version from flows where id = ${flow.id}`;

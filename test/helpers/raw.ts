@@ -14,7 +14,7 @@ export interface RawResponse {
  * Writes `data` and collects the answer until the server closes the connection. A server that
  * neither answers nor closes within `waitMs` is reported as `silent` (the socket is then destroyed).
  */
-export function rawRequest(port: number, data: string | Buffer, waitMs = 3000): Promise<RawResponse> {
+export function rawRequest(port: number, data: string | Buffer, waitMs = 30_000): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

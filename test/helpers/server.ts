@@ -1,17 +1,14 @@
 /**
- * A real server on loopback over a fresh database of its own, for one test file.
- * DATABASE_URL names the server (npm test starts an embedded one); each file gets a new
- * database on it, dropped afterwards.
+ * A real server on loopback over a fresh database of its own (test/helpers/database.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
-import postgres from 'postgres';
 import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Sql } from '../../src/store/db.ts';
+import { createTestDatabase } from './database.ts';
 
 /**
  * A test file's process ends once its tests have, even when a client library leaves a socket
@@ -57,33 +54,16 @@ export interface ApiResponse {
   text: string;
 }
 
-export async function createTestDatabase(t: Test): Promise<string> {
-  const admin = process.env.DATABASE_URL;
-  if (!admin) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
-  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database ${name}`);
-  await sql.end();
-  t.teardown(async () => {
-    const drop = postgres(admin, { max: 1, onnotice: () => {} });
-    await drop.unsafe(`drop database if exists ${name} with (force)`);
-    await drop.end();
-  });
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 export async function startTestServer(
   t: Test,
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
-  /** Test hooks of startApp (failRenders, recomputeWorker). */
-  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker'> = {},
+  /** Test hooks of startApp; the recompute pool starts cold unless a test asks otherwise. */
+  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker' | 'coldRecomputePool'> = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });
-  const app = await startApp(config, hooks);
+  const app = await startApp(config, { coldRecomputePool: true, ...hooks });
   t.teardown(() => app.close());
   const url = app.url;
   return {
@@ -115,7 +95,7 @@ export async function request(base: string, method: string, path: string, option
 }
 
 /** Reads until `done` holds (what a client polling for an outcome does); throws with the last value after `timeoutMs`. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

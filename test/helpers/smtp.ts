@@ -49,7 +49,7 @@ export async function startSmtp(t: Test): Promise<TestSmtp> {
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error(`timed out waiting for ${count} mail(s); have ${state.messages.length}`));
-        }, options.timeoutMs ?? 20_000);
+        }, options.timeoutMs ?? 60_000);
         if (!check()) waiters.add(check);
       });
     },

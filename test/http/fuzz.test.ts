@@ -191,7 +191,7 @@ t.test('fuzz', async (t) => {
 
   for (const [index, g] of samples.entries()) {
     const label = `#${index} ${g.method} ${g.target.slice(0, 80)}${g.body ? ` [${g.body.length}B${g.chunked ? ' chunked' : ''}]` : ''}`;
-    const res = await rawRequest(s.app.port, frame(g), 5000);
+    const res = await rawRequest(s.app.port, frame(g), 30_000);
     if (!judge(g, res, label)) t.comment(`failing request: ${JSON.stringify({ ...g, body: g.body?.subarray(0, 200).toString('latin1') })}`);
   }
 

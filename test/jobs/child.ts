@@ -25,7 +25,7 @@ export async function startChildServer(t: Test, databaseUrl: string, env: Record
   t.teardown(kill);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child server did not start: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`child server did not start: ${output}`)), 60_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /flowplan is running at (\S+)/.exec(output);

@@ -24,9 +24,9 @@ t.test('send, work, and a send inside a transaction', async (t) => {
     throw new Error('abort');
   }));
   await until(async () => seen.length >= 2, Boolean);
-  // One more poll round for a stray job to show up, if one were there.
-  await new Promise((resolve) => setTimeout(resolve, 700));
-  t.same(seen.sort(), ['committed', 'plain'], 'the rolled-back job never ran');
+  const queued = await s.sql<{ n: string }[]>`select data->>'n' as n from pgboss.job where name = 'test-echo' order by n`;
+  t.strictSame(queued.map((row) => row.n), ['committed', 'plain'], 'the rolled-back job was never stored');
+  t.same(seen.sort(), ['committed', 'plain'], 'so it never ran');
 });
 
 t.test('failures retry, then fail; /metrics shows depth and failures', async (t) => {

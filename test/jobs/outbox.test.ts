@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+import { until } from '../helpers/server.ts';
 import { startChildServer } from './child.ts';
 
 t.test('two processes, one outbox: each event handled exactly once', async (t) => {
@@ -18,13 +19,7 @@ t.test('two processes, one outbox: each event handled exactly once', async (t) =
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[i].id}/start`);
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[i].id}/complete`);
   }
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const [row] = await s.sql`select count(*)::int as n from outbox where processed_at is null`;
-    if (row!.n === 0) break;
-    if (Date.now() > deadline) throw new Error('outbox not drained');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(async () => (await s.sql<{ n: number }[]>`select count(*)::int as n from outbox where processed_at is null`)[0]!.n, (n) => n === 0);
   const pending = await s.sql`select kind, task_id, member_id, count(*)::int as n from notification_pending group by kind, task_id, member_id`;
   t.equal(pending.filter((r) => r.kind === 'assigned').length, 60, 'one assigned event per assignment');
   t.equal(pending.filter((r) => r.kind === 'unlocked').length, 30, 'one unlocked event per unblocked task');

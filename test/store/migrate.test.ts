@@ -9,10 +9,11 @@ import { startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { connect } from '../../src/store/db.ts';
 import { listMigrations, migrate } from '../../src/store/migrate.ts';
-import { cli, createTestDatabase, request } from '../helpers/server.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { cli, request } from '../helpers/server.ts';
 
 t.test('two concurrent migrators apply each file exactly once', async (t) => {
-  const url = await createTestDatabase(t);
+  const url = await createTestDatabase(t, { empty: true });
   // Two pools: two processes starting at once.
   const a = connect(url, 2);
   const b = connect(url, 2);
@@ -42,7 +43,7 @@ t.test('two concurrent migrators apply each file exactly once', async (t) => {
 });
 
 t.test('flowplan migrate applies everything on an empty database', async (t) => {
-  const url = await createTestDatabase(t);
+  const url = await createTestDatabase(t, { empty: true });
   const result = await cli(url, ['migrate', '--json']);
   t.equal(result.code, 0, result.stderr);
   t.same(JSON.parse(result.stdout), { applied: listMigrations().map((m) => m.name) }, 'reports every file it applied');
@@ -52,7 +53,7 @@ t.test('flowplan migrate applies everything on an empty database', async (t) => 
 });
 
 t.test('a fresh start creates one Demo workspace and admin key; later starts create none', async (t) => {
-  const url = await createTestDatabase(t);
+  const url = await createTestDatabase(t, { empty: true });
   const config = loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: url });
   // Two processes starting at once on an empty database.
   const [one, two] = await Promise.all([startApp(config), startApp(config)]);

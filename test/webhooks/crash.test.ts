@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { until } from '../helpers/server.ts';
 import { startChildServer } from '../jobs/child.ts';
-import { startReceiver } from './receiver.ts';
+import { deliveriesSettled, startReceiver } from './receiver.ts';
 
 t.test('killed mid-send: the same delivery is sent again by another process, under the same id', async (t) => {
   // This server takes the HTTP requests and runs no jobs; the child process sends.
@@ -42,7 +42,6 @@ t.test('killed mid-send: the same delivery is sent again by another process, und
   );
   t.match(deliveries, [{ id: row!.id, eventType: 'task.started', status: 'delivered', attempts: 2 }]);
   t.equal(deliveries.length, 1);
-  // Time for a duplicate, had one been queued, to arrive.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await deliveriesSettled(s.sql);
   t.equal(receiver.received.length, 2, 'sent twice in all: the interrupted attempt and its one replacement');
 });

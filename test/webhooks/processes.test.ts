@@ -6,7 +6,7 @@
 import t from 'tap';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { startChildServer } from '../jobs/child.ts';
-import { startReceiver } from './receiver.ts';
+import { deliveriesSettled, startReceiver } from './receiver.ts';
 
 t.test('two processes: each event delivered once per endpoint, in order per flow', async (t) => {
   const s = await startFlowServer(t, { webhookAllowPrivate: true, webhookRetryBaseSeconds: 0.2 });
@@ -22,8 +22,8 @@ t.test('two processes: each event delivered once per endpoint, in order per flow
   }));
   const expected = flows.length * 8 * 2;
   for (const receiver of receivers) {
-    const got = await receiver.waitFor(expected, 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const got = await receiver.waitFor(expected);
+    await deliveriesSettled(s.sql);
     t.equal(receiver.received.length, expected, 'no event twice');
     t.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, expected, 'one webhook-id per event');
     for (const flow of flows) {

@@ -6,6 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
+import type { Sql } from '../../src/store/db.ts';
+import { until } from '../helpers/server.ts';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -37,7 +39,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     url: '',
     received: [],
     answer: () => ({ status: 204 }),
-    waitFor: async (count, ms = 30_000) => {
+    waitFor: async (count, ms = 60_000) => {
       const deadline = Date.now() + ms;
       while (receiver.received.length < count) {
         if (Date.now() > deadline) throw new Error(`only ${receiver.received.length} of ${count} webhook requests arrived`);
@@ -81,4 +83,17 @@ export function verify(secret: string, received: Received): any {
     'webhook-timestamp': String(received.headers['webhook-timestamp']),
     'webhook-signature': String(received.headers['webhook-signature']),
   });
+}
+
+/**
+ * Resolves once nothing more will be sent: every committed event collected into deliveries,
+ * and every delivery finished. What a receiver holds then is all it will get.
+ */
+export async function deliveriesSettled(sql: Sql): Promise<void> {
+  await until(
+    async () => (await sql<{ n: number }[]>`
+      select (select count(*) from outbox where processed_at is null or webhooks_at is null)::int
+           + (select count(*) from webhook_deliveries where status in ('pending', 'queued', 'sending'))::int as n`)[0]!.n,
+    (n) => n === 0,
+  );
 }

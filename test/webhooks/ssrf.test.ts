@@ -9,7 +9,7 @@ import { Connections, post } from '../../src/webhooks/sender.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
 import { insertWebhook } from '../../src/store/webhooks.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
-import { assertError } from '../helpers/server.ts';
+import { assertError, until } from '../helpers/server.ts';
 import { startReceiver } from './receiver.ts';
 
 t.test('internal addresses are refused, public ones pass', async (t) => {
@@ -63,14 +63,10 @@ t.test('checked again at delivery: a name that now resolves inside is refused an
     id: 'whk_rebound12345', workspaceId: s.workspaceId, url, events: ['flow.created'], description: null, secret: newWebhookSecret(),
   });
   await newFlow(t, s, { name: 'Rebound', tasks: [] });
-  const deadline = Date.now() + 10_000;
-  let delivery: any;
-  for (;;) {
-    delivery = (await s.api('GET', `/v1/webhooks/${row.id}/deliveries`, { token: s.adminKey })).body.items[0];
-    if (delivery?.attempts >= 1 && delivery.status === 'pending') break;
-    if (Date.now() > deadline) throw new Error(`no attempt: ${JSON.stringify(delivery)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const delivery = await until(
+    async () => (await s.api('GET', `/v1/webhooks/${row.id}/deliveries`, { token: s.adminKey })).body.items[0],
+    (d: any) => d?.attempts >= 1 && d.status === 'pending',
+  );
   t.equal(delivery.attemptLog[0].statusCode, null);
   t.match(delivery.attemptLog[0].error, /resolves to (127\.0\.0\.1|::1), a loopback address/);
   t.ok(delivery.nextAttemptAt, 'retried later (DNS may change back)');

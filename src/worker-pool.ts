@@ -1,0 +1,44 @@
+/**
+ * Runs on the Piscina pools (recompute, render) whose timeouts count from the moment a
+ * worker begins the task, not from the call: time spent queued behind other runs, or waiting
+ * for a worker thread to start and compile its module, is not charged to the task. The
+ * task carries a port on which the worker says it has begun (`markStarted`, first thing).
+ */
+import { MessageChannel, type MessagePort, type Transferable } from 'node:worker_threads';
+import type { Piscina } from 'piscina';
+
+export interface Started {
+  /** Set by runTimed; the worker calls markStarted with its task. */
+  started?: MessagePort;
+}
+
+/** Worker side: the run has begun, so its timeout starts now. */
+export function markStarted(task: Started): void {
+  task.started?.postMessage(null);
+}
+
+/**
+ * Runs `task` on `pool`; a run still going `timeoutMs` after its worker began it is aborted
+ * (Piscina stops that worker and starts another), rejecting with an AbortError.
+ */
+export async function runTimed<T extends object, R>(
+  pool: Piscina<T & Started, R>,
+  task: T,
+  timeoutMs: number,
+  transferList: Transferable[] = [],
+): Promise<R> {
+  const { port1, port2 } = new MessageChannel();
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  port1.once('message', () => {
+    if (!settled) timer = setTimeout(() => abort.abort(), timeoutMs);
+  });
+  try {
+    return await pool.run({ ...task, started: port2 }, { transferList: [...transferList, port2] as never, signal: abort.signal });
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+    port1.close();
+  }
+}
