@@ -43,15 +43,17 @@ export async function requireWorkspace(sql: Db, id: string): Promise<WorkspaceRo
  */
 export async function createUser(
   sql: Db,
-  input: { email: string; name?: string; password?: string; workspaceId?: string; role?: MemberRole },
+  /** `passwordHash` instead of `password`: an account that keeps the scrypt hash it already has. */
+  input: { email: string; name?: string; password?: string; passwordHash?: string; workspaceId?: string; role?: MemberRole },
 ): Promise<{ id: string; created: boolean }> {
   if (input.workspaceId) await requireWorkspace(sql, input.workspaceId);
   const existing = await findUserByEmail(sql, input.email);
   let id = existing?.id;
   if (!id) {
-    if (!input.name || !input.password) throw new ApiError('VALIDATION_FAILED', 'A new account needs --name and --password');
+    if (!input.name || !(input.password || input.passwordHash)) throw new ApiError('VALIDATION_FAILED', 'A new account needs --name and --password');
     id = newId('usr');
-    await insertUser(sql, { id, email: input.email, name: input.name, passwordHash: await hashPassword(input.password) });
+    const passwordHash = input.passwordHash ?? (await hashPassword(input.password!));
+    await insertUser(sql, { id, email: input.email, name: input.name, passwordHash });
   }
   if (input.workspaceId) {
     await upsertMembership(sql, input.workspaceId, id, input.role ?? 'member');

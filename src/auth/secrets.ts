@@ -26,10 +26,11 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** `cost.N` below the floor is for test fixtures only (the floor costs 1-2 s of CPU a hash on a small machine). */
+export async function hashPassword(password: string, cost: { N: number } = SCRYPT): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await derive(password, salt, { ...SCRYPT, N: cost.N });
+  return `scrypt$${cost.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

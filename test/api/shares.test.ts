@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { assertError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createPerson } from '../helpers/people.ts';
 
 const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -90,14 +91,14 @@ t.test('shares: refusals write nothing', async (t) => {
 t.test('guests never occupy a seat and are never members', async (t) => {
   const s = await server(t);
   const ws = await workspace(s, 2);
-  await createUser(s.sql, { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery', workspaceId: ws.id, role: 'owner' });
+  await createPerson(s.sql, { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery', workspaceId: ws.id, role: 'owner' });
   const flowId = await newFlow(t, s, 'Launch', ws.key);
   for (let i = 0; i < 6; i++) {
     const res = await s.api('POST', `/v1/flows/${flowId}/shares`, { token: ws.key, body: { email: `guest${i}@example.com`, role: i % 2 ? 'commenter' : 'viewer' } });
     t.equal(res.status, 201);
   }
   // A guest who has an account is still no member here.
-  await createUser(s.sql, { email: 'guest0@example.com', name: 'Guest Zero', password: 'correct horse battery' });
+  await createPerson(s.sql, { email: 'guest0@example.com', name: 'Guest Zero', password: 'correct horse battery' });
 
   t.equal((await s.api('POST', '/v1/team/invites', { token: ws.key, body: { email: 'bea@example.com' } })).status, 201, 'the last seat is free whatever the guests');
   const full = await s.api('POST', '/v1/team/invites', { token: ws.key, body: { email: 'cal@example.com' } });

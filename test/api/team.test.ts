@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
 import { SCOPES, type MemberRole } from '../../src/auth/principal.ts';
-import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { acceptInvite } from '../../src/team/invites.service.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
-import { personToken } from '../helpers/people.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 
 const PASSWORD = 'correct horse battery';
 let people = 0;
@@ -14,7 +14,7 @@ const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, 
 async function person(s: TestServer, name: string, options: { workspaceId?: string; role?: MemberRole; email?: string } = {}) {
   people++;
   const email = options.email ?? `${name.toLowerCase()}.${people}@example.com`;
-  const { id } = await createUser(s.sql, {
+  const { id } = await createPerson(s.sql, {
     email, name, password: PASSWORD, workspaceId: options.workspaceId ?? s.workspaceId, role: options.role ?? 'member',
   });
   return { id, name, email, role: options.role ?? 'member' };
@@ -222,7 +222,7 @@ t.test('an accepted invite makes a member and cannot be revoked', async (t) => {
   const ws = await workspace(s, 2);
   const invite = await s.api('POST', '/v1/team/invites', { token: ws.key, body: { email: 'finn@example.com', role: 'viewer' } });
   t.equal(invite.status, 201);
-  const { id: finn } = await createUser(s.sql, { email: 'finn@example.com', name: 'Finn', password: PASSWORD });
+  const { id: finn } = await createPerson(s.sql, { email: 'finn@example.com', name: 'Finn', password: PASSWORD });
   const accepted = await acceptInvite(s.sql, { workspaceId: ws.id, inviteId: invite.body.id, userId: finn });
   t.equal(accepted.status, 'accepted');
 

@@ -5,10 +5,10 @@
  * replaced links say so.
  */
 import t from 'tap';
-import { createUser } from '../../src/auth/provision.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Agent } from '../auth/agent.ts';
+import { createPerson } from '../helpers/people.ts';
 
 async function invite(s: TestServer, smtp: TestSmtp, email: string, role = 'member'): Promise<{ status: number; token: string; link: string }> {
   const before = smtp.messages.filter((m) => m.to.includes(email)).length;
@@ -59,7 +59,7 @@ t.test('invitations', async (t) => {
   });
 
   t.test('an existing account signs in to accept', async (t) => {
-    await createUser(s.sql, { email: 'known@example.com', name: 'Kim Known', password: 'kims own password' });
+    await createPerson(s.sql, { email: 'known@example.com', name: 'Kim Known', password: 'kims own password' });
     const sent = await invite(s, smtp, 'known@example.com', 'admin');
     const agent = new Agent(s.url);
     const page = await agent.get(`/app/invite?token=${sent.token}`);

@@ -5,8 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createClient } from '../../src/auth/provision.ts';
 import type { Scope } from '../../src/auth/principal.ts';
-import { createUser } from '../../src/auth/provision.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { createPerson } from '../helpers/people.ts';
 
 export interface PageResponse {
   status: number;
@@ -74,7 +74,7 @@ export const REDIRECT = 'http://127.0.0.1/callback';
 export async function setUpPerson(s: TestServer, options: { email?: string; role?: 'owner' | 'admin' | 'member' | 'viewer'; scopes?: Scope[] } = {}) {
   const email = options.email ?? `p${randomBytes(4).toString('hex')}@example.com`;
   const password = 'correct horse battery staple';
-  const { id: userId } = await createUser(s.sql, { email, name: 'Pat Person', password, workspaceId: s.workspaceId, role: options.role ?? 'admin' });
+  const { id: userId } = await createPerson(s.sql, { email, name: 'Pat Person', password, workspaceId: s.workspaceId, role: options.role ?? 'admin' });
   const { clientId } = await createClient(s.sql, {
     workspaceId: s.workspaceId, role: 'admin', scopes: options.scopes ?? ['flows:read', 'flows:write', 'work:write', 'team:read'], name: 'Flowplan CLI',
     firstParty: true, redirectUris: [REDIRECT, 'http://[::1]/callback'],

@@ -6,10 +6,11 @@
  */
 import t from 'tap';
 import { startApp } from '../../src/app.ts';
-import { createWorkspace, createUser, createClient } from '../../src/auth/provision.ts';
+import { createWorkspace, createClient } from '../../src/auth/provision.ts';
 import { loadConfig } from '../../src/config.ts';
 import { assertError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from './agent.ts';
+import { createPerson } from '../helpers/people.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const token = (s: TestServer, fields: Record<string, string>): Promise<ApiResponse> =>
@@ -128,7 +129,7 @@ t.test('person grants', async (t) => {
     const first = await exchange(await code());
     assertError(t, await refresh(first.body.refresh_token, { org_id: foreign }), 403, 'invalid_target', 'not a member there');
     assertError(t, await refresh(first.body.refresh_token, { org_id: 'wsp_nowhere' }), 403, 'invalid_target', 'no such workspace');
-    await createUser(s.sql, { email: person.email, workspaceId: other, role: 'admin' });
+    await createPerson(s.sql, { email: person.email, workspaceId: other, role: 'admin' });
     const switched = await refresh(first.body.refresh_token, { org_id: other });
     t.equal(switched.status, 200, switched.text);
     const me = await s.api('GET', '/v1/me', { token: switched.body.access_token });
@@ -162,7 +163,7 @@ t.test('person grants', async (t) => {
     const refused = await viaOther(body.access_token);
     t.equal(refused.status, 401);
     t.equal(refused.body.error?.code, 'CREDENTIAL_REVOKED', 'removed: refused at once there too');
-    await createUser(s.sql, { email: person.email, workspaceId: s.workspaceId, role: 'member' });
+    await createPerson(s.sql, { email: person.email, workspaceId: s.workspaceId, role: 'member' });
   });
 
   t.test('revoking a refresh token ends its access tokens', async (t) => {

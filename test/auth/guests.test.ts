@@ -5,9 +5,9 @@
  * share sees it (404), and an API key never acts as a guest.
  */
 import t from 'tap';
-import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
-import { personToken } from '../helpers/people.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 
 t.test('guests reach exactly the flows shared with them', async (t) => {
@@ -19,8 +19,8 @@ t.test('guests reach exactly the flows shared with them', async (t) => {
   const other = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Private' } });
 
   const { id: home } = await createWorkspace(s.sql, { name: 'Guest home' });
-  const { id: guestId } = await createUser(s.sql, { email: 'Guest@Example.com', name: 'Gia Guest', password: 'long enough password', workspaceId: home, role: 'admin' });
-  const { id: strangerId } = await createUser(s.sql, { email: 'stranger@example.com', name: 'Stan', password: 'long enough password', workspaceId: home, role: 'admin' });
+  const { id: guestId } = await createPerson(s.sql, { email: 'Guest@Example.com', name: 'Gia Guest', password: 'long enough password', workspaceId: home, role: 'admin' });
+  const { id: strangerId } = await createPerson(s.sql, { email: 'stranger@example.com', name: 'Stan', password: 'long enough password', workspaceId: home, role: 'admin' });
   const guest = await personToken(s, guestId, home);
   const stranger = await personToken(s, strangerId, home);
   const homeKey = (await createKey(s.sql, { workspaceId: home, role: 'admin', scopes: [...SCOPES] })).key;

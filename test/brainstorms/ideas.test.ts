@@ -1,7 +1,6 @@
 /** Ideas through HTTP: add, edit, re-parent (never into its own subtree), delete (children move up), comments and files. */
 import t from 'tap';
-import { createUser } from '../../src/auth/provision.ts';
-import { personToken } from '../helpers/people.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError } from '../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
 
@@ -17,7 +16,7 @@ const byTitle = (board: any): Record<string, any> => Object.fromEntries(board.id
 
 t.test('add and edit ideas', async (t) => {
   const s = await server(t);
-  const { id: ann } = await createUser(s.sql, { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
+  const { id: ann } = await createPerson(s.sql, { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
   const board = await newBrainstorm(t, s, TREE);
   const ideas = byTitle(board);
   const path = `/v1/brainstorms/${board.id}/ideas`;
@@ -136,7 +135,7 @@ t.test('delete: children move to its parent, with comments and files gone', asyn
 
 t.test('comments: oldest first, counted on the idea, authored by the person or the key', async (t) => {
   const s = await server(t);
-  const { id: bob } = await createUser(s.sql, { email: 'bob@example.com', name: 'Bob Builder', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
+  const { id: bob } = await createPerson(s.sql, { email: 'bob@example.com', name: 'Bob Builder', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
   const bobToken = await personToken(s, bob);
   const board = await newBrainstorm(t, s, TREE);
   const ideas = byTitle(board);

@@ -3,15 +3,15 @@
  * token's hash, titles, tree and tags only, and an SVG idea tree that shows user text as text.
  */
 import t from 'tap';
-import { createUser } from '../../src/auth/provision.ts';
 import { brainstormDiagramSvg, publishedBrainstorm } from '../../src/brainstorms/public.service.ts';
 import { newBrainstorm, server } from './helpers.ts';
+import { createPerson } from '../helpers/people.ts';
 
 const tokenOf = (publicUrl: string) => publicUrl.split('/').pop()!;
 
 t.test('published boards only, current on every call, never a note, assignee, comment or file', async (t) => {
   const s = await server(t);
-  const { id: ann } = await createUser(s.sql, { email: 'ann@example.com', name: 'Ann MARKER-ASSIGNEE', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
+  const { id: ann } = await createPerson(s.sql, { email: 'ann@example.com', name: 'Ann MARKER-ASSIGNEE', password: 'correct horse battery', workspaceId: s.workspaceId, role: 'member' });
   const board = await newBrainstorm(t, s, {
     name: 'Public board',
     ideas: [

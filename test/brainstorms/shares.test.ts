@@ -3,8 +3,7 @@
  * their own workspace with a person token, and by nobody else.
  */
 import t from 'tap';
-import { createUser } from '../../src/auth/provision.ts';
-import { personToken } from '../helpers/people.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError } from '../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
 
@@ -13,8 +12,8 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
   const board = await newBrainstorm(t, s, { name: 'Shared board', ideas: [{ title: 'Root' }, { title: 'Child', parent: 0 }] });
   const unshared = await newBrainstorm(t, s, { name: 'Private board', ideas: [{ title: 'Hidden' }] });
   const guestHome = await otherWorkspace(s, 'Guest home');
-  const { id: gina } = await createUser(s.sql, { email: 'gina@example.com', name: 'Gina', password: 'correct horse battery', workspaceId: guestHome.id, role: 'member' });
-  const { id: hugo } = await createUser(s.sql, { email: 'hugo@example.com', name: 'Hugo', password: 'correct horse battery', workspaceId: guestHome.id, role: 'member' });
+  const { id: gina } = await createPerson(s.sql, { email: 'gina@example.com', name: 'Gina', password: 'correct horse battery', workspaceId: guestHome.id, role: 'member' });
+  const { id: hugo } = await createPerson(s.sql, { email: 'hugo@example.com', name: 'Hugo', password: 'correct horse battery', workspaceId: guestHome.id, role: 'member' });
   const ownBoard = await newBrainstorm(t, s, { name: 'Gina\'s own' }, guestHome.key);
   const ginaToken = await personToken(s, gina, guestHome.id);
   const hugoToken = await personToken(s, hugo, guestHome.id);
@@ -79,7 +78,7 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
 t.test('share refusals: unknown account, bad address, bad role; nothing written', async (t) => {
   const s = await server(t);
   const board = await newBrainstorm(t, s, { name: 'Board', ideas: [{ title: 'Root' }] });
-  await createUser(s.sql, { email: 'known@example.com', name: 'Known', password: 'correct horse battery' });
+  await createPerson(s.sql, { email: 'known@example.com', name: 'Known', password: 'correct horse battery' });
   const before = await everything(s);
   const path = `/v1/brainstorms/${board.id}/shares`;
 

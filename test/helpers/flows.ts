@@ -4,9 +4,9 @@
  * everything a client can see (the flow, both flow lists) plus the stored row counts.
  */
 import type { Test } from 'tap';
-import { createUser } from '../../src/auth/provision.ts';
 import type { Config } from '../../src/config.ts';
 import { startTestServer, type ApiResponse, type TestServer } from './server.ts';
+import { createPerson } from './people.ts';
 
 let people = 0;
 
@@ -17,7 +17,7 @@ export async function startFlowServer(t: Test, overrides: Partial<Config> = {}):
 /** A person who is a member of the workspace (their id is the member id). */
 export async function member(s: TestServer, name: string, workspaceId = s.workspaceId): Promise<string> {
   people++;
-  const { id } = await createUser(s.sql, { email: `p${people}.${Date.now()}@example.com`, name, password: 'correct horse battery', workspaceId });
+  const { id } = await createPerson(s.sql, { email: `p${people}.${Date.now()}@example.com`, name, password: 'correct horse battery', workspaceId });
   return id;
 }
 

@@ -1,13 +1,30 @@
 /**
- * People in tests: a person token minted in SQL exactly the way the authorization-code grant
- * stores one (a first-party client of the workspace, a hashed `fpa_` token bound to the person).
+ * People in tests: accounts with cheaply hashed passwords, and a person token minted in SQL
+ * exactly the way the authorization-code grant stores one (a first-party client of the
+ * workspace, a hashed `fpa_` token bound to the person).
  */
-import { createClient } from '../../src/auth/provision.ts';
+import { createClient, createUser } from '../../src/auth/provision.ts';
 import { SCOPES, type Scope } from '../../src/auth/principal.ts';
 import { newId } from '../../src/ids.ts';
-import { newSecret, sha256 } from '../../src/auth/secrets.ts';
+import { hashPassword, newSecret, sha256 } from '../../src/auth/secrets.ts';
+import type { Db } from '../../src/store/db.ts';
 import { insertAccessToken } from '../../src/store/credentials.store.ts';
 import type { TestServer } from './server.ts';
+
+const cheapHashes = new Map<string, Promise<string>>();
+
+/**
+ * createUser with the password stored as a scrypt hash of N=2^10 instead of the floor's 2^17
+ * (1-2 s of CPU each here, and again at every sign-in): sign-in verifies it by the parameters
+ * stored with it, as it would a hash made at the floor. One hash per password and process.
+ */
+export async function createPerson(sql: Db, input: Parameters<typeof createUser>[1]): ReturnType<typeof createUser> {
+  const { password, ...rest } = input;
+  if (password === undefined) return createUser(sql, rest);
+  let passwordHash = cheapHashes.get(password);
+  if (!passwordHash) cheapHashes.set(password, (passwordHash = hashPassword(password, { N: 2 ** 10 })));
+  return createUser(sql, { ...rest, passwordHash: await passwordHash });
+}
 
 export async function personToken(s: TestServer, userId: string, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
   const { clientId } = await createClient(s.sql, {

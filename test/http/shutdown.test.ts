@@ -55,8 +55,10 @@ async function start(databaseUrl: string): Promise<Server> {
 
 /** Waits for exit, or kills the child and fails after `ms`. */
 async function exitWithin(t: Test, server: Server, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  const timeout = sleep(ms).then(() => null);
+  const cancel = new AbortController();
+  const timeout = sleep(ms, null, { signal: cancel.signal }).catch(() => null);
   const result = await Promise.race([server.exited, timeout]);
+  cancel.abort();
   if (!result) {
     server.child.kill('SIGKILL');
     t.fail(`did not exit within ${ms} ms\nstdout:\n${server.stdout()}\nstderr:\n${server.stderr()}`);

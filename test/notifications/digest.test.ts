@@ -5,12 +5,13 @@
  * the hour, never empty, at most once per local day.
  */
 import t from 'tap';
-import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { spreadSeconds } from '../../src/notifications/digest.job.ts';
 import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createPerson } from '../helpers/people.ts';
 
 const CAP = 10;
 
@@ -148,7 +149,7 @@ t.test('digest', async (t) => {
 
     // A member of a workspace with no flows: nothing worth mailing.
     const empty = await createWorkspace(s.sql, { name: 'Empty' });
-    const idle = (await createUser(s.sql, { email: `idle.${Date.now()}@example.com`, name: 'Idle', password: 'correct horse battery', workspaceId: empty.id })).id;
+    const idle = (await createPerson(s.sql, { email: `idle.${Date.now()}@example.com`, name: 'Idle', password: 'correct horse battery', workspaceId: empty.id })).id;
     const { key } = await createKey(s.sql, { workspaceId: empty.id, role: 'admin', scopes: [...SCOPES] });
     t.equal((await s.api('GET', `/v1/notifications/digest?memberId=${idle}`, { token: key })).body.wouldSend, false);
     const sent = smtp.messages.length;

@@ -3,10 +3,10 @@
  * IANA zones, digestHour bounds, admin for another member's, and 404 across workspaces.
  */
 import t from 'tap';
-import { createKey, createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/auth/provision.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { member, newFlow, startFlowServer } from '../helpers/flows.ts';
-import { personToken } from '../helpers/people.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError } from '../helpers/server.ts';
 
 t.test('preferences', async (t) => {
@@ -75,7 +75,7 @@ t.test('preferences', async (t) => {
 
   t.test('members, flows and workspaces: 404 outside the caller\'s workspace', async (t) => {
     const other = await createWorkspace(s.sql, { name: 'Other' });
-    const stranger = (await createUser(s.sql, { email: `stranger.${Date.now()}@example.com`, name: 'S', password: 'correct horse battery', workspaceId: other.id })).id;
+    const stranger = (await createPerson(s.sql, { email: `stranger.${Date.now()}@example.com`, name: 'S', password: 'correct horse battery', workspaceId: other.id })).id;
     const { key } = await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] });
     const otherFlow = (await s.api('POST', '/v1/flows', { token: key, body: { name: 'Theirs' } })).body;
     assertError(t, await s.api('GET', path(stranger), { token: s.adminKey }), 404, 'NOT_FOUND');
