@@ -163,7 +163,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
-  const server: HttpServer = await listen(edge, config.host, config.port, foreground);
+  const server: HttpServer = await listen(edge, config.host, config.port, { foreground, trustProxy: config.trustProxy });
   const url = `http://${config.host}:${server.port}`;
   log.info({ url }, 'listening');
   return {

@@ -3,6 +3,7 @@
  * main.ts (never read process.env anywhere else, so tests can build a config of their own).
  */
 import os from 'node:os';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 
 export interface Config {
   readonly port: number;
@@ -20,6 +21,8 @@ export interface Config {
   /** The per-client-address budget of routes without a credential (public views, the web app). */
   readonly addressRateLimitPerMinute: number;
   readonly addressRateLimitBurst: number;
+  /** Which hops may name the client in X-Forwarded-For (TRUST_PROXY: a hop count or CIDRs); null: none. */
+  readonly trustProxy: TrustProxy;
   readonly notifyQuietSeconds: number;
   /** A batch waits at most this long after its first event, however busy the person (quiet resets don't extend it). */
   readonly notifyMaxWaitSeconds: number;
@@ -94,6 +97,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 240, 1, 1_000_000_000),
     addressRateLimitPerMinute: int(env, 'ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
     notifyMaxWaitSeconds: int(env, 'NOTIFY_MAX_WAIT_SECONDS', 900, 0, 86_400),
     notifyRetryBaseSeconds: int(env, 'NOTIFY_RETRY_BASE_SECONDS', 60, 0, 86_400),

@@ -12,6 +12,7 @@ import { sha256 } from '../auth/secrets.ts';
 import { compile, validationFailed } from '../schemas/validator.ts';
 import { isDatabaseUnavailable, type Sql } from '../store/db.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency.store.ts';
+import { addressBucket } from './client-address.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
 import type { Metrics } from './metrics.ts';
 import { MsgpackCache, msgpackTag, msgpackWanted } from './msgpack.ts';
@@ -142,7 +143,7 @@ export class Edge {
       if (route.guest && principal.userId && rawParams.flowId) principal = await this.deps.auth.asGuest(principal, rawParams.flowId, route.guest);
       authorize(route, principal);
     } else if (route.rateLimit === 'address') {
-      rateKey = `address:${request.remoteAddress}`;
+      rateKey = `address:${addressBucket(request.remoteAddress)}`;
       const rate = this.deps.addressLimiter.take(rateKey);
       if (!rate.allowed) {
         this.deps.metrics.rateLimited.inc({ reason: 'address' });

@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../errors.ts';
+import { clientAddress, type TrustProxy } from './client-address.ts';
 import { requestIdOf, type Edge, type OutgoingResponse } from './edge.ts';
 import type { Foreground } from './foreground.ts';
 
@@ -23,7 +24,15 @@ export interface HttpServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export async function listen(edge: Edge, host: string, port: number, foreground?: Foreground): Promise<HttpServer> {
+export interface ListenOptions {
+  /** Requests in flight, for the webhook governor. */
+  foreground?: Foreground;
+  /** Which proxies may name the client in X-Forwarded-For. */
+  trustProxy?: TrustProxy;
+}
+
+export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
+  const { foreground, trustProxy = null } = options;
   const app: TemplatedApp = uws.App();
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -59,12 +68,12 @@ export async function listen(edge: Edge, host: string, port: number, foreground?
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     const headers: Record<string, string> = {};
     // uWS itself refuses oversized and over-numerous headers before this runs.
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
+    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy);
     if (drained && inFlight === 0) {
       refuse(res, state, headers, 503, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
       return;
