@@ -21,6 +21,8 @@ import { Webhooks } from './webhooks/webhooks.service.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { SharedRateLimiter } from './http/shared-rate-limit.ts';
 import { Foreground } from './http/foreground.ts';
+import { listenMetrics } from './http/metrics-server.ts';
+import { Files } from './files/files.service.ts';
 import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
 import { assetRoutes } from './http/page.ts';
@@ -52,6 +54,8 @@ export interface RunningApp {
   readonly edge: Edge;
   readonly url: string;
   readonly port: number;
+  /** Where Prometheus scrapes: `http://METRICS_HOST:METRICS_PORT/metrics`. */
+  readonly metricsUrl: string;
   /** Set when this start created the Demo workspace: its admin key, shown once. */
   readonly demo: { workspaceId: string; key: string } | null;
   /** Graceful: stop accepting, finish in-flight requests, then close the database. */
@@ -61,6 +65,9 @@ export interface RunningApp {
 export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'flowplan' } });
 }
+
+/** Addresses whose failed credential checks are counted at once: the limiter's memory bound under a flood of addresses. */
+const FAILED_CREDENTIAL_ADDRESSES = 10_000;
 
 /** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
 const SESSION_BYTES_PER_TASK = 1_100;
@@ -132,15 +139,28 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const foreground = new Foreground();
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render };
+  const files = new Files(sql, config.attachmentQuotaBytes, jobs, log);
+  metrics.total('flowplan_attachment_quota_refusals_total', 'Uploads refused because the workspace had no room left in ATTACHMENT_QUOTA_BYTES', () => files.refusals);
+  metrics.gaugeByLabels(
+    'flowplan_workspace_file_bytes',
+    'Stored file bytes (attachments and idea files) of the 20 workspaces storing the most, against ATTACHMENT_QUOTA_BYTES',
+    ['workspace'],
+    async () => (await files.largest(20)).map(({ workspaceId, bytes }) => ({ labels: { workspace: workspaceId }, value: bytes })),
+  );
+  metrics.gauge('flowplan_attachment_quota_bytes', 'ATTACHMENT_QUOTA_BYTES: stored file bytes a workspace may hold', () => files.quotaBytes);
+  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render, files };
   metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => services.work.rebuilds);
   metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => services.work.flowRanks);
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
+  const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, FAILED_CREDENTIAL_ADDRESSES);
+  metrics.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${FAILED_CREDENTIAL_ADDRESSES})`, () => failedCredentialLimiter.size);
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter,
     addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
+    failedCredentialLimiter,
     maxBodyBytes: config.maxBodyBytes,
+    uploads: files,
   });
   edge.add(platformRoutes(services));
   edge.add(flowRoutes(services));
@@ -163,13 +183,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
-  const server: HttpServer = await listen(edge, config.host, config.port, { foreground, trustProxy: config.trustProxy });
+  const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
+  const server: HttpServer = await listen(edge, config.host, config.port, {
+    foreground, trustProxy: config.trustProxy, maxBufferedBytes: config.maxBufferedBodyBytes,
+  }).catch(async (error: unknown) => {
+    await metricsServer.close();
+    throw error;
+  });
   const url = `http://${config.host}:${server.port}`;
-  log.info({ url }, 'listening');
+  log.info({ url, metrics: metricsServer.url }, 'listening');
   return {
-    services, edge, url, port: server.port, demo,
+    services, edge, url, port: server.port, metricsUrl: metricsServer.url, demo,
     close: async () => {
       await server.close();
+      await metricsServer.close();
       await stopWebhooks();
       await jobs.stop();
       await limiter.close();

@@ -21,6 +21,9 @@ export interface Config {
   /** The per-client-address budget of routes without a credential (public views, the web app). */
   readonly addressRateLimitPerMinute: number;
   readonly addressRateLimitBurst: number;
+  /** Failed credential checks a client address (IPv6 by /64) may make a minute, and at once; then 429. */
+  readonly failedCredentialsPerMinute: number;
+  readonly failedCredentialsBurst: number;
   /** Which hops may name the client in X-Forwarded-For (TRUST_PROXY: a hop count or CIDRs); null: none. */
   readonly trustProxy: TrustProxy;
   readonly notifyQuietSeconds: number;
@@ -47,6 +50,15 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** Largest attachment upload, in bytes (25 MiB). */
   readonly maxUploadBytes: number;
+  /** Request body bytes one process holds at once across requests (MAX_BUFFERED_BODY_BYTES); past it, 503. */
+  readonly maxBufferedBodyBytes: number;
+  /** Stored file bytes a workspace may hold (ATTACHMENT_QUOTA_BYTES). */
+  readonly attachmentQuotaBytes: number;
+  /** The Prometheus listener, apart from the API (METRICS_HOST, METRICS_PORT; 0 picks a free port). */
+  readonly metricsHost: string;
+  readonly metricsPort: number;
+  /** APP_ALLOW_INSECURE=1: serve the web app on plain http at a non-loopback APP_URL anyway. */
+  readonly appAllowInsecure: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -57,6 +69,18 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** A size in bytes: a whole number, or with a binary suffix (`64MiB`, `10GiB`). */
+function bytes(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)\s*(KiB|MiB|GiB|TiB)?$/.exec(raw.trim());
+  const value = match ? Number(match[1]) * 1024 ** ['', 'KiB', 'MiB', 'GiB', 'TiB'].indexOf(match[2] ?? '') : NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new Error(`${name} must be a number of bytes of at least ${min} (a suffix KiB, MiB, GiB or TiB may follow), got ${JSON.stringify(raw)}`);
   }
   return value;
 }
@@ -97,6 +121,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 240, 1, 1_000_000_000),
     addressRateLimitPerMinute: int(env, 'ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
+    failedCredentialsPerMinute: int(env, 'FAILED_CREDENTIALS_PER_MINUTE', 30, 1, 1_000_000),
+    failedCredentialsBurst: int(env, 'FAILED_CREDENTIALS_BURST', 60, 1, 1_000_000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
     notifyMaxWaitSeconds: int(env, 'NOTIFY_MAX_WAIT_SECONDS', 900, 0, 86_400),
@@ -112,7 +138,29 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: env.FLOWPLAN_DATA_DIR || '.flowplan',
     maxBodyBytes: 4 * 1024 * 1024,
     maxUploadBytes: 25 * 1024 * 1024,
+    maxBufferedBodyBytes: bytes(env, 'MAX_BUFFERED_BODY_BYTES', 64 * 1024 * 1024, 1024 * 1024),
+    attachmentQuotaBytes: bytes(env, 'ATTACHMENT_QUOTA_BYTES', 10 * 1024 ** 3, 0),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    // An instance on a free API port (tests, a second local server) takes a free metrics port too.
+    metricsPort: int(env, 'METRICS_PORT', (overrides.port ?? port) === 0 ? 0 : 9464, 0, 65535),
+    appAllowInsecure: env.APP_ALLOW_INSECURE === '1',
     ...overrides,
   };
+  refuseInsecureApp(config);
   return Object.freeze(config);
+}
+
+/**
+ * The app's session and CSRF cookies are `__Host-`/`Secure` only over https; on plain http they
+ * lose both, which is fine on a developer's loopback but not on a host others reach.
+ */
+function refuseInsecureApp(config: Config): void {
+  const app = new URL(config.appUrl);
+  const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(app.hostname);
+  if (app.protocol === 'http:' && !loopback && !config.appAllowInsecure) {
+    throw new Error(
+      `APP_URL ${config.appUrl} is plain http on a host other than this machine: sign-in cookies would travel without Secure and without the __Host- prefix. ` +
+        'Serve the app over https (set APP_URL, or BASE_URL, to an https:// address behind your TLS proxy), or set APP_ALLOW_INSECURE=1 to accept that.',
+    );
+  }
 }

@@ -3,7 +3,15 @@ import { createLogger, startApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { EmbeddedPostgresUnavailable } from './store/embedded.ts';
 
-const config = loadConfig();
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    // A setting that cannot work is one line naming it, not a stack trace.
+    process.stderr.write(`flowplan: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+})();
 const log = createLogger(config);
 const app = await startApp(config, { log }).catch((error: unknown) => {
   // A cause with a known way out is one line, not a stack trace.

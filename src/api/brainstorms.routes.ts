@@ -16,6 +16,7 @@ import {
   IdeaParams, IdeaSchema, ListBrainstormsQuery, PatchBrainstormBody, PatchIdeaBody,
 } from '../schemas/brainstorm.schema.ts';
 import { AttachmentSchema } from '../schemas/task.schema.ts';
+import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from './services.ts';
 
 type B = { brainstormId: string };
@@ -147,11 +148,12 @@ export function brainstormRoutes(services: Services): Route[] {
     {
       ...write, method: 'POST', path: `${IDEA}/attachments`, operationId: 'uploadIdeaAttachment',
       summary: 'Attach a file to an idea (raw bytes with Content-Type); counted in the idea\'s fileCount',
-      params: IdeaParams, query: IdeaFileQuery, bodyKind: 'bytes', maxBodyBytes: config.maxUploadBytes, errors: ['NOT_FOUND'],
+      params: IdeaParams, query: IdeaFileQuery, bodyKind: 'upload', maxBodyBytes: config.maxUploadBytes, beforeBody: quotaBeforeBody(services.files),
+      errors: ['NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
       responses: { 201: { description: 'The file', schema: AttachmentSchema } },
       handler: async (ctx: RequestContext<I, { name: string }>) =>
-        json(201, await addIdeaFile(context(ctx), ctx.params.brainstormId, ctx.params.ideaId, {
-          name: ctx.query.name, mimeType: ctx.headers['content-type']?.slice(0, 200) || 'application/octet-stream', content: ctx.rawBody,
+        json(201, await addIdeaFile(context(ctx), services.files, ctx.params.brainstormId, ctx.params.ideaId, {
+          name: ctx.query.name, mimeType: uploadType(ctx.headers), blob: ctx.upload!,
         })),
     },
     {
@@ -159,11 +161,7 @@ export function brainstormRoutes(services: Services): Route[] {
       params: IdeaFileParams, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
       handler: async (ctx: RequestContext<I & { fileId: string }>) => {
-        const file = await ideaFile(context(ctx), ctx.params.brainstormId, ctx.params.ideaId, ctx.params.fileId);
-        return {
-          status: 200, body: file.content, contentType: file.mimeType, etag: ctx.params.fileId,
-          headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}` },
-        };
+        return fileReply(await ideaFile(context(ctx), ctx.params.brainstormId, ctx.params.ideaId, ctx.params.fileId), ctx.params.fileId);
       },
     },
   ];

@@ -101,14 +101,5 @@ export function platformRoutes(services: Services): Route[] {
         return json(200, { status: 'ready' });
       },
     },
-    {
-      method: 'GET', path: '/metrics', operationId: 'metrics', summary: 'Prometheus metrics', tags: ['Operations'], auth: 'none',
-      responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain', schema: { type: 'string' } } },
-      handler: async () => ({
-        status: 200,
-        body: Buffer.from(await services.metrics.registry.metrics()),
-        contentType: services.metrics.registry.contentType,
-      }),
-    },
   ];
 }

@@ -11,6 +11,7 @@ import type { RenderService } from '../exports/render.service.ts';
 import type { Sql } from '../store/db.ts';
 import type { WorkIndexes } from '../work/workspace-index.ts';
 import type { Webhooks } from '../webhooks/webhooks.service.ts';
+import type { Files } from '../files/files.service.ts';
 
 export interface Services {
   readonly config: Config;
@@ -30,4 +31,6 @@ export interface Services {
   readonly render: RenderService;
   /** Webhook endpoints, their deliveries and manual retries. */
   readonly webhooks: Webhooks;
+  /** Uploaded files: bounded-chunk storage and the per-workspace quota. */
+  readonly files: Files;
 }

@@ -10,6 +10,7 @@ import {
   AssignBody, AttachmentQuery, AttachmentSchema, CommentBody, CommentSchema, CompleteSchema, CreateTaskBody, DeliverableBody,
   DependencyBody, ItemsQuery, PatchTaskBody,
 } from '../schemas/task.schema.ts';
+import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from './services.ts';
 
 type P = { flowId: string; taskId: string };
@@ -18,7 +19,7 @@ const TASKS = '/v1/flows/{flowId}/tasks';
 const TASK = `${TASKS}/{taskId}`;
 
 export function taskRoutes(services: Services): Route[] {
-  const { sql, registry, config } = services;
+  const { sql, registry, config, files } = services;
   const context = (ctx: RequestContext<any, any, any>): FlowContext => ({ sql, registry, principal: ctx.principal! });
   const taskReply = (status: number, snapshot: { taskView(id: string): unknown }, id: string) => json(status, snapshot.taskView(id));
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'member', tags: ['Tasks'] } as const;
@@ -112,11 +113,12 @@ export function taskRoutes(services: Services): Route[] {
     {
       ...work, method: 'POST', path: `${TASK}/attachments`, operationId: 'uploadAttachment',
       summary: 'Upload a file (raw bytes with Content-Type); kind=deliverable with deliverableId hands in a required deliverable',
-      params: TaskParams, query: AttachmentQuery, bodyKind: 'bytes', maxBodyBytes: config.maxUploadBytes,
+      params: TaskParams, query: AttachmentQuery, bodyKind: 'upload', maxBodyBytes: config.maxUploadBytes, beforeBody: quotaBeforeBody(files),
+      errors: ['PAYLOAD_TOO_LARGE'],
       responses: { 201: { description: 'The attachment', schema: AttachmentSchema } },
       handler: async (ctx: RequestContext<P, { name: string; kind: 'reference' | 'deliverable'; deliverableId?: string }>) =>
-        json(201, await addAttachment(context(ctx), ctx.params.flowId, ctx.params.taskId, {
-          ...ctx.query, mimeType: ctx.headers['content-type']?.slice(0, 200) || 'application/octet-stream', content: ctx.rawBody,
+        json(201, await addAttachment(context(ctx), files, ctx.params.flowId, ctx.params.taskId, {
+          ...ctx.query, mimeType: uploadType(ctx.headers), blob: ctx.upload!,
         })),
     },
     {
@@ -124,11 +126,7 @@ export function taskRoutes(services: Services): Route[] {
       params: pathParams({ flowId: pathId, taskId: pathId, attachmentId: pathId }),
       responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
       handler: async (ctx: RequestContext<P & { attachmentId: string }>) => {
-        const file = await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId);
-        return {
-          status: 200, body: file.content, contentType: file.mimeType, etag: ctx.params.attachmentId,
-          headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}` },
-        };
+        return fileReply(await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId), ctx.params.attachmentId);
       },
     },
     {

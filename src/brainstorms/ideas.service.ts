@@ -13,6 +13,8 @@ import {
   deleteIdea, findIdea, ideaFileContent, ideaParents, insertIdeaComment, insertIdeaFile, insertIdeas, pageIdeaComments,
   pageIdeaFiles, touchBrainstorm, updateIdea, type IdeaCommentRow, type IdeaFileRow,
 } from '../store/brainstorms.store.ts';
+import type { Files } from '../files/files.service.ts';
+import type { StagedBlob } from '../store/blobs.store.ts';
 import type { Db } from '../store/db.ts';
 import { personName } from '../store/members.store.ts';
 import { ideaView, requireBoard, type Access, type BrainstormContext } from './brainstorms.service.ts';
@@ -115,10 +117,15 @@ const fileView = (row: IdeaFileRow) => ({
   id: row.id, name: row.name, mimeType: row.mimeType, sizeBytes: row.sizeBytes, kind: 'reference' as const, uploadedAt: row.uploadedAt.toISOString(),
 });
 
-export async function addIdeaFile(ctx: BrainstormContext, brainstormId: string, ideaId: string, file: { name: string; mimeType: string; content: Buffer }) {
+/** `file.blob`: the bytes, already written to storage as they arrived; the file row takes them over. */
+export async function addIdeaFile(ctx: BrainstormContext, files: Files, brainstormId: string, ideaId: string, file: { name: string; mimeType: string; blob: StagedBlob }) {
   return ctx.sql.begin(async (tx) => {
     await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
-    const row = await insertIdeaFile(tx, { id: newId('att'), ideaId, brainstormId, ...file, uploadedBy: actorId(ctx.principal) });
+    await files.claimRoom(tx, ctx.principal.workspaceId, file.blob.sizeBytes);
+    const row = await insertIdeaFile(tx, {
+      id: newId('att'), ideaId, brainstormId, name: file.name, mimeType: file.mimeType,
+      sizeBytes: file.blob.sizeBytes, blobId: file.blob.blobId, uploadedBy: actorId(ctx.principal),
+    });
     await touchBrainstorm(tx, brainstormId);
     return fileView(row);
   });

@@ -1,5 +1,5 @@
 /**
- * What hangs off a task: comments, attachments (bytes in Postgres) and required
+ * What hangs off a task: comments, attachments (bytes in Postgres, in chunks) and required
  * deliverables. Deliverables and the files that satisfy them change the Flow, so they go
  * through the flow's session; comments and reference files do not touch its version.
  */
@@ -7,6 +7,9 @@ import { ApiError } from '../errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../ids.ts';
 import { validationFailed } from '../schemas/validator.ts';
+import type { Files } from '../files/files.service.ts';
+import type { StagedBlob } from '../store/blobs.store.ts';
+import type { Db } from '../store/db.ts';
 import { insertDeliverable, insertEvents } from '../store/flows.store.ts';
 import { personName } from '../store/members.store.ts';
 import {
@@ -71,18 +74,23 @@ export interface Upload {
   kind: 'reference' | 'deliverable';
   deliverableId?: string;
   mimeType: string;
-  content: Buffer;
+  /** The bytes, already written to storage as they arrived; the attachment row takes them over. */
+  blob: StagedBlob;
 }
 
-export async function addAttachment(ctx: FlowContext, flowId: string, taskId: string, upload: Upload) {
+export async function addAttachment(ctx: FlowContext, files: Files, flowId: string, taskId: string, upload: Upload) {
   const row = (id: string) => ({
-    id, taskId, flowId, name: upload.name, mimeType: upload.mimeType, sizeBytes: upload.content.length, kind: upload.kind,
-    deliverableId: upload.deliverableId ?? null, content: upload.content, uploadedBy: actorId(ctx.principal),
+    id, taskId, flowId, name: upload.name, mimeType: upload.mimeType, sizeBytes: upload.blob.sizeBytes, kind: upload.kind,
+    deliverableId: upload.deliverableId ?? null, blobId: upload.blob.blobId, uploadedBy: actorId(ctx.principal),
   });
+  const store = async (tx: Db) => {
+    await files.claimRoom(tx, ctx.principal.workspaceId, upload.blob.sizeBytes);
+    return insertAttachment(tx, row(newId('att')));
+  };
   if (upload.kind === 'reference') {
     if (upload.deliverableId !== undefined) throw validationFailed([{ in: 'query', pointer: '/deliverableId', message: 'goes with kind=deliverable' }]);
     await taskOf(ctx, flowId, taskId);
-    return attachmentView(await insertAttachment(ctx.sql, row(newId('att'))));
+    return attachmentView(await ctx.sql.begin(store));
   }
   // Handing in a deliverable changes the task's requiredDeliverables: a new flow version.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
@@ -95,7 +103,7 @@ export async function addAttachment(ctx: FlowContext, flowId: string, taskId: st
     return {
       next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
       write: async (tx) => {
-        created = await insertAttachment(tx, row(newId('att')));
+        created = await store(tx);
       },
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } }],
       result: () => attachmentView(created!),

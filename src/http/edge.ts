@@ -11,6 +11,7 @@ import { roleAtLeast, type Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { compile, validationFailed } from '../schemas/validator.ts';
 import { isDatabaseUnavailable, type Sql } from '../store/db.ts';
+import type { StagedBlob } from '../store/blobs.store.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency.store.ts';
 import { addressBucket } from './client-address.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
@@ -21,15 +22,32 @@ import type { RequestContext, Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 import { parseQuery, readBody } from './input.ts';
 
-export interface IncomingRequest {
+/** What is known of a request before its body: the request line and the headers. */
+export interface RequestHead {
   method: string;
   path: string;
   query: string;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
-  body: Buffer;
-  /** The peer's IP address, as text. */
+  /** The client's IP address, as text (through trusted proxies: see client-address.ts). */
   remoteAddress: string;
+}
+
+export interface IncomingRequest extends RequestHead {
+  body: Buffer;
+  /** An upload route's body, as it arrives (the transport holds at most a window of it). */
+  bodySource?: AsyncIterable<Buffer>;
+}
+
+/** A request let in from its head alone: who it is, and what has been decided for it already. */
+export interface Admission {
+  principal: Principal | null;
+  /** The budget it spent (refunded by a 304). */
+  rateKey: string | null;
+  requestId: string;
+  /** Response headers decided so far (request id, rate-limit state). */
+  headers: Record<string, string>;
+  started: number;
 }
 
 export interface OutgoingResponse {
@@ -53,9 +71,13 @@ export interface EdgeDeps {
   limiter: Limiter;
   /** The separate per-client-address budget of routes with `rateLimit: 'address'`. */
   addressLimiter: RateLimiter;
+  /** Failed credential checks per client address: spent, they are answered 429 (guessing and floods). */
+  failedCredentialLimiter: RateLimiter;
   metrics: Metrics;
   log: Logger;
   maxBodyBytes: number;
+  /** Where uploads are written as they arrive (src/store/blobs.store.ts). */
+  uploads: { stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob>; discard(blobId: string): Promise<void> };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -83,51 +105,76 @@ export class Edge {
     return this.router.match(method, path);
   }
 
+  /** Whether the route takes its body as a stream written to storage as it arrives (uploads). */
+  streamsBody(match: Match): boolean {
+    return match.kind === 'found' && match.route.bodyKind === 'upload';
+  }
+
   /** The cap the transport enforces while reading a body for this request. */
   bodyLimit(match: Match): number {
     return match.kind === 'found' ? (match.route.maxBodyBytes ?? this.deps.maxBodyBytes) : this.deps.maxBodyBytes;
   }
 
-  async handle(request: IncomingRequest, match: Match = this.match(request.method, request.path)): Promise<OutgoingResponse> {
+  /**
+   * Decides a request from its head alone: the route, the credential, the rate budget and
+   * access (and a route's own check, such as a storage quota). The transport calls it before
+   * it keeps any byte of a body: a request refused here is answered at once and its body
+   * dropped. `handle` then takes the admission along with the body.
+   */
+  async admit(head: RequestHead, match: Match): Promise<{ admitted: Admission } | { refused: OutgoingResponse }> {
     const started = performance.now();
-    const requestId = requestIdOf(request.headers);
+    const requestId = requestIdOf(head.headers);
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
-    let routeLabel = 'unmatched';
+    try {
+      const route = found(head, match);
+      const { principal, rateKey } = await this.admission(route, match.kind === 'found' ? match.params : {}, head, headers);
+      if (route.beforeBody) await route.beforeBody({ principal, params: match.kind === 'found' ? match.params : {}, headers: head.headers });
+      return { admitted: { principal, rateKey, requestId, headers, started } };
+    } catch (error) {
+      const response = this.failure(error, headers, head, requestId, match.kind === 'found' ? match.route : null);
+      this.observe(head, match, response, started, requestId);
+      return { refused: response };
+    }
+  }
+
+  async handle(request: IncomingRequest, match: Match = this.match(request.method, request.path), admitted?: Admission): Promise<OutgoingResponse> {
+    const started = admitted?.started ?? performance.now();
+    const requestId = admitted?.requestId ?? requestIdOf(request.headers);
+    const headers: Record<string, string> = admitted?.headers ?? { 'X-Request-Id': requestId };
     let response: OutgoingResponse;
     try {
-      if (match.kind === 'none') throw new ApiError('NOT_FOUND', `No route for ${request.path}`);
-      if (match.kind === 'method') {
-        throw new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here`, { allow: match.allow }, {
-          Allow: match.allow.join(', '),
-        });
-      }
-      routeLabel = match.route.path;
-      response = await this.dispatch(match.route, match.params, request, requestId, headers);
+      const route = found(request, match);
+      const admission = admitted ?? { ...(await this.admission(route, match.kind === 'found' ? match.params : {}, request, headers)), requestId, headers, started };
+      response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
     } catch (error) {
       response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
     }
-    const seconds = (performance.now() - started) / 1000;
-    this.deps.metrics.observeRequest(request.method, routeLabel, response.status, seconds);
-    if (response.status >= 500) {
-      this.deps.log.warn({ requestId, method: request.method, path: request.path, status: response.status }, 'request failed');
-    } else {
-      this.deps.log.debug({ requestId, method: request.method, path: request.path, status: response.status, ms: seconds * 1000 }, 'request');
-    }
+    this.observe(request, match, response, started, requestId);
     return response;
   }
 
-  private async dispatch(
+  private observe(head: RequestHead, match: Match, response: OutgoingResponse, started: number, requestId: string): void {
+    const seconds = (performance.now() - started) / 1000;
+    this.deps.metrics.observeRequest(head.method, match.kind === 'found' ? match.route.path : 'unmatched', response.status, seconds);
+    if (response.status >= 500) {
+      this.deps.log.warn({ requestId, method: head.method, path: head.path, status: response.status }, 'request failed');
+    } else {
+      this.deps.log.debug({ requestId, method: head.method, path: head.path, status: response.status, ms: seconds * 1000 }, 'request');
+    }
+  }
+
+  /** Credential, rate budget, guest access, plan, scope and role: everything the head decides. */
+  private async admission(
     route: Route,
     rawParams: Record<string, string>,
-    request: IncomingRequest,
-    requestId: string,
+    head: RequestHead,
     headers: Record<string, string>,
-  ): Promise<OutgoingResponse> {
+  ): Promise<{ principal: Principal | null; rateKey: string | null }> {
     let principal: Principal | null = null;
     let rateKey: string | null = null;
     if (route.auth === 'bearer') {
       headers['Vary'] = 'Authorization';
-      principal = await this.deps.auth.authenticate(request.headers['authorization']);
+      principal = await this.authenticate(head);
       rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
       let rate = this.deps.limiter.take(rateKey);
       if (rate instanceof Promise) rate = await rate;
@@ -143,7 +190,7 @@ export class Edge {
       if (route.guest && principal.userId && rawParams.flowId) principal = await this.deps.auth.asGuest(principal, rawParams.flowId, route.guest);
       authorize(route, principal);
     } else if (route.rateLimit === 'address') {
-      rateKey = `address:${addressBucket(request.remoteAddress)}`;
+      rateKey = `address:${addressBucket(head.remoteAddress)}`;
       const rate = this.deps.addressLimiter.take(rateKey);
       if (!rate.allowed) {
         this.deps.metrics.rateLimited.inc({ reason: 'address' });
@@ -154,17 +201,52 @@ export class Edge {
         }, { 'Retry-After': String(rate.retryAfterSeconds) });
       }
     }
+    return { principal, rateKey };
+  }
 
+  /** A credential that does not check out spends its address's budget; once that is spent, the answer is 429. */
+  private async authenticate(head: RequestHead): Promise<Principal> {
+    try {
+      return await this.deps.auth.authenticate(head.headers['authorization']);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 401) throw error;
+      const limiter = this.deps.failedCredentialLimiter;
+      const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
+      if (rate.allowed) throw error;
+      this.deps.metrics.rateLimited.inc({ reason: 'failed-credential' });
+      throw new ApiError('RATE_LIMITED', 'Too many failed credential checks from this address', {
+        limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
+      }, { 'Retry-After': String(rate.retryAfterSeconds) });
+    }
+  }
+
+  private async dispatch(route: Route, rawParams: Record<string, string>, request: IncomingRequest, admission: Admission): Promise<OutgoingResponse> {
     const compiled = this.compiled.get(route)!;
     const params = compiled.params ? compiled.params(rawParams) : rawParams;
     const queryObject = parseQuery(request.query);
     const query = compiled.query ? compiled.query(queryObject) : queryObject;
     const body = readBody(route, request, compiled.body);
+    // An upload is written to storage as it arrives; the file row its handler writes takes the
+    // blob over, and whatever no row took (a refusal, a replay, a failure) is removed after.
+    const upload = route.bodyKind === 'upload' ? await this.deps.uploads.stage(request.bodySource ?? [request.body]) : null;
+    try {
+      return await this.respond(route, request, admission, { params, query, body, upload });
+    } finally {
+      if (upload) await this.deps.uploads.discard(upload.blobId);
+    }
+  }
 
+  private async respond(
+    route: Route,
+    request: IncomingRequest,
+    admission: Admission,
+    input: Pick<RequestContext, 'params' | 'query' | 'body' | 'upload'>,
+  ): Promise<OutgoingResponse> {
+    const { principal, rateKey, requestId, headers } = admission;
     const parentLog = this.deps.log;
     let log: Logger | null = null;
     const ctx: RequestContext = {
-      params, query, body, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
+      ...input, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
       // Most requests never log: build the child logger only when one does.
       get log() {
         return (log ??= parentLog.child({ requestId }));
@@ -182,11 +264,12 @@ export class Edge {
         return this.notModified(etag, headers, rateKey, route);
       }
     }
-    const representation = msgpack ? { type: msgpack, key: `${rateKey ?? ''} ${request.path}?${request.query}` } : null;
+    const representation = msgpack ? { type: msgpack, key: `${principal ? principalKey(principal) : ''} ${request.path}?${request.query}` } : null;
 
     const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
     if (idempotencyKey !== undefined && principal) {
-      return this.idempotent(principal.credentialId, idempotencyKey, request, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null));
+      const content = input.upload ? `upload ${input.upload.sha256}` : request.body.toString('base64');
+      return this.idempotent(principalKey(principal), idempotencyKey, request, content, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null));
     }
     return this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
   }
@@ -238,9 +321,12 @@ export class Edge {
   }
 
   private async idempotent(
-    credentialId: string,
+    /** Whose answer it is (principalKey): another principal's same key is a key of its own. */
+    owner: string,
     key: string,
     request: IncomingRequest,
+    /** The body as the request hash covers it: its bytes, or an upload's digest. */
+    content: string,
     requestId: string,
     headers: Record<string, string>,
     run: () => Promise<OutgoingResponse>,
@@ -248,8 +334,8 @@ export class Edge {
     if (key.length === 0 || key.length > 255) {
       throw validationFailed([{ in: 'header', pointer: '/idempotency-key', message: 'must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
     }
-    const requestHash = sha256(`${request.method} ${request.path}?${request.query}\n${request.body.toString('base64')}`);
-    const claim = await claimKey(this.deps.sql, credentialId, key, requestHash);
+    const requestHash = sha256(`${request.method} ${request.path}?${request.query}\n${content}`);
+    const claim = await claimKey(this.deps.sql, owner, key, requestHash);
     if (claim.kind === 'reused') throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
     if (claim.kind === 'in-use') throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
     if (claim.kind === 'replay') {
@@ -264,17 +350,17 @@ export class Edge {
       if (error instanceof ApiError && error.status < 500) {
         response = this.failure(error, headers, request, requestId, null);
       } else {
-        await releaseKey(this.deps.sql, credentialId, key);
+        await releaseKey(this.deps.sql, owner, key);
         throw error;
       }
     }
     const body = response.body === null ? Buffer.alloc(0) : Buffer.from(response.body);
     const stored = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !/^(x-)?ratelimit|^x-request-id$/i.test(name)));
-    await completeKey(this.deps.sql, credentialId, key, { status: response.status, headers: stored, body });
+    await completeKey(this.deps.sql, owner, key, { status: response.status, headers: stored, body });
     return response;
   }
 
-  private failure(error: unknown, headers: Record<string, string>, request: IncomingRequest, requestId: string, route: Route | null): OutgoingResponse {
+  private failure(error: unknown, headers: Record<string, string>, request: RequestHead, requestId: string, route: Route | null): OutgoingResponse {
     const apiError = toApiError(error);
     if (isDatabaseUnavailable(error)) {
       this.deps.log.warn({ code: (error as { code: string }).code, requestId, method: request.method, path: request.path }, 'database out of reach');
@@ -292,6 +378,24 @@ export class Edge {
     headers['Content-Type'] = JSON_TYPE;
     return { status: apiError.status, headers, body: JSON.stringify(apiError.toBody()) };
   }
+}
+
+/**
+ * Who an answer belongs to: the credential, and for a person token also the person and the
+ * workspace it acts in. Every person signed in through one first-party client shares its
+ * credential, so the credential alone would hand one person's stored answer to another.
+ */
+export function principalKey(principal: Principal): string {
+  return principal.userId ? `${principal.credentialId}/${principal.userId}/${principal.workspaceId}` : principal.credentialId;
+}
+
+/** The matched route, or the 404 / 405 its absence answers. */
+function found(head: RequestHead, match: Match): Route {
+  if (match.kind === 'none') throw new ApiError('NOT_FOUND', `No route for ${head.path}`);
+  if (match.kind === 'method') {
+    throw new ApiError('METHOD_NOT_ALLOWED', `${head.method} is not allowed here`, { allow: match.allow }, { Allow: match.allow.join(', ') });
+  }
+  return match.route;
 }
 
 /** Plan, scope and role, in that order, before any handler runs. */

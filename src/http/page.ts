@@ -67,7 +67,6 @@ export function page(input: PageInput): Reply {
     ...(input.etag !== undefined ? { etag: input.etag } : {}),
     headers: {
       'Content-Security-Policy': contentSecurityPolicy(input),
-      'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': input.cacheControl ?? 'no-store',
       // For browsers without CSP level 2; a frameable page (an embed) must not send it.
@@ -88,6 +87,6 @@ export const assetRoutes: Route[] = [{
   responses: { 200: { description: 'CSS', contentType: 'text/css' } },
   handler: () => ({
     status: 200, body: STYLESHEET, contentType: 'text/css; charset=utf-8', etag: STYLESHEET_TAG,
-    headers: { 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
+    headers: { 'Cache-Control': 'public, max-age=86400' },
   }),
 }];

@@ -37,10 +37,17 @@ export class RateLimiter implements Limiter {
     readonly perMinute: number,
     readonly burst: number,
     private readonly now: () => number = Date.now,
+    /** Buckets held at once: the memory bound under a flood of distinct keys (the least recently used go first). */
+    maxKeys = 100_000,
   ) {
     this.perMs = perMinute / 60_000;
     // An idle bucket refills completely within this time, so forgetting it changes nothing.
-    this.buckets = new LRUCache({ max: 100_000, ttl: Math.ceil(burst / this.perMs), ttlAutopurge: false });
+    this.buckets = new LRUCache({ max: maxKeys, ttl: Math.ceil(burst / this.perMs), ttlAutopurge: false });
+  }
+
+  /** Buckets held now. */
+  get size(): number {
+    return this.buckets.size;
   }
 
   /** Spends one token if there is one. */

@@ -6,6 +6,7 @@
 import type { Principal, Role, Scope } from '../auth/principal.ts';
 import type { Logger } from 'pino';
 import type { ApiError, ErrorCode } from '../errors.ts';
+import type { StagedBlob } from '../store/blobs.store.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -28,8 +29,10 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly params: P;
   readonly query: Q;
   readonly body: B;
-  /** The unparsed body, for routes that take bytes (uploads) or forms. */
+  /** The unparsed body, for routes that take bytes or forms. */
   readonly rawBody: Buffer;
+  /** An upload route's body, already written to storage as it arrived (`bodyKind: 'upload'`). */
+  readonly upload: StagedBlob | null;
   readonly headers: Readonly<Record<string, string>>;
   readonly principal: Principal | null;
   /** The client's IP address as the socket saw it (per-address rate limits, sign-in throttling). */
@@ -38,7 +41,8 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly log: Logger;
 }
 
-export type BodyKind = 'json' | 'form' | 'bytes' | 'none';
+/** `upload`: raw bytes streamed to storage as they arrive, never held whole (ctx.upload). */
+export type BodyKind = 'json' | 'form' | 'bytes' | 'upload' | 'none';
 
 export interface ResponseSpec {
   description: string;
@@ -85,6 +89,11 @@ export interface Route<P = any, Q = any, B = any> {
   bodyOptional?: boolean;
   /** Larger cap for this route's body, in bytes (attachments). */
   maxBodyBytes?: number;
+  /**
+   * A refusal the head alone decides, checked before any byte of the body is read (a storage
+   * quota against the declared Content-Length): throws an ApiError to refuse.
+   */
+  beforeBody?: (head: { principal: Principal | null; params: Readonly<Record<string, string>>; headers: Readonly<Record<string, string>> }) => Promise<void> | void;
   responses: Record<number, ResponseSpec>;
   /** Refusals this route raises beyond those the edge adds (for the OpenAPI document). */
   errors?: ErrorCode[];

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../errors.ts';
 import { clientAddress, type TrustProxy } from './client-address.ts';
-import { requestIdOf, type Edge, type OutgoingResponse } from './edge.ts';
+import { requestIdOf, type Admission, type Edge, type OutgoingResponse } from './edge.ts';
 import type { Foreground } from './foreground.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -29,10 +29,14 @@ export interface ListenOptions {
   foreground?: Foreground;
   /** Which proxies may name the client in X-Forwarded-For. */
   trustProxy?: TrustProxy;
+  /** Request body bytes this process holds at once, across requests; past it, 503 (MAX_BUFFERED_BODY_BYTES). */
+  maxBufferedBytes?: number;
 }
 
 export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
-  const { foreground, trustProxy = null } = options;
+  const { foreground, trustProxy = null, maxBufferedBytes = Infinity } = options;
+  /** Body bytes held (or reserved for a declared length) by requests still reading theirs. */
+  let buffered = 0;
   const app: TemplatedApp = uws.App();
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -45,21 +49,28 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     if (inFlight === 0 && drained) drained();
   };
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
-  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, status: number, error: ApiError, close = true) =>
-    send(res, state, {
-      status,
-      // Left open for a drain, the connection still ends: the client is told to close it.
-      headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers, ...(close ? {} : { Connection: 'close' }) },
-      body: JSON.stringify(error.toBody()),
-    }, close);
+  /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
+  const refusalOf = (headers: Record<string, string>, error: ApiError, close = true): OutgoingResponse => ({
+    status: error.status,
+    headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers, ...(close ? {} : { Connection: 'close' }) },
+    body: JSON.stringify(error.toBody()),
+  });
+  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, error: ApiError, close = true) =>
+    send(res, state, refusalOf(headers, error, close), close);
   const tooLarge = (limit: number) => new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
 
   app.any('/*', (res, req) => {
     const state = { aborted: false };
     // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
     let awaitingBody = false;
+    /** Gives back the body bytes this request reserved. */
+    let release = () => {};
+    /** Ends an upload being streamed to storage. */
+    let cutOff = () => {};
     res.onAborted(() => {
       state.aborted = true;
+      release();
+      cutOff();
       if (awaitingBody) {
         awaitingBody = false;
         finish();
@@ -75,7 +86,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     });
     const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy);
     if (drained && inFlight === 0) {
-      refuse(res, state, headers, 503, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
+      refuse(res, state, headers, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
       return;
     }
     const match = edge.match(method, path);
@@ -87,46 +98,144 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       // an answered request's body; the handler must take it).
       const drain = declared <= DRAIN_LIMIT;
       if (drain) res.onData(() => {});
-      refuse(res, state, headers, 413, tooLarge(limit), !drain);
+      refuse(res, state, headers, tooLarge(limit), !drain);
       return;
     }
     inFlight += 1;
     foreground?.enter();
-    const dispatch = (body: Buffer) => {
-      edge.handle({ method, path, query, headers, body, remoteAddress }, match).then(
+    const head = { method, path, query, headers, remoteAddress };
+    // Most requests carry no body: answer without waiting for onData.
+    if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
+      edge.handle({ ...head, body: EMPTY }, match).then(
         (response) => send(res, state, response, closing),
         () => send(res, state, { status: 500, headers: {}, body: null }, true),
       ).finally(finish);
-    };
-    // Most requests carry no body: answer without waiting for onData.
-    if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
-      dispatch(EMPTY);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // A body is coming. Nothing of it is kept until the head has been judged: the socket is
+    // paused, and what arrived with the head is held only while the credential is checked.
+    res.pause();
     awaitingBody = true;
-    res.onData((chunk, isLast) => {
+    /**
+     * judging: the head is being decided; reading: admitted, the body is kept; dropping: refused
+     * and answered, the rest is read and dropped; refusing: refused mid-way through a body of
+     * unknown length, which is read to its end and dropped before the answer (answering earlier
+     * would leave no way to end the connection cleanly after a bounded drain).
+     */
+    let phase: 'judging' | 'reading' | 'dropping' | 'refusing' = 'judging';
+    let refusal: OutgoingResponse | null = null;
+    let admission: Admission | null = null;
+    let reserved = 0;
+    let size = 0;
+    /** The body's last chunk has arrived (whether or not it was kept). */
+    let lastSeen = false;
+    let early: { chunk: Buffer; isLast: boolean }[] = [];
+    const chunks: Buffer[] = [];
+    release = () => {
+      buffered -= reserved;
+      reserved = 0;
+    };
+    /** Reserves room for `bytes` more body bytes; false when the process holds all it may. */
+    const reserve = (bytes: number): boolean => {
+      if (buffered + bytes > maxBufferedBytes) return false;
+      buffered += bytes;
+      reserved += bytes;
+      return true;
+    };
+    const busy = () => refusalOf(headers, new ApiError('SERVICE_UNAVAILABLE', 'Too many request bodies are being received; retry shortly', undefined, { 'Retry-After': '1' }));
+    const done = (response: OutgoingResponse, close: boolean) => {
+      awaitingBody = false;
+      send(res, state, response, close);
+      finish();
+    };
+    /** Refused: nothing of the body is kept from here on. */
+    const refuseBody = (response: OutgoingResponse) => {
       if (!awaitingBody) return;
+      release();
+      chunks.length = 0;
+      early = [];
+      if (declared > 0) {
+        // Answered at once; the connection ends once the client has sent what it declared.
+        phase = 'dropping';
+        res.resume();
+        done({ ...response, headers: { ...response.headers, Connection: 'close' } }, false);
+      } else if (lastSeen) {
+        res.resume(); // for the connection's next request
+        done(response, false);
+      } else {
+        phase = 'refusing';
+        refusal = response;
+        res.resume();
+      }
+    };
+    /** An upload: handed to the route as it arrives, at most STREAM_WINDOW bytes waiting. */
+    let stream: BodyStream | null = null;
+    const take = (chunk: Buffer, isLast: boolean) => {
       size += chunk.byteLength;
-      if (size > limit) {
-        // A body of unknown length (chunked) is read to its end and dropped, then answered:
-        // answering earlier would leave no way to close the connection after a bounded drain.
-        chunks.length = 0;
-        if (isLast || size > limit + DRAIN_LIMIT) {
-          awaitingBody = false;
-          refuse(res, state, headers, 413, tooLarge(limit), !isLast);
-          finish();
-        }
+      if (stream) {
+        if (size > limit) stream.fail(tooLarge(limit));
+        else stream.push(chunk, isLast);
+        return;
+      }
+      if (size > limit) return refuseBody(refusalOf(headers, tooLarge(limit)));
+      // A declared length was reserved whole; chunked bodies reserve as they come.
+      if (!(declared > 0) && !reserve(chunk.byteLength)) return refuseBody(busy());
+      if (chunk.byteLength > 0) chunks.push(chunk);
+      if (!isLast) return;
+      awaitingBody = false;
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      chunks.length = 0;
+      edge.handle({ ...head, body }, match, admission!).then(
+        (response) => send(res, state, response, closing),
+        () => send(res, state, { status: 500, headers: {}, body: null }, true),
+      ).finally(() => {
+        release();
+        finish();
+      });
+    };
+    res.onData((chunk, isLast) => {
+      if (isLast) lastSeen = true;
+      if (phase === 'dropping') return;
+      if (phase === 'refusing') {
+        size += chunk.byteLength;
+        if (awaitingBody && (isLast || size > limit + DRAIN_LIMIT)) done({ ...refusal!, headers: { ...refusal!.headers, ...(isLast ? {} : { Connection: 'close' }) } }, !isLast);
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it.
-      if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        awaitingBody = false;
-        dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-      }
+      const copy = Buffer.from(new Uint8Array(chunk));
+      if (phase === 'judging') early.push({ chunk: copy, isLast });
+      else if (awaitingBody || stream) take(copy, isLast);
     });
+    edge.admit(head, match).then((verdict) => {
+      if (!awaitingBody) return; // the client went away meanwhile
+      if ('refused' in verdict) return refuseBody(verdict.refused);
+      const streaming = edge.streamsBody(match);
+      if (!reserve(streaming ? STREAM_WINDOW : Math.max(declared, 0))) return refuseBody(busy());
+      admission = verdict.admitted;
+      phase = 'reading';
+      if (streaming) {
+        const body = (stream = new BodyStream(() => !state.aborted && res.pause(), () => !state.aborted && res.resume()));
+        cutOff = () => body.fail(new ApiError('VALIDATION_FAILED', 'The client went away before the body ended'));
+        awaitingBody = false;
+        edge.handle({ ...head, body: EMPTY, bodySource: body }, match, admission).then(
+          // Answered before the body ended (refused mid-way): the connection cannot be reused.
+          (response) => send(res, state, response, closing || !lastSeen),
+          () => send(res, state, { status: 500, headers: {}, body: null }, true),
+        ).finally(() => {
+          body.close();
+          release();
+          finish();
+        });
+      }
+      const arrived = early;
+      early = [];
+      for (const { chunk, isLast } of arrived) if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
+      // Read on: the rest of the body, or (the body complete) the connection's next request.
+      if (phase === 'reading') {
+        if (stream) stream.resumeIfRoom();
+        else res.resume();
+      }
+    }, () => refuseBody({ status: 500, headers: {}, body: null }));
   });
 
   const token = await new Promise<us_listen_socket>((resolve, reject) =>
@@ -147,6 +256,90 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Upload bytes one request may hold in memory before its socket is paused. */
+const STREAM_WINDOW = 2 * 1024 * 1024;
+
+/**
+ * An upload's body as an async iterable: chunks wait here until the route writes them away,
+ * and the socket is paused while STREAM_WINDOW bytes wait, resumed at half of it.
+ */
+class BodyStream implements AsyncIterable<Buffer> {
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private error: Error | null = null;
+  private paused = false;
+  private wake: (() => void) | null = null;
+  /** False once the body ended, failed or its reader stopped: later chunks are dropped. */
+  open = true;
+
+  constructor(private readonly pause: () => void, private readonly resume: () => void) {}
+
+  push(chunk: Buffer, isLast: boolean): void {
+    if (!this.open) return;
+    if (chunk.length > 0) {
+      this.queue.push(chunk);
+      this.queued += chunk.length;
+    }
+    if (isLast) this.ended = true;
+    if (!this.ended && !this.paused && this.queued >= STREAM_WINDOW) {
+      this.paused = true;
+      this.pause();
+    } else if (this.ended && this.paused) {
+      this.paused = false;
+      this.resume(); // for the connection's next request
+    }
+    this.signal();
+  }
+
+  fail(error: Error): void {
+    if (!this.open) return;
+    this.error = error;
+    this.open = false;
+    this.signal();
+  }
+
+  /** The reader is done with it (answered): drop what waits, read nothing more into it. */
+  close(): void {
+    this.open = false;
+    this.queue.length = 0;
+    this.queued = 0;
+  }
+
+  /** After the chunks that came with the head were queued: read on unless they fill the window. */
+  resumeIfRoom(): void {
+    if (this.queued < STREAM_WINDOW || this.ended) this.resume();
+    else this.paused = true;
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    for (;;) {
+      if (this.error) throw this.error;
+      const chunk = this.queue.shift();
+      if (chunk) {
+        this.queued -= chunk.length;
+        if (this.paused && this.queued <= STREAM_WINDOW / 2) {
+          this.paused = false;
+          this.resume();
+        }
+        yield chunk;
+        continue;
+      }
+      if (this.ended) {
+        this.open = false;
+        return;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+}
+
 /** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
@@ -155,6 +348,8 @@ function send(res: HttpResponse, state: { aborted: boolean }, response: Outgoing
   state.aborted = true; // a response is written once
   res.cork(() => {
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
+    // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
     for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
     for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
     // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.

@@ -55,7 +55,7 @@ const errorEnvelope = (error: ApiError): Reply => ({
   status: error.status,
   body: Buffer.from(JSON.stringify(error.toBody())),
   contentType: 'application/json; charset=utf-8',
-  headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' },
+  headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
 });
 
 export function publicRoutes(services: Services, views = new PublicViews(services)): Route[] {

@@ -30,7 +30,7 @@ export interface Rendition {
 
 /** Public representations always revalidate: after an unpublish the next request is a 404. */
 const REVALIDATE = 'no-cache';
-const COMMON = { 'Cache-Control': REVALIDATE, 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' };
+const COMMON = { 'Cache-Control': REVALIDATE, 'Referrer-Policy': 'no-referrer' };
 
 const tagOf = (bytes: Buffer) => hash('sha1', bytes, 'base64url');
 const gzipped = promisify(gzip);

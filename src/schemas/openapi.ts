@@ -63,8 +63,9 @@ function parameters(route: Route): unknown[] {
 function requestBody(route: Route): unknown {
   const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
   if (kind === 'none') return undefined;
-  const contentType = kind === 'form' ? 'application/x-www-form-urlencoded' : kind === 'bytes' ? '*/*' : 'application/json';
-  const schema = kind === 'bytes' ? { type: 'string', contentMediaType: 'application/octet-stream' } : route.body;
+  const raw = kind === 'bytes' || kind === 'upload';
+  const contentType = kind === 'form' ? 'application/x-www-form-urlencoded' : raw ? '*/*' : 'application/json';
+  const schema = raw ? { type: 'string', contentMediaType: 'application/octet-stream' } : route.body;
   return { required: !route.bodyOptional, content: { [contentType]: { schema } } };
 }
 

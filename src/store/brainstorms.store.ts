@@ -1,4 +1,5 @@
 /** Brainstorms, their ideas, idea comments and files, and brainstorm shares. */
+import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
 import type { ShareRole } from './team.store.ts';
 
@@ -201,11 +202,12 @@ const fileColumns = (sql: Db) => sql`id, name, mime_type, size_bytes::int as siz
 
 export async function insertIdeaFile(
   sql: Db,
-  row: { id: string; ideaId: string; brainstormId: string; name: string; mimeType: string; content: Buffer; uploadedBy: string },
+  /** `blobId`: the staged upload (blobs.store.ts) this row takes over. */
+  row: { id: string; ideaId: string; brainstormId: string; name: string; mimeType: string; sizeBytes: number; blobId: string; uploadedBy: string },
 ): Promise<IdeaFileRow> {
   const [created] = await sql<IdeaFileRow[]>`insert into idea_attachments
-      (id, idea_id, brainstorm_id, name, mime_type, size_bytes, content, uploaded_by)
-    values (${row.id}, ${row.ideaId}, ${row.brainstormId}, ${row.name}, ${row.mimeType}, ${row.content.length}, ${row.content}, ${row.uploadedBy})
+      (id, idea_id, brainstorm_id, name, mime_type, size_bytes, blob_id, uploaded_by)
+    values (${row.id}, ${row.ideaId}, ${row.brainstormId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.blobId}, ${row.uploadedBy})
     returning ${fileColumns(sql)}`;
   return created!;
 }
@@ -218,9 +220,10 @@ export async function pageIdeaFiles(sql: Db, ideaId: string, page: { size: numbe
 }
 
 export async function ideaFileContent(sql: Db, ideaId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
-  const [row] = await sql<{ name: string; mimeType: string; content: Buffer }[]>`select name, mime_type, content
+  const [row] = await sql<{ name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]>`select name, mime_type, content, blob_id
     from idea_attachments where id = ${id} and idea_id = ${ideaId}`;
-  return row ?? null;
+  if (!row) return null;
+  return { name: row.name, mimeType: row.mimeType, content: row.content ?? (await readBlob(sql, row.blobId!)) };
 }
 
 // ── shares ───────────────────────────────────────────────────────────────────────────

@@ -1,4 +1,5 @@
 /** Comments and attachments of tasks. */
+import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
 
 export interface CommentRow {
@@ -39,12 +40,13 @@ const attachmentColumns = (sql: Db) => sql`id, task_id, name, mime_type, size_by
 
 export async function insertAttachment(
   sql: Db,
-  row: Omit<AttachmentRow, 'uploadedAt'> & { flowId: string; content: Buffer; uploadedBy: string },
+  /** `blobId`: the staged upload (blobs.store.ts) this row takes over. */
+  row: Omit<AttachmentRow, 'uploadedAt'> & { flowId: string; blobId: string; uploadedBy: string },
 ): Promise<AttachmentRow> {
   const [created] = await sql<AttachmentRow[]>`insert into attachments
-      (id, task_id, flow_id, name, mime_type, size_bytes, kind, deliverable_id, content, uploaded_by)
+      (id, task_id, flow_id, name, mime_type, size_bytes, kind, deliverable_id, blob_id, uploaded_by)
     values (${row.id}, ${row.taskId}, ${row.flowId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.kind},
-            ${row.deliverableId}, ${row.content}, ${row.uploadedBy})
+            ${row.deliverableId}, ${row.blobId}, ${row.uploadedBy})
     returning ${attachmentColumns(sql)}`;
   return created!;
 }
@@ -57,7 +59,8 @@ export async function pageAttachments(sql: Db, taskId: string, size: number, fro
 }
 
 export async function attachmentContent(sql: Db, taskId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
-  const [row] = await sql<{ name: string; mimeType: string; content: Buffer }[]>`select name, mime_type, content
+  const [row] = await sql<{ name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]>`select name, mime_type, content, blob_id
     from attachments where id = ${id} and task_id = ${taskId}`;
-  return row ?? null;
+  if (!row) return null;
+  return { name: row.name, mimeType: row.mimeType, content: row.content ?? (await readBlob(sql, row.blobId!)) };
 }

@@ -19,7 +19,7 @@ const names = (res: ApiResponse) => res.body.items.map((i: { taskName: string })
 
 /** The work-index counters on /metrics. */
 async function counters(s: TestServer): Promise<{ rebuilds: number; flowRanks: number }> {
-  const text = (await s.api('GET', '/metrics')).text;
+  const text = await s.metrics();
   const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   return { rebuilds: read('flowplan_work_index_rebuilds_total'), flowRanks: read('flowplan_work_index_flow_ranks_total') };
 }

@@ -15,7 +15,8 @@ import { createPerson } from '../helpers/people.ts';
 t.test('cookie names and flags follow the app URL', async (t) => {
   t.match(cookieNames(loadConfig({ APP_URL: 'https://plan.example/app' })), { session: '__Host-fp_session', secure: true });
   t.match(cookieNames(loadConfig({ BASE_URL: 'http://127.0.0.1:8080' })), { session: '__Host-fp_session', secure: true }, 'loopback is a secure context');
-  t.match(cookieNames(loadConfig({ APP_URL: 'http://plan.lan/app' })), { session: 'fp_session', secure: false }, 'no __Host- without Secure');
+  t.throws(() => loadConfig({ APP_URL: 'http://plan.lan/app' }), /APP_URL http:\/\/plan\.lan\/app is plain http .*APP_ALLOW_INSECURE=1/, 'plain http on another host: refused at start, saying why');
+  t.match(cookieNames(loadConfig({ APP_URL: 'http://plan.lan/app', APP_ALLOW_INSECURE: '1' })), { session: 'fp_session', secure: false }, 'allowed: no __Host- without Secure');
 });
 
 t.test('sign-in and consent', async (t) => {

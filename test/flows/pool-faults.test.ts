@@ -19,7 +19,7 @@ t.test('a crashed or stuck recompute worker: 503, nothing changed, replaced, nex
   const create = (name: string, n: number) => s.api('POST', '/v1/flows', { token: s.adminKey, body: { name, tasks: tasks(n) } });
   const flowNames = async () => ((await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items as { name: string }[]).map((f) => f.name).sort();
 
-  t.match((await s.api('GET', '/metrics')).text, /^flowplan_pool_threads 1$/m, 'the worker was started at boot');
+  t.match(await s.metrics(), /^flowplan_pool_threads 1$/m, 'the worker was started at boot');
   t.equal((await create('Warm-up', 12)).status, 201, 'the pool runs a flow of 12');
 
   const crashed = await create('Crash', 13);
@@ -41,7 +41,7 @@ t.test('a crashed or stuck recompute worker: 503, nothing changed, replaced, nex
   t.equal((await create('After the timeout', 12)).status, 201, 'and replaced again');
 
   t.strictSame(await flowNames(), ['After the crash', 'After the timeout', 'Warm-up'], 'only the flows answered 201 exist');
-  const metrics = (await s.api('GET', '/metrics')).text;
+  const metrics = await s.metrics();
   t.match(metrics, /flowplan_pool_failed_runs 2/);
   t.match(metrics, /flowplan_nodejs_eventloop_lag_seconds \d/, 'event-loop lag is measured');
   t.match(metrics, /flowplan_nodejs_eventloop_lag_p99_seconds \d/);

@@ -69,7 +69,7 @@ function randomFlow(seed: number, n = 300) {
 }
 
 async function metric(s: TestServer, name: string): Promise<number | null> {
-  const text = (await s.api('GET', '/metrics')).text;
+  const text = await s.metrics();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.slice(name.length + 1)) : null;
 }

@@ -37,6 +37,8 @@ export interface TestServer {
   adminKey: string;
   workspaceId: string;
   api: (method: string, path: string, options?: RequestOptions) => Promise<ApiResponse>;
+  /** The Prometheus text, from the metrics listener (never the API port). */
+  metrics: () => Promise<string>;
 }
 
 export interface RequestOptions {
@@ -72,6 +74,7 @@ export async function startTestServer(
     adminKey: app.demo!.key,
     workspaceId: app.demo!.workspaceId,
     api: (method, path, options) => request(url, method, path, options),
+    metrics: async () => (await fetch(app.metricsUrl)).text(),
   };
 }
 

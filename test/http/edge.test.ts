@@ -80,9 +80,11 @@ t.test('edge', async (t) => {
     await s.api('GET', '/v1/me', { token: s.adminKey });
     await s.api('GET', '/v1/test/items/itm_secret123', { token: s.adminKey });
     await s.api('GET', '/v1/unmatched-path-xyz');
-    const metrics = await s.api('GET', '/metrics');
+    const metrics = await fetch(s.app.metricsUrl).then(async (res) => ({ status: res.status, headers: res.headers, text: await res.text() }));
     t.equal(metrics.status, 200);
     t.match(metrics.headers.get('content-type'), /^text\/plain/);
+    t.ok(new URL(s.app.metricsUrl).port !== String(s.app.port), 'on a listener of its own');
+    assertError(t, await s.api('GET', '/metrics'), 404, 'NOT_FOUND', 'not on the API port');
     t.match(metrics.text, /^flowplan_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/me"[^}]*\} \d+$/m, 'latency by route');
     t.match(metrics.text, /flowplan_http_request_duration_seconds_count\{[^}]*route="\/v1\/me"/);
     t.match(metrics.text, /route="\/v1\/test\/items\/\{itemId\}"/, 'the route template is the label');

@@ -53,8 +53,7 @@ t.test('rate limit', async (t) => {
     t.equal(echo.calls, 0, 'the handler never ran');
     t.equal(await echo.rows(), 0, 'nothing was written');
 
-    const metrics = await s.api('GET', '/metrics');
-    t.match(metrics.text, /^flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]\d*$/m, 'refusals are counted');
+    t.match(await s.metrics(), /^flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]\d*$/m, 'refusals are counted');
   });
 
   t.test('refusals of an authenticated request carry the rate-limit state too', async (t) => {

@@ -16,7 +16,7 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
   await ok(t, s, 'GET', '/v1/work/available');
   for (let i = 0; i < 3; i++) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
-  const exported = (await s.api('GET', '/metrics')).text;
+  const exported = await s.metrics();
   const families = new Set([...exported.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
   const used = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((target) => target.expr.match(/flowplan_[a-z0-9_]+/g) ?? [])));
   t.ok(used.size >= 20, `the dashboard charts ${used.size} series`);
