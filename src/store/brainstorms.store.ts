@@ -270,10 +270,13 @@ export interface PublishedBoardRow {
   version: number;
 }
 
-/** The board published under the token whose sha256 is `hash`, or null: one probe of a unique index. */
+/**
+ * The live board published under the token whose sha256 is `hash`, or null: one probe of a
+ * unique index. An archived board keeps its token, so a restore brings the link back.
+ */
 export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBoardRow | null> {
   const [board] = await sql<PublishedBoardRow[]>`select id, name, public_version::int as version
-    from brainstorms where public_token_hash = ${hash}`;
+    from brainstorms where public_token_hash = ${hash} and not archived`;
   return board ?? null;
 }
 
