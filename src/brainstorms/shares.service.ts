@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { emailAddress } from '../team/email.ts';
 import {
-  deleteBrainstormShare, pageBrainstormShares, upsertBrainstormShare, type BrainstormShareRow,
+  deleteBrainstormShare, pageBrainstormShares, setBrainstormShareRole, upsertBrainstormShare, type BrainstormShareRow,
 } from '../store/brainstorms.store.ts';
 import type { ShareRole } from '../store/team.store.ts';
 import { findUserByEmail } from '../store/workspaces.store.ts';
@@ -36,7 +36,17 @@ export async function listBrainstormShares(ctx: BrainstormContext, brainstormId:
   return { total, items: items.map(shareView) };
 }
 
-/** Ends a guest's access at once. */
+/** Changes what the guest may do; their next request (read from Postgres, in any process) has the new role. */
+export async function changeBrainstormShareRole(ctx: BrainstormContext, brainstormId: string, shareId: string, role: ShareRole) {
+  return ctx.sql.begin(async (tx) => {
+    await requireBoard(ctx, tx, brainstormId, 'write', true);
+    const row = await setBrainstormShareRole(tx, brainstormId, shareId, role);
+    if (!row) throw notFound('Share');
+    return shareView(row);
+  });
+}
+
+/** Ends a guest's access at once (their next request, in any process, reads the share from Postgres). */
 export async function revokeBrainstormShare(ctx: BrainstormContext, brainstormId: string, shareId: string): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);
