@@ -7,7 +7,7 @@ import {
 import {
   addIdea, addIdeaComment, addIdeaFile, editIdea, ideaFile, listIdeaComments, listIdeaFiles, removeIdea, type IdeaInput,
 } from '../brainstorms/ideas.service.ts';
-import { listBrainstormShares, revokeBrainstormShare, shareBrainstorm } from '../brainstorms/shares.service.ts';
+import { changeBrainstormShareRole, listBrainstormShares, revokeBrainstormShare, shareBrainstorm } from '../brainstorms/shares.service.ts';
 import type { ShareRole } from '../store/team.store.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import {
@@ -16,6 +16,7 @@ import {
   IdeaParams, IdeaSchema, ListBrainstormsQuery, PatchBrainstormBody, PatchIdeaBody,
 } from '../schemas/brainstorm.schema.ts';
 import { AttachmentSchema } from '../schemas/task.schema.ts';
+import { PatchShareBody } from '../schemas/team.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from './services.ts';
 
@@ -96,11 +97,20 @@ export function brainstormRoutes(services: Services): Route[] {
     },
     {
       ...write, method: 'POST', path: `${BOARD}/shares`, operationId: 'shareBrainstorm',
-      summary: 'Give one existing account access to this brainstorm as a guest (no email is sent; never a seat); sharing again changes the role',
-      params: BrainstormParams, body: CreateBrainstormShareBody, errors: ['INVALID_EMAIL', 'NOT_FOUND'],
+      summary: 'Give one existing account access to this brainstorm as a guest (no email is sent; never a seat); sharing again changes the role. '
+        + 'Addresses without an account (404) spend a budget of 20 an hour per credential; once spent, every share by address is 429 RATE_LIMITED with Retry-After',
+      params: BrainstormParams, body: CreateBrainstormShareBody, errors: ['INVALID_EMAIL', 'NOT_FOUND', 'RATE_LIMITED'],
       responses: { 201: { description: 'The share (the same id when the account already had one)', schema: BrainstormShareSchema } },
       handler: async (ctx: RequestContext<B, {}, { email: string; role: ShareRole }>) =>
         json(201, await shareBrainstorm(context(ctx), ctx.params.brainstormId, ctx.body)),
+    },
+    {
+      ...write, method: 'PATCH', path: `${BOARD}/shares/{shareId}`, operationId: 'updateBrainstormShare',
+      summary: 'Change what the guest may do (viewer reads; commenter also comments on ideas), from their next request on',
+      params: BrainstormShareParams, body: PatchShareBody, errors: ['NOT_FOUND'],
+      responses: { 200: { description: 'The share with its new role', schema: BrainstormShareSchema } },
+      handler: async (ctx: RequestContext<B & { shareId: string }, {}, { role: ShareRole }>) =>
+        json(200, await changeBrainstormShareRole(context(ctx), ctx.params.brainstormId, ctx.params.shareId, ctx.body.role)),
     },
     {
       ...write, method: 'DELETE', path: `${BOARD}/shares/{shareId}`, operationId: 'revokeBrainstormShare', summary: 'End a guest\'s access at once',

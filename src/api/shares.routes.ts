@@ -1,13 +1,14 @@
 /** Flow shares (spec §4): guests with access to one flow, who never occupy a seat. */
-import { json, type RequestContext, type Route } from '../http/route.ts';
+import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
 import type { PageRequest, ShareRole } from '../store/team.store.ts';
-import { listShares, shareFlow, type ShareContext } from '../team/shares.service.ts';
+import { changeShareRole, listShares, revokeShare, shareFlow, type ShareContext } from '../team/shares.service.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { FlowParams } from '../schemas/flow.schema.ts';
-import { CreateShareBody, ListSharesQuery, ShareSchema } from '../schemas/team.schema.ts';
+import { CreateShareBody, ListSharesQuery, PatchShareBody, ShareParams, ShareSchema } from '../schemas/team.schema.ts';
 import type { Services } from './services.ts';
 
 type P = { flowId: string };
+type S = P & { shareId: string };
 
 export function shareRoutes(services: Services): Route[] {
   const { sql, registry } = services;
@@ -28,6 +29,22 @@ export function shareRoutes(services: Services): Route[] {
       responses: { 201: { description: 'The share (the same id when the address already had one)', schema: ShareSchema } },
       handler: async (ctx: RequestContext<P, {}, { email: string; role: ShareRole }>) =>
         json(201, await shareFlow(context(ctx), ctx.params.flowId, ctx.body)),
+    },
+    {
+      method: 'PATCH', path: '/v1/flows/{flowId}/shares/{shareId}', operationId: 'updateShare',
+      summary: 'Change what the guest may do (viewer reads; commenter also comments), from their next request on',
+      tags: ['Shares'], auth: 'bearer', scopes: ['flows:write'], minRole: 'member', params: ShareParams, body: PatchShareBody,
+      errors: ['NOT_FOUND'],
+      responses: { 200: { description: 'The share with its new role', schema: ShareSchema } },
+      handler: async (ctx: RequestContext<S, {}, { role: ShareRole }>) =>
+        json(200, await changeShareRole(context(ctx), ctx.params.flowId, ctx.params.shareId, ctx.body.role)),
+    },
+    {
+      method: 'DELETE', path: '/v1/flows/{flowId}/shares/{shareId}', operationId: 'revokeShare',
+      summary: 'End a guest\'s access at once: their next request for the flow is 404, in every process',
+      tags: ['Shares'], auth: 'bearer', scopes: ['flows:write'], minRole: 'member', params: ShareParams, errors: ['NOT_FOUND'],
+      responses: { 204: { description: 'Revoked' } },
+      handler: async (ctx: RequestContext<S>) => (await revokeShare(context(ctx), ctx.params.flowId, ctx.params.shareId), noContent()),
     },
   ];
 }

@@ -4,25 +4,30 @@
  */
 import { notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { findAccount } from '../team/account-lookup.ts';
 import { emailAddress } from '../team/email.ts';
 import {
-  deleteBrainstormShare, pageBrainstormShares, upsertBrainstormShare, type BrainstormShareRow,
+  deleteBrainstormShare, pageBrainstormShares, setBrainstormShareRole, upsertBrainstormShare, type BrainstormShareRow,
 } from '../store/brainstorms.store.ts';
 import type { ShareRole } from '../store/team.store.ts';
-import { findUserByEmail } from '../store/workspaces.store.ts';
 import { requireBoard, type BrainstormContext } from './brainstorms.service.ts';
 
 const shareView = (row: BrainstormShareRow) => ({
   id: row.id, email: row.email, role: row.role, brainstormId: row.brainstormId, createdAt: row.createdAt.toISOString(),
 });
 
-/** Shares the board; sharing with the same account again changes the role of that share. */
+/**
+ * Shares the board; sharing with the same account again changes the role of that share. An
+ * address with no account is 404 and spends the caller's look-up budget (findAccount), so the
+ * board is checked first: a refusal for the board spends nothing.
+ */
 export async function shareBrainstorm(ctx: BrainstormContext, brainstormId: string, input: { email: string; role: ShareRole }) {
   const email = emailAddress(input.email);
+  await requireBoard(ctx, ctx.sql, brainstormId, 'write');
+  const user = await findAccount(ctx.sql, ctx.principal, email);
+  if (!user) throw notFound('Account');
   return ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);
-    const user = await findUserByEmail(tx, email);
-    if (!user) throw notFound('Account');
     const row = await upsertBrainstormShare(tx, {
       id: newId('shr'), workspaceId: ctx.principal.workspaceId, brainstormId, userId: user.id, role: input.role,
     });
@@ -36,7 +41,17 @@ export async function listBrainstormShares(ctx: BrainstormContext, brainstormId:
   return { total, items: items.map(shareView) };
 }
 
-/** Ends a guest's access at once. */
+/** Changes what the guest may do; their next request (read from Postgres, in any process) has the new role. */
+export async function changeBrainstormShareRole(ctx: BrainstormContext, brainstormId: string, shareId: string, role: ShareRole) {
+  return ctx.sql.begin(async (tx) => {
+    await requireBoard(ctx, tx, brainstormId, 'write', true);
+    const row = await setBrainstormShareRole(tx, brainstormId, shareId, role);
+    if (!row) throw notFound('Share');
+    return shareView(row);
+  });
+}
+
+/** Ends a guest's access at once (their next request, in any process, reads the share from Postgres). */
 export async function revokeBrainstormShare(ctx: BrainstormContext, brainstormId: string, shareId: string): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);

@@ -2,8 +2,8 @@
  * Published flows and brainstorms for the public views. Every request learns from Postgres
  * whether the token is published right now, by a look-up that started after the request
  * arrived (FreshLookups: concurrent requests share one, so a busy page costs one indexed query
- * per round trip, not one per request), so an unpublish in any process is seen at the very
- * next request; only then is the rendition served from a cache kept per version (the diagram
+ * per round trip, not one per request), so an unpublish or an archive in any process is seen
+ * at the very next request; only then is the rendition served from a cache kept per version (the diagram
  * is drawn on the render pool once per version and day, since the projected finish moves
  * with the date).
  */
@@ -68,8 +68,8 @@ export class PublicViews {
     const start = scheduleStart(undefined);
     return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {
       const snapshot = await this.snapshotAt(row);
-      // Unpublished or republished since the look-up: never render under the old token.
-      if (snapshot?.flow.publicToken !== token) return null;
+      // Unpublished, republished or archived since the look-up: never render under the old token.
+      if (snapshot?.flow.publicToken !== token || snapshot.flow.archived) return null;
       const model = diagramModel(snapshot, start);
       return flowRendition(model, await this.deps.render.diagramSvg(model), token);
     });

@@ -131,7 +131,7 @@ export const CreateBrainstormShareBody: Schema = {
   required: ['email'],
   additionalProperties: false,
   properties: {
-    email: { type: 'string', maxLength: 254, description: 'The address of an existing account; a malformed one is 400 INVALID_EMAIL, one with no account 404 NOT_FOUND' },
+    email: { type: 'string', maxLength: 254, description: 'The address of an existing account; a malformed one is 400 INVALID_EMAIL, one with no account 404 NOT_FOUND (20 an hour per credential, then 429 RATE_LIMITED)' },
     role: { type: 'string', enum: SHARE_ROLES, default: 'viewer' },
   },
 };

@@ -82,7 +82,16 @@ export const CreateShareBody: Schema = {
   properties: { email: emailInput, role: { type: 'string', enum: SHARE_ROLES, default: 'viewer' } },
 };
 
+/** Changes a guest's role, of a flow share or a brainstorm share. */
+export const PatchShareBody: Schema = {
+  type: 'object',
+  required: ['role'],
+  additionalProperties: false,
+  properties: { role: { type: 'string', enum: SHARE_ROLES, description: '`viewer` reads; `commenter` also comments' } },
+};
+
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
 const pathId: Schema = { type: 'string', minLength: 1, maxLength: 100 };
 export const MemberParams = pathParams({ memberId: pathId });
 export const InviteParams = pathParams({ inviteId: pathId });
+export const ShareParams = pathParams({ flowId: pathId, shareId: pathId });

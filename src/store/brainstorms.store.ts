@@ -259,6 +259,15 @@ export async function pageBrainstormShares(sql: Db, brainstormId: string, page: 
   return { total: count!.total, items };
 }
 
+/** Changes the role of the board's share; null when the board has no share with this id. */
+export async function setBrainstormShareRole(sql: Db, brainstormId: string, id: string, role: ShareRole): Promise<BrainstormShareRow | null> {
+  const [share] = await sql<BrainstormShareRow[]>`with s as (
+      update brainstorm_shares set role = ${role}, updated_at = now() where id = ${id} and brainstorm_id = ${brainstormId}
+      returning *)
+    select ${shareColumns(sql)} from s join users u on u.id = s.user_id`;
+  return share ?? null;
+}
+
 export async function deleteBrainstormShare(sql: Db, brainstormId: string, id: string): Promise<boolean> {
   const rows = await sql`delete from brainstorm_shares where id = ${id} and brainstorm_id = ${brainstormId} returning id`;
   return rows.length > 0;
@@ -273,10 +282,13 @@ export interface PublishedBoardRow {
   version: number;
 }
 
-/** The board published under the token whose sha256 is `hash`, or null: one probe of a unique index. */
+/**
+ * The live board published under the token whose sha256 is `hash`, or null: one probe of a
+ * unique index. An archived board keeps its token, so a restore brings the link back.
+ */
 export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBoardRow | null> {
   const [board] = await sql<PublishedBoardRow[]>`select id, name, public_version::int as version
-    from brainstorms where public_token_hash = ${hash}`;
+    from brainstorms where public_token_hash = ${hash} and not archived`;
   return board ?? null;
 }
 

@@ -1,9 +1,12 @@
 /** Flow shares: one address gets access to one flow, as a guest. Never a member, never a seat. */
 import type { Principal } from '../auth/principal.ts';
+import { notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Sql } from '../store/db.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
-import { pageShares, upsertShare, type Page, type PageRequest, type ShareRole, type ShareRow } from '../store/team.store.ts';
+import {
+  deleteShare, pageShares, setShareRole, upsertShare, type Page, type PageRequest, type ShareRole, type ShareRow,
+} from '../store/team.store.ts';
 import { emailAddress } from './email.ts';
 
 export interface ShareContext {
@@ -41,4 +44,24 @@ export async function shareFlow(ctx: ShareContext, flowId: string, input: { emai
   const email = emailAddress(input.email);
   const row = await upsertShare(ctx.sql, { id: newId('shr'), workspaceId: ctx.principal.workspaceId, flowId, email, role: input.role });
   return shareView(row);
+}
+
+/**
+ * Changes what the guest may do. Guest access is read from the share on every request
+ * (Authenticator.asGuest), so the next request in any process has the new role.
+ */
+export async function changeShareRole(ctx: ShareContext, flowId: string, shareId: string, role: ShareRole): Promise<ShareView> {
+  await requireFlow(ctx, flowId);
+  const row = await setShareRole(ctx.sql, flowId, shareId, role);
+  if (!row) throw notFound('Share');
+  return shareView(row);
+}
+
+/**
+ * Ends the guest's access at once: nothing caches a share (asGuest reads it on every
+ * request), so the guest's next request in any process is 404.
+ */
+export async function revokeShare(ctx: ShareContext, flowId: string, shareId: string): Promise<void> {
+  await requireFlow(ctx, flowId);
+  if (!(await deleteShare(ctx.sql, flowId, shareId))) throw notFound('Share');
 }
