@@ -6,38 +6,10 @@
  * pages sign the person in, the token endpoint issues and refreshes, the API answers.
  */
 import t from 'tap';
-import type { Test } from 'tap';
 import { createWorkspace } from '../../src/auth/provision.ts';
-import { assertError, cli, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { assertError, startTestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
-import { Agent, pkce, REDIRECT, signInAndConsent } from '../auth/agent.ts';
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const PASSWORD = 'correct horse battery staple';
-
-const tokenEndpoint = (s: TestServer, fields: Record<string, string>): Promise<ApiResponse> =>
-  s.api('POST', '/v1/oauth/token', { raw: new URLSearchParams(fields).toString(), headers: FORM });
-
-/** `flowplan client create --first-party`, as an operator registers a sign-in client. */
-async function registerClient(t: Test, s: TestServer, role: 'admin' | 'member' | 'viewer', workspaceId: string): Promise<string> {
-  const created = await cli(s.databaseUrl, [
-    'client', 'create', '--workspace', workspaceId, '--role', role, '--scopes', 'all', '--name', `${role} app`,
-    '--first-party', '--redirect-uri', REDIRECT, '--json',
-  ]);
-  t.equal(created.code, 0, created.stderr);
-  return JSON.parse(created.stdout).clientId as string;
-}
-
-/** A whole sign-in through the app: the person's access and refresh tokens from this client. */
-async function signIn(t: Test, s: TestServer, clientId: string, email: string, workspace?: string): Promise<{ access: string; refresh: string }> {
-  const { verifier, challenge } = pkce();
-  const callback = await signInAndConsent(new Agent(s.url), { clientId, email, password: PASSWORD, challenge, workspace });
-  const res = await tokenEndpoint(s, {
-    grant_type: 'authorization_code', client_id: clientId, code: callback.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT,
-  });
-  t.equal(res.status, 200, res.text);
-  return { access: res.body.access_token, refresh: res.body.refresh_token };
-}
+import { PASSWORD, registerClient, signIn, tokenEndpoint } from './oauth-people.ts';
 
 t.test("a client's role caps the person tokens it issues", async (t) => {
   const s = await startTestServer(t);
