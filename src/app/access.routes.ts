@@ -1,13 +1,14 @@
 /**
- * API access (keys and OAuth clients of the session's workspace) and invitation links.
- * A new or rotated key's secret appears once, in the reply to the form that made it.
+ * API access (keys and OAuth clients of the session's workspace, and the installation's
+ * first-party clients, read-only) and invitation links. A new or rotated key's secret
+ * appears once, in the reply to the form that made it.
  */
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../errors.ts';
 import { parseScopes, ROLES, type Role } from '../auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { workspacesOf } from '../team/members.service.ts';
-import { createAccessKey, deleteCredential, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
+import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
 import { accessView, inviteView } from './access.views.ts';
 import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from './invite.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
@@ -17,6 +18,7 @@ import { messageView } from './signin.views.ts';
 
 const COPY_SCRIPT = readFileSync(new URL('./copy.js', import.meta.url));
 const ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^(key|cli)_[A-Za-z0-9_-]{1,60}$' } } };
+const CLIENT_ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^cli_[A-Za-z0-9_-]{1,60}$' } } };
 
 export function accessRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, auth } = deps;
@@ -33,7 +35,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
 
   async function accessPage(
     ctx: RequestContext,
-    state: { created?: { id: string; key: string; rotated: boolean }; error?: string; status?: number } = {},
+    state: { created?: { id: string; key: string; rotated: boolean }; error?: string; notice?: string; status?: number } = {},
   ): Promise<Reply> {
     const who = await signedIn(ctx);
     if (!who) return seeOther(`${prefix}/signin`);
@@ -42,10 +44,10 @@ export function accessRoutes(deps: AppDeps): Route[] {
       return view('API access', messageView(`API access: ${org!.name}`, `You are ${org!.role === 'member' ? 'a member' : 'a viewer'} of ${org!.name}. Only admins manage API keys and clients.`,
         who.canSwitch ? { href: `${prefix}/workspaces`, text: 'Switch workspace' } : undefined), { cookies: who.v.cookies });
     }
-    const credentials = await listAccess(who.access);
+    const { credentials, firstParty } = await listAccess(who.access);
     return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
-      workspaceName: org!.name, credentials, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
-      canSwitch: who.canSwitch,
+      workspaceName: org!.name, credentials, firstParty, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
+      notice: state.notice ?? null, canSwitch: who.canSwitch,
     }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
   }
 
@@ -86,6 +88,15 @@ export function accessRoutes(deps: AppDeps): Route[] {
       handler: accessAction(async (ctx, access) => {
         await deleteCredential(access, (ctx.params as { id: string }).id);
         return seeOther(`${prefix}/access`);
+      }),
+    }),
+    appRoute({
+      method: 'POST', path: `${prefix}/access/clients/{id}/end-signins`, operationId: 'appEndClientSignins',
+      summary: "End the workspace's sign-ins through a first-party client", params: CLIENT_ID,
+      handler: accessAction(async (ctx, access) => {
+        const ended = await endClientSignins(access, (ctx.params as { id: string }).id);
+        const people = ended.people === 1 ? '1 person' : `${ended.people} people`;
+        return accessPage(ctx, { notice: `Ended the sign-ins through ${ended.name} in this workspace (${people} signed out).` });
       }),
     }),
     appRoute({

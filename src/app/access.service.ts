@@ -2,13 +2,20 @@
  * The app's API access page: a workspace admin lists keys and OAuth clients, creates a key
  * (its secret is shown once), rotates one, and deletes keys or clients (every token they
  * issued answers 401 CREDENTIAL_REVOKED from then on, in every process).
+ *
+ * First-party clients belong to the installation, not to the workspace that registered them:
+ * people of every workspace sign in through them, so only the operator removes one
+ * (`flowplan client delete`). A workspace admin sees them and can end their own workspace's
+ * sign-ins through one, nothing more.
  */
 import { ApiError } from '../errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
 import { createKey } from '../auth/provision.ts';
 import type { Sql } from '../store/db.ts';
-import { credentialWorkspace, listCredentials, revokeCredential, type CredentialListRow } from '../store/credentials.store.ts';
+import {
+  credentialOwner, findClient, listCredentials, listFirstPartyClients, revokeClientSignins, revokeCredential, type CredentialListRow,
+} from '../store/credentials.store.ts';
 import { memberRole } from '../store/people.store.ts';
 
 export interface AccessContext {
@@ -29,9 +36,11 @@ async function requireAdmin(ctx: AccessContext): Promise<Role> {
   return apiRole(role);
 }
 
-export async function listAccess(ctx: AccessContext): Promise<CredentialListRow[]> {
+/** The workspace's own keys and clients, and the installation's first-party clients (read-only). */
+export async function listAccess(ctx: AccessContext): Promise<{ credentials: CredentialListRow[]; firstParty: CredentialListRow[] }> {
   await requireAdmin(ctx);
-  return listCredentials(ctx.sql, ctx.workspaceId);
+  const [credentials, firstParty] = await Promise.all([listCredentials(ctx.sql, ctx.workspaceId), listFirstPartyClients(ctx.sql)]);
+  return { credentials, firstParty };
 }
 
 export async function createAccessKey(ctx: AccessContext, input: { name: string; role: Role; scopes: Scope[] }): Promise<{ id: string; key: string }> {
@@ -56,8 +65,22 @@ export async function rotateAccessKey(ctx: AccessContext, id: string): Promise<{
 
 export async function deleteCredential(ctx: AccessContext, id: string): Promise<void> {
   await requireAdmin(ctx);
+  const owner = await credentialOwner(ctx.sql, id);
   // Another workspace's credential is as unknown as a missing one.
-  if ((await credentialWorkspace(ctx.sql, id)) !== ctx.workspaceId) throw new ApiError('NOT_FOUND', 'Key or client not found');
+  if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId)) throw new ApiError('NOT_FOUND', 'Key or client not found');
+  if (owner.firstParty) {
+    throw new ApiError('FORBIDDEN', 'A first-party client signs in people of every workspace: only the operator removes it (flowplan client delete). End your workspace\'s sign-ins through it instead.');
+  }
   await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
+}
+
+/** Ends the sign-ins of the admin's workspace through a first-party client; the client and other workspaces' sign-ins stay. */
+export async function endClientSignins(ctx: AccessContext, id: string): Promise<{ name: string; people: number }> {
+  await requireAdmin(ctx);
+  const client = await findClient(ctx.sql, id);
+  if (!client || client.revokedAt || !client.firstParty) throw new ApiError('NOT_FOUND', 'First-party client not found');
+  const people = await revokeClientSignins(ctx.sql, id, ctx.workspaceId);
+  ctx.auth.invalidate();
+  return { name: client.name ?? client.id, people };
 }

@@ -9,8 +9,8 @@ import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
 const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
 
 export function accessView(form: FormContext, input: {
-  workspaceName: string; credentials: CredentialListRow[]; who: { name: string; email: string };
-  created: { id: string; key: string; rotated: boolean } | null; error: string | null; canSwitch: boolean;
+  workspaceName: string; credentials: CredentialListRow[]; firstParty: CredentialListRow[]; who: { name: string; email: string };
+  created: { id: string; key: string; rotated: boolean } | null; error: string | null; notice: string | null; canSwitch: boolean;
 }): Html {
   const { prefix } = form;
   return html`<h1>API access: ${input.workspaceName}</h1>
@@ -23,6 +23,7 @@ ${input.created ? html`<section class="secret" aria-labelledby="new-key-title">
   <input id="new-key" type="text" readonly value="${input.created.key}" aria-describedby="new-key-hint" class="mono">
   <button type="button" data-copy="new-key" hidden>Copy</button>
 </section>` : ''}
+${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
 ${errorBox('access-error', input.error)}
 <section aria-labelledby="creds-title">
   <h2 id="creds-title">Keys and OAuth clients</h2>
@@ -31,6 +32,16 @@ ${errorBox('access-error', input.error)}
     <tbody>${input.credentials.map((row) => credentialRow(form, row))}</tbody>
   </table></div>`}
 </section>
+${input.firstParty.length === 0 ? '' : html`<section aria-labelledby="apps-title">
+  <h2 id="apps-title">Sign-in apps of this installation</h2>
+  <p id="apps-hint">People of every workspace sign in through these first-party clients, so only the operator adds or removes one.
+  A person signed in through one acts with the lesser of their own role and the role shown here.
+  You can end the sign-ins of ${input.workspaceName} through one: its people are signed out of it here, and can sign in again.</p>
+  <div class="table-scroll"><table aria-describedby="apps-hint">
+    <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Scopes</th><th scope="col">Registered</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${input.firstParty.map((row) => firstPartyRow(form, row))}</tbody>
+  </table></div>
+</section>`}
 <section aria-labelledby="create-title">
   <h2 id="create-title">Create an API key</h2>
   <form method="post" action="${prefix}/access/keys" class="stack">
@@ -54,13 +65,26 @@ function credentialRow(form: FormContext, row: CredentialListRow): Html {
   const label = row.name ?? row.id;
   return html`<tr>
     <td>${row.name ?? html`<span class="muted">unnamed</span>`} <code>${row.id}</code></td>
-    <td>${row.kind === 'key' ? 'API key' : row.firstParty ? 'OAuth client (first-party)' : 'OAuth client'}</td>
+    <td>${row.kind === 'key' ? 'API key' : 'OAuth client'}</td>
     <td>${row.role}</td>
     <td>${row.scopes.join(' ')}</td>
     <td><time datetime="${row.createdAt.toISOString()}">${row.createdAt.toISOString().slice(0, 10)}</time></td>
     <td class="row-actions">
       ${row.kind === 'key' ? html`<form method="post" action="${form.prefix}/access/keys/${row.id}/rotate">${csrfField(form)}<button type="submit" class="secondary" aria-label="Rotate ${label}">Rotate</button></form>` : ''}
       <form method="post" action="${form.prefix}/access/credentials/${row.id}/delete">${csrfField(form)}<button type="submit" class="danger" aria-label="Delete ${label}">Delete</button></form>
+    </td>
+  </tr>`;
+}
+
+function firstPartyRow(form: FormContext, row: CredentialListRow): Html {
+  const label = row.name ?? row.id;
+  return html`<tr>
+    <td>${row.name ?? html`<span class="muted">unnamed</span>`} <code>${row.id}</code></td>
+    <td>${row.role}</td>
+    <td>${row.scopes.join(' ')}</td>
+    <td><time datetime="${row.createdAt.toISOString()}">${row.createdAt.toISOString().slice(0, 10)}</time></td>
+    <td class="row-actions">
+      <form method="post" action="${form.prefix}/access/clients/${row.id}/end-signins">${csrfField(form)}<button type="submit" class="secondary" aria-label="End sign-ins through ${label}">End sign-ins</button></form>
     </td>
   </tr>`;
 }

@@ -9,7 +9,7 @@ import type { Sql } from '../store/db.ts';
 import { listenDurably } from '../store/listen.ts';
 import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../store/credentials.store.ts';
 import { flowShareOf } from '../store/people.store.ts';
-import { apiRole, type Principal, type Scope } from './principal.ts';
+import { apiRole, lesserRole, type Principal, type Scope } from './principal.ts';
 import { sha256 } from './secrets.ts';
 
 type Resolution = { principal: Principal } | { refusal: 'UNAUTHORIZED' | 'CREDENTIAL_REVOKED' };
@@ -83,8 +83,9 @@ export class Authenticator {
     return {
       ...principal,
       workspaceId: share.workspaceId, workspaceName: share.workspaceName, plan: share.plan, pastDue: share.pastDue,
-      // A commenter's comment is a write: `member` lets it through on the one route that allows guests to write.
-      role: share.role === 'commenter' && need === 'comment' ? 'member' : 'viewer',
+      // A commenter's comment is a write: `member` lets it through on the one route that allows guests to write,
+      // unless the client the person signed in through may not write at all.
+      role: lesserRole(share.role === 'commenter' && need === 'comment' ? 'member' : 'viewer', principal.credentialRole),
       scopes: principal.scopes.filter((scope) => allowed.includes(scope)),
     };
   }
@@ -99,7 +100,7 @@ export class Authenticator {
     if (!state || state.revoked || !state.memberRole) {
       throw new ApiError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE);
     }
-    const role = apiRole(state.memberRole);
+    const role = lesserRole(apiRole(state.memberRole), principal.credentialRole);
     return role === principal.role ? principal : { ...principal, role };
   }
 
@@ -119,7 +120,9 @@ export class Authenticator {
       credentialId: row.credentialId,
       credentialName: row.credentialName,
       kind: row.userId ? 'person' : row.credentialKind,
-      role: row.userId && row.memberRole ? apiRole(row.memberRole) : row.credentialRole,
+      // A person acts as themselves, but never beyond what the client they signed in through may do.
+      role: row.userId && row.memberRole ? lesserRole(apiRole(row.memberRole), row.credentialRole) : row.credentialRole,
+      credentialRole: row.credentialRole,
       scopes: row.scopes,
       userId: row.userId,
       tokenId: row.tokenId,

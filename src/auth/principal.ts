@@ -27,7 +27,10 @@ export interface Principal {
   credentialId: string;
   credentialName: string | null;
   kind: 'key' | 'client' | 'person';
+  /** What this call may do: a person token's is the lesser of the person's and the client's role. */
   role: Role;
+  /** The key's or client's own role: the most any token it issued can do, whoever signed in. */
+  credentialRole: Role;
   scopes: Scope[];
   /** Set for person tokens: the person acting. */
   userId: string | null;
@@ -44,6 +47,11 @@ export function isScope(value: string): value is Scope {
 /** A person's `owner` role acts as `admin` on the API. */
 export function apiRole(role: MemberRole): Role {
   return role === 'owner' ? 'admin' : role;
+}
+
+/** The lower of two roles: a person token acts with the lesser of the person's and its client's. */
+export function lesserRole(a: Role, b: Role): Role {
+  return ROLES.indexOf(a) <= ROLES.indexOf(b) ? a : b;
 }
 
 export function roleAtLeast(role: Role, least: Role): boolean {

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../errors.ts';
 import type { Db, Sql } from '../store/db.ts';
-import { announceAuthChange, insertCredential } from '../store/credentials.store.ts';
+import { announceAuthChange, findClient, insertCredential, revokeCredential } from '../store/credentials.store.ts';
 import {
   DEFAULT_SEATS, findUserByEmail, findWorkspace, insertUser, insertWorkspace, updateWorkspace, upsertMembership,
   type WorkspaceRow,
@@ -90,4 +90,16 @@ export async function createClient(
     redirectUris: input.redirectUris ?? [],
   });
   return { clientId, clientSecret };
+}
+
+/**
+ * Removes an OAuth client: every token it issued, and every refresh token of its sign-ins, stops
+ * working at once. For a first-party client that is every workspace's sign-ins through it, which
+ * is why only the operator does this (the app lets a workspace admin end their own).
+ */
+export async function deleteClient(sql: Sql, id: string): Promise<{ firstParty: boolean }> {
+  const client = await findClient(sql, id);
+  if (!client || client.revokedAt) throw new ApiError('NOT_FOUND', `No client ${id}`);
+  await revokeCredential(sql, id);
+  return { firstParty: client.firstParty };
 }

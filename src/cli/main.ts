@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { createClient, createKey, createUser, createWorkspace, setWorkspace } from '../auth/provision.ts';
+import { createClient, createKey, createUser, createWorkspace, deleteClient, setWorkspace } from '../auth/provision.ts';
 import { revokeCredential } from '../store/credentials.store.ts';
 import { openDatabase, type Sql } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
@@ -19,6 +19,7 @@ const USAGE = `usage:
   flowplan key create --workspace W --role admin|member|viewer --scopes "s1 s2 …"|all [--name N] [--json]
   flowplan key revoke --id K [--json]
   flowplan client create --workspace W --role R --scopes …|all [--name N] [--first-party --redirect-uri URI …] [--json]
+  flowplan client delete --id C [--json]   (the client and every token it issued, in every workspace, stop working)
   flowplan jobs [--failed N] [--json]   (queues by state, recent failed jobs, the outbox backlog)`;
 
 type Command = (sql: Sql, argv: string[]) => Promise<{ result: Record<string, unknown>; text: string }>;
@@ -77,6 +78,12 @@ const COMMANDS: Record<string, Command> = {
     for (const uri of redirectUris) if (!URL.canParse(uri)) throw new UsageError(`--redirect-uri is not a URL: ${uri}`);
     const created = await createClient(sql, { workspaceId: required(o, 'workspace'), role: role(required(o, 'role')), scopes: scopes(required(o, 'scopes')), name: optional(o, 'name'), firstParty, redirectUris });
     return { result: created, text: `client ${created.clientId}${created.clientSecret ? `\nsecret (shown once, keep it): ${created.clientSecret}` : ' (public: no secret)'}` };
+  },
+  'client delete': async (sql, argv) => {
+    const o = parse(argv, { id: { type: 'string' } });
+    const id = required(o, 'id');
+    const { firstParty } = await deleteClient(sql, id);
+    return { result: { id, deleted: true }, text: `deleted client ${id}${firstParty ? ' (first-party: its sign-ins in every workspace ended)' : ''}` };
   },
 };
 

@@ -133,13 +133,46 @@ export interface CredentialListRow {
   createdAt: Date;
 }
 
-/** The workspace's live keys and clients, oldest first (the app's API access page). */
+/**
+ * The workspace's live keys and clients, oldest first (the app's API access page). First-party
+ * clients are not among them: they belong to the installation (listFirstPartyClients).
+ */
 export async function listCredentials(sql: Db, workspaceId: string): Promise<CredentialListRow[]> {
   return sql<CredentialListRow[]>`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
-    from credentials where workspace_id = ${workspaceId} and revoked_at is null order by created_at, id`;
+    from credentials where workspace_id = ${workspaceId} and revoked_at is null and not first_party order by created_at, id`;
 }
 
-export async function credentialWorkspace(sql: Db, id: string): Promise<string | null> {
-  const [row] = await sql<{ workspaceId: string }[]>`select workspace_id from credentials where id = ${id} and revoked_at is null`;
-  return row?.workspaceId ?? null;
+/** The installation's live first-party clients, oldest first: people of every workspace sign in through them. */
+export async function listFirstPartyClients(sql: Db): Promise<CredentialListRow[]> {
+  return sql<CredentialListRow[]>`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
+    from credentials where kind = 'client' and first_party and revoked_at is null order by created_at, id`;
+}
+
+/** Who a live credential belongs to: the workspace that registered it, and whether it is first-party. */
+export async function credentialOwner(sql: Db, id: string): Promise<{ workspaceId: string; firstParty: boolean } | null> {
+  const [row] = await sql<{ workspaceId: string; firstParty: boolean }[]>`select workspace_id, first_party
+    from credentials where id = ${id} and revoked_at is null`;
+  return row ?? null;
+}
+
+/**
+ * Ends the sign-ins of one workspace through a client: the person tokens issued through it to
+ * act there, and the refresh tokens that would issue more there. The client, and sign-ins in
+ * other workspaces, are untouched. Person tokens are re-checked on every request, so they
+ * stop at once in every process; the NOTIFY drops cached principals as well.
+ */
+/** Returns how many people had a sign-in ended. */
+export async function revokeClientSignins(sql: Sql, clientId: string, workspaceId: string): Promise<number> {
+  return sql.begin(async (tx) => {
+    const access = await tx`update access_tokens set revoked_at = now()
+      where credential_id = ${clientId} and workspace_id = ${workspaceId} and user_id is not null and revoked_at is null
+      returning user_id`;
+    // Rotated tokens stay as they are: presenting one again must still revoke its whole family (reuse detection).
+    const refresh = await tx`update refresh_tokens r set revoked_at = now() from token_families f
+      where f.id = r.family_id and f.client_id = ${clientId}
+        and r.workspace_id = ${workspaceId} and r.revoked_at is null and r.rotated_at is null
+      returning f.user_id`;
+    await tx`select pg_notify(${AUTH_CHANNEL}, '')`;
+    return new Set([...access, ...refresh].map((row) => row.userId as string)).size;
+  });
 }

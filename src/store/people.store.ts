@@ -181,25 +181,6 @@ export async function deleteSession(sql: Db, idHash: string): Promise<void> {
   await sql`delete from app_sessions where id_hash = ${idHash}`;
 }
 
-// ── sign-in throttling ──────────────────────────────────────────────────────────────
-
-export async function recordSigninFailure(sql: Db, keys: string[]): Promise<void> {
-  await sql`insert into signin_failures (key) select unnest(${keys}::text[])`;
-  // Only the last window counts; older rows of these keys are dead weight.
-  await sql`delete from signin_failures where key = any(${keys}::text[]) and failed_at < now() - interval '1 day'`;
-}
-
-/** Failures per key within the window, and the oldest of them (when the window frees up). */
-export async function signinFailures(sql: Db, keys: string[], windowSeconds: number): Promise<{ key: string; count: number; oldest: Date }[]> {
-  return sql<{ key: string; count: number; oldest: Date }[]>`select key, count(*)::int as count, min(failed_at) as oldest
-    from signin_failures where key = any(${keys}::text[]) and failed_at > now() - make_interval(secs => ${windowSeconds})
-    group by key`;
-}
-
-export async function clearSigninFailures(sql: Db, key: string): Promise<void> {
-  await sql`delete from signin_failures where key = ${key}`;
-}
-
 // ── invite links ────────────────────────────────────────────────────────────────────
 
 export interface InviteLinkRow {

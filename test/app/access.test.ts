@@ -2,7 +2,8 @@
  * The app's API access page over form posts: an admin lists keys and OAuth clients, creates a
  * key whose secret is shown once, rotates it (the old key answers CREDENTIAL_REVOKED), deletes
  * keys and clients (every token they issued answers CREDENTIAL_REVOKED). Members cannot;
- * another workspace's credentials are 404.
+ * another workspace's credentials are 404. First-party clients are listed read-only
+ * (test/security/first-party-clients.test.ts).
  */
 import t from 'tap';
 import { createClient, createKey, createWorkspace } from '../../src/auth/provision.ts';
@@ -22,8 +23,9 @@ t.test('API access', async (t) => {
     const page = await agent.get('/app/access');
     t.equal(page.status, 200);
     t.match(page.text, /API access: Demo/);
-    t.match(page.text, new RegExp(admin.clientId), 'the first-party client');
-    t.match(page.text, /OAuth client \(first-party\)/);
+    t.match(page.text, /Sign-in apps of this installation/);
+    t.match(page.text, new RegExp(`Flowplan CLI <code>${admin.clientId}</code>`), 'the first-party client, read-only');
+    t.notMatch(page.text, new RegExp(`/app/access/credentials/${admin.clientId}/delete`), 'which only the operator removes');
     const [demoKey] = await s.sql<{ id: string }[]>`select id from credentials where kind = 'key' order by created_at limit 1`;
     t.match(page.text, new RegExp(demoKey!.id), 'the Demo key');
     t.match(page.text, /<script src="\/app\/copy.js" defer><\/script>/, 'the copy button script is a file, not inline');

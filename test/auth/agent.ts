@@ -50,12 +50,12 @@ export class Agent {
   }
 
   /** Posts a form; `csrf` is taken from the page the form came from unless given. */
-  post(path: string, fields: Record<string, string | string[]>, page?: PageResponse): Promise<PageResponse> {
+  post(path: string, fields: Record<string, string | string[]>, page?: PageResponse, headers: Record<string, string> = {}): Promise<PageResponse> {
     const form = new URLSearchParams();
     const csrf = page ? csrfOf(page.text) : undefined;
     if (csrf && !('csrf' in fields)) form.append('csrf', csrf);
     for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) form.append(name, v);
-    return this.request('POST', path, form.toString());
+    return this.request('POST', path, form.toString(), headers);
   }
 }
 

@@ -136,6 +136,13 @@ t.test('cli', async (t) => {
     t.equal(firstParty.clientSecret, null, 'a first-party client is public: no secret');
     const [public_] = await s.sql<{ secretHash: string | null; firstParty: boolean; redirectUris: string[] }[]>`select secret_hash, first_party, redirect_uris from credentials where id = ${firstParty.clientId as string}`;
     t.match(public_, { secretHash: null, firstParty: true, redirectUris: ['http://127.0.0.1/callback', 'http://localhost/cb'] });
+
+    t.same(await run(t, db, ['client', 'delete', '--id', created.clientId as string]), { id: created.clientId, deleted: true });
+    const me = await s.api('GET', '/v1/me', { token: token.body.access_token });
+    t.equal(me.body?.error?.code, 'CREDENTIAL_REVOKED', 'client delete ends the tokens it issued');
+    const [demoKey] = await s.sql<{ id: string }[]>`select id from credentials where kind = 'key' order by created_at limit 1`;
+    await fails(t, db, ['client', 'delete', '--id', demoKey!.id], /No client/);
+    t.equal((await s.api('GET', '/v1/me', { token: s.adminKey })).status, 200, 'client delete does not touch a key');
   });
 
   t.test('bad arguments: non-zero exit, a clear message on stderr, nothing written', async (t) => {
@@ -159,6 +166,8 @@ t.test('cli', async (t) => {
       fails(t, db, ['key', 'revoke', '--id', 'key_nope'], /key_nope/),
       fails(t, db, ['client', 'create', '--workspace', 'wsp_nope', '--role', 'admin', '--scopes', 'all'], /No workspace wsp_nope/),
       fails(t, db, ['client', 'create', '--workspace', s.workspaceId, '--role', 'admin', '--scopes', 'all', '--first-party'], /redirect-uri/),
+      fails(t, db, ['client', 'delete'], /--id is required/),
+      fails(t, db, ['client', 'delete', '--id', 'cli_nope'], /No client cli_nope/),
       fails(t, db, ['user', 'create', '--email', 'not-an-email', '--name', 'N', '--password', 'P'], /--email/),
       fails(t, db, ['user', 'create', '--email', 'new@example.com', '--name', 'N'], /password/),
       fails(t, db, ['user', 'create', '--email', 'x@example.com', '--name', 'N', '--password', 'P', '--workspace', 'wsp_nope'], /No workspace wsp_nope/),
