@@ -66,9 +66,6 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'flowplan' } });
 }
 
-/** Addresses whose failed credential checks are counted at once: the limiter's memory bound under a flood of addresses. */
-const FAILED_CREDENTIAL_ADDRESSES = 10_000;
-
 /** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
 const SESSION_BYTES_PER_TASK = 1_100;
 
@@ -152,8 +149,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => services.work.rebuilds);
   metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => services.work.flowRanks);
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
-  const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, FAILED_CREDENTIAL_ADDRESSES);
-  metrics.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${FAILED_CREDENTIAL_ADDRESSES})`, () => failedCredentialLimiter.size);
+  const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
+  metrics.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${config.failedCredentialAddresses})`, () => failedCredentialLimiter.size);
   const edge = new Edge({
     sql, auth, metrics, log,
     limiter,

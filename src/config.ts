@@ -24,6 +24,8 @@ export interface Config {
   /** Failed credential checks a client address (IPv6 by /64) may make a minute, and at once; then 429. */
   readonly failedCredentialsPerMinute: number;
   readonly failedCredentialsBurst: number;
+  /** Addresses whose failed checks are counted at once (the least recent forgotten): the memory bound under a flood. */
+  readonly failedCredentialAddresses: number;
   /** Which hops may name the client in X-Forwarded-For (TRUST_PROXY: a hop count or CIDRs); null: none. */
   readonly trustProxy: TrustProxy;
   readonly notifyQuietSeconds: number;
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     addressRateLimitBurst: int(env, 'ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),
     failedCredentialsPerMinute: int(env, 'FAILED_CREDENTIALS_PER_MINUTE', 30, 1, 1_000_000),
     failedCredentialsBurst: int(env, 'FAILED_CREDENTIALS_BURST', 60, 1, 1_000_000),
+    failedCredentialAddresses: 10_000,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     notifyQuietSeconds: int(env, 'NOTIFY_QUIET_SECONDS', 120, 0, 86_400),
     notifyMaxWaitSeconds: int(env, 'NOTIFY_MAX_WAIT_SECONDS', 900, 0, 86_400),

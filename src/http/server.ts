@@ -210,7 +210,8 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       if (!awaitingBody) return; // the client went away meanwhile
       if ('refused' in verdict) return refuseBody(verdict.refused);
       const streaming = edge.streamsBody(match);
-      if (!reserve(streaming ? STREAM_WINDOW : Math.max(declared, 0))) return refuseBody(busy());
+      const window = declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW;
+      if (!reserve(streaming ? window : Math.max(declared, 0))) return refuseBody(busy());
       admission = verdict.admitted;
       phase = 'reading';
       if (streaming) {
