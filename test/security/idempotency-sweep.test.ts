@@ -18,7 +18,7 @@ import { startFlowServer } from '../helpers/flows.ts';
 import { callsFor, openApi, operations, send, type Operation } from '../helpers/openapi-sweep.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { furnish, type Furnished } from '../helpers/workspace-fixtures.ts';
-import { startReceiver } from '../webhooks/receiver.ts';
+import { deliveriesSettled, startReceiver } from '../webhooks/receiver.ts';
 
 interface Principal {
   what: string;
@@ -45,6 +45,8 @@ async function sweep(t: Test, s: TestServer, posts: Operation[], w: Furnished, p
     t.equal(again.headers.get('idempotent-replayed'), 'true', `${what}: ${p1.what} repeating it gets the replay`);
     t.equal(again.text, first.text, `${what}: the replay is ${p1.what}'s first answer`);
   }
+  // The retried delivery and the events of these calls are sent before the server stops.
+  await deliveriesSettled(s.sql);
 }
 
 t.test('an Idempotency-Key never replays one principal\'s response to another', async (t) => {
