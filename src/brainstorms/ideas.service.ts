@@ -36,14 +36,17 @@ async function requireIdea(ctx: BrainstormContext, db: Db, brainstormId: string,
   return idea;
 }
 
-async function checkAssignee(ctx: BrainstormContext, assigneeId: string | null | undefined): Promise<void> {
-  if (assigneeId) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
+async function checkAssignee(ctx: BrainstormContext, brainstormId: string, assigneeId: string | null | undefined): Promise<void> {
+  if (!assigneeId) return;
+  // The board first: another workspace's board is 404 whatever the body names.
+  await requireBoard(ctx, ctx.sql, brainstormId, 'write');
+  await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
 }
 
 const unknownParent = () => validationFailed([{ in: 'body', pointer: '/parentId', message: 'names no idea of this brainstorm' }]);
 
 export async function addIdea(ctx: BrainstormContext, brainstormId: string, input: IdeaInput & { title: string }) {
-  await checkAssignee(ctx, input.assigneeId);
+  await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
     const board = await requireBoard(ctx, tx, brainstormId, 'write', true);
     if (board.ideaCount >= MAX_IDEAS) {
@@ -63,7 +66,7 @@ export async function addIdea(ctx: BrainstormContext, brainstormId: string, inpu
 
 /** Changes the idea; a new `parentId` inside its own subtree is refused with CIRCULAR_DEPENDENCY. */
 export async function editIdea(ctx: BrainstormContext, brainstormId: string, ideaId: string, input: IdeaInput) {
-  await checkAssignee(ctx, input.assigneeId);
+  await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
     await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     if (input.parentId) {

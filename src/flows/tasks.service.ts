@@ -76,8 +76,9 @@ export interface NewTaskBody {
 }
 
 export async function createTask(ctx: FlowContext, flowId: string, body: NewTaskBody): Promise<{ snapshot: Snapshot; taskId: string }> {
-  if (body.assigneeId) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: body.assigneeId }]);
+  // The flow first: another workspace's flow is 404 whatever the body names.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  if (body.assigneeId) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: body.assigneeId }]);
   const id = newId('tsk');
   const snapshot = await session.run((current) => {
     const after = body.after ?? [];

@@ -114,8 +114,9 @@ export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Pr
 }
 
 export async function assignTask(ctx: FlowContext, flowId: string, taskId: string, assigneeId: string | null): Promise<Snapshot> {
-  if (assigneeId !== null) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
+  // The flow first: another workspace's flow is 404 whatever the body names.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  if (assigneeId !== null) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
   return session.run((current) => {
     const task = requireTask(current, taskId);
     if (task.assigneeId === assigneeId) return { next: null, result: (next) => next };

@@ -4,83 +4,111 @@
  * the very address that was checked (the sender pins it), so a second DNS answer can never
  * swap in an internal one. WEBHOOK_ALLOW_PRIVATE=1 turns the address check off (development,
  * tests), never the URL rules.
+ *
+ * Which addresses are special comes from ipaddr.js's tables of the IANA special-purpose
+ * registries (`range()`); only `unicast` passes. Translation forms carry an IPv4 address
+ * that a translator or tunnel on the way would reach, so that one is judged too.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export const MAX_URL_LENGTH = 2048;
 
-/** Ranges no webhook may reach: IANA special-purpose blocks that are not globally routable. */
-const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['0.0.0.0', 8, 'ipv4', 'this network'],
-  ['10.0.0.0', 8, 'ipv4', 'private'],
-  ['100.64.0.0', 10, 'ipv4', 'shared address space (carrier NAT)'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'],
-  ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'],
-  ['172.16.0.0', 12, 'ipv4', 'private'],
-  ['192.0.0.0', 24, 'ipv4', 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'ipv4', 'documentation'],
-  ['192.88.99.0', 24, 'ipv4', '6to4 relay anycast'],
-  ['192.168.0.0', 16, 'ipv4', 'private'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
-  ['198.51.100.0', 24, 'ipv4', 'documentation'],
-  ['203.0.113.0', 24, 'ipv4', 'documentation'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'],
-  ['240.0.0.0', 4, 'ipv4', 'reserved, broadcast'],
-  ['::', 128, 'ipv6', 'unspecified'],
-  ['::1', 128, 'ipv6', 'loopback'],
-  ['100::', 64, 'ipv6', 'discard-only'],
-  ['2001:db8::', 32, 'ipv6', 'documentation'],
-  ['fc00::', 7, 'ipv6', 'unique local (private)'],
-  ['fe80::', 10, 'ipv6', 'link-local'],
-  ['fec0::', 10, 'ipv6', 'site-local'],
-  ['ff00::', 8, 'ipv6', 'multicast'],
-];
+/** What each of ipaddr.js's range names is, for the refusal message ("… a loopback address"). */
+const RANGE_TEXT: Record<string, string> = {
+  unspecified: 'unspecified ("this network")',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local (cloud metadata)',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared address space (carrier NAT)',
+  private: 'private',
+  reserved: 'reserved (documentation, benchmarking or future use)',
+  as112: 'AS112 DNS sink',
+  amt: 'AMT relay anycast',
+  uniqueLocal: 'unique local (private)',
+  deprecatedSiteLocal: 'site-local',
+  discard: 'discard-only',
+  benchmarking: 'benchmarking',
+  as112v6: 'AS112 DNS sink',
+  deprecatedOrchid: 'ORCHID (not routable)',
+  orchid2: 'ORCHIDv2 (not routable)',
+  droneRemoteIdProtocolEntityTags: 'drone remote ID tag (not routable)',
+  segmentRouting: 'segment routing SID',
+};
 
-const lists = REFUSED.map(([network, prefix, type, why]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, type);
-  return { list, type, why };
-});
+/**
+ * The IPv6 ranges that embed an IPv4 address, with where it sits, per ipaddr.js's range name.
+ * ::ffff:0:0/96 (IPv4-mapped) never gets here: ipaddr.process turns it into the IPv4 itself.
+ */
+const TRANSLATIONS: Record<string, { name: string; embedded: (parts: number[]) => string[] }> = {
+  // RFC 6052 well-known NAT64 prefix 64:ff9b::/96 and RFC 8215 local-use 64:ff9b:1::/48.
+  rfc6052: { name: 'NAT64', embedded: nat64 },
+  // SIIT IPv4-translated addresses ::ffff:0:a.b.c.d (RFC 6145 / RFC 2765).
+  rfc6145: { name: 'IPv4-translated (SIIT)', embedded: (p) => [quad(p[6]!, p[7]!)] },
+  // 6to4 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD (RFC 3056).
+  '6to4': { name: '6to4', embedded: (p) => [quad(p[1]!, p[2]!)] },
+  // Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server, and the client's address
+  // stored inverted (RFC 4380); traffic goes to both.
+  teredo: { name: 'Teredo', embedded: (p) => [quad(p[2]!, p[3]!), quad(p[6]! ^ 0xffff, p[7]! ^ 0xffff)] },
+};
 
-/** Why this address is refused, or null when it is public. */
+/** "a loopback", "an unspecified": the words before "address" in a refusal. */
+function article(words: string): string {
+  return `${/^[aeiou]/i.test(words) ? 'an' : 'a'} ${words}`;
+}
+
+function quad(hi: number, lo: number): string {
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/**
+ * The IPv4 a NAT64 translator reads from this address. The well-known prefix is only used
+ * at /96 (RFC 6052 §2.1). In the local-use 64:ff9b:1::/48 the translator's prefix may be any
+ * of /48, /56, /64 or /96 inside it (RFC 6052 §2.2: bits 64–71 are skipped), which this side
+ * cannot know: every reading is returned, and all of them must be public.
+ */
+function nat64(p: number[]): string[] {
+  const bytes = p.flatMap((w) => [w >> 8, w & 255]);
+  const at = (...indexes: number[]) => indexes.map((i) => bytes[i]).join('.');
+  const wellKnown = at(12, 13, 14, 15);
+  if (p[2] === 0) return [wellKnown];
+  return [at(6, 7, 9, 10), at(7, 9, 10, 11), at(9, 10, 11, 12), wellKnown];
+}
+
+/** Everything in the IPv6 address space outside it is reserved by the IETF (RFC 4291 §2.4). */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
+/** Why this address is refused (the words before "address"), or null when it is public. */
 export function refusedAddress(address: string): string | null {
   const family = isIP(address);
-  if (family === 0) return 'not an IP address';
-  if (family === 6) {
-    const embedded = embeddedIpv4(address);
-    // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and
-    // 6to4 (2002::/16) forms reach the IPv4 address inside: judge that one.
-    if (embedded) return refusedAddress(embedded);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const entry of lists) if (entry.type === type && entry.list.check(address, type)) return entry.why;
-  return null;
+  if (family === 0) return 'malformed';
+  // ipaddr.js reads ::a.b.c.d as if it were ::ffff:a.b.c.d; the socket does not. Judge the
+  // address as the URL parser writes it (hex words; the zone does not change the range).
+  const text = family === 6 ? new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1) : address;
+  // process: ::ffff:a.b.c.d (IPv4-mapped) is that IPv4 address.
+  return judge(ipaddr.process(text));
 }
 
-function ipv6Words(address: string): number[] {
-  let text = address.toLowerCase().split('%')[0]!;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
-    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function judge(ip: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  // ipaddr.js's typings list fewer names than its tables hold: read it as a string.
+  const range: string = ip.range();
+  if (ip.kind() === 'ipv6') {
+    const translation = TRANSLATIONS[range];
+    if (translation) {
+      for (const embedded of translation.embedded((ip as ipaddr.IPv6).parts)) {
+        const why = judge(ipaddr.IPv4.parse(embedded));
+        if (why) return `${translation.name} form of ${embedded}, ${article(why)}`;
+      }
+      return null;
+    }
+    // `unicast` is only "in none of the tables": ::a.b.c.d (IPv4-compatible, tunnelled by old
+    // stacks), 64:ff9b:0:0:1:: beside the NAT64 /96 and the rest of the IETF's reserve say so too.
+    if (range === 'unicast' && !ip.match(GLOBAL_UNICAST)) return 'reserved (outside the global unicast 2000::/3)';
   }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const parse = (part: string | undefined) => (part ? part.split(':').map((w) => parseInt(w, 16)) : []);
-  const left = parse(head);
-  const right = parse(tail);
-  return tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-}
-
-function embeddedIpv4(address: string): string | null {
-  const w = ipv6Words(address);
-  const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 5) && w[5] === 0xffff) return quad(w[6]!, w[7]!);
-  if (zeros(0, 6) && (w[6]! > 0 || w[7]! > 1)) return quad(w[6]!, w[7]!);
-  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return quad(w[6]!, w[7]!);
-  if (w[0] === 0x2002) return quad(w[1]!, w[2]!);
-  return null;
+  if (range === 'unicast') return null;
+  return RANGE_TEXT[range] ?? range;
 }
 
 /** Problems with a webhook URL as text (scheme, credentials, length), before any DNS. */
@@ -132,7 +160,7 @@ export async function resolveTarget(text: string, allowPrivate: boolean, resolve
   if (!allowPrivate) {
     for (const { address } of answers) {
       const why = refusedAddress(address);
-      if (why) throw new TargetRefused(`The host ${host} resolves to ${address}, a ${why} address; webhooks only reach public addresses`);
+      if (why) throw new TargetRefused(`The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses`);
     }
   }
   const chosen = answers[0]!;

@@ -27,9 +27,22 @@ export async function createPerson(sql: Db, input: Parameters<typeof createUser>
 }
 
 export async function personToken(s: TestServer, userId: string, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
+  return personTokenOn(s, await firstPartyClient(s, workspaceId, scopes), userId, workspaceId, scopes);
+}
+
+/** A first-party client (the app a person signs in through), registered in `workspaceId`. */
+export async function firstPartyClient(s: TestServer, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
   const { clientId } = await createClient(s.sql, {
     workspaceId, role: 'admin', scopes, name: 'app', firstParty: true, redirectUris: ['http://127.0.0.1/callback'],
   });
+  return clientId;
+}
+
+/**
+ * A person token issued through this client, acting in `workspaceId`: several people, or one
+ * person in several workspaces (org_id), can hold tokens of the same client.
+ */
+export async function personTokenOn(s: TestServer, clientId: string, userId: string, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
   const token = newSecret('fpa');
   await insertAccessToken(s.sql, {
     id: newId('tok'), hash: sha256(token), workspaceId, credentialId: clientId, userId, scopes, expiresAt: new Date(Date.now() + 3_600_000),
