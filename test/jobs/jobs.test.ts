@@ -44,7 +44,7 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
     return row?.state === 'failed';
   }, Boolean);
   t.equal(attempts, 3, 'first attempt and two retries');
-  const metrics = await (await fetch(`${s.url}/metrics`)).text();
+  const metrics = await s.metrics();
   t.match(metrics, /flowplan_job_failures_total\{queue="test-flaky"\} 3/);
   t.match(metrics, /flowplan_job_queue_depth\{queue="test-flaky",state="failed"\} 1/);
   t.match(metrics, /flowplan_job_latency_seconds_count\{queue="test-flaky"\} 3/);
