@@ -1,16 +1,63 @@
-/** Argument parsing for the operator CLI: typed options, clear usage errors. */
+/** Argument parsing for the operator CLI: Node's parseArgs, typed options, errors an operator can act on. */
 import { parseArgs } from 'node:util';
 import { parseScopes, ROLES, type Plan, type Role, type Scope } from '../auth/principal.ts';
 
-export class UsageError extends Error {}
+/** Bad arguments: exit 2, with a pointer to the help of `about` (a command, a group, or '' for the list). */
+export class UsageError extends Error {
+  constructor(message: string, readonly text?: string, public about?: string) {
+    super(message);
+  }
+}
 
 export type Options = Record<string, string | boolean | string[] | undefined>;
 
-export function parse(argv: string[], spec: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>): Options {
+/** One option of a command: how parseArgs reads it, and what its help says. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** The placeholder in usage lines: `--name N`, `--plan free|pro`. */
+  value?: string;
+  /** One line: what the option means. */
+  description: string;
+  /** Checked before anything else; the usage line shows it without brackets. */
+  required?: boolean;
+  multiple?: boolean;
+}
+
+/** Options every command takes. */
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean', description: 'print one JSON object on stdout and nothing else (for scripts)' },
+  help: { type: 'boolean', description: 'show this help' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Reads a command's options (after its name); every problem is a UsageError naming the option. */
+export function parse(argv: string[], spec: Record<string, OptionSpec>): Options {
+  const options = Object.fromEntries(
+    Object.entries({ ...spec, ...COMMON_OPTIONS }).map(([name, o]) => [name, 'multiple' in o && o.multiple ? { type: o.type, multiple: true } : { type: o.type }]),
+  );
+  let values: Options;
   try {
-    return parseArgs({ args: argv, options: { ...spec, json: { type: 'boolean' } }, strict: true, allowPositionals: false }).values as Options;
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Options;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(explain(error as Error & { code?: string }));
+  }
+  for (const [name, option] of Object.entries(spec)) if (option.required) required(values, name);
+  return values;
+}
+
+/** parseArgs' messages, reworded: the option's name first, without advice about positionals. */
+function explain(error: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${quoted}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(quoted)} (every value follows its --option)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /does not take an argument/.test(error.message)
+        ? `${quoted} takes no value`
+        : `${quoted.replace(/ <value>$/, '')} needs a value`;
+    default:
+      return error.message;
   }
 }
 

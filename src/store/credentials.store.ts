@@ -176,3 +176,32 @@ export async function revokeClientSignins(sql: Sql, clientId: string, workspaceI
     return new Set([...access, ...refresh].map((row) => row.userId as string)).size;
   });
 }
+
+/** A key or client as the operator lists it: never its secret's hash. */
+export interface CredentialAdminRow {
+  id: string;
+  workspaceId: string;
+  name: string | null;
+  role: Role;
+  scopes: Scope[];
+  firstParty: boolean;
+  redirectUris: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The workspace's API keys, revoked ones too, oldest first. */
+export async function listKeysOf(sql: Db, workspaceId: string): Promise<CredentialAdminRow[]> {
+  return sql<CredentialAdminRow[]>`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
+    from credentials where kind = 'key' and workspace_id = ${workspaceId} order by created_at, id`;
+}
+
+/**
+ * OAuth clients, deleted ones too, oldest first: every client, or those that act in one
+ * workspace (its own, and the installation's first-party clients, which serve every workspace).
+ */
+export async function listClientsFor(sql: Db, workspaceId?: string): Promise<CredentialAdminRow[]> {
+  return sql<CredentialAdminRow[]>`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
+    from credentials where kind = 'client' ${workspaceId ? sql`and (workspace_id = ${workspaceId} or first_party)` : sql``}
+    order by created_at, id`;
+}

@@ -1,8 +1,9 @@
 /**
  * The database: DATABASE_URL when set, otherwise the embedded cluster under the data
- * directory (database `flowplan`, created on first use).
+ * directory (database `flowplan`, created on first use unless the caller says not to).
  */
 import postgres from 'postgres';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { startEmbedded, type EmbeddedCluster } from './embedded.ts';
@@ -31,19 +32,47 @@ export function connect(url: string, max = 10): Sql {
   });
 }
 
-export async function openDatabase(config: Config, onLog?: (line: string) => void): Promise<Database> {
+/** The embedded cluster's directory under the data directory (absolute). */
+export function embeddedClusterDir(dataDir: string): string {
+  return path.resolve(dataDir, 'postgres');
+}
+
+/** Whether an embedded cluster was ever initialised under the data directory (nothing is created to find out). */
+export function embeddedClusterExists(dataDir: string): boolean {
+  return existsSync(path.join(embeddedClusterDir(dataDir), 'PG_VERSION'));
+}
+
+/** The database asked for is not there, and the caller said not to create it. */
+export class DatabaseMissing extends Error {}
+
+export async function openDatabase(
+  config: Config,
+  onLog?: (line: string) => void,
+  /** `create: false`: refuse (DatabaseMissing) rather than initialise an embedded cluster or create its database. */
+  options: { create?: boolean } = {},
+): Promise<Database> {
+  const create = options.create ?? true;
   let cluster: EmbeddedCluster | null = null;
   let url = config.databaseUrl;
   if (!url) {
+    if (!create && !embeddedClusterExists(config.dataDir)) {
+      throw new DatabaseMissing(`no embedded database in ${embeddedClusterDir(config.dataDir)}`);
+    }
     cluster = await startEmbedded(path.resolve(config.dataDir), onLog);
     const admin = postgres(cluster.adminUrl, { max: 1, onnotice: () => {} });
+    let missing = false;
     try {
       const [row] = await admin`select 1 as present from pg_database where datname = 'flowplan'`;
-      if (!row) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
+      missing = !row && !create;
+      if (!row && create) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
         if (error.code !== '42P04') throw error; // duplicate_database: another process created it
       });
     } finally {
       await admin.end();
+    }
+    if (missing) {
+      await cluster.stop();
+      throw new DatabaseMissing(`the embedded cluster in ${embeddedClusterDir(config.dataDir)} has no database "flowplan"`);
     }
     url = cluster.urlFor('flowplan');
   }

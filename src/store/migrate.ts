@@ -39,3 +39,9 @@ export async function migrate(sql: Sql, migrations = listMigrations()): Promise<
   }
   return applied;
 }
+
+/** Whether the database holds a flowplan schema at all (migrate has run here at least once). */
+export async function hasSchema(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ present: boolean }[]>`select to_regclass('schema_migrations') is not null as present`;
+  return row!.present;
+}

@@ -226,3 +226,25 @@ export async function flowShareOf(sql: Db, flowId: string, userId: string): Prom
     where f.id = ${flowId}`;
   return row ?? null;
 }
+
+// ── ending a person's sign-ins (flowplan user set-password) ─────────────────────────
+
+/**
+ * Ends everything a person signed in with: web-app sessions, every token family (so no refresh
+ * token issues more, rotated ones included), their person tokens, and codes not yet exchanged.
+ * Returns how many were live: sessions, and sign-ins (families with a usable refresh token).
+ */
+export async function endSigninsOf(sql: Db, userId: string): Promise<{ sessions: number; signins: number }> {
+  const sessions = await sql<{ live: boolean }[]>`delete from app_sessions where user_id = ${userId} returning expires_at > now() as live`;
+  const [live] = await sql<{ count: number }[]>`select count(distinct r.family_id)::int as count
+    from refresh_tokens r join token_families f on f.id = r.family_id
+    where f.user_id = ${userId} and f.revoked_at is null and r.revoked_at is null and r.rotated_at is null and r.expires_at > now()`;
+  await sql`update token_families set revoked_at = now() where user_id = ${userId} and revoked_at is null`;
+  await sql`update refresh_tokens set revoked_at = now()
+    where family_id in (select id from token_families where user_id = ${userId}) and revoked_at is null`;
+  await sql`update access_tokens set revoked_at = now() where user_id = ${userId} and revoked_at is null`;
+  // A code is exchanged without looking at its family: one issued a moment ago must not outlive this.
+  await sql`update oauth_codes set expires_at = least(expires_at, now()) where user_id = ${userId} and used_at is null`;
+  await sql`select pg_notify(${AUTH_CHANNEL}, '')`;
+  return { sessions: sessions.filter((row) => row.live).length, signins: live!.count };
+}

@@ -74,3 +74,40 @@ export async function listOrgsOfUser(sql: Db, userId: string): Promise<OrgRow[]>
   return sql<OrgRow[]>`select w.id, w.name, m.role, w.plan from memberships m join workspaces w on w.id = m.workspace_id
     where m.user_id = ${userId} order by w.created_at, w.id`;
 }
+
+// ── the operator's lists (flowplan workspace list, user list) ─────────────────────────
+
+export interface WorkspaceListRow extends WorkspaceRow {
+  members: number;
+}
+
+export async function listWorkspaces(sql: Db): Promise<WorkspaceListRow[]> {
+  return sql<WorkspaceListRow[]>`select w.id, w.name, w.plan, w.past_due, w.seats, w.created_at,
+      (select count(*)::int from memberships m where m.workspace_id = w.id) as members
+    from workspaces w order by w.created_at, w.id`;
+}
+
+export interface PersonListRow {
+  id: string;
+  email: string;
+  name: string;
+  createdAt: Date;
+  /** Their memberships, oldest first (only the one asked for when listing one workspace). */
+  workspaces: { id: string; role: MemberRole }[];
+}
+
+/** Every account, or the members of one workspace; never the password hash. */
+export async function listPeople(sql: Db, workspaceId?: string): Promise<PersonListRow[]> {
+  return sql<PersonListRow[]>`select u.id, u.email, u.name, u.created_at,
+      coalesce(json_agg(json_build_object('id', m.workspace_id, 'role', m.role) order by m.created_at, m.workspace_id)
+        filter (where m.user_id is not null), '[]') as workspaces
+    from users u left join memberships m on m.user_id = u.id ${workspaceId ? sql`and m.workspace_id = ${workspaceId}` : sql``}
+    ${workspaceId ? sql`where exists (select 1 from memberships x where x.user_id = u.id and x.workspace_id = ${workspaceId})` : sql``}
+    group by u.id order by u.created_at, u.id`;
+}
+
+/** False when there is no such account. */
+export async function setPasswordHash(sql: Db, userId: string, passwordHash: string): Promise<boolean> {
+  const rows = await sql`update users set password_hash = ${passwordHash} where id = ${userId} returning id`;
+  return rows.length > 0;
+}

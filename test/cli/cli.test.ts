@@ -1,36 +1,15 @@
 /**
  * The operator CLI (CONTRACT §0) against the same database as a running server: every
  * command with --json prints exactly one JSON object on stdout, secrets are stored hashed,
- * and bad arguments fail with a non-zero exit and a message on stderr.
+ * stderr names the database and nothing else, and bad arguments fail with a non-zero exit and
+ * a message on stderr.
  */
 import t from 'tap';
-import type { Test } from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { sha256 } from '../../src/auth/secrets.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { cli, startTestServer } from '../helpers/server.ts';
-
-type Json = Record<string, unknown>;
-
-/** Runs a command with --json and returns its one object; stdout must hold nothing else. */
-async function run(t: Test, databaseUrl: string, args: string[]): Promise<Json> {
-  const result = await cli(databaseUrl, [...args, '--json']);
-  t.equal(result.code, 0, `${args.slice(0, 2).join(' ')} exits 0 ${result.stderr}`);
-  t.equal(result.stderr, '', 'nothing on stderr');
-  t.match(result.stdout, /^\{.*\}\n$/s, 'stdout is one JSON object and a newline');
-  let parsed: unknown;
-  t.doesNotThrow(() => (parsed = JSON.parse(result.stdout)), 'stdout parses whole');
-  t.type(parsed, 'object');
-  t.notOk(Array.isArray(parsed));
-  return parsed as Json;
-}
-
-async function fails(t: Test, databaseUrl: string, args: string[], message: RegExp): Promise<void> {
-  const result = await cli(databaseUrl, args);
-  t.not(result.code, 0, `${args.join(' ')}: non-zero exit`);
-  t.match(result.stderr, message, `${args.join(' ')}: says why on stderr`);
-  if (!args.includes('--json')) t.equal(result.stdout, '', 'nothing on stdout');
-}
+import { fails, runJson as run } from './output.ts';
 
 t.test('cli', async (t) => {
   const s = await startTestServer(t);

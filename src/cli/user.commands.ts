@@ -1,0 +1,110 @@
+/** `flowplan user create | set-password | list`. */
+import { createUser, requireWorkspace } from '../auth/provision.ts';
+import { hashPassword } from '../auth/secrets.ts';
+import { MAX_PASSWORD } from '../app/signin.service.ts';
+import { ApiError } from '../errors.ts';
+import { endSigninsOf, findPerson } from '../store/people.store.ts';
+import { findUserByEmail, listPeople, setPasswordHash } from '../store/workspaces.store.ts';
+import { email, optional, required, role, UsageError } from './args.ts';
+import { command, minute } from './command.ts';
+import { table } from './table.ts';
+
+const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+
+export const userCommands = [
+  command({
+    name: 'user create',
+    summary: "create a person's account, or add an existing account to a workspace",
+    usage: '--email E [--name N --password P] [--workspace W [--role owner|admin|member|viewer]] [--json]',
+    options: {
+      email: { type: 'string', value: 'E', required: true, description: 'their email; an existing account with it (in any letter case) is reused' },
+      name: { type: 'string', value: 'N', description: 'their name (a new account needs it)' },
+      password: { type: 'string', value: 'P', description: 'their password (a new account needs it; only a scrypt hash is stored)' },
+      workspace: { type: 'string', value: 'W', description: 'make them a member of this workspace (wsp_…)' },
+      role: { type: 'string', value: 'owner|admin|member|viewer', description: 'their role there (default member)' },
+    },
+    json: '{ "id" }: the person\'s id, which is also their member id in every workspace',
+    notes: ['Given an email that already has an account, it adds that person to --workspace (--name and --password may then be left out) and prints the same id.'],
+    examples: [
+      "flowplan user create --email ada@example.com --name Ada --password 'a long passphrase' --workspace wsp_… --role owner --json",
+      'flowplan user create --email ada@example.com --workspace wsp_… --role viewer',
+    ],
+    input: (o) => {
+      const workspaceId = optional(o, 'workspace');
+      const roleName = optional(o, 'role');
+      if (roleName && !workspaceId) throw new UsageError('--role goes with --workspace');
+      return {
+        email: email(required(o, 'email')), name: optional(o, 'name'), password: optional(o, 'password'), workspaceId,
+        role: workspaceId ? role(roleName ?? 'member', MEMBER_ROLES) : undefined,
+      };
+    },
+    run: async (sql, input) => {
+      const { id } = await createUser(sql, input);
+      return { result: { id }, text: `user ${id}` };
+    },
+  }),
+  command({
+    name: 'user set-password',
+    summary: "set a person's password and end their sign-ins",
+    usage: '(--email E | --id U) --password P [--json]',
+    options: {
+      email: { type: 'string', value: 'E', description: 'the person, by email (any case)' },
+      id: { type: 'string', value: 'U', description: 'the person, by id (usr_…), instead of --email' },
+      password: { type: 'string', value: 'P', required: true, description: `the new password (at most ${MAX_PASSWORD} characters; only a scrypt hash is stored)` },
+    },
+    json: '{ "id", "sessionsEnded", "signinsEnded" }',
+    notes: [
+      "It ends the person's web-app sessions and their apps' sign-ins (refresh tokens and the access tokens issued from them, " +
+        'in every workspace): they sign in again, with the new password. API keys and clients are not touched.',
+    ],
+    examples: ["flowplan user set-password --email ada@example.com --password 'another long passphrase'"],
+    input: (o) => {
+      const byEmail = optional(o, 'email');
+      const byId = optional(o, 'id');
+      if (!byEmail === !byId) throw new UsageError('give either --email or --id');
+      const password = required(o, 'password');
+      if (password.length > MAX_PASSWORD) throw new UsageError(`--password is longer than ${MAX_PASSWORD} characters: the sign-in form would refuse it`);
+      return { email: byEmail === undefined ? undefined : email(byEmail), id: byId, password };
+    },
+    run: async (sql, input) => {
+      const person = input.id ? await findPerson(sql, input.id) : await findUserByEmail(sql, input.email!);
+      if (!person) throw new ApiError('NOT_FOUND', `No account ${input.id ?? input.email}`);
+      // The hash (a second or two of CPU) is made before the transaction, so no lock waits on it.
+      const passwordHash = await hashPassword(input.password);
+      const ended = await sql.begin(async (tx) => {
+        if (!(await setPasswordHash(tx, person.id, passwordHash))) throw new ApiError('NOT_FOUND', `No account ${person.id}`);
+        return endSigninsOf(tx, person.id);
+      });
+      return {
+        result: { id: person.id, sessionsEnded: ended.sessions, signinsEnded: ended.signins },
+        text: `password of ${person.id} (${person.email}) set; ended ${ended.sessions} web-app session(s) and ${ended.signins} app sign-in(s): they sign in again with the new password`,
+      };
+    },
+  }),
+  command({
+    name: 'user list',
+    summary: 'list people and their workspaces and roles',
+    options: {
+      workspace: { type: 'string', value: 'W', description: 'only the members of this workspace, with their role there' },
+    },
+    json: '{ "items": [{ "id", "email", "name", "createdAt", "workspaces": [{ "id", "role" }] }] }',
+    examples: ['flowplan user list', 'flowplan user list --workspace wsp_… --json'],
+    input: (o) => ({ workspaceId: optional(o, 'workspace') }),
+    run: async (sql, input) => {
+      if (input.workspaceId) await requireWorkspace(sql, input.workspaceId);
+      const rows = await listPeople(sql, input.workspaceId);
+      return {
+        result: { items: rows.map((p) => ({ id: p.id, email: p.email, name: p.name, createdAt: p.createdAt.toISOString(), workspaces: p.workspaces })) },
+        text: table(rows, [
+          ['ID', (p) => p.id],
+          ['EMAIL', (p) => p.email],
+          ['NAME', (p) => p.name],
+          ['CREATED (UTC)', (p) => minute(p.createdAt)],
+          input.workspaceId
+            ? ['ROLE', (p) => p.workspaces[0]?.role ?? '-']
+            : ['WORKSPACES', (p) => p.workspaces.map((w) => `${w.id} (${w.role})`).join(', ') || '-'],
+        ], input.workspaceId ? `no members in ${input.workspaceId}` : 'no people yet: `flowplan user create` makes one'),
+      };
+    },
+  }),
+];
