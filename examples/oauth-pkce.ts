@@ -21,19 +21,30 @@ export interface SignInResult {
   reuse: { status: number; code: string };
 }
 
-/** Waits for the browser to come back to `http://127.0.0.1:<port>/callback`. */
+/**
+ * Waits for the browser to come back to `http://127.0.0.1:<port>/callback`. Only that first
+ * callback counts: whatever the browser asks for next (its favicon) is answered 404, and once
+ * the answer is out the listener closes with every connection the browser kept open.
+ */
 async function loopback(): Promise<{ redirectUri: string; callback: Promise<URL> }> {
   let resolve!: (url: URL) => void;
   const callback = new Promise<URL>((r) => (resolve = r));
+  let port = 0;
+  let answered = false;
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    if (url.pathname !== '/callback') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Signed in. You can close this window.');
-    server.close();
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (answered || url.pathname !== '/callback') return void res.writeHead(404).end();
+    answered = true;
+    res.once('finish', () => {
+      server.close();
+      server.closeAllConnections();
+    });
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('Signed in. You can close this window.');
     resolve(url);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, callback };
+  port = (server.address() as AddressInfo).port;
+  return { redirectUri: `http://127.0.0.1:${port}/callback`, callback };
 }
 
 export async function signIn(options: { issuer: string; clientId: string; scope?: string; openBrowser: (url: URL) => Promise<void> }): Promise<SignInResult> {
@@ -83,6 +94,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     issuer, clientId,
     openBrowser: async (url) => console.log(`Open this address in your browser to sign in:\n\n  ${url}\n`),
   });
-  console.log('GET /v1/me as the person:', result.me);
-  console.log('Reusing a rotated refresh token answered', result.reuse, '(and revoked that sign-in)');
+  console.log('GET /v1/me as the person:', JSON.stringify(result.me));
+  console.log(`Refreshed: access token ${result.accessToken.slice(0, 10)}…, refresh token ${result.refreshToken.slice(0, 10)}… (the first refresh token is spent)`);
+  console.log(`Presenting the spent refresh token again answered ${result.reuse.status} ${result.reuse.code}`);
+  const after = await fetch(new URL('/v1/me', issuer), { headers: { authorization: `Bearer ${result.accessToken}` } });
+  const code = ((await after.json()) as { error?: { code: string } }).error?.code;
+  console.log(`and revoked that whole sign-in: GET /v1/me with the newest access token now answers ${after.status} ${code}`);
 }

@@ -44,7 +44,7 @@ import { SessionRegistry } from './flows/registry.ts';
 import { flowJsonStats } from './flows/snapshot.ts';
 import type { Services } from './api/services.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
-import { bootstrapDemo } from './store/bootstrap.ts';
+import { bootstrapDemo, type Demo } from './store/bootstrap.ts';
 import { connectionsInUse, openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { syncTemplates } from './store/templates.store.ts';
@@ -56,8 +56,10 @@ export interface RunningApp {
   readonly port: number;
   /** Where Prometheus scrapes: `http://METRICS_HOST:METRICS_PORT/metrics`. */
   readonly metricsUrl: string;
-  /** Set when this start created the Demo workspace: its admin key, shown once. */
-  readonly demo: { workspaceId: string; key: string } | null;
+  /** Where the web app is (APP_URL; on a free port, with the port taken). */
+  readonly appUrl: string;
+  /** Set when this start created the Demo workspace: its admin key and owner's password, shown once. */
+  readonly demo: Demo | null;
   /** Graceful: stop accepting, finish in-flight requests, then close the database. */
   close(): Promise<void>;
 }
@@ -81,6 +83,11 @@ export interface StartOptions {
    * CPU per start under tsx, which most test servers, never offloading a flow, do not need).
    */
   coldRecomputePool?: boolean;
+  /**
+   * Test hook: the first start creates the Demo workspace and key but no demo person (its
+   * password hash at the floor costs 1-2 s of CPU, and test servers sign in people of their own).
+   */
+  skipDemoPerson?: boolean;
 }
 
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
@@ -91,7 +98,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const applied = await migrate(sql);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   await syncTemplates(sql);
-  const demo = await bootstrapDemo(sql);
+  // On a first start the demo person's password hash (1-2 s, on libuv's threadpool) runs
+  // while the rest starts; awaited before listening.
+  const demoCreated = bootstrapDemo(sql, { person: !options.skipDemoPerson });
+  demoCreated.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
 
   const auth = new Authenticator(sql);
   await auth.listen();
@@ -180,6 +190,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
+  const demo = await demoCreated;
   const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
   const server: HttpServer = await listen(edge, config.host, config.port, {
     foreground, trustProxy: config.trustProxy, maxBufferedBytes: config.maxBufferedBodyBytes,
@@ -188,9 +199,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     throw error;
   });
   const url = `http://${config.host}:${server.port}`;
+  const appUrl = new URL(config.appUrl);
+  if (appUrl.port === '0') appUrl.port = String(server.port);
   log.info({ url, metrics: metricsServer.url }, 'listening');
   return {
-    services, edge, url, port: server.port, metricsUrl: metricsServer.url, demo,
+    services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo,
     close: async () => {
       await server.close();
       await metricsServer.close();

@@ -20,16 +20,18 @@ const app = await startApp(config, { log }).catch((error: unknown) => {
   process.exit(1);
 });
 
+// The first start shows its secrets once: only their hashes are stored.
+const banner = [`\nflowplan is running at ${app.url}`, `Web app: ${app.appUrl}/signin`];
 if (app.demo) {
-  // Shown once: only its hash is stored.
-  process.stdout.write(
-    `\nflowplan is running at ${app.url}\n` +
-      `Demo workspace ${app.demo.workspaceId}, admin API key (shown once, keep it):\n\n  ${app.demo.key}\n\n` +
-      `Try: curl -H "Authorization: Bearer ${app.demo.key}" ${app.url}/v1/me\n\n`,
+  banner.push(`\nDemo workspace ${app.demo.workspaceId}, admin API key (shown once, keep it):\n\n  ${app.demo.key}`);
+  if (app.demo.person) {
+    banner.push(`\nSign in to the web app as ${app.demo.person.email}, the workspace's owner, with this password (shown once):\n\n  ${app.demo.person.password}`);
+  }
+  banner.push(
+    `\nIn your shell (the README's examples use these):\n\n  export BASE=${app.url} KEY=${app.demo.key}\n  curl -H "Authorization: Bearer $KEY" $BASE/v1/me`,
   );
-} else {
-  process.stdout.write(`\nflowplan is running at ${app.url}\n\n`);
 }
+process.stdout.write(`${banner.join('\n')}\n\n`);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -2,10 +2,17 @@
 import type { Route } from '../http/route.ts';
 import type { Services } from '../api/services.ts';
 import { accessRoutes } from './access.routes.ts';
-import { appDeps } from './render.ts';
+import { appLink } from './app-url.ts';
+import { appDeps, appRoute, seeOther } from './render.ts';
 import { signinRoutes } from './signin.routes.ts';
 
 export function appRoutes(services: Services): Route[] {
   const deps = appDeps(services.sql, services.config, services.auth);
-  return [...signinRoutes(deps), ...accessRoutes(deps)];
+  // Someone who opens the base URL in a browser lands in the app (hidden, as every app page is).
+  // An app mounted at the root already answers `/` itself.
+  const root = deps.prefix === '' ? [] : [appRoute({
+    method: 'GET', path: '/', operationId: 'root', summary: 'The base URL: to the web app',
+    handler: () => seeOther(appLink(services.config, '')),
+  })];
+  return [...root, ...signinRoutes(deps), ...accessRoutes(deps)];
 }

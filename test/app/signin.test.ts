@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { createUser, createWorkspace } from '../../src/auth/provision.ts';
+import { appRoutes } from '../../src/app/app.routes.ts';
 import { cookieNames } from '../../src/app/session.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -31,6 +32,23 @@ t.test('sign-in and consent', async (t) => {
     }));
     return new URL(res.location!, s.url).searchParams.get('request')!;
   };
+
+  t.test('the base URL leads a browser to the app; the OpenAPI document leaves it out', async (t) => {
+    const agent = new Agent(s.url);
+    const root = await agent.get('/');
+    t.equal(root.status, 303);
+    t.equal(root.location, '/app', 'to APP_URL, on the same origin as a path');
+    t.equal(root.headers.get('cache-control'), 'no-store');
+    t.equal((await agent.get(root.location!)).location, '/app/signin', 'where a visitor is asked to sign in');
+    const openapi = await s.api('GET', '/v1/openapi.json');
+    t.notOk(openapi.body.paths['/'], 'not part of the API');
+    // The route itself, under other APP_URLs: absolute on another origin; none when the app is at the root (it answers `/`).
+    const rootOf = (env: Record<string, string>) => appRoutes({ ...s.app.services, config: loadConfig(env) }).filter((r) => r.path === '/');
+    const [elsewhere] = rootOf({ APP_URL: 'https://plan.example/app' });
+    t.equal((await elsewhere!.handler({} as never)).headers?.Location, 'https://plan.example/app');
+    const atRoot = rootOf({ BASE_URL: 'http://127.0.0.1:8080', APP_URL: 'http://127.0.0.1:8080' });
+    t.same(atRoot.map((r) => r.operationId), ['appHome'], 'an app at the root: `/` is its home page');
+  });
 
   t.test('the sign-in page: headers, cookie, accessible form', async (t) => {
     const agent = new Agent(s.url);

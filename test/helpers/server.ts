@@ -60,12 +60,15 @@ export async function startTestServer(
   t: Test,
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
-  /** Test hooks of startApp; the recompute pool starts cold unless a test asks otherwise. */
-  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker' | 'coldRecomputePool'> = {},
+  /**
+   * Test hooks of startApp; the recompute pool starts cold, and no demo person is made (a
+   * password hash at the floor), unless a test asks otherwise.
+   */
+  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'> = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });
-  const app = await startApp(config, { coldRecomputePool: true, ...hooks });
+  const app = await startApp(config, { coldRecomputePool: true, skipDemoPerson: true, ...hooks });
   t.teardown(() => app.close());
   const url = app.url;
   return {

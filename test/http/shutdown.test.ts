@@ -168,6 +168,9 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
   t.ok(banner.includes(`flowplan is running at ${first.base}`), 'prints the base URL');
   const key = /\b(fpk_[A-Za-z0-9_-]+)/.exec(banner)?.[1];
   t.ok(key, 'prints an fpk_ admin key');
+  t.ok(banner.includes(`Web app: ${first.base}/app/signin`), 'names the web app');
+  t.match(banner, /Sign in to the web app as demo@flowplan\.localhost, .*\n\n {2}\S+\n/, 'with a demo person and their password');
+  t.ok(banner.includes(`export BASE=${first.base} KEY=${key}`), 'and a line to paste into a shell');
   if (!key) return;
   const me = await fetch(`${first.base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
   t.equal(me.status, 200, 'GET /v1/me with that key answers 200');
@@ -217,6 +220,8 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
   t.teardown(() => void second.child.kill('SIGKILL'));
   t.ok(second.stdout().includes(`flowplan is running at ${second.base}`), 'second start prints the base URL');
   t.notMatch(second.stdout(), /fpk_/, 'second start prints no key');
+  t.notMatch(second.stdout(), /password/, 'nor a password');
+  t.ok(second.stdout().includes(`Web app: ${second.base}/app/signin`), 'but the web app, again');
   const again = await fetch(`${second.base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
   t.equal(again.status, 200, 'the first key still works');
   await again.arrayBuffer();

@@ -1,16 +1,17 @@
 /**
  * Migrations and the first start (CONTRACT §0): concurrent migrators apply each file exactly
  * once, a second run applies nothing, `flowplan migrate --json` reports `{ "applied": [] }`,
- * and the Demo workspace with its admin key is created once, even by two starts at once.
+ * and the Demo workspace with its admin key and owner is created once, even by two starts at once.
  */
 import t from 'tap';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { startApp } from '../../src/app.ts';
+import { verifyPassword } from '../../src/auth/secrets.ts';
 import { loadConfig } from '../../src/config.ts';
 import { connect } from '../../src/store/db.ts';
 import { listMigrations, migrate } from '../../src/store/migrate.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { cli, request } from '../helpers/server.ts';
+import { cli, request, startTestServer } from '../helpers/server.ts';
 
 t.test('two concurrent migrators apply each file exactly once', async (t) => {
   const url = await createTestDatabase(t, { empty: true });
@@ -81,9 +82,24 @@ t.test('a fresh start creates one Demo workspace and admin key; later starts cre
   t.match(me.body, { workspaceId: demo.workspaceId, workspaceName: 'Demo', role: 'admin', plan: 'pro' });
   t.equal((await request(two.url, 'GET', '/v1/me', { token: demo.key })).status, 200, 'on either process');
 
+  // And its owner, for the web app: the password returned once, only its hash stored (at the floor).
+  t.equal(demo.person?.email, 'demo@flowplan.localhost');
+  const people = await sql<{ email: string; passwordHash: string; role: string; workspaceId: string }[]>`
+    select u.email, u.password_hash, m.role, m.workspace_id from users u join memberships m on m.user_id = u.id`;
+  t.match(people, [{ email: 'demo@flowplan.localhost', role: 'owner', workspaceId: demo.workspaceId }], "one person, the Demo workspace's owner");
+  t.match(people[0]?.passwordHash, /^scrypt\$131072\$8\$1\$/, 'hashed at the floor');
+  t.ok(await verifyPassword(demo.person!.password, people[0]!.passwordHash), 'the password returned is theirs');
+
   const three = await startApp(config);
   t.teardown(() => three.close());
   t.equal(three.demo, null, 'a later start on the same database creates nothing');
   t.equal((await sql`select count(*)::int as n from workspaces`)[0]!.n, 1);
   t.equal((await sql`select count(*)::int as n from credentials`)[0]!.n, 1);
+  t.equal((await sql`select count(*)::int as n from users`)[0]!.n, 1);
+});
+
+t.test('a test server makes the Demo workspace and key but no demo person (skipDemoPerson)', async (t) => {
+  const s = await startTestServer(t);
+  t.match(s.app.demo, { workspaceId: s.workspaceId, key: s.adminKey, person: null });
+  t.equal((await s.sql`select count(*)::int as n from users`)[0]!.n, 0);
 });
