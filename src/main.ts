@@ -1,7 +1,12 @@
 /** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
-import { createLogger, startApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { EmbeddedPostgresUnavailable } from './store/embedded.ts';
+import { refuseUnsupportedNode } from './node-version.ts';
+
+// First, before anything loads uWebSockets.js (whose binary would not load on another Node):
+// the rest is imported only once the Node version is known to be one flowplan runs on.
+refuseUnsupportedNode();
+const { createLogger, startApp } = await import('./app.ts');
+const { loadConfig } = await import('./config.ts');
+const { EmbeddedPostgresUnavailable } = await import('./store/embedded.ts');
 
 const config = (() => {
   try {

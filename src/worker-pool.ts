@@ -7,6 +7,15 @@
 import { MessageChannel, type MessagePort, type Transferable } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 
+/**
+ * A worker module's URL from the module that starts it. tsc rewrites the `.ts` of import
+ * specifiers but not of URLs, so built code (a `.js` module) asks for the `.js` worker that
+ * `npm run build` emitted beside the others, and code run through tsx for the `.ts` source.
+ */
+export function workerModule(relative: string, base: string): URL {
+  return new URL(base.endsWith('.ts') ? relative : relative.replace(/\.ts$/, '.js'), base);
+}
+
 export interface Started {
   /** Set by runTimed; the worker calls markStarted with its task. */
   started?: MessagePort;

@@ -8,13 +8,13 @@
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { ApiError } from '../errors.ts';
-import { runTimed, type Started } from '../worker-pool.ts';
+import { runTimed, workerModule, type Started } from '../worker-pool.ts';
 import type { RenderOutput, RenderTask } from '../../workers/render.worker.ts';
 import type { DiagramModel } from './diagram.ts';
 import type { PlanDocument } from './pdf.ts';
 import type { SvgOptions } from './svg.ts';
 
-const WORKER_URL = new URL('../../workers/render.worker.ts', import.meta.url);
+const WORKER_URL = workerModule('../../workers/render.worker.ts', import.meta.url);
 const IDLE_TIMEOUT_MS = 30_000;
 
 export interface RenderServiceOptions {

@@ -9,12 +9,12 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import type { RecomputeInput } from '../graph/recompute.ts';
-import { runTimed, type Started } from '../worker-pool.ts';
+import { runTimed, workerModule, type Started } from '../worker-pool.ts';
 import type { WorkerOutput } from '../../workers/recompute.worker.ts';
 
 export type { WorkerOutput as PooledRecomputeOutput };
 
-const WORKER_URL = new URL('../../workers/recompute.worker.ts', import.meta.url);
+const WORKER_URL = workerModule('../../workers/recompute.worker.ts', import.meta.url);
 
 /** A two-task chain: enough for a worker to load the engine and run each of its passes once. */
 const warmUpInput = (): RecomputeInput => ({
