@@ -23,7 +23,7 @@ import { SharedRateLimiter } from './http/shared-rate-limit.ts';
 import { Foreground } from './http/foreground.ts';
 import { listenMetrics } from './http/metrics-server.ts';
 import { Files } from './files/files.service.ts';
-import { listen, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
+import { listen, NativeUwsUnavailable, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './http/server.ts';
 import { json, type Route } from './http/route.ts';
 import { assetRoutes } from './http/page.ts';
 import { publicRoutes } from './public/public.routes.ts';
@@ -92,7 +92,11 @@ export interface StartOptions {
 
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
-  log.info({ implementation: UWS_IMPLEMENTATION, native: UWS_NATIVE }, 'http implementation');
+  if (!UWS_NATIVE) {
+    log.warn({ implementation: UWS_IMPLEMENTATION, native: false, node: process.versions.node, abi: process.versions.modules }, 'http implementation');
+    throw new NativeUwsUnavailable();
+  }
+  log.info({ implementation: UWS_IMPLEMENTATION, native: true }, 'http implementation');
   const database = options.database ?? (await openDatabase(config, (line) => log.debug({ postgres: line })));
   const { sql } = database;
   const applied = await migrate(sql);

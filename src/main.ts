@@ -7,6 +7,7 @@ refuseUnsupportedNode();
 const { createLogger, startApp } = await import('./app.ts');
 const { loadConfig } = await import('./config.ts');
 const { EmbeddedPostgresUnavailable } = await import('./store/embedded.ts');
+const { NativeUwsUnavailable } = await import('./http/server.ts');
 
 const config = (() => {
   try {
@@ -20,7 +21,7 @@ const config = (() => {
 const log = createLogger(config);
 const app = await startApp(config, { log }).catch((error: unknown) => {
   // A cause with a known way out is one line, not a stack trace.
-  if (error instanceof EmbeddedPostgresUnavailable) process.stderr.write(`flowplan: ${error.message}\n`);
+  if (error instanceof EmbeddedPostgresUnavailable || error instanceof NativeUwsUnavailable) process.stderr.write(`flowplan: ${error.message}\n`);
   else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });

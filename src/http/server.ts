@@ -18,6 +18,21 @@ const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('u
 export const UWS_NATIVE = typeof (uws as { SSLApp?: unknown }).SSLApp === 'function';
 export const UWS_IMPLEMENTATION = UWS_NATIVE ? 'uWebSockets.js native' : 'uWebSockets.js fallback (node:http/ws imitation)';
 
+/**
+ * The fallback cannot serve this edge: it throws "Not implemented" from methods every request
+ * here uses (getCaseSensitiveMethod, getRemoteAddressAsText, pause, resume, onWritable), and
+ * the throw ends the process. So a server refuses to start on it rather than die at its first
+ * request (test/ops/runtime.test.ts).
+ */
+export class NativeUwsUnavailable extends Error {
+  constructor() {
+    super(
+      `the native uWebSockets.js binary did not load (Node ${process.versions.node}, ABI ${process.versions.modules}, ${process.platform}-${process.arch}; ` +
+        'the package ships glibc builds up to Node 20\'s ABI 115), and its fallback cannot serve flowplan: not starting (README: Runtime)',
+    );
+  }
+}
+
 export interface HttpServer {
   readonly port: number;
   /** Stops accepting, then resolves when every in-flight request has been answered. */
