@@ -37,6 +37,9 @@ FROM base AS runtime
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
+# uWebSockets.js ships binaries for every platform and Node ABI (113 MB): keep the one this
+# image loads, and stop the build here if there is none for its Node.
+RUN node -e "const fs = require('fs'); const dir = 'node_modules/uWebSockets.js/'; const keep = 'uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node'; if (!fs.existsSync(dir + 'binaries/' + keep)) { console.error('uWebSockets.js has no ' + keep); process.exit(1); } for (const sub of ['binaries/', 'dist/']) for (const file of fs.readdirSync(dir + sub)) if (file.endsWith('.node') && sub + file !== 'binaries/' + keep) fs.rmSync(dir + sub + file);"
 COPY bin ./bin
 COPY --from=build /app/dist ./dist
 # Written by the process: mail as .eml files when SMTP_URL is unset (and an embedded

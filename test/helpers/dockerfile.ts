@@ -4,7 +4,8 @@
  * earlier stage (failing, as `docker build` would, on a missing source), RUN runs its npm
  * commands in the stage's WORKDIR, and ENV, USER, EXPOSE, HEALTHCHECK and CMD are recorded
  * for the caller to start and check. Only the RUN commands this project's Dockerfile uses
- * are understood; any other fails, so a new one is taught here rather than skipped.
+ * are understood (npm, `node -e`, mkdir, chown); any other fails, so a new one is taught here
+ * rather than skipped.
  */
 import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -142,7 +143,7 @@ export async function runDockerfile(text: string, options: RunOptions): Promise<
         copy(current, rest, stages, options.context);
         break;
       case 'RUN':
-        for (const command of rest.split('&&').map((part) => part.trim())) {
+        for (const command of commands(rest)) {
           const started = performance.now();
           await runStep(current, command, options.npmEnv ?? {});
           options.onStep?.(`${current.name}: RUN ${command}`, performance.now() - started);
@@ -153,6 +154,29 @@ export async function runDockerfile(text: string, options: RunOptions): Promise<
     }
   }
   return stages;
+}
+
+/** A shell-form RUN's `&&`-joined commands (an `&&` inside quotes stays in its command). */
+function commands(line: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quote: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!;
+    if (quote) {
+      if (char === quote) quote = null;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+    } else if (char === '&' && line[i + 1] === '&') {
+      parts.push(current.trim());
+      current = '';
+      i++;
+      continue;
+    }
+    current += char;
+  }
+  parts.push(current.trim());
+  return parts;
 }
 
 function copy(stage: Stage, rest: string, stages: Stage[], context: string): void {
@@ -194,7 +218,8 @@ async function runStep(stage: Stage, command: string, npmEnv: Record<string, str
     for (const file of chown[2]!.split(/\s+/)) if (!existsSync(hostPath(stage, file))) throw new Error(`chown ${file}: no such file`);
     return;
   }
-  if (/^npm\s/.test(command)) {
+  // npm, and node scripts given inline, run in the stage's WORKDIR and touch only what is there.
+  if (/^(npm|node)\s/.test(command)) {
     const result = await run('sh', ['-c', command], { cwd: hostPath(stage, stage.workdir), env: operatorEnv({ ...stage.env, ...npmEnv }) });
     if (result.code !== 0) throw new Error(`RUN ${command} failed (${result.code})\n${result.stdout}\n${result.stderr}`);
     return;
