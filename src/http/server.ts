@@ -52,7 +52,8 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   const { foreground, trustProxy = null, maxBufferedBytes = Infinity } = options;
   /** Body bytes held (or reserved for a declared length) by requests still reading theirs. */
   let buffered = 0;
-  const app: TemplatedApp = uws.App();
+  // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
+  const app = uws.App() as TemplatedApp & { close(): void };
   let inFlight = 0;
   let drained: (() => void) | null = null;
   // Once closing, every answer closes its connection, so keep-alive clients reconnect
@@ -263,8 +264,18 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       closing = true;
       uws.us_listen_socket_close(token);
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        drained = () => (clearTimeout(timer), resolve());
+        // Then the idle keep-alive connections: left open, each holds the process until its
+        // client lets go (undici: 4 s), or until uWS's idle timeout.
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          clearTimeout(timer);
+          app.close();
+          resolve();
+        };
+        const timer = setTimeout(end, timeoutMs);
+        drained = end;
         if (inFlight === 0) drained();
       });
     },
