@@ -206,9 +206,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const appUrl = new URL(config.appUrl);
   if (appUrl.port === '0') appUrl.port = String(server.port);
   log.info({ url, metrics: metricsServer.url }, 'listening');
+  let closed: Promise<void> | null = null;
   return {
     services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo,
-    close: async () => {
+    // Once: a second call waits for the first.
+    close: () => closed ??= (async () => {
       await server.close();
       await metricsServer.close();
       await stopWebhooks();
@@ -220,7 +222,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await auth.close();
       mailer.close();
       if (!options.database) await database.close();
-    },
+    })(),
   };
 }
 

@@ -271,8 +271,12 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
           if (ended) return;
           ended = true;
           clearTimeout(timer);
-          app.close();
-          resolve();
+          // Not from inside a uWS callback: the last answer is still corked there, and a
+          // forced close would drop it unsent.
+          setImmediate(() => {
+            app.close();
+            resolve();
+          });
         };
         const timer = setTimeout(end, timeoutMs);
         drained = end;

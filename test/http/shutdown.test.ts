@@ -229,3 +229,26 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
   const secondExit = await exitWithin(t, second, 60_000);
   t.same({ code: secondExit.code, signal: secondExit.signal }, { code: 0, signal: null }, 'second start exits with code 0 on SIGTERM');
 });
+
+t.test('close() ends the idle keep-alive connections once drained, so an embedding process can exit', async (t) => {
+  const { startTestServer } = await import('../helpers/server.ts');
+  const server = await startTestServer(t);
+  const { port } = new URL(server.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  socket.on('error', () => {});
+  let received = '';
+  const answered = new Promise<void>((resolve) => socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('utf8');
+    if (/\r\n\r\n[\s\S]*\}$/.test(received)) resolve();
+  }));
+  socket.write(`GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${server.adminKey}\r\n\r\n`);
+  await answered;
+  t.match(received, /^HTTP\/1\.1 200 /, 'answered, and the connection kept alive');
+  t.notMatch(received, /\r\nconnection: close/i);
+  await server.app.close();
+  const closedAt = await Promise.race([closed, sleep(5_000).then(() => null)]);
+  // Left open, uWS would end it only at its 10 s idle timeout.
+  t.ok(closedAt, 'the idle connection is closed by close(), not left to the client or an idle timeout');
+  socket.destroy();
+});
