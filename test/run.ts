@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import postgres from 'postgres';
@@ -70,7 +71,13 @@ const template = `t_template_${process.pid}`;
 await prepareTemplate(env.DATABASE_URL, template);
 env[TEMPLATE_ENV] = template;
 
-const code = await run([TAP, ...args], env);
+/**
+ * Two test files per core: a file spends about half its time waiting (on timers, Postgres,
+ * child processes), so one per core left the machine 40% idle (npm test: 7.7 min with 2 jobs,
+ * 4.9 min with 4, on 2 cores). `--jobs N` on the command line wins.
+ */
+const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg)) ? [] : [`--jobs=${2 * os.availableParallelism()}`];
+const code = await run([TAP, ...jobs, ...args], env);
 await dropDatabase(env.DATABASE_URL, template);
 if (cluster) {
   await cluster.stop();
