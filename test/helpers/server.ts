@@ -67,7 +67,8 @@ export async function startTestServer(
   hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'> = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { port: 0, databaseUrl, ...overrides });
+  // Metrics on a free port even when a test fixes the API port: 9464 is one per machine.
+  const config = loadConfig({ LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env }, { port: 0, databaseUrl, ...overrides });
   const app = await startApp(config, { coldRecomputePool: true, skipDemoPerson: true, ...hooks });
   t.teardown(() => app.close());
   const url = app.url;

@@ -5,8 +5,8 @@
  * examples/poll-work.ts working a flow to the end with conditional MessagePack polls.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
+import { freePort } from '../../src/store/embedded.ts';
 import { artifact, openBrowser } from '../helpers/browser.ts';
 import { startTestServer, until } from '../helpers/server.ts';
 import { setUpPerson } from '../auth/agent.ts';
@@ -30,14 +30,6 @@ function runExample(t: Test, file: string, args: string[], env: Record<string, s
 }
 
 /** The issuer must be the server's real address (`iss` is compared): pick a free port first. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 t.test('examples/oauth-pkce.ts with a real browser: signs in, refreshes, detects reuse, exits 0', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
