@@ -144,7 +144,11 @@ export class Edge {
     let response: OutgoingResponse;
     try {
       const route = found(request, match);
-      const admission = admitted ?? { ...(await this.admission(route, match.kind === 'found' ? match.params : {}, request, headers)), requestId, headers, started };
+      let admission = admitted;
+      if (!admission) {
+        const { principal, rateKey } = await this.admission(route, match.kind === 'found' ? match.params : {}, request, headers);
+        admission = { principal, rateKey, requestId, headers, started };
+      }
       response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
     } catch (error) {
       response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
@@ -245,8 +249,10 @@ export class Edge {
     const { principal, rateKey, requestId, headers } = admission;
     const parentLog = this.deps.log;
     let log: Logger | null = null;
+    // Listed, not spread: a spread ahead of the getter takes V8 off the literal's fast path
+    // (bench:http lost a third of its requests a second to this object).
     const ctx: RequestContext = {
-      ...input, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
+      params: input.params, query: input.query, body: input.body, upload: input.upload, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
       // Most requests never log: build the child logger only when one does.
       get log() {
         return (log ??= parentLog.child({ requestId }));
