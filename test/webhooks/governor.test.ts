@@ -12,11 +12,11 @@ import { deliveriesSettled, startReceiver } from './receiver.ts';
 
 const EVENTS = 40;
 
-/** Four pollers keep a request in flight nearly all the time; resolves once they have been at it for a while. */
+/** Eight pollers keep a request in flight nearly all the time (four left gaps on a loaded machine); resolves once they have been at it for a while. */
 async function keepBusy(s: TestServer, flowId: string): Promise<{ stop: () => Promise<void> }> {
   let busy = true;
   let answered = 0;
-  const pollers = Array.from({ length: 4 }, async () => {
+  const pollers = Array.from({ length: 8 }, async () => {
     while (busy) {
       await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey });
       answered++;
@@ -47,7 +47,8 @@ t.test('a busy API slows deliveries to the busy rate; a quiet one catches up', a
   const seconds = (Date.now() - busyFrom) / 1000 + 1;
   await pollers.stop();
   // Some slack: a window the pollers leave quiet (a pause on a loaded machine) lets a few more go.
-  t.ok(whileBusy <= 2 * seconds + 6, `about the busy rate while busy (${whileBusy} in ${seconds.toFixed(1)} s)`);
+  // Unslowed, all 40 would have gone in well under a second.
+  t.ok(whileBusy <= 2 * seconds + 10, `about the busy rate while busy (${whileBusy} in ${seconds.toFixed(1)} s)`);
   t.ok(whileBusy < EVENTS, 'some held back');
 
   const quietFrom = Date.now();
