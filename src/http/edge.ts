@@ -230,13 +230,14 @@ export class Edge {
     const queryObject = parseQuery(request.query);
     const query = compiled.query ? compiled.query(queryObject) : queryObject;
     const body = readBody(route, request, compiled.body);
+    if (route.bodyKind !== 'upload') return this.respond(route, request, admission, { params, query, body, upload: null });
     // An upload is written to storage as it arrives; the file row its handler writes takes the
     // blob over, and whatever no row took (a refusal, a replay, a failure) is removed after.
-    const upload = route.bodyKind === 'upload' ? await this.deps.uploads.stage(request.bodySource ?? [request.body]) : null;
+    const upload = await this.deps.uploads.stage(request.bodySource ?? [request.body]);
     try {
       return await this.respond(route, request, admission, { params, query, body, upload });
     } finally {
-      if (upload) await this.deps.uploads.discard(upload.blobId);
+      await this.deps.uploads.discard(upload.blobId);
     }
   }
 

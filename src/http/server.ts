@@ -80,9 +80,9 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
     let awaitingBody = false;
     /** Gives back the body bytes this request reserved. */
-    let release = () => {};
+    let release = NOTHING;
     /** Ends an upload being streamed to storage. */
-    let cutOff = () => {};
+    let cutOff = NOTHING;
     res.onAborted(() => {
       state.aborted = true;
       release();
@@ -119,15 +119,15 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     }
     inFlight += 1;
     foreground?.enter();
-    const head = { method, path, query, headers, remoteAddress };
     // Most requests carry no body: answer without waiting for onData.
     if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
-      edge.handle({ ...head, body: EMPTY }, match).then(
+      edge.handle({ method, path, query, headers, remoteAddress, body: EMPTY }, match).then(
         (response) => send(res, state, response, closing),
         () => send(res, state, { status: 500, headers: {}, body: null }, true),
       ).finally(finish);
       return;
     }
+    const head = { method, path, query, headers, remoteAddress };
     // A body is coming. Nothing of it is kept until the head has been judged: the socket is
     // paused, and what arrived with the head is held only while the credential is checked.
     res.pause();
@@ -287,6 +287,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
 }
 
 const EMPTY = Buffer.alloc(0);
+const NOTHING = () => {};
 /** Upload bytes one request may hold in memory before its socket is paused. */
 const STREAM_WINDOW = 2 * 1024 * 1024;
 
