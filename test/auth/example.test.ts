@@ -20,7 +20,7 @@ async function freePort(): Promise<number> {
 
 t.test('examples/oauth-pkce.ts signs a person in with oauth4webapi', async (t) => {
   const port = await freePort();
-  const s = await startTestServer(t, { port, metricsPort: 0 }, { PORT: String(port) });
+  const s = await startTestServer(t, { port }, { PORT: String(port) });
   t.equal(s.app.services.config.baseUrl, s.url);
   const person = await setUpPerson(s, { role: 'admin' });
   const agent = new Agent(s.url);

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { freePort } from '../../src/store/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
@@ -231,7 +232,6 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
 });
 
 t.test('close() ends the idle keep-alive connections once drained, so an embedding process can exit', async (t) => {
-  const { startTestServer } = await import('../helpers/server.ts');
   const server = await startTestServer(t);
   const { port } = new URL(server.url);
   const socket = net.connect(Number(port), '127.0.0.1');
@@ -247,7 +247,9 @@ t.test('close() ends the idle keep-alive connections once drained, so an embeddi
   t.match(received, /^HTTP\/1\.1 200 /, 'answered, and the connection kept alive');
   t.notMatch(received, /\r\nconnection: close/i);
   await server.app.close();
-  const closedAt = await Promise.race([closed, sleep(5_000).then(() => null)]);
+  const cancel = new AbortController();
+  const closedAt = await Promise.race([closed, sleep(5_000, null, { signal: cancel.signal }).catch(() => null)]);
+  cancel.abort();
   // Left open, uWS would end it only at its 10 s idle timeout.
   t.ok(closedAt, 'the idle connection is closed by close(), not left to the client or an idle timeout');
   socket.destroy();
