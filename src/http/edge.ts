@@ -127,9 +127,9 @@ export class Edge {
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     try {
       const route = found(head, match);
-      const { principal, rateKey } = await this.admission(route, match.kind === 'found' ? match.params : {}, head, headers);
-      if (route.beforeBody) await route.beforeBody({ principal, params: match.kind === 'found' ? match.params : {}, headers: head.headers });
-      return { admitted: { principal, rateKey, requestId, headers, started } };
+      const admitted = await this.admission(route, match.kind === 'found' ? match.params : {}, head, requestId, headers, started);
+      if (route.beforeBody) await route.beforeBody({ principal: admitted.principal, params: match.kind === 'found' ? match.params : {}, headers: head.headers });
+      return { admitted };
     } catch (error) {
       const response = this.failure(error, headers, head, requestId, match.kind === 'found' ? match.route : null);
       this.observe(head, match, response, started, requestId);
@@ -144,11 +144,7 @@ export class Edge {
     let response: OutgoingResponse;
     try {
       const route = found(request, match);
-      let admission = admitted;
-      if (!admission) {
-        const { principal, rateKey } = await this.admission(route, match.kind === 'found' ? match.params : {}, request, headers);
-        admission = { principal, rateKey, requestId, headers, started };
-      }
+      const admission = admitted ?? (await this.admission(route, match.kind === 'found' ? match.params : {}, request, requestId, headers, started));
       response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
     } catch (error) {
       response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
@@ -172,13 +168,19 @@ export class Edge {
     route: Route,
     rawParams: Record<string, string>,
     head: RequestHead,
+    requestId: string,
     headers: Record<string, string>,
-  ): Promise<{ principal: Principal | null; rateKey: string | null }> {
+    started: number,
+  ): Promise<Admission> {
     let principal: Principal | null = null;
     let rateKey: string | null = null;
     if (route.auth === 'bearer') {
       headers['Vary'] = 'Authorization';
-      principal = await this.authenticate(head);
+      try {
+        principal = await this.deps.auth.authenticate(head.headers['authorization']);
+      } catch (error) {
+        throw this.failedCredential(error, head);
+      }
       rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
       let rate = this.deps.limiter.take(rateKey);
       if (rate instanceof Promise) rate = await rate;
@@ -205,37 +207,48 @@ export class Edge {
         }, { 'Retry-After': String(rate.retryAfterSeconds) });
       }
     }
-    return { principal, rateKey };
+    return { principal, rateKey, requestId, headers, started };
   }
 
-  /** A credential that does not check out spends its address's budget; once that is spent, the answer is 429. */
-  private async authenticate(head: RequestHead): Promise<Principal> {
-    try {
-      return await this.deps.auth.authenticate(head.headers['authorization']);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      const limiter = this.deps.failedCredentialLimiter;
-      const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
-      if (rate.allowed) throw error;
-      this.deps.metrics.rateLimited.inc({ reason: 'failed-credential' });
-      throw new ApiError('RATE_LIMITED', 'Too many failed credential checks from this address', {
-        limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
-      }, { 'Retry-After': String(rate.retryAfterSeconds) });
-    }
+  /**
+   * What a credential that does not check out answers: it spends its address's budget, and
+   * once that is spent the answer is 429.
+   */
+  private failedCredential(error: unknown, head: RequestHead): unknown {
+    if (!(error instanceof ApiError) || error.status !== 401) return error;
+    const limiter = this.deps.failedCredentialLimiter;
+    const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
+    if (rate.allowed) return error;
+    this.deps.metrics.rateLimited.inc({ reason: 'failed-credential' });
+    return new ApiError('RATE_LIMITED', 'Too many failed credential checks from this address', {
+      limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
+    }, { 'Retry-After': String(rate.retryAfterSeconds) });
   }
 
-  private async dispatch(route: Route, rawParams: Record<string, string>, request: IncomingRequest, admission: Admission): Promise<OutgoingResponse> {
+  /** Not async on purpose: the common path hands back respond's promise without another frame to settle. */
+  private dispatch(route: Route, rawParams: Record<string, string>, request: IncomingRequest, admission: Admission): Promise<OutgoingResponse> {
     const compiled = this.compiled.get(route)!;
     const params = compiled.params ? compiled.params(rawParams) : rawParams;
     const queryObject = parseQuery(request.query);
     const query = compiled.query ? compiled.query(queryObject) : queryObject;
     const body = readBody(route, request, compiled.body);
     if (route.bodyKind !== 'upload') return this.respond(route, request, admission, { params, query, body, upload: null });
-    // An upload is written to storage as it arrives; the file row its handler writes takes the
-    // blob over, and whatever no row took (a refusal, a replay, a failure) is removed after.
+    return this.dispatchUpload(route, request, admission, { params, query, body });
+  }
+
+  /**
+   * An upload is written to storage as it arrives; the file row its handler writes takes the
+   * blob over, and whatever no row took (a refusal, a replay, a failure) is removed after.
+   */
+  private async dispatchUpload(
+    route: Route,
+    request: IncomingRequest,
+    admission: Admission,
+    input: Pick<RequestContext, 'params' | 'query' | 'body'>,
+  ): Promise<OutgoingResponse> {
     const upload = await this.deps.uploads.stage(request.bodySource ?? [request.body]);
     try {
-      return await this.respond(route, request, admission, { params, query, body, upload });
+      return await this.respond(route, request, admission, { params: input.params, query: input.query, body: input.body, upload });
     } finally {
       await this.deps.uploads.discard(upload.blobId);
     }
@@ -276,9 +289,10 @@ export class Edge {
     const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
     if (idempotencyKey !== undefined && principal) {
       const content = input.upload ? `upload ${input.upload.sha256}` : request.body.toString('base64');
-      return this.idempotent(principalKey(principal), idempotencyKey, request, content, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null));
+      return await this.idempotent(principalKey(principal), idempotencyKey, request, content, requestId, headers, () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null));
     }
-    return this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
+    // Awaited, not returned: an async function that returns a promise settles two ticks later.
+    return await this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
   }
 
   private async run(

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../errors.ts';
 import { clientAddress, type TrustProxy } from './client-address.ts';
-import { requestIdOf, type Admission, type Edge, type OutgoingResponse } from './edge.ts';
+import { requestIdOf, type Admission, type Edge, type OutgoingResponse, type RequestHead } from './edge.ts';
+import type { Match } from './router.ts';
 import type { Foreground } from './foreground.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -75,22 +76,22 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     send(res, state, refusalOf(headers, error, close), close);
   const tooLarge = (limit: number) => new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
 
+  /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
+  const answer = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) => {
+    try {
+      send(res, state, response, close);
+    } finally {
+      finish();
+    }
+  };
+
   app.any('/*', (res, req) => {
-    const state = { aborted: false };
-    // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
-    let awaitingBody = false;
-    /** Gives back the body bytes this request reserved. */
-    let release = NOTHING;
-    /** Ends an upload being streamed to storage. */
-    let cutOff = NOTHING;
+    // Small on purpose: every request allocates it and the abort closure; a body's phase
+    // lives in receiveBody, which only requests with a body pay for.
+    const state: RequestState = { aborted: false, onAbort: null };
     res.onAborted(() => {
       state.aborted = true;
-      release();
-      cutOff();
-      if (awaitingBody) {
-        awaitingBody = false;
-        finish();
-      }
+      state.onAbort?.();
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
@@ -122,16 +123,21 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     // Most requests carry no body: answer without waiting for onData.
     if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
       edge.handle({ method, path, query, headers, remoteAddress, body: EMPTY }, match).then(
-        (response) => send(res, state, response, closing),
-        () => send(res, state, { status: 500, headers: {}, body: null }, true),
-      ).finally(finish);
+        (response) => answer(res, state, response, closing),
+        () => answer(res, state, { status: 500, headers: {}, body: null }, true),
+      );
       return;
     }
-    const head = { method, path, query, headers, remoteAddress };
+    receiveBody(res, state, { method, path, query, headers, remoteAddress }, match, limit, declared);
+  });
+
+  function receiveBody(res: HttpResponse, state: RequestState, head: RequestHead, match: Match, limit: number, declared: number): void {
+    const { headers } = head;
     // A body is coming. Nothing of it is kept until the head has been judged: the socket is
     // paused, and what arrived with the head is held only while the credential is checked.
     res.pause();
-    awaitingBody = true;
+    // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
+    let awaitingBody = true;
     /**
      * judging: the head is being decided; reading: admitted, the body is kept; dropping: refused
      * and answered, the rest is read and dropped; refusing: refused mid-way through a body of
@@ -147,9 +153,20 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     let lastSeen = false;
     let early: { chunk: Buffer; isLast: boolean }[] = [];
     const chunks: Buffer[] = [];
-    release = () => {
+    /** Gives back the body bytes this request reserved. */
+    const release = () => {
       buffered -= reserved;
       reserved = 0;
+    };
+    /** Ends an upload being streamed to storage. */
+    let cutOff = NOTHING;
+    state.onAbort = () => {
+      release();
+      cutOff();
+      if (awaitingBody) {
+        awaitingBody = false;
+        finish();
+      }
     };
     /** Reserves room for `bytes` more body bytes; false when the process holds all it may. */
     const reserve = (bytes: number): boolean => {
@@ -253,7 +270,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         else res.resume();
       }
     }, () => refuseBody({ status: 500, headers: {}, body: null }));
-  });
+  }
 
   const token = await new Promise<us_listen_socket>((resolve, reject) =>
     app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`)))),
@@ -284,6 +301,12 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       });
     },
   };
+}
+
+/** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
+interface RequestState {
+  aborted: boolean;
+  onAbort: (() => void) | null;
 }
 
 const EMPTY = Buffer.alloc(0);
