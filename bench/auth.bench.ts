@@ -13,14 +13,14 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import { startApp } from '../src/app.ts';
-import { SCOPES } from '../src/auth/principal.ts';
-import { createClient, createKey, createUser } from '../src/auth/provision.ts';
-import { newId } from '../src/ids.ts';
-import { newSecret, sha256 } from '../src/auth/secrets.ts';
-import { loadConfig } from '../src/config.ts';
-import { insertFamily, insertRefreshToken } from '../src/store/people.store.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import { startApp } from '../src/compose.ts';
+import { SCOPES } from '../src/services/auth/principal.ts';
+import { createClient, createKey, createUser } from '../src/services/auth/provision.ts';
+import { newId } from '../src/platform/ids.ts';
+import { newSecret, sha256 } from '../src/services/auth/secrets.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { insertFamily, insertRefreshToken } from '../src/storage/people.store.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
 import { personToken } from '../test/helpers/people.ts';
 import { benchDatabase, machine } from './support.ts';
 

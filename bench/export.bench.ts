@@ -15,8 +15,8 @@
  */
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import elk from 'elkjs/lib/elk.bundled.js';
-import { layout } from '../src/exports/layout.ts';
-import type { DiagramModel } from '../src/exports/diagram.ts';
+import { layout } from '../src/services/exports/layout.ts';
+import type { DiagramModel } from '../src/services/exports/diagram.ts';
 import { rawLoad } from './raw-load.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 

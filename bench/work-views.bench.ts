@@ -39,9 +39,9 @@
  */
 import net from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { createKey } from '../src/auth/provision.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/http/server.ts';
-import type { RunningApp } from '../src/app.ts';
+import { createKey } from '../src/services/auth/provision.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import type { RunningApp } from '../src/compose.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const FLOWS = 200;

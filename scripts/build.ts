@@ -3,7 +3,7 @@
  * workers compiled by tsc (tsconfig.build.json) to plain ESM under DIR/src and DIR/workers,
  * with what they read from disk at run time beside them: every file of src/ and workers/
  * that is not TypeScript (the stylesheet, the app's browser script, …) and the migrations
- * (DIR/sql, which src/store/migrate.ts finds at `../../sql/` from itself, as in the source
+ * (DIR/sql, which src/storage/migrate.ts finds at `../../sql/` from itself, as in the source
  * tree). Fonts and the uWS binary come from node_modules, so the tree runs wherever
  * `npm ci --omit=dev` has been run beside it.
  */

@@ -1,13 +1,13 @@
 /** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
-import { refuseUnsupportedNode } from './node-version.ts';
+import { refuseUnsupportedNode } from './platform/node-version.ts';
 
 // First, before anything loads uWebSockets.js (whose binary would not load on another Node):
 // the rest is imported only once the Node version is known to be one flowplan runs on.
 refuseUnsupportedNode();
-const { createLogger, startApp } = await import('./app.ts');
-const { loadConfig } = await import('./config.ts');
-const { EmbeddedPostgresUnavailable } = await import('./store/embedded.ts');
-const { NativeUwsUnavailable } = await import('./http/server.ts');
+const { createLogger, startApp } = await import('./compose.ts');
+const { loadConfig } = await import('./platform/config.ts');
+const { EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
+const { NativeUwsUnavailable } = await import('./web/http/server.ts');
 
 const config = (() => {
   try {

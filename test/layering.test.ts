@@ -2,7 +2,7 @@
  * The layering rules, checked over every import in src/ so they stay kept:
  * route modules (`*.routes.ts`) call services and never `src/store` (a type-only import
  * is erased at build and calls nothing, so it is allowed); `src/store` imports no schema
- * module; ids come from the neutral `src/ids.ts`, not from the module of secrets.
+ * module; ids come from the neutral `src/platform/ids.ts`, not from the module of secrets.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,7 +74,7 @@ t.test('src/store imports no schema module', async (t) => {
   t.strictSame(violations, []);
 });
 
-t.test('ids come from src/ids.ts', async (t) => {
+t.test('ids come from src/platform/ids.ts', async (t) => {
   const violations = files.flatMap((f) =>
     f.imports.filter((i) => i.names.includes('newId') && i.target !== 'ids.ts').map((i) => `${f.file} → ${i.from}`),
   );

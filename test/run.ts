@@ -12,11 +12,11 @@ import pino from 'pino';
 import postgres from 'postgres';
 import { TapConfig } from '@tapjs/config';
 import { signature } from '@tapjs/test';
-import { Metrics } from '../src/http/metrics.ts';
-import { Jobs } from '../src/jobs/jobs.ts';
-import { startEmbedded } from '../src/store/embedded.ts';
-import { migrate } from '../src/store/migrate.ts';
-import { syncTemplates } from '../src/store/templates.store.ts';
+import { Metrics } from '../src/web/http/metrics.ts';
+import { Jobs } from '../src/services/jobs/jobs.ts';
+import { startEmbedded } from '../src/storage/embedded.ts';
+import { migrate } from '../src/storage/migrate.ts';
+import { syncTemplates } from '../src/storage/templates.store.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');

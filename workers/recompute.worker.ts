@@ -5,9 +5,9 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
-import { recompute } from '../src/graph/recompute.ts';
-import type { RecomputeInput, RecomputeOutput } from '../src/graph/recompute.ts';
-import { markStarted, type Started } from '../src/worker-pool.ts';
+import { recompute } from '../src/engine/recompute.ts';
+import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
+import { markStarted, type Started } from '../src/platform/worker-pool.ts';
 
 /** The engine's output plus the worker's threadId, so callers can tell the pool really ran it. */
 export interface WorkerOutput extends RecomputeOutput {

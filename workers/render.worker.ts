@@ -5,11 +5,11 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
-import type { DiagramModel } from '../src/exports/diagram.ts';
-import { planPdf, type PlanDocument } from '../src/exports/pdf.ts';
-import { diagramPng } from '../src/exports/png.ts';
-import { diagramSvgOf, type SvgOptions } from '../src/exports/svg.ts';
-import { markStarted, type Started } from '../src/worker-pool.ts';
+import type { DiagramModel } from '../src/services/exports/diagram.ts';
+import { planPdf, type PlanDocument } from '../src/services/exports/pdf.ts';
+import { diagramPng } from '../src/services/exports/png.ts';
+import { diagramSvgOf, type SvgOptions } from '../src/services/exports/svg.ts';
+import { markStarted, type Started } from '../src/platform/worker-pool.ts';
 
 export type RenderTask =
   | { kind: 'svg'; model: DiagramModel; options?: SvgOptions }

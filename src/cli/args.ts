@@ -1,6 +1,6 @@
 /** Argument parsing for the operator CLI: Node's parseArgs, typed options, errors an operator can act on. */
 import { parseArgs } from 'node:util';
-import { parseScopes, ROLES, type Plan, type Role, type Scope } from '../auth/principal.ts';
+import { parseScopes, ROLES, type Plan, type Role, type Scope } from '../services/auth/principal.ts';
 
 /** Bad arguments: exit 2, with a pointer to the help of `about` (a command, a group, or '' for the list). */
 export class UsageError extends Error {

@@ -2,7 +2,7 @@
  * A CLI command is data: its name, one-line summary, options with their meanings and an
  * example drive the parser and the help alike, so the two cannot drift apart.
  */
-import type { Sql } from '../store/db.ts';
+import type { Sql } from '../storage/db.ts';
 import type { Options, OptionSpec } from './args.ts';
 
 export interface Output {

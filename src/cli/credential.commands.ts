@@ -1,8 +1,8 @@
 /** `flowplan key create | list | revoke` and `flowplan client create | list | delete`. */
-import { ROLES, SCOPES, type Scope } from '../auth/principal.ts';
-import { createClient, createKey, deleteClient, requireWorkspace } from '../auth/provision.ts';
-import { ApiError } from '../errors.ts';
-import { listClientsFor, listKeysOf, revokeCredential, type CredentialAdminRow } from '../store/credentials.store.ts';
+import { ROLES, SCOPES, type Scope } from '../services/auth/principal.ts';
+import { createClient, createKey, deleteClient, requireWorkspace } from '../services/auth/provision.ts';
+import { ApiError } from '../platform/errors.ts';
+import { listClientsFor, listKeysOf, revokeCredential, type CredentialAdminRow } from '../storage/credentials.store.ts';
 import { optional, required, role, scopes, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
 import { table } from './table.ts';

@@ -3,9 +3,9 @@
  * without creating one by mistake: pointed at the wrong data directory, a command other than
  * `migrate` must fail, not set up an empty database the server never sees.
  */
-import type { Config } from '../config.ts';
-import { DatabaseMissing, embeddedClusterDir, embeddedClusterExists, isDatabaseUnavailable, openDatabase, type Database } from '../store/db.ts';
-import { hasSchema } from '../store/migrate.ts';
+import type { Config } from '../platform/config.ts';
+import { DatabaseMissing, embeddedClusterDir, embeddedClusterExists, isDatabaseUnavailable, openDatabase, type Database } from '../storage/db.ts';
+import { hasSchema } from '../storage/migrate.ts';
 
 /** The database the command needs is not there (or not reachable); nothing was created. */
 export class DatabaseRefused extends Error {

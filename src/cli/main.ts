@@ -3,10 +3,10 @@
  * same database; with --json prints one JSON object and nothing else on stdout. Which database
  * it uses goes to stderr; usage errors exit 2, failures 1.
  */
-import { loadConfig, type Config } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import type { Database } from '../store/db.ts';
-import { migrate } from '../store/migrate.ts';
+import { loadConfig, type Config } from '../platform/config.ts';
+import { ApiError } from '../platform/errors.ts';
+import type { Database } from '../storage/db.ts';
+import { migrate } from '../storage/migrate.ts';
 import { parse, UsageError } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands.ts';

@@ -1,6 +1,6 @@
 /** `flowplan migrate` and `flowplan jobs`: the database's schema and the background work on it. */
-import { formatJobsReport, jobsReport } from '../jobs/report.ts';
-import { migrate } from '../store/migrate.ts';
+import { formatJobsReport, jobsReport } from '../services/jobs/report.ts';
+import { migrate } from '../storage/migrate.ts';
 import { count, optional } from './args.ts';
 import { command } from './command.ts';
 

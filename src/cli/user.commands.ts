@@ -1,10 +1,10 @@
 /** `flowplan user create | set-password | list`. */
-import { createUser, requireWorkspace } from '../auth/provision.ts';
-import { hashPassword } from '../auth/secrets.ts';
-import { MAX_PASSWORD } from '../app/signin.service.ts';
-import { ApiError } from '../errors.ts';
-import { endSigninsOf, findPerson } from '../store/people.store.ts';
-import { findUserByEmail, listPeople, setPasswordHash } from '../store/workspaces.store.ts';
+import { createUser, requireWorkspace } from '../services/auth/provision.ts';
+import { hashPassword } from '../services/auth/secrets.ts';
+import { MAX_PASSWORD } from '../web/app/signin.service.ts';
+import { ApiError } from '../platform/errors.ts';
+import { endSigninsOf, findPerson } from '../storage/people.store.ts';
+import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
 import { email, optional, required, role, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
 import { table } from './table.ts';

@@ -1,6 +1,6 @@
 /** `flowplan workspace create | set | list`. */
-import { createWorkspace, setWorkspace } from '../auth/provision.ts';
-import { listWorkspaces } from '../store/workspaces.store.ts';
+import { createWorkspace, setWorkspace } from '../services/auth/provision.ts';
+import { listWorkspaces } from '../storage/workspaces.store.ts';
 import { bool, count, optional, plan, required, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
 import { table } from './table.ts';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError } from '../helpers/server.ts';
 import { assertUnchanged, newFlow, ok, startFlowServer, visible } from '../helpers/flows.ts';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer } from '../helpers/server.ts';
 
 t.test('GET /v1/me answers the Context of the calling key', async (t) => {

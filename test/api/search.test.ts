@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { syncTemplates } from '../../src/store/templates.store.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { syncTemplates } from '../../src/storage/templates.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
 

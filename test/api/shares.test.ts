@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 

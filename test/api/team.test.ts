@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import { SCOPES, type MemberRole } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { acceptInvite } from '../../src/team/invites.service.ts';
+import { SCOPES, type MemberRole } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { acceptInvite } from '../../src/services/team/invites.service.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
 

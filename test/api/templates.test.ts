@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { SCOPES, type Role, type Scope } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace, setWorkspace } from '../../src/auth/provision.ts';
-import { TEMPLATES, type TemplateDef } from '../../src/templates/catalogue.ts';
-import { syncTemplates } from '../../src/store/templates.store.ts';
+import { SCOPES, type Role, type Scope } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace, setWorkspace } from '../../src/services/auth/provision.ts';
+import { TEMPLATES, type TemplateDef } from '../../src/services/templates/catalogue.ts';
+import { syncTemplates } from '../../src/storage/templates.store.ts';
 import { assertUnchanged, startFlowServer, visible } from '../helpers/flows.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';

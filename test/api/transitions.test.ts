@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createWorkspace } from '../../src/auth/provision.ts';
+import { createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError } from '../helpers/server.ts';
 import { assertUnchanged, idsByName, member, newFlow, ok, startFlowServer, visible } from '../helpers/flows.ts';
 

@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import type { Test } from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { request, until, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 

@@ -6,10 +6,10 @@
  */
 import t from 'tap';
 import type { Test } from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { assertError, request, startTestServer, until, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { idsByName, member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { personToken } from '../helpers/people.ts';

@@ -6,7 +6,7 @@
  * (test/security/first-party-clients.test.ts).
  */
 import t from 'tap';
-import { createClient, createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { createClient, createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 import { Agent, setUpPerson, type PageResponse } from '../auth/agent.ts';
 

@@ -6,10 +6,10 @@
  * address buckets: test/security/signin-throttle.test.ts.)
  */
 import t from 'tap';
-import { createUser, createWorkspace } from '../../src/auth/provision.ts';
-import { appRoutes } from '../../src/app/app.routes.ts';
-import { cookieNames } from '../../src/app/session.ts';
-import { loadConfig } from '../../src/config.ts';
+import { createUser, createWorkspace } from '../../src/services/auth/provision.ts';
+import { appRoutes } from '../../src/web/app/app.routes.ts';
+import { cookieNames } from '../../src/web/app/session.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { Agent, authorizePath, pkce, REDIRECT, setUpPerson, signInAndConsent } from '../auth/agent.ts';
 import { createPerson } from '../helpers/people.ts';

@@ -4,8 +4,8 @@
  * next request, and the order of the checks (401 before 403, 403 before 400).
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { addTestRoutes, afterAuthChange } from '../helpers/routes.ts';
 import { assertError, cli, startTestServer } from '../helpers/server.ts';
 

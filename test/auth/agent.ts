@@ -3,8 +3,8 @@
  * and form posts carrying the CSRF token the page rendered, the way a plain HTML form does.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createClient } from '../../src/auth/provision.ts';
-import type { Scope } from '../../src/auth/principal.ts';
+import { createClient } from '../../src/services/auth/provision.ts';
+import type { Scope } from '../../src/services/auth/principal.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 

@@ -5,7 +5,7 @@
  * `state` and `iss`) after. The app gets an opaque handle, never the raw parameters.
  */
 import t from 'tap';
-import { createClient } from '../../src/auth/provision.ts';
+import { createClient } from '../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer } from '../helpers/server.ts';
 import { Agent, authorizePath, pkce, REDIRECT } from './agent.ts';
 

@@ -5,9 +5,9 @@
  * check). Everything through HTTP: authorize, the app's forms, the token endpoint.
  */
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { createWorkspace, createClient } from '../../src/auth/provision.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { createWorkspace, createClient } from '../../src/services/auth/provision.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { assertError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from './agent.ts';
 import { createPerson } from '../helpers/people.ts';

@@ -5,8 +5,8 @@
  * share sees it (404), and an API key never acts as a guest.
  */
 import t from 'tap';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 

@@ -4,8 +4,8 @@
  * revocation, revocation of the whole credential through the CLI, unknown and expired tokens.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createClient, createKey } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createClient, createKey } from '../../src/services/auth/provision.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { assertError, cli, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 

@@ -1,6 +1,6 @@
 /** Brainstorm boards through HTTP: create with an idea tree, list, get (ETag), rename, archive/delete, restore, publish. */
 import t from 'tap';
-import { createKey } from '../../src/auth/provision.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
 import { assertError } from '../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
 

@@ -1,7 +1,7 @@
 /** What the brainstorm tests share: a server with room in its rate budget, and row counts that show nothing was written. */
 import type { Test } from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 export const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });

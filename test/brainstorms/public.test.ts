@@ -3,7 +3,7 @@
  * token's hash, titles, tree and tags only, and an SVG idea tree that shows user text as text.
  */
 import t from 'tap';
-import { brainstormDiagramSvg, publishedBrainstorm } from '../../src/brainstorms/public.service.ts';
+import { brainstormDiagramSvg, publishedBrainstorm } from '../../src/services/brainstorms/public.service.ts';
 import { newBrainstorm, server } from './helpers.ts';
 import { createPerson } from '../helpers/people.ts';
 

@@ -5,8 +5,8 @@
  * a message on stderr.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { sha256 } from '../../src/auth/secrets.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { sha256 } from '../../src/services/auth/secrets.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { cli, startTestServer } from '../helpers/server.ts';
 import { fails, runJson as run } from './output.ts';

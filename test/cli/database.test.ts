@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Test } from 'tap';
-import { connect } from '../../src/store/db.ts';
+import { connect } from '../../src/storage/db.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { cli } from '../helpers/server.ts';
 

@@ -4,8 +4,8 @@
  */
 import t from 'tap';
 import type { Test } from 'tap';
-import { createClient, createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { revokeCredential } from '../../src/store/credentials.store.ts';
+import { createClient, createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { revokeCredential } from '../../src/storage/credentials.store.ts';
 import { createPerson } from '../helpers/people.ts';
 import { cli, startTestServer } from '../helpers/server.ts';
 import { databaseLine, runJson, type Json } from './output.ts';

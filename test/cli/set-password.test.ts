@@ -4,7 +4,7 @@
  * the hash is the same scrypt as every other password's.
  */
 import t from 'tap';
-import { verifyPassword } from '../../src/auth/secrets.ts';
+import { verifyPassword } from '../../src/services/auth/secrets.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from '../auth/agent.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { databaseLine } from './output.ts';
@@ -49,7 +49,7 @@ t.test('user set-password', async (t) => {
   t.match(nobody.stderr, /No account usr_nope/);
 
   const [row] = await s.sql<{ passwordHash: string }[]>`select password_hash from users where id = ${person.userId}`;
-  t.match(row!.passwordHash, /^scrypt\$131072\$8\$1\$/, 'hashed with the scrypt of src/auth/secrets.ts, at its floor');
+  t.match(row!.passwordHash, /^scrypt\$131072\$8\$1\$/, 'hashed with the scrypt of src/services/auth/secrets.ts, at its floor');
   t.ok(await verifyPassword(next, row!.passwordHash));
 
   t.equal((await web.agent.get('/app/access')).status, 303, 'the web-app session ended: back to sign-in');

@@ -5,9 +5,9 @@
 import t from 'tap';
 import fc from 'fast-check';
 import pino from 'pino';
-import { diagramModel } from '../../src/exports/diagram.ts';
-import { layout, tiles } from '../../src/exports/layout.ts';
-import { RenderService } from '../../src/exports/render.service.ts';
+import { diagramModel } from '../../src/services/exports/diagram.ts';
+import { layout, tiles } from '../../src/services/exports/layout.ts';
+import { RenderService } from '../../src/services/exports/render.service.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 
 const MARK = 'zq7MARKERzq7';

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { threadId } from 'node:worker_threads';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, startTestServer, type TestServer } from '../helpers/server.ts';
 import { decodePdf, decodePng } from './decode.ts';

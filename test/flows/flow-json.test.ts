@@ -9,11 +9,11 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { recompute } from '../../src/graph/recompute.ts';
-import { nextFlow, PROGRESS, withTasks, type FlowState, type Progress, type TaskRecord } from '../../src/flows/model.ts';
-import { flowJsonStats, Snapshot } from '../../src/flows/snapshot.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { recompute } from '../../src/engine/recompute.ts';
+import { nextFlow, PROGRESS, withTasks, type FlowState, type Progress, type TaskRecord } from '../../src/services/flows/model.ts';
+import { flowJsonStats, Snapshot } from '../../src/services/flows/snapshot.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { request, until } from '../helpers/server.ts';
 import { rng } from '../graph/random-dag.ts';

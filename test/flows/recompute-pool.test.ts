@@ -1,9 +1,9 @@
 import t from 'tap';
 import { threadId } from 'node:worker_threads';
-import { RecomputePool } from '../../src/flows/recompute-pool.ts';
-import { ApiError } from '../../src/errors.ts';
-import { recompute } from '../../src/graph/recompute.ts';
-import type { RecomputeInput } from '../../src/graph/recompute.ts';
+import { RecomputePool } from '../../src/services/flows/recompute-pool.ts';
+import { ApiError } from '../../src/platform/errors.ts';
+import { recompute } from '../../src/engine/recompute.ts';
+import type { RecomputeInput } from '../../src/engine/recompute.ts';
 import { randomDag } from '../graph/random-dag.ts';
 
 const FAULTY = new URL('../helpers/faulty-recompute.worker.ts', import.meta.url);

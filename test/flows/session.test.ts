@@ -1,6 +1,6 @@
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { assertError, request, until, type TestServer } from '../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { rng } from '../graph/random-dag.ts';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type { RefGraph } from './reference.ts';
-import type { RecomputeInput } from '../../src/graph/recompute.ts';
+import type { RecomputeInput } from '../../src/engine/recompute.ts';
 
 export interface DagCase extends RefGraph {
   /** The permutation the edges respect (one topological order). */

@@ -1,9 +1,9 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { buildGraph, topoOrder } from '../../src/graph/graph.ts';
-import { blockingCounts, type BlockingLimits } from '../../src/graph/blocking.ts';
-import { PASS_LANES } from '../../src/graph/reach-pass.ts';
+import { buildGraph, topoOrder } from '../../src/engine/graph.ts';
+import { blockingCounts, type BlockingLimits } from '../../src/engine/blocking.ts';
+import { PASS_LANES } from '../../src/engine/reach-pass.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { refBlockingCounts, type RefGraph } from './reference.ts';
 

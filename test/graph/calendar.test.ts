@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { addWorkingDays, durationDays, isoDate, startOfSchedule } from '../../src/graph/calendar.ts';
+import { addWorkingDays, durationDays, isoDate, startOfSchedule } from '../../src/engine/calendar.ts';
 
 // Naive counterparts: walk the calendar one day at a time.
 const DAY = 86_400_000;

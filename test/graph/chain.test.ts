@@ -1,9 +1,9 @@
 import t from 'tap';
-import { buildGraph, topoOrder } from '../../src/graph/graph.ts';
-import { cpm } from '../../src/graph/cpm.ts';
-import { blockingCounts } from '../../src/graph/blocking.ts';
-import { recompute } from '../../src/graph/recompute.ts';
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_READY } from '../../src/graph/status.ts';
+import { buildGraph, topoOrder } from '../../src/engine/graph.ts';
+import { cpm } from '../../src/engine/cpm.ts';
+import { blockingCounts } from '../../src/engine/blocking.ts';
+import { recompute } from '../../src/engine/recompute.ts';
+import { STATUS_BLOCKED, STATUS_DONE, STATUS_READY } from '../../src/engine/status.ts';
 
 // A 50,000-long chain would overflow any recursive pass; every pass here must be iterative.
 const N = 50_000;

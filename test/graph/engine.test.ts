@@ -1,11 +1,11 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { buildGraph, CycleError, topoOrder } from '../../src/graph/graph.ts';
-import { computeStatus, STATUS_NAMES } from '../../src/graph/status.ts';
-import { cpm } from '../../src/graph/cpm.ts';
-import { blockingCounts } from '../../src/graph/blocking.ts';
-import { recompute } from '../../src/graph/recompute.ts';
+import { buildGraph, CycleError, topoOrder } from '../../src/engine/graph.ts';
+import { computeStatus, STATUS_NAMES } from '../../src/engine/status.ts';
+import { cpm } from '../../src/engine/cpm.ts';
+import { blockingCounts } from '../../src/engine/blocking.ts';
+import { recompute } from '../../src/engine/recompute.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { refBlockingCounts, refCpm, refIsTopological, refReachable, refStatus } from './reference.ts';
 

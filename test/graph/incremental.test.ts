@@ -5,9 +5,9 @@
  */
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
-import { blockingCounts } from '../../src/graph/blocking.ts';
-import { appendNodes, countsAfter, deriveFull, deriveNext, type Derived } from '../../src/graph/incremental.ts';
-import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/graph/status.ts';
+import { blockingCounts } from '../../src/engine/blocking.ts';
+import { appendNodes, countsAfter, deriveFull, deriveNext, type Derived } from '../../src/engine/incremental.ts';
+import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/engine/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
 

@@ -4,7 +4,7 @@
  * permutation, the first `doneShare` of that order done (a dependency-closed set),
  * and half of the tasks that are then ready marked started.
  */
-import type { RecomputeInput } from '../../src/graph/recompute.ts';
+import type { RecomputeInput } from '../../src/engine/recompute.ts';
 
 /** mulberry32: small, fast, reproducible. */
 export function rng(seed: number): () => number {

@@ -5,8 +5,8 @@
  * the real worker.
  */
 import run from '../../workers/recompute.worker.ts';
-import type { RecomputeInput } from '../../src/graph/recompute.ts';
-import { markStarted, type Started } from '../../src/worker-pool.ts';
+import type { RecomputeInput } from '../../src/engine/recompute.ts';
+import { markStarted, type Started } from '../../src/platform/worker-pool.ts';
 
 export default function faulty(input: RecomputeInput & Started): ReturnType<typeof run> | Promise<never> {
   markStarted(input);

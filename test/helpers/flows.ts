@@ -4,7 +4,7 @@
  * everything a client can see (the flow, both flow lists) plus the stored row counts.
  */
 import type { Test } from 'tap';
-import type { Config } from '../../src/config.ts';
+import type { Config } from '../../src/platform/config.ts';
 import { startTestServer, type ApiResponse, type TestServer } from './server.ts';
 import { createPerson } from './people.ts';
 

@@ -1,6 +1,6 @@
 /** How late this process's timers and its database ran while something was measured. */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Sql } from '../../src/store/db.ts';
+import type { Sql } from '../../src/storage/db.ts';
 
 /**
  * Runs `measure` and returns its value with the longest the event loop was held up meanwhile

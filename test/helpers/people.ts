@@ -3,12 +3,12 @@
  * exactly the way the authorization-code grant stores one (a first-party client of the
  * workspace, a hashed `fpa_` token bound to the person).
  */
-import { createClient, createUser } from '../../src/auth/provision.ts';
-import { SCOPES, type Scope } from '../../src/auth/principal.ts';
-import { newId } from '../../src/ids.ts';
-import { hashPassword, newSecret, sha256 } from '../../src/auth/secrets.ts';
-import type { Db } from '../../src/store/db.ts';
-import { insertAccessToken } from '../../src/store/credentials.store.ts';
+import { createClient, createUser } from '../../src/services/auth/provision.ts';
+import { SCOPES, type Scope } from '../../src/services/auth/principal.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { hashPassword, newSecret, sha256 } from '../../src/services/auth/secrets.ts';
+import type { Db } from '../../src/storage/db.ts';
+import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import type { TestServer } from './server.ts';
 
 const cheapHashes = new Map<string, Promise<string>>();

@@ -3,9 +3,9 @@
  * mechanics that no platform route exercises yet. Writes go to a real table (`echo_rows`),
  * so a test can prove that a refused request wrote nothing.
  */
-import { ApiError } from '../../src/errors.ts';
-import { AUTH_CHANNEL } from '../../src/store/credentials.store.ts';
-import type { Route } from '../../src/http/route.ts';
+import { ApiError } from '../../src/platform/errors.ts';
+import { AUTH_CHANNEL } from '../../src/storage/credentials.store.ts';
+import type { Route } from '../../src/web/http/route.ts';
 import type { TestServer } from './server.ts';
 
 export const EchoBody = {

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import tap, { type Test } from 'tap';
-import { startApp, type RunningApp, type StartOptions } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import type { Sql } from '../../src/store/db.ts';
+import { startApp, type RunningApp, type StartOptions } from '../../src/compose.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import type { Sql } from '../../src/storage/db.ts';
 import { createTestDatabase } from './database.ts';
 
 /**

@@ -5,8 +5,8 @@
  * before and after, that nothing was written.
  */
 import type { Test } from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
 import { deliveriesSettled } from '../webhooks/receiver.ts';
 import { createPerson, personToken } from './people.ts';
 import { callsFor, operations, send, type IdMap } from './openapi-sweep.ts';

@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { ERROR_CODES } from '../../src/errors.ts';
-import { createKey } from '../../src/auth/provision.ts';
+import { ERROR_CODES } from '../../src/platform/errors.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
 import { addTestRoutes } from '../helpers/routes.ts';
 import { frame, rawRequest } from '../helpers/raw.ts';
 import { assertError, startTestServer, type ApiResponse } from '../helpers/server.ts';

@@ -7,10 +7,10 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { revokeCredential } from '../../src/store/credentials.store.ts';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { revokeCredential } from '../../src/storage/credentials.store.ts';
+import { ERROR_CODES } from '../../src/platform/errors.ts';
 import { addTestRoutes } from '../helpers/routes.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw.ts';
 import { startTestServer } from '../helpers/server.ts';

@@ -4,7 +4,7 @@
  * cap, and keys scoped to the credential.
  */
 import t from 'tap';
-import { createKey } from '../../src/auth/provision.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
 import { addTestRoutes, deferred } from '../helpers/routes.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import type { Test } from 'tap';
-import { createClient, createKey } from '../../src/auth/provision.ts';
+import { createClient, createKey } from '../../src/services/auth/provision.ts';
 import { addTestRoutes } from '../helpers/routes.ts';
 import { assertError, startTestServer, type ApiResponse } from '../helpers/server.ts';
 

@@ -1,7 +1,7 @@
 /** The route trie: static segments over suffixed parameters over bare ones, decoding, 405. */
 import t from 'tap';
-import { Router } from '../../src/http/router.ts';
-import type { Route } from '../../src/http/route.ts';
+import { Router } from '../../src/web/http/router.ts';
+import type { Route } from '../../src/web/http/route.ts';
 
 const route = (method: Route['method'], path: string): Route => ({
   method, path, operationId: `${method} ${path}`, summary: path, auth: 'none', responses: {}, handler: () => ({ status: 204 }),

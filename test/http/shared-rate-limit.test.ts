@@ -4,9 +4,9 @@
  * not 240 each; a 304 still spends nothing; another credential has its own budget.
  */
 import t from 'tap';
-import { startApp, type RunningApp } from '../../src/app.ts';
-import { createKey } from '../../src/auth/provision.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp, type RunningApp } from '../../src/compose.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { request, until } from '../helpers/server.ts';
 

@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { freePort } from '../../src/store/embedded.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startTestServer } from '../helpers/server.ts';
 

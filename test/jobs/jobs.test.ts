@@ -4,8 +4,8 @@
  * outbox reaches each subscriber exactly once even with two servers draining one database.
  */
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { cli, startTestServer, until } from '../helpers/server.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
 

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import t from 'tap';
-import { loadConfig } from '../../src/config.ts';
-import { Mailer } from '../../src/mail/mailer.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { Mailer } from '../../src/services/mail/mailer.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 
 const log = pino({ level: 'silent' });

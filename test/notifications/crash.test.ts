@@ -4,8 +4,8 @@
  * interrupted claim failed instead of resending it.
  */
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import { startTestServer, until } from '../helpers/server.ts';

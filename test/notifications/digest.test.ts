@@ -5,9 +5,9 @@
  * the hour, never empty, at most once per local day.
  */
 import t from 'tap';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { spreadSeconds } from '../../src/notifications/digest.job.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { spreadSeconds } from '../../src/services/notifications/digest.job.ts';
 import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

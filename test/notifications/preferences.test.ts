@@ -3,8 +3,8 @@
  * IANA zones, digestHour bounds, admin for another member's, and 404 across workspaces.
  */
 import t from 'tap';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
 import { member, newFlow, startFlowServer } from '../helpers/flows.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError } from '../helpers/server.ts';

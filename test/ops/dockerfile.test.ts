@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../src/config.ts';
-import { freePort } from '../../src/store/embedded.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { hostPath, parseDockerfile, runDockerfile, type Stage } from '../helpers/dockerfile.ts';
 import { operatorEnv, run, startServer } from '../helpers/process.ts';

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { freePort } from '../../src/store/embedded.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { artifact, openBrowser } from '../helpers/browser.ts';
 import { startTestServer, until } from '../helpers/server.ts';
 import { setUpPerson } from '../auth/agent.ts';

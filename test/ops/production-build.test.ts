@@ -8,7 +8,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { freePort } from '../../src/store/embedded.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { bannerKey, operatorEnv, run, startServer } from '../helpers/process.ts';
 import { request, until } from '../helpers/server.ts';
@@ -35,7 +35,7 @@ t.teardown(() => rmSync(tree, { recursive: true, force: true }));
 
 t.test('the build emits JavaScript only, with the assets and workers beside it, and nothing that needs tsx', async (t) => {
   const emitted = files(dist).map((file) => path.relative(dist, file));
-  for (const entry of ['src/main.js', 'src/cli/main.js', 'workers/recompute.worker.js', 'workers/render.worker.js', 'src/http/assets/flowplan.css', 'src/app/copy.js', 'sql/0001_init.sql']) {
+  for (const entry of ['src/main.js', 'src/cli/main.js', 'workers/recompute.worker.js', 'workers/render.worker.js', 'src/web/http/assets/flowplan.css', 'src/web/app/copy.js', 'sql/0001_init.sql']) {
     t.ok(emitted.includes(entry), `${entry} is in the build`);
   }
   t.same(emitted.filter((file) => file.endsWith('.ts')), [], 'no TypeScript in the build');

@@ -28,7 +28,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { freePort } from '../../src/store/embedded.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { Agent } from '../auth/agent.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { until } from '../helpers/server.ts';

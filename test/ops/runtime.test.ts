@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { SUPPORTED_NODE, unsupportedNode } from '../../src/node-version.ts';
-import { freePort } from '../../src/store/embedded.ts';
+import { SUPPORTED_NODE, unsupportedNode } from '../../src/platform/node-version.ts';
+import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { operatorEnv, run } from '../helpers/process.ts';
 
@@ -45,7 +45,7 @@ t.test('the CLI on an unsupported Node: one line, exit 1', async (t) => {
 });
 
 t.test('a server whose uWS binary did not load says so and does not start', async (t) => {
-  // The fallback would crash the process at its first request (src/http/server.ts NativeUwsUnavailable).
+  // The fallback would crash the process at its first request (src/web/http/server.ts NativeUwsUnavailable).
   const databaseUrl = await createTestDatabase(t, { empty: true });
   const port = await freePort();
   const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FreshLookups } from '../../src/public/fresh-lookups.ts';
+import { FreshLookups } from '../../src/web/public/fresh-lookups.ts';
 
 t.test('an answer never predates its caller, and callers share look-ups', async (t) => {
   for (let round = 0; round < 20; round++) {

@@ -7,12 +7,12 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { startFlowServer, ok } from '../helpers/flows.ts';
 import { request, type ApiResponse } from '../helpers/server.ts';
-import { compile } from '../../src/schemas/validator.ts';
-import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/schemas/public.schema.ts';
+import { compile } from '../../src/web/schemas/validator.ts';
+import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/web/schemas/public.schema.ts';
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
 
 const TYPES = [/^text\/html/, /^application\/json/, /^image\/svg\+xml/, /^text\/html/];

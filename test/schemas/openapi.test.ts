@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/platform/errors.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 type Operation = {

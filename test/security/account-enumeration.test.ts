@@ -8,13 +8,13 @@
  * shares, invites) have nothing to tell and spend nothing.
  */
 import t from 'tap';
-import { createClient, createKey } from '../../src/auth/provision.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { newId } from '../../src/ids.ts';
-import { newSecret, sha256 } from '../../src/auth/secrets.ts';
-import { insertAccessToken } from '../../src/store/credentials.store.ts';
+import { createClient, createKey } from '../../src/services/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { newSecret, sha256 } from '../../src/services/auth/secrets.ts';
+import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { createPerson } from '../helpers/people.ts';
 import { assertError, request, type ApiResponse } from '../helpers/server.ts';

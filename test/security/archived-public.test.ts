@@ -5,8 +5,8 @@
  * restoring brings them back under the same token.
  */
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { ok, startFlowServer } from '../helpers/flows.ts';
 import { request } from '../helpers/server.ts';
 import { publicPaths, seedPublished } from '../public/helpers.ts';

@@ -6,7 +6,7 @@
  * pages sign the person in, the token endpoint issues and refreshes, the API answers.
  */
 import t from 'tap';
-import { createWorkspace } from '../../src/auth/provision.ts';
+import { createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 import { PASSWORD, registerClient, signIn, tokenEndpoint } from './oauth-people.ts';

@@ -6,7 +6,7 @@
  * `flowplan client delete`.
  */
 import t from 'tap';
-import { createWorkspace } from '../../src/auth/provision.ts';
+import { createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 import { Agent, authorizePath, pkce, REDIRECT } from '../auth/agent.ts';

@@ -5,11 +5,11 @@
  * webhook and its signing secret). The same person acting in another workspace: fresh too.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createClient, createWorkspace } from '../../src/auth/provision.ts';
-import { newSecret, sha256 } from '../../src/auth/secrets.ts';
-import { newId } from '../../src/ids.ts';
-import { insertAccessToken } from '../../src/store/credentials.store.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createClient, createWorkspace } from '../../src/services/auth/provision.ts';
+import { newSecret, sha256 } from '../../src/services/auth/secrets.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import { createPerson } from '../helpers/people.ts';
 import { startTestServer } from '../helpers/server.ts';
 

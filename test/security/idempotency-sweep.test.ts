@@ -11,8 +11,8 @@
  * in two workspaces and in one; one person acting in two workspaces through one client.
  */
 import t, { type Test } from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { createPerson, firstPartyClient, personTokenOn } from '../helpers/people.ts';
 import { startFlowServer } from '../helpers/flows.ts';
 import { callsFor, openApi, operations, send, type Operation } from '../helpers/openapi-sweep.ts';

@@ -15,7 +15,7 @@
  * request, not on ids in the path. The app's pages are not in the document (spec §9.3).
  */
 import t, { type Test } from 'tap';
-import { createWorkspace } from '../../src/auth/provision.ts';
+import { createWorkspace } from '../../src/services/auth/provision.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
 import { startFlowServer } from '../helpers/flows.ts';
 import { MissingFixture, callsFor, openApi, operations, send, type Operation } from '../helpers/openapi-sweep.ts';

@@ -7,10 +7,10 @@
  * share's role: a commenter comments, a viewer cannot.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
 import { assertError, request } from '../helpers/server.ts';

@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import ipaddr from 'ipaddr.js';
-import { refusedAddress, resolveTarget } from '../../src/webhooks/address-guard.ts';
+import { refusedAddress, resolveTarget } from '../../src/services/webhooks/address-guard.ts';
 import { startFlowServer } from '../helpers/flows.ts';
 import { assertError } from '../helpers/server.ts';
 

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { assertError } from '../helpers/server.ts';
 

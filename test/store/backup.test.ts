@@ -11,9 +11,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { freePort, startEmbedded } from '../../src/store/embedded.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { freePort, startEmbedded } from '../../src/storage/embedded.ts';
 import { request } from '../helpers/server.ts';
 
 t.test('an online backup restores to a cluster that serves what was acknowledged', async (t) => {

@@ -4,12 +4,12 @@
  * and the Demo workspace with its admin key and owner is created once, even by two starts at once.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { startApp } from '../../src/app.ts';
-import { verifyPassword } from '../../src/auth/secrets.ts';
-import { loadConfig } from '../../src/config.ts';
-import { connect } from '../../src/store/db.ts';
-import { listMigrations, migrate } from '../../src/store/migrate.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { startApp } from '../../src/compose.ts';
+import { verifyPassword } from '../../src/services/auth/secrets.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { connect } from '../../src/storage/db.ts';
+import { listMigrations, migrate } from '../../src/storage/migrate.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { cli, request, startTestServer } from '../helpers/server.ts';
 

@@ -8,9 +8,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startEmbedded } from '../../src/store/embedded.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { startEmbedded } from '../../src/storage/embedded.ts';
 import { withLoopLag } from '../helpers/lag.ts';
 import { THROWAWAY_CLUSTER } from '../helpers/database.ts';
 import { assertError, request, until } from '../helpers/server.ts';

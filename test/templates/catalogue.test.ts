@@ -1,6 +1,6 @@
 import t from 'tap';
-import { TEMPLATES } from '../../src/templates/catalogue.ts';
-import type { TemplateDef } from '../../src/templates/catalogue.ts';
+import { TEMPLATES } from '../../src/services/templates/catalogue.ts';
+import type { TemplateDef } from '../../src/services/templates/catalogue.ts';
 
 const days = (hours: number): number => Math.ceil(hours / 8);
 

@@ -6,8 +6,8 @@
  * the receiver deduplicates by id), and it ends `delivered`, exactly once more.
  */
 import t from 'tap';
-import { startApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { until } from '../helpers/server.ts';
 import { startChildServer } from '../jobs/child.ts';

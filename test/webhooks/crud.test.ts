@@ -3,10 +3,10 @@
  * of bad input that change nothing; scopes and roles; another workspace's endpoints are 404.
  */
 import t from 'tap';
-import { SCOPES } from '../../src/auth/principal.ts';
-import { createKey, createWorkspace } from '../../src/auth/provision.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/events.ts';
-import { MAX_WEBHOOKS } from '../../src/webhooks/webhooks.service.ts';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/services/webhooks/events.ts';
+import { MAX_WEBHOOKS } from '../../src/services/webhooks/webhooks.service.ts';
 import { ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
 

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
-import type { Sql } from '../../src/store/db.ts';
+import type { Sql } from '../../src/storage/db.ts';
 import { until } from '../helpers/server.ts';
 
 export interface Received {

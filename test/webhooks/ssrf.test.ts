@@ -4,10 +4,10 @@
  * elsewhere by then); the connection goes to the address that was checked.
  */
 import t from 'tap';
-import { refusedAddress, resolveTarget, TargetRefused } from '../../src/webhooks/address-guard.ts';
-import { Connections, post } from '../../src/webhooks/sender.ts';
-import { newWebhookSecret } from '../../src/webhooks/signing.ts';
-import { insertWebhook } from '../../src/store/webhooks.store.ts';
+import { refusedAddress, resolveTarget, TargetRefused } from '../../src/services/webhooks/address-guard.ts';
+import { Connections, post } from '../../src/services/webhooks/sender.ts';
+import { newWebhookSecret } from '../../src/services/webhooks/signing.ts';
+import { insertWebhook } from '../../src/storage/webhooks.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { assertError, until } from '../helpers/server.ts';
 import { startReceiver } from './receiver.ts';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { mergeFirst } from '../../src/work/merge.ts';
+import { mergeFirst } from '../../src/services/work/merge.ts';
 
 interface TestRun {
   readonly id: number;

@@ -1,0 +1,82 @@
+/**
+ * The house rules, checked in `npm test` (test/layering.test.ts runs dependency-cruiser with
+ * this file). Read them as a paragraph:
+ *
+ * The web layer (src/web: the uWS edge, API routes, the app's pages, public views, OpenAPI and
+ * request schemas) calls services. Services (src/services: flows and their sessions, work,
+ * brainstorms, team, templates, search, exports, notifications, webhooks, jobs, auth, mail)
+ * use storage and the engine. Storage (src/storage: connection, migrations, queries,
+ * LISTEN/NOTIFY) knows only itself. The engine (src/engine) is pure and knows no one. Beside
+ * them the platform (src/platform: config, errors, ids, logging, metrics registry, the worker
+ * pool) may be imported by anyone and imports nothing of ours. The operator's command
+ * (src/cli) stands beside the web layer and may also run storage's maintenance. The
+ * composition root (src/main.ts, src/compose.ts) wires them all. Nothing imports upwards,
+ * and nothing goes round in a circle: not between files, not between folders.
+ */
+const layer = (name) => `^src/${name}/`;
+
+/** Each layer, and the layers it may import besides itself and the platform. */
+const LAYERS = {
+  engine: [],
+  storage: [],
+  services: ['storage', 'engine'],
+  web: ['services'],
+  cli: ['services', 'storage'],
+};
+
+module.exports = {
+  forbidden: [
+    ...Object.entries(LAYERS).map(([name, below]) => ({
+      name: `${name}-imports-only-${[...below, 'platform'].join('-')}`,
+      comment: `src/${name} imports itself, ${[...below, 'platform'].map((b) => `src/${b}`).join(', ')} and packages, nothing else of ours`,
+      severity: 'error',
+      from: { path: layer(name) },
+      to: {
+        path: '^(src|workers)/',
+        pathNot: [layer(name), layer('platform'), ...below.map(layer)],
+      },
+    })),
+    {
+      name: 'platform-imports-only-platform',
+      comment: 'src/platform is the floor everyone stands on: it imports nothing else of ours',
+      severity: 'error',
+      from: { path: layer('platform') },
+      to: { path: '^(src|workers)/', pathNot: layer('platform') },
+    },
+    {
+      name: 'nothing-imports-the-composition-root',
+      comment: 'src/main.ts and src/compose.ts wire the layers; no layer reaches back up to them',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { path: '^src/(main|compose)\\.ts$' },
+    },
+    {
+      name: 'workers-run-engine-and-renderers',
+      comment: 'the pool workers run the engine and the export renderers, with the platform',
+      severity: 'error',
+      from: { path: '^workers/' },
+      to: { path: '^src/', pathNot: ['^src/engine/', '^src/services/exports/', '^src/platform/'] },
+    },
+    {
+      name: 'no-circular-files',
+      comment: 'no two modules depend on each other, however far round',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-folders',
+      comment: 'no two folders depend on each other, however far round',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^(src|workers)/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};

@@ -1,0 +1,154 @@
+/**
+ * SVG of the dependency diagram (or of one tile of it). Every piece of user text goes
+ * through `html`, so a task named `</svg>` stays text. Colours are presentation attributes
+ * with CSS classes beside them: standalone (an <img>, resvg, the PDF) the attributes give a
+ * light theme; inlined in a page, the page's stylesheet can re-theme the classes (dark
+ * mode) without an inline <style>, which a strict CSP would block. The critical path is
+ * told apart by a thicker border and a "critical" label too, never by colour alone.
+ */
+import { html, trusted, type Html } from '../../web/http/html.ts';
+import type { DiagramModel, DiagramTask } from './diagram.ts';
+import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, wholeGrid, type Layout, type Tile } from './layout.ts';
+
+export const FONT_FAMILY = 'DejaVu Sans, Verdana, sans-serif';
+/** Sizes in SVG units; the PDF never scales a tile below MIN_SCALE, so no text is under 6 pt. */
+export const FONT_NAME = 13;
+export const FONT_SMALL = 11;
+const MARGIN = 16;
+const HEADER_H = 64;
+const NAME_CHARS = 22;
+const ARIA_CRITICAL_MAX = 30;
+
+export const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
+export const STATUS_FILL: Record<DiagramTask['status'], string> = { blocked: '#fbe9e7', ready: '#fff8e1', in_progress: '#e3f2fd', done: '#e8f5e9' };
+export const CRITICAL = '#c62828';
+export const INK = '#1b1b1b';
+
+/** Stylesheet rules for pages that inline the diagram (and for standalone SVG files). */
+export const DIAGRAM_CSS = `
+.fp-diagram { color: ${INK}; }
+@media (prefers-color-scheme: dark) {
+  .fp-diagram { color: #ececec; }
+  .fp-diagram .fp-bg { fill: #161616; }
+  .fp-diagram .fp-node-blocked { fill: #4a2320; }
+  .fp-diagram .fp-node-ready { fill: #4a3f12; }
+  .fp-diagram .fp-node-in_progress { fill: #17324d; }
+  .fp-diagram .fp-node-done { fill: #1d3b22; }
+  .fp-diagram .fp-critical { stroke: #ff8a80; }
+  .fp-diagram .fp-critical-text { fill: #ff8a80; }
+  .fp-diagram .fp-edge-critical { stroke: #ff8a80; }
+}`;
+
+export interface SvgOptions {
+  /** Add a <style> with the dark theme: for an SVG served as its own file. */
+  standalone?: boolean;
+  /** Caption under the title (the PDF's "Part 2 of 9"). */
+  caption?: string;
+}
+
+/** Up to two lines of at most NAME_CHARS characters, broken at spaces; the rest ellipsed. */
+export function nameLines(name: string): string[] {
+  let rest = name.slice(0, 4 * NAME_CHARS).replace(/\s+/g, ' ').trim();
+  const cutShort = name.length > 4 * NAME_CHARS;
+  const lines: string[] = [];
+  while (rest && lines.length < 2) {
+    if (rest.length <= NAME_CHARS) {
+      lines.push(rest);
+      rest = '';
+      break;
+    }
+    const space = rest.lastIndexOf(' ', NAME_CHARS);
+    const cut = space > 0 ? space : NAME_CHARS;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest || (cutShort && lines.length > 0)) lines[lines.length - 1] = `${lines[lines.length - 1]!.slice(0, NAME_CHARS - 1)}…`;
+  return lines.length > 0 ? lines : [''];
+}
+
+export const hoursText = (h: number | null): string => (h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`);
+
+export function finishText(model: DiagramModel): string {
+  const finish = model.projectedFinish ? `Projected finish ${model.projectedFinish}` : 'Nothing left to do';
+  const due = model.dueDate ? `due ${model.dueDate}` : 'no due date';
+  const verdict = model.onTrack === null ? '' : model.onTrack ? ' (on track)' : ' (late)';
+  return `${finish}, ${due}${verdict}`;
+}
+
+function criticalNames(model: DiagramModel): string {
+  const names = model.tasks.filter((t) => t.critical).map((t) => t.name);
+  const shown = names.slice(0, ARIA_CRITICAL_MAX).join(', ');
+  return names.length === 0 ? 'none' : names.length > ARIA_CRITICAL_MAX ? `${shown} and ${names.length - ARIA_CRITICAL_MAX} more` : shown;
+}
+
+function node(task: DiagramTask, x: number, y: number): Html {
+  const lines = nameLines(task.name);
+  const status = `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`;
+  return html`<g class="fp-task"><title>${task.name.slice(0, 500)}</title>
+<rect class="fp-node fp-node-${task.status}${task.critical ? ' fp-critical' : ''}" x="${x}" y="${y}" width="${NODE_W}" height="${NODE_H}" rx="6" fill="${STATUS_FILL[task.status]}" stroke="${task.critical ? CRITICAL : 'currentColor'}" stroke-width="${task.critical ? 3.5 : 1}"/>
+${lines.map((line, i) => html`<text x="${x + 8}" y="${y + 17 + i * 15}" font-size="${FONT_NAME}" font-weight="bold">${line}</text>`)}
+<text x="${x + 8}" y="${y + NODE_H - 7}">${status}</text>
+${task.critical ? html`<text class="fp-critical-text" x="${x + NODE_W - 8}" y="${y + NODE_H - 7}" font-weight="bold" text-anchor="end" fill="${CRITICAL}">critical</text>` : ''}</g>
+`;
+}
+
+/** One dependency arrow; its stroke and marker come from its group (edgeGroups), which keeps big diagrams small. */
+function edge(from: number, to: number, l: Layout): Html {
+  const x1 = l.layer[from]! * PITCH_X + NODE_W;
+  const y1 = l.row[from]! * PITCH_Y + NODE_H / 2;
+  const x2 = l.layer[to]! * PITCH_X - 2;
+  const y2 = l.row[to]! * PITCH_Y + NODE_H / 2;
+  const bend = Math.min(48, (x2 - x1) / 2);
+  return html`<path d="M${x1} ${y1}C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}"/>`;
+}
+
+function edgeGroups(normal: Html[], critical: Html[]): Html {
+  return html`<g class="fp-edge" fill="none" stroke="currentColor" stroke-width="1" stroke-opacity="0.55" marker-end="url(#fp-arrow)">${normal}</g>
+<g class="fp-edge fp-edge-critical" fill="none" stroke="${CRITICAL}" stroke-width="2.5" marker-end="url(#fp-arrow-critical)">${critical}</g>
+`;
+}
+
+function legend(y: number): Html {
+  const swatch = (x: number, status: DiagramTask['status']) =>
+    html`<rect class="fp-node fp-node-${status}" x="${x}" y="${y}" width="14" height="14" fill="${STATUS_FILL[status]}" stroke="currentColor"/><text x="${x + 19}" y="${y + 11}" font-size="${FONT_SMALL}" fill="currentColor">${STATUS_LABEL[status]}</text>`;
+  return html`<g class="fp-legend">${swatch(MARGIN, 'done')}${swatch(MARGIN + 76, 'in_progress')}${swatch(MARGIN + 190, 'ready')}${swatch(MARGIN + 260, 'blocked')}
+<rect class="fp-critical" x="${MARGIN + 346}" y="${y}" width="14" height="14" fill="none" stroke="${CRITICAL}" stroke-width="3"/><text x="${MARGIN + 365}" y="${y + 11}" font-size="${FONT_SMALL}" fill="currentColor">Critical path (thick border, "critical")</text></g>`;
+}
+
+/** The SVG of one tile of a laid-out model; the whole diagram when no tile is given. */
+export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeGrid(l), options: SvgOptions = {}): string {
+  const contentW = (tile.layer1 - tile.layer0) * PITCH_X - (PITCH_X - NODE_W);
+  const contentH = (tile.row1 - tile.row0) * PITCH_Y - (PITCH_Y - NODE_H);
+  const width = Math.max(contentW + 2 * MARGIN, 620);
+  const height = HEADER_H + contentH + 2 * MARGIN;
+  const inTile = (i: number) => l.layer[i]! >= tile.layer0 && l.layer[i]! < tile.layer1 && l.row[i]! >= tile.row0 && l.row[i]! < tile.row1;
+  const nodes: Html[] = [];
+  const edges: Html[] = [];
+  const criticalEdges: Html[] = [];
+  model.tasks.forEach((task, i) => {
+    const here = inTile(i);
+    if (here) nodes.push(node(task, l.layer[i]! * PITCH_X, l.row[i]! * PITCH_Y));
+    // An edge with one end off the tile is drawn too, clipped at the tile's border.
+    for (const dep of task.dependsOn) {
+      if (here || inTile(dep)) (task.critical && model.tasks[dep]!.critical ? criticalEdges : edges).push(edge(dep, i, l));
+    }
+  });
+  const title = `Dependency diagram of ${model.flowName}`;
+  const label = `${title}: ${model.tasks.length} tasks. Critical path: ${criticalNames(model)}. ${finishText(model)}.`;
+  const marker = (id: string, colour: string) =>
+    html`<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto"><path d="M0 0L10 5L0 10z" fill="${colour}"/></marker>`;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" class="fp-diagram" role="img" aria-label="${label}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}" color="${INK}">
+<title>${title}</title>${options.standalone ? html`<style>${trusted(DIAGRAM_CSS)}</style>` : ''}
+<defs>${marker('fp-arrow', 'currentColor')}${marker('fp-arrow-critical', CRITICAL)}</defs>
+<rect class="fp-bg" width="100%" height="100%" fill="#ffffff"/>
+<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${model.flowName.slice(0, 120)}</text>
+<text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
+${legend(48)}
+<svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.layer0 * PITCH_X} ${tile.row0 * PITCH_Y} ${contentW} ${contentH}" overflow="hidden">
+${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`.text;
+}
+
+/** The whole diagram as one SVG (the public page, diagram.svg). */
+export function diagramSvgOf(model: DiagramModel, options: SvgOptions = {}): string {
+  return tileSvg(model, layout(model), undefined, options);
+}

@@ -1,0 +1,153 @@
+/**
+ * The hot flow sessions of this process, bounded by FLOW_SESSIONS_MAX (least recently used
+ * goes first; Postgres holds the truth, so an evicted flow just loads again). Concurrent
+ * first reads of a cold flow share one load. A write committed by another process is
+ * announced on FLOWS_CHANNEL and drops the stale session here.
+ */
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../../platform/errors.ts';
+import type { Sql } from '../../storage/db.ts';
+import { listenDurably } from '../../storage/listen.ts';
+import { FLOWS_CHANNEL, flowVersion, loadFlowState, parseFlowChange } from '../../storage/flows.store.ts';
+import type { FlowState } from './model.ts';
+import { FlowSession } from './session.ts';
+import { Snapshot, type Recompute } from './snapshot.ts';
+
+export class SessionRegistry {
+  private readonly sessions: LRUCache<string, FlowSession>;
+  private readonly loading = new Map<string, Promise<FlowSession | null>>();
+  /** Versions announced by other processes while a load of that flow was under way. */
+  private readonly announcedDuringLoad = new Map<string, number>();
+  private unlisten: (() => Promise<void>) | null = null;
+  private readonly listeners: ((workspaceId: string, flowId: string) => void)[] = [];
+  private readonly resetListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly recompute: Recompute,
+    private readonly publicUrlBase: string,
+    max: number,
+  ) {
+    this.sessions = new LRUCache({
+      max,
+      dispose: (_session, _flowId, reason) => {
+        if (reason === 'evict') this.evictions++;
+      },
+    });
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Flows loaded from Postgres, and sessions evicted to stay within the bound, since start. */
+  loads = 0;
+  evictions = 0;
+
+  /** Tasks held in hot sessions: what their memory grows with. */
+  tasksHeld(): number {
+    let tasks = 0;
+    for (const session of this.sessions.values()) tasks += session.snapshot.state.tasks.length;
+    return tasks;
+  }
+
+  async listen(): Promise<void> {
+    this.unlisten = await listenDurably(this.sql, FLOWS_CHANNEL, (payload) => {
+      const change = parseFlowChange(payload);
+      if (!change) return;
+      if (this.loading.has(`${change.workspaceId}/${change.flowId}`)) {
+        this.announcedDuringLoad.set(change.flowId, Math.max(change.version, this.announcedDuringLoad.get(change.flowId) ?? 0));
+      }
+      const session = this.sessions.peek(change.flowId);
+      // Our own commits were announced locally already; only another process's are news.
+      if (session?.owns(change.version)) return;
+      if (session) this.sessions.delete(change.flowId);
+      this.changed(change.workspaceId, change.flowId);
+    }, () => this.reset());
+  }
+
+  /** After LISTEN was lost and restored: changes may have gone unheard, so nothing cached is trusted. */
+  private reset(): void {
+    this.sessions.clear();
+    for (const listener of this.resetListeners) listener();
+  }
+
+  /** Calls `listener` when every flow may have changed unannounced (LISTEN was restored after an outage). */
+  onReset(listener: () => void): void {
+    this.resetListeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  /** Calls `listener` whenever a flow of a workspace changes, here or in another process. */
+  onChange(listener: (workspaceId: string, flowId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(workspaceId: string, flowId: string): void {
+    for (const listener of this.listeners) listener(workspaceId, flowId);
+  }
+
+  /** `previous`: the flow's snapshot before this change, whose serialized tasks may be reused. */
+  derive(state: FlowState, previous: Snapshot | null = null): Promise<Snapshot> {
+    return Snapshot.derive(state, this.recompute, this.publicUrlBase, previous);
+  }
+
+  /** The flow's session; 404 when it does not exist in this workspace. */
+  async get(workspaceId: string, flowId: string): Promise<FlowSession> {
+    const session = this.sessions.get(flowId) ?? (await this.load(workspaceId, flowId));
+    if (!session || session.snapshot.flow.workspaceId !== workspaceId) throw new ApiError('NOT_FOUND', 'Flow not found');
+    return session;
+  }
+
+  async snapshot(workspaceId: string, flowId: string): Promise<Snapshot> {
+    return (await this.get(workspaceId, flowId)).snapshot;
+  }
+
+  /** Makes a just-created flow hot without reading it back. */
+  adopt(snapshot: Snapshot): FlowSession {
+    const session = this.newSession(snapshot);
+    this.sessions.set(snapshot.flow.id, session);
+    this.changed(snapshot.flow.workspaceId, snapshot.flow.id);
+    return session;
+  }
+
+  private newSession(snapshot: Snapshot): FlowSession {
+    const { workspaceId, id } = snapshot.flow;
+    return new FlowSession(snapshot, {
+      sql: this.sql,
+      derive: (state, previous) => this.derive(state, previous),
+      reload: async () => {
+        const state = await loadFlowState(this.sql, workspaceId, id);
+        return state ? this.derive(state) : null;
+      },
+      latestVersion: () => flowVersion(this.sql, id),
+      committed: () => this.changed(workspaceId, id),
+    });
+  }
+
+  private load(workspaceId: string, flowId: string): Promise<FlowSession | null> {
+    const key = `${workspaceId}/${flowId}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = (async () => {
+        let snapshot: Snapshot | null = null;
+        // A write announced while we read may be newer than what we read: read again.
+        do {
+          const state = await loadFlowState(this.sql, workspaceId, flowId);
+          this.loads++;
+          snapshot = state ? await this.derive(state) : null;
+        } while (snapshot && snapshot.version < (this.announcedDuringLoad.get(flowId) ?? 0));
+        this.announcedDuringLoad.delete(flowId);
+        if (!snapshot) return null;
+        const session = this.newSession(snapshot);
+        this.sessions.set(flowId, session);
+        return session;
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+}

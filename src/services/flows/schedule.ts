@@ -1,0 +1,64 @@
+/**
+ * The working-day schedule of a flow (CONTRACT §4): CPM offsets from the snapshot laid on
+ * the calendar from `startDate`. Only the dates depend on the request; the offsets are
+ * computed once per version.
+ */
+import { addWorkingDays, isoDate, startOfSchedule } from '../../engine/calendar.ts';
+import { STATUS_DONE } from '../../engine/status.ts';
+import type { Snapshot } from './snapshot.ts';
+
+export interface ScheduleEntry {
+  taskId: string;
+  taskName: string;
+  earliestStart?: string;
+  earliestFinish?: string;
+  criticalPath: boolean;
+  estimated: boolean;
+}
+
+export interface ScheduleView {
+  flowId: string;
+  startDate: string;
+  dueDate: string | null;
+  projectedFinish: string | null;
+  onTrack: boolean | null;
+  entries: ScheduleEntry[];
+}
+
+/** `startDate` as given (date or date-time), else today (UTC); a weekend moves to Monday. */
+export function scheduleStart(startDate: string | undefined, now = new Date()): string {
+  return startOfSchedule(startDate ? isoDate(new Date(/^\d{4}-\d{2}-\d{2}$/.test(startDate) ? `${startDate}T00:00:00Z` : startDate)) : isoDate(now));
+}
+
+export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {
+  const entries: ScheduleEntry[] = [];
+  const tasks = snapshot.state.tasks;
+  for (let i = 0; i < tasks.length; i++) {
+    const task = tasks[i]!;
+    if (task.parentId !== null) continue;
+    const estimated = snapshot.hours(task) !== null;
+    if (snapshot.status[i] === STATUS_DONE) {
+      entries.push({ taskId: task.id, taskName: task.name, criticalPath: false, estimated });
+      continue;
+    }
+    entries.push({
+      taskId: task.id,
+      taskName: task.name,
+      earliestStart: addWorkingDays(start, snapshot.es[i]!),
+      earliestFinish: addWorkingDays(start, snapshot.ef[i]!),
+      criticalPath: snapshot.critical[i] === 1,
+      estimated,
+    });
+  }
+  const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
+  const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
+  return {
+    flowId: snapshot.flow.id,
+    startDate: start,
+    dueDate,
+    projectedFinish,
+    // Nothing left open lands on any due date.
+    onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
+    entries,
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The session actor of one hot flow. A mailbox serialises commands on the flow (two
+ * concurrent completes of one task: one succeeds, the other sees the new state and is
+ * refused); reads take the current immutable snapshot without queuing.
+ *
+ * A command validates against the current snapshot and returns the next state plus the
+ * SQL that stores it. The next snapshot is derived before the transaction so the events
+ * it implies (task.unblocked) commit atomically with the change; the session adopts the
+ * new state only after commit. A version guard detects another process's write: the
+ * session reloads and runs the command once more.
+ */
+import { ApiError } from '../../platform/errors.ts';
+import { STATUS_BLOCKED, STATUS_READY } from '../../engine/status.ts';
+import type { Sql, Tx } from '../../storage/db.ts';
+import { announceFlowChange, bumpVersion, insertEvents, type DomainEvent } from '../../storage/flows.store.ts';
+import type { FlowState } from './model.ts';
+import type { Snapshot } from './snapshot.ts';
+
+export interface Plan<R> {
+  /** The next state (with `nextFlow` applied), or null when the command changes nothing. */
+  next: FlowState | null;
+  write?: (tx: Tx) => Promise<void>;
+  events?: DomainEvent[];
+  result: (next: Snapshot, previous: Snapshot) => R | Promise<R>;
+}
+
+export type Command<R> = (current: Snapshot) => Plan<R> | Promise<Plan<R>>;
+
+export interface SessionDeps {
+  sql: Sql;
+  derive: (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
+  /** Fresh state from the database; null when the flow is gone. */
+  reload: () => Promise<Snapshot | null>;
+  /** The committed version in the database (null: gone), to tell a stale refusal from a real one. */
+  latestVersion: () => Promise<number | null>;
+  /** Told after every commit, so views over many flows can refresh. */
+  committed: (snapshot: Snapshot) => void;
+}
+
+class VersionConflict extends Error {}
+
+export class FlowSession {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** The version this session is committing right now, if any. */
+  private committing = 0;
+
+  constructor(
+    public snapshot: Snapshot,
+    private readonly deps: SessionDeps,
+  ) {}
+
+  get version(): number {
+    return this.snapshot.version;
+  }
+
+  /**
+   * Whether an announced version is this session's own (held, or being committed): our
+   * NOTIFY can arrive before our COMMIT returns, and must not evict the session.
+   */
+  owns(version: number): boolean {
+    return version <= Math.max(this.snapshot.version, this.committing);
+  }
+
+  run<R>(command: Command<R>, actorId: string | null): Promise<R> {
+    const result = this.tail.then(() => this.execute(command, actorId, false));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private async execute<R>(command: Command<R>, actorId: string | null, retried: boolean): Promise<R> {
+    const previous = this.snapshot;
+    let plan: Plan<R>;
+    try {
+      plan = await command(previous);
+    } catch (error) {
+      // A refusal (a conflict with the state) must hold for the committed state, not for a
+      // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
+      if (retried || !(error instanceof ApiError) || error.status !== 409) throw error;
+      const latest = await this.deps.latestVersion();
+      if (latest === null || latest <= previous.version) throw error;
+      const fresh = await this.deps.reload();
+      if (!fresh) throw new ApiError('NOT_FOUND', 'Flow not found');
+      this.snapshot = fresh;
+      return this.execute(command, actorId, true);
+    }
+    if (!plan.next) return plan.result(previous, previous);
+    const next = await this.deps.derive(plan.next, previous);
+    const events = [...(plan.events ?? []), ...unblockedEvents(previous, next)];
+    const flow = plan.next.flow;
+    this.committing = flow.version;
+    try {
+      await this.deps.sql.begin(async (tx) => {
+        // The guard first: it locks the flow row, so writers from other processes queue here.
+        if (!(await bumpVersion(tx, flow))) throw new VersionConflict();
+        await plan.write?.(tx);
+        await insertEvents(tx, flow.workspaceId, flow.id, actorId, events);
+        await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
+      });
+    } catch (error) {
+      this.committing = 0;
+      if (!(error instanceof VersionConflict)) throw error;
+      if (retried) throw new ApiError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
+      const fresh = await this.deps.reload();
+      if (!fresh) throw new ApiError('NOT_FOUND', 'Flow not found');
+      this.snapshot = fresh;
+      return this.execute(command, actorId, true);
+    }
+    this.snapshot = next;
+    this.committing = 0;
+    this.deps.committed(next);
+    return plan.result(next, previous);
+  }
+}
+
+/** Tasks that went from blocked to ready between two versions. */
+export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
+  const ids: string[] = [];
+  const tasks = next.state.tasks;
+  for (let i = 0; i < tasks.length; i++) {
+    if (next.status[i] !== STATUS_READY) continue;
+    // Mostly in the same place (only removals shift tasks): no lookup then.
+    const before = previous.state.tasks[i]?.id === tasks[i]!.id ? i : previous.index.get(tasks[i]!.id);
+    if (before !== undefined && previous.status[before] === STATUS_BLOCKED) ids.push(tasks[i]!.id);
+  }
+  return ids;
+}
+
+function unblockedEvents(previous: Snapshot, next: Snapshot): DomainEvent[] {
+  return unblockedIds(previous, next).map((id) => ({ type: 'task.unblocked', data: { flowId: next.flow.id, taskId: id } }));
+}

@@ -1,0 +1,214 @@
+/**
+ * Task structure commands: create (linked in with after/before, or as a sub-task), update,
+ * delete with bridging, and dependencies. Each validates against the flow's current
+ * snapshot inside its session and refuses with the codes of CONTRACT §3.
+ */
+import { ApiError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { validationFailed } from '../../web/schemas/validator.ts';
+import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../../storage/flows.store.ts';
+import { actorId } from './actor.ts';
+import { checkAssignees, type FlowContext } from './flows.service.ts';
+import { nextFlow, nextPosition, PROGRESS, withTasks, type TaskRecord } from './model.ts';
+import type { Snapshot } from './snapshot.ts';
+
+export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
+  const task = snapshot.task(taskId);
+  if (!task) throw new ApiError('NOT_FOUND', 'Task not found');
+  return task;
+}
+
+export function refuseStarted(snapshot: Snapshot, task: TaskRecord): void {
+  if (task.progress !== PROGRESS.open) throw new ApiError('TASK_STARTED', 'Work on this task has started: its plan can no longer change', { status: snapshot.statusOf(task.id) });
+}
+
+/** An objective named in a body field: it must exist in this flow and not be a sub-task. */
+function objectiveAt(snapshot: Snapshot, id: string, pointer: string): TaskRecord {
+  const task = snapshot.task(id);
+  if (!task) throw validationFailed([{ in: 'body', pointer, message: `${id} is not a task of this flow` }]);
+  if (task.parentId !== null) throw validationFailed([{ in: 'body', pointer, message: `${id} is a sub-task: sub-tasks carry no dependencies` }]);
+  return task;
+}
+
+/** Ids downstream of `start` (tasks that transitively wait on it), with the path back for reporting a cycle. */
+export function downstream(snapshot: Snapshot, start: readonly string[]): Map<string, string | null> {
+  const via = new Map<string, string | null>(start.map((id) => [id, null]));
+  if (start.length === 0) return via;
+  // The engine's successor rows (dependents in task order), not a map built from every task.
+  const { succStart, succ } = snapshot.graph();
+  const { tasks } = snapshot.state;
+  const queue = start.map((id) => snapshot.index.get(id)!);
+  for (let head = 0; head < queue.length; head++) {
+    const v = queue[head]!;
+    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
+      const next = tasks[succ[k]!]!.id;
+      if (via.has(next)) continue;
+      via.set(next, tasks[v]!.id);
+      queue.push(succ[k]!);
+    }
+  }
+  return via;
+}
+
+function pathTo(via: Map<string, string | null>, end: string): string[] {
+  const path: string[] = [];
+  for (let at: string | null = end; at !== null; at = via.get(at) ?? null) path.unshift(at);
+  return path;
+}
+
+export function startedTasks(snapshot: Snapshot, ids: Iterable<string>): { id: string; name: string; status: string }[] {
+  const started = [];
+  for (const id of ids) {
+    const task = snapshot.task(id)!;
+    if (task.progress !== PROGRESS.open) started.push({ id, name: task.name, status: snapshot.statusOf(id) });
+  }
+  return started;
+}
+
+export interface NewTaskBody {
+  name: string;
+  description?: string;
+  estimateHours?: number;
+  assigneeId?: string;
+  parentId?: string;
+  after?: string[];
+  before?: string[];
+}
+
+export async function createTask(ctx: FlowContext, flowId: string, body: NewTaskBody): Promise<{ snapshot: Snapshot; taskId: string }> {
+  // The flow first: another workspace's flow is 404 whatever the body names.
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  if (body.assigneeId) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: body.assigneeId }]);
+  const id = newId('tsk');
+  const snapshot = await session.run((current) => {
+    const after = body.after ?? [];
+    const before = body.before ?? [];
+    if (body.parentId !== undefined) {
+      if (after.length > 0 || before.length > 0) throw validationFailed([{ in: 'body', pointer: after.length ? '/after' : '/before', message: 'a sub-task carries no dependencies' }]);
+      const parent = current.task(body.parentId);
+      if (!parent) throw validationFailed([{ in: 'body', pointer: '/parentId', message: `${body.parentId} is not a task of this flow` }]);
+      if (parent.parentId !== null) throw validationFailed([{ in: 'body', pointer: '/parentId', message: 'sub-tasks are one level deep: the parent must be an objective' }]);
+      if (parent.progress === PROGRESS.done) throw new ApiError('TASK_STARTED', 'The objective is done: reopen it before adding sub-tasks', { status: 'done' });
+    }
+    after.forEach((dep, i) => objectiveAt(current, dep, `/after/${i}`));
+    before.forEach((dep, i) => objectiveAt(current, dep, `/before/${i}`));
+    const started = startedTasks(current, before);
+    if (started.length > 0) throw new ApiError('DOWNSTREAM_STARTED', 'Work after the new step has already started', { tasks: started });
+    const reach = downstream(current, before);
+    const looped = after.find((dep) => reach.has(dep));
+    if (looped) throw new ApiError('CIRCULAR_DEPENDENCY', 'The new task would wait on work that waits on it', { cycle: [...pathTo(reach, looped), id] });
+
+    const now = new Date().toISOString();
+    const task: TaskRecord = {
+      id, parentId: body.parentId ?? null, name: body.name, description: body.description ?? null,
+      estimateHours: body.estimateHours ?? null, assigneeId: body.assigneeId ?? null, progress: PROGRESS.open,
+      position: nextPosition(current.state), dependsOn: after, deliverables: [], createdAt: now, updatedAt: now,
+    };
+    // With after A and before B where B waited on A directly, the new step replaces that edge.
+    const removed: (readonly [string, string])[] = [];
+    const relinked = before.map((b) => {
+      const waiting = current.task(b)!;
+      const kept = waiting.dependsOn.filter((dep) => {
+        const direct = after.includes(dep);
+        if (direct) removed.push([b, dep]);
+        return !direct;
+      });
+      return { ...waiting, dependsOn: [...kept, id], updatedAt: now };
+    });
+    return {
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, add: [task] }, current.index) },
+      write: async (tx) => {
+        await insertTasks(tx, flowId, [task]);
+        await deleteDependencies(tx, removed);
+        await insertDependencies(tx, flowId, [...after.map((dep) => [id, dep] as const), ...before.map((b) => [b, id] as const)]);
+      },
+      events: [{ type: 'task.created', data: { flowId, taskId: id, parentId: task.parentId } }],
+      result: (next) => next,
+    };
+  }, actorId(ctx.principal));
+  return { snapshot, taskId: id };
+}
+
+export async function updateTaskPlan(ctx: FlowContext, flowId: string, taskId: string, body: { name?: string; description?: string | null; estimateHours?: number | null }): Promise<Snapshot> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  return session.run((current) => {
+    const task = requireTask(current, taskId);
+    refuseStarted(current, task);
+    const updated: TaskRecord = {
+      ...task,
+      name: body.name ?? task.name,
+      description: body.description !== undefined ? body.description : task.description,
+      estimateHours: body.estimateHours !== undefined ? body.estimateHours : task.estimateHours,
+      updatedAt: new Date().toISOString(),
+    };
+    return {
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      write: (tx) => updateTask(tx, updated),
+      events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
+      result: (next) => next,
+    };
+  }, actorId(ctx.principal));
+}
+
+/** Removes the task (and its sub-tasks); whatever waited on it now waits on what it waited on. */
+export async function deleteTask(ctx: FlowContext, flowId: string, taskId: string): Promise<void> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  await session.run((current) => {
+    const task = requireTask(current, taskId);
+    const removed = new Set([taskId, ...(current.children.get(taskId) ?? []).map((s) => s.id)]);
+    const now = new Date().toISOString();
+    const bridged: [string, string][] = [];
+    const relinked = current.state.tasks
+      .filter((t) => t.dependsOn.includes(taskId))
+      .map((t) => {
+        const inherited = task.dependsOn.filter((dep) => !t.dependsOn.includes(dep));
+        for (const dep of inherited) bridged.push([t.id, dep]);
+        return { ...t, dependsOn: [...t.dependsOn.filter((dep) => dep !== taskId), ...inherited], updatedAt: now };
+      });
+    return {
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, remove: removed }, current.index) },
+      write: async (tx) => {
+        await insertDependencies(tx, flowId, bridged);
+        await deleteTasks(tx, [...removed]);
+      },
+      events: [{ type: 'task.deleted', data: { flowId, taskId, bridged: bridged.map(([t, d]) => ({ taskId: t, dependsOn: d })) } }],
+      result: () => undefined,
+    };
+  }, actorId(ctx.principal));
+}
+
+export async function addDependency(ctx: FlowContext, flowId: string, taskId: string, dependsOnId: string): Promise<Snapshot> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  return session.run((current) => {
+    const task = requireTask(current, taskId);
+    if (task.parentId !== null) throw validationFailed([{ in: 'path', pointer: '/taskId', message: 'a sub-task carries no dependencies' }]);
+    if (dependsOnId === taskId) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'a task cannot depend on itself' }]);
+    objectiveAt(current, dependsOnId, '/taskId');
+    if (task.dependsOn.includes(dependsOnId)) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'this dependency already exists' }]);
+    refuseStarted(current, task);
+    const reach = downstream(current, [taskId]);
+    if (reach.has(dependsOnId)) throw new ApiError('CIRCULAR_DEPENDENCY', `${dependsOnId} already waits on ${taskId}`, { cycle: pathTo(reach, dependsOnId) });
+    const updated = { ...task, dependsOn: [...task.dependsOn, dependsOnId], updatedAt: new Date().toISOString() };
+    return {
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      write: (tx) => insertDependencies(tx, flowId, [[taskId, dependsOnId]]),
+      events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
+      result: (next) => next,
+    };
+  }, actorId(ctx.principal));
+}
+
+export async function removeDependency(ctx: FlowContext, flowId: string, taskId: string, dependsOnId: string): Promise<Snapshot> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  return session.run((current) => {
+    const task = requireTask(current, taskId);
+    if (!task.dependsOn.includes(dependsOnId)) throw new ApiError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
+    const updated = { ...task, dependsOn: task.dependsOn.filter((dep) => dep !== dependsOnId), updatedAt: new Date().toISOString() };
+    return {
+      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      write: (tx) => deleteDependencies(tx, [[taskId, dependsOnId]]),
+      events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
+      result: (next) => next,
+    };
+  }, actorId(ctx.principal));
+}

@@ -1,0 +1,125 @@
+/**
+ * Notification emails: plain text and HTML alternatives (every user-written value escaped by
+ * `html`), with RFC 8058 one-click unsubscribe headers pointing at an opaque per-member,
+ * per-kind link.
+ */
+import { html, type Html } from '../../web/http/html.ts';
+import type { StoredMessage } from '../../storage/notifications.store.ts';
+import type { Digest, DigestItem } from './digest.ts';
+
+export interface BatchItem {
+  kind: 'assigned' | 'unlocked';
+  taskName: string;
+  flowName: string;
+}
+
+export interface Envelope {
+  to: string;
+  name: string;
+  unsubscribeUrl: string;
+  /** Where the member changes what they get (shown in the footer). */
+  settingsHint: string;
+}
+
+function headers(envelope: Envelope): Record<string, string> {
+  return {
+    'List-Unsubscribe': `<${envelope.unsubscribeUrl}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    // RFC 3834: no auto-replies to automated mail.
+    'Auto-Submitted': 'auto-generated',
+  };
+}
+
+function layout(title: string, body: Html, envelope: Envelope, what: string): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
+<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 40rem">
+<p>Hello ${envelope.name},</p>
+${body}
+<hr>
+<p style="font-size: 0.9em; color: #555">You get this email because ${what} is switched on for you in flowplan. ${envelope.settingsHint}
+<a href="${envelope.unsubscribeUrl}">Unsubscribe from these emails</a>.</p>
+</body></html>`.text;
+}
+
+function textFooter(envelope: Envelope, what: string): string {
+  return `\n--\nYou get this email because ${what} is switched on for you in flowplan. ${envelope.settingsHint}\nUnsubscribe: ${envelope.unsubscribeUrl}\n`;
+}
+
+/** Subjects are one header line: user text loses its line breaks and control characters. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 150);
+}
+
+export function batchSubject(items: readonly BatchItem[]): string {
+  const assigned = items.filter((i) => i.kind === 'assigned');
+  const unlocked = items.filter((i) => i.kind === 'unlocked');
+  if (items.length === 1) return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${oneLine(items[0]!.taskName)}`;
+  const parts = [];
+  if (assigned.length) parts.push(`${assigned.length} task${assigned.length === 1 ? '' : 's'} assigned to you`);
+  if (unlocked.length) parts.push(`${unlocked.length} task${unlocked.length === 1 ? '' : 's'} ready to start`);
+  return parts.join(', ');
+}
+
+export function batchEmail(items: readonly BatchItem[], envelope: Envelope): StoredMessage {
+  const subject = batchSubject(items);
+  const sections = [
+    { title: 'Assigned to you', items: items.filter((i) => i.kind === 'assigned') },
+    { title: 'No longer blocked: ready to start', items: items.filter((i) => i.kind === 'unlocked') },
+  ].filter((s) => s.items.length > 0);
+  const what = 'email about assignments and unblocked work';
+  const text = `Hello ${envelope.name},\n\n${sections.map((s) => `${s.title}:\n${s.items.map((i) => `  - ${i.taskName} (${i.flowName})`).join('\n')}\n`).join('\n')}${textFooter(envelope, what)}`;
+  const body = sections.map((s) => html`<h2 style="font-size: 1.1em">${s.title}</h2>
+<ul>${s.items.map((i) => html`<li><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`);
+  return { to: envelope.to, subject, text, html: layout(subject, html`${body}`, envelope, what), headers: headers(envelope) };
+}
+
+const SECTIONS: { key: 'ready' | 'inProgress' | 'blocked' | 'available'; title: string }[] = [
+  { key: 'ready', title: 'Ready for you' },
+  { key: 'inProgress', title: 'In progress' },
+  { key: 'blocked', title: 'Yours, waiting on others' },
+  { key: 'available', title: 'Unassigned and ready' },
+];
+
+function itemLine(i: DigestItem): string {
+  return `  - ${i.nodeTitle} (${i.questName})${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? ', on the critical path' : ''}`;
+}
+
+export function digestSubject(digest: Digest): string {
+  const c = digest.counts;
+  const parts = [];
+  if (c.ready) parts.push(`${c.ready} ready`);
+  if (c.inProgress) parts.push(`${c.inProgress} in progress`);
+  if (c.atRisk) parts.push(`${c.atRisk} flow${c.atRisk === 1 ? '' : 's'} at risk`);
+  if (parts.length === 0 && c.completed) parts.push(`${c.completed} done yesterday`);
+  if (parts.length === 0) parts.push(`${c.available + c.blocked} open task${c.available + c.blocked === 1 ? '' : 's'}`);
+  return `Your day in flowplan: ${parts.join(', ')}`;
+}
+
+export function digestEmail(digest: Digest, envelope: Envelope): StoredMessage {
+  const subject = digestSubject(digest);
+  const what = 'the morning digest';
+  const more = (key: keyof Digest['counts'], shown: number) => (digest.counts[key] > shown ? digest.counts[key] - shown : 0);
+  const textParts: string[] = [];
+  const htmlParts: Html[] = [];
+  for (const { key, title } of SECTIONS) {
+    const items = digest[key];
+    if (items.length === 0) continue;
+    const extra = more(key, items.length);
+    textParts.push(`${title} (${digest.counts[key]}):\n${items.map(itemLine).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`);
+    htmlParts.push(html`<h2 style="font-size: 1.1em">${title} (${digest.counts[key]})</h2>
+<ul>${items.map((i) => html`<li><strong>${i.nodeTitle}</strong> in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p>… and ${extra} more</p>` : ''}`);
+  }
+  if (digest.completed.length) {
+    textParts.push(`Done in the last 24 hours (${digest.counts.completed}):\n${digest.completed.map((i) => `  - ${i.nodeTitle} (${i.questName})`).join('\n')}\n`);
+    htmlParts.push(html`<h2 style="font-size: 1.1em">Done in the last 24 hours (${digest.counts.completed})</h2>
+<ul>${digest.completed.map((i) => html`<li>${i.nodeTitle} in ${i.questName}</li>`)}</ul>`);
+  }
+  if (digest.atRisk.length) {
+    textParts.push(`Flows at risk (${digest.counts.atRisk}):\n${digest.atRisk.map((f) => `  - ${f.questName}: due ${f.dueDate.slice(0, 10)}, projected ${f.projectedFinish}`).join('\n')}\n`);
+    htmlParts.push(html`<h2 style="font-size: 1.1em">Flows at risk (${digest.counts.atRisk})</h2>
+<ul>${digest.atRisk.map((f) => html`<li><strong>${f.questName}</strong>: due ${f.dueDate.slice(0, 10)}, projected to finish ${f.projectedFinish}</li>`)}</ul>`);
+  }
+  const text = `Hello ${envelope.name},\n\n${textParts.join('\n')}${textFooter(envelope, what)}`;
+  return { to: envelope.to, subject, text, html: layout(subject, html`${htmlParts}`, envelope, what), headers: headers(envelope) };
+}

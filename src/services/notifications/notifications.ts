@@ -1,0 +1,59 @@
+/**
+ * Notification emails, assembled: deliveries (claim → send → sent/failed, retries), batch
+ * emails from the outbox, the morning digest, and a maintenance job that fails stale claims
+ * and prunes the processed outbox.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../platform/config.ts';
+import type { SessionRegistry } from '../flows/registry.ts';
+import type { Jobs } from '../jobs/jobs.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { Sql } from '../../storage/db.ts';
+import { pruneOutbox } from '../../storage/jobs.store.ts';
+import { failStaleClaims } from '../../storage/notifications.store.ts';
+import { BatchEmails } from './batch.job.ts';
+import type { Principal } from '../auth/principal.ts';
+import { Deliveries, deliveryView } from './deliveries.service.ts';
+import { buildDigest } from './digest.ts';
+import { checkMember } from './preferences.service.ts';
+import { DigestEmails } from './digest.job.ts';
+
+const MAINTENANCE_QUEUE = 'notify-maintenance';
+/** A claim older than this outlived any send (SMTP timeouts are 10–30 s): its process died. */
+const STALE_CLAIM_SECONDS = 15 * 60;
+const OUTBOX_KEEP_DAYS = 7;
+
+export class Notifications {
+  readonly deliveries: Deliveries;
+  readonly batches: BatchEmails;
+  readonly digests: DigestEmails;
+
+  constructor(private readonly deps: { sql: Sql; registry: SessionRegistry; jobs: Jobs; mailer: Mailer; config: Config; log: Logger }) {
+    const { sql, registry, jobs, mailer, config, log } = deps;
+    this.deliveries = new Deliveries(sql, mailer, jobs, config, log);
+    this.batches = new BatchEmails(sql, jobs, mailer, this.deliveries, config);
+    this.digests = new DigestEmails(sql, registry, jobs, mailer, this.deliveries, config);
+    jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
+    jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS), { pollingIntervalSeconds: 30 });
+    jobs.schedule(MAINTENANCE_QUEUE, '*/5 * * * *');
+  }
+
+  /** A member's deliveries, newest first (a member of the caller's workspace, else 404). */
+  async deliveriesOf(principal: Principal, memberId: string, size: number, from: number) {
+    await checkMember(this.deps.sql, principal, memberId);
+    const page = await this.deliveries.list(principal.workspaceId, memberId, size, from);
+    return { total: page.total, items: page.items.map(deliveryView) };
+  }
+
+  /** The digest the member would get now, delivered to nobody. */
+  async digestOf(principal: Principal, memberId: string, now = new Date()) {
+    await checkMember(this.deps.sql, principal, memberId);
+    return buildDigest(this.deps.sql, this.deps.registry, principal.workspaceId, memberId, now);
+  }
+
+  async maintain(staleClaimSeconds: number): Promise<void> {
+    const failed = await failStaleClaims(this.deps.sql, staleClaimSeconds);
+    const pruned = await pruneOutbox(this.deps.sql, OUTBOX_KEEP_DAYS);
+    if (failed || pruned) this.deps.log.info({ failedStaleClaims: failed, prunedOutbox: pruned }, 'notification maintenance');
+  }
+}

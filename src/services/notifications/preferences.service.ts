@@ -1,0 +1,118 @@
+/**
+ * Notification preferences (CONTRACT §3): account-level settings per member and workspace,
+ * and per-flow `muted` overrides; answers are resolved (defaults filled in, override applied).
+ * Anyone with notifications:read in the workspace may read a member's; changing another
+ * member's needs admin.
+ */
+import { roleAtLeast, type Principal } from '../auth/principal.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { validationFailed, type ValidationProblem } from '../../web/schemas/validator.ts';
+import type { Sql } from '../../storage/db.ts';
+import {
+  flowInWorkspace, flowMuted, loadSettings, lockSettings, memberEmail, postgresKnowsZone, saveSettings, setFlowMuted, type SettingsRow,
+} from '../../storage/notifications.store.ts';
+
+export interface PreferencesTarget {
+  memberId: string;
+  flowId?: string;
+}
+
+export interface PreferencesPatch {
+  email?: boolean;
+  events?: { assigned?: boolean; unlocked?: boolean; digest?: boolean };
+  timezone?: string;
+  digestHour?: number;
+  muted?: boolean;
+}
+
+export function resolved(memberId: string, flowId: string | null, s: SettingsRow, muted: boolean | null) {
+  return {
+    memberId,
+    flowId,
+    email: s.email,
+    ...(flowId ? { muted: muted ?? false } : {}),
+    events: { assigned: s.assigned, unlocked: s.unlocked, digest: s.digest },
+    timezone: s.timezone,
+    digestHour: s.digestHour,
+  };
+}
+
+/**
+ * The canonical IANA name of a zone both Intl and Postgres know (the schedule converts in
+ * Postgres), or null. Offsets like `+01:00` are refused: Postgres reads them with POSIX's
+ * inverted sign.
+ */
+export async function canonicalZone(sql: Sql, name: string): Promise<string | null> {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) return null;
+  let zone: string;
+  try {
+    zone = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+  return (await postgresKnowsZone(sql, zone)) ? zone : null;
+}
+
+export async function checkMember(sql: Sql, principal: Principal, memberId: string): Promise<{ email: string; name: string }> {
+  const member = await memberEmail(sql, principal.workspaceId, memberId);
+  if (!member) throw new ApiError('NOT_FOUND', 'No such member in this workspace');
+  return member;
+}
+
+async function checkTarget(sql: Sql, principal: Principal, target: PreferencesTarget): Promise<void> {
+  await checkMember(sql, principal, target.memberId);
+  if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId))) throw new ApiError('NOT_FOUND', 'Flow not found');
+}
+
+export async function getPreferences(sql: Sql, principal: Principal, target: PreferencesTarget) {
+  await checkTarget(sql, principal, target);
+  const settings = await loadSettings(sql, principal.workspaceId, target.memberId);
+  const muted = target.flowId ? await flowMuted(sql, principal.workspaceId, target.memberId, target.flowId) : null;
+  return resolved(target.memberId, target.flowId ?? null, settings, muted);
+}
+
+export async function updatePreferences(sql: Sql, principal: Principal, target: PreferencesTarget, patch: PreferencesPatch) {
+  if (principal.userId !== target.memberId && !roleAtLeast(principal.role, 'admin')) {
+    throw new ApiError('FORBIDDEN', "Changing another member's notification preferences needs the admin role");
+  }
+  const timezone = patch.timezone === undefined ? undefined : await canonicalZone(sql, patch.timezone);
+  checkFields(target, patch, timezone);
+  await checkTarget(sql, principal, target);
+  const { workspaceId } = principal;
+  if (target.flowId) {
+    await setFlowMuted(sql, workspaceId, target.memberId, target.flowId, patch.muted!);
+    return resolved(target.memberId, target.flowId, await loadSettings(sql, workspaceId, target.memberId), patch.muted!);
+  }
+  const settings = await sql.begin(async (tx) => {
+    const current = await lockSettings(tx, workspaceId, target.memberId);
+    const next: SettingsRow = {
+      email: patch.email ?? current.email,
+      assigned: patch.events?.assigned ?? current.assigned,
+      unlocked: patch.events?.unlocked ?? current.unlocked,
+      digest: patch.events?.digest ?? current.digest,
+      timezone: timezone ?? current.timezone,
+      digestHour: patch.digestHour ?? current.digestHour,
+    };
+    await saveSettings(tx, workspaceId, target.memberId, next);
+    return next;
+  });
+  return resolved(target.memberId, null, settings, null);
+}
+
+/** The body's fields must fit the level asked for; a zone must be one the tz database knows. */
+function checkFields(target: PreferencesTarget, patch: PreferencesPatch, timezone: string | null | undefined): void {
+  const problems: ValidationProblem[] = [];
+  const problem = (pointer: string, message: string) => problems.push({ in: 'body', pointer, message });
+  if (target.flowId) {
+    for (const k of ['email', 'events', 'timezone', 'digestHour'] as const) {
+      if (patch[k] !== undefined) problem(`/${k}`, 'a flow-level change (flowId in the query) takes only `muted`');
+    }
+    if (patch.muted === undefined) problem('/muted', 'a flow-level change (flowId in the query) needs `muted`');
+  } else if (patch.muted !== undefined) {
+    problem('/muted', '`muted` is set per flow: give `flowId` in the query');
+  }
+  if (timezone === null) {
+    problem('/timezone', `unknown time zone ${JSON.stringify(patch.timezone)}: use an IANA name such as Europe/Berlin`);
+  }
+  if (problems.length > 0) throw validationFailed(problems);
+}

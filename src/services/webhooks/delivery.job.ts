@@ -1,0 +1,491 @@
+/**
+ * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups.
+ *
+ * Collecting: the dispatcher turns domain events (the outbox, written in each command's own
+ * transaction) into one delivery row per matching endpoint and event, and marks each event
+ * collected in the same transaction, so each event reaches each endpoint exactly once as a
+ * delivery. This is not done in the outbox drain: there, 20 endpoints made every event 20
+ * inserts inside the transaction the next commits wait behind (the drain only marks the
+ * events no enabled endpoint wants, and wakes the collector for the others). One process
+ * collects at a time, in id order (a flow's commits are serialised, so that is commit order).
+ *
+ * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
+ * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
+ * given up, skipped) the next one is promoted in the same transaction. Every change to a lane
+ * holds its advisory lock, so a delivery collected while the head finishes is never left
+ * unpromoted. A later event of a flow therefore never reaches an endpoint before an earlier
+ * one; a failing endpoint holds up that flow's events to it (and only those) until it
+ * recovers or is given up on.
+ *
+ * Throughput: each process runs one dispatcher. It claims due heads in batches (one
+ * statement, `skip locked`, so processes share the work), sends them side by side over
+ * kept-alive connections, and writes the outcomes of everything that finished meanwhile in
+ * one transaction, which also promotes those lanes' next deliveries and claims the due ones
+ * for this process at once: a lane moves on without a round trip through a queue. When
+ * nothing is due it collects the next events. While the API is busy the Governor slows all
+ * of this to WEBHOOK_BUSY_RATE deliveries a second, so webhooks take the time requests leave.
+ *
+ * Wake-ups: when heads become due (collected, promoted, retried, reopened) a `webhook-dispatch`
+ * job is sent in the same transaction, for now or for the retry time (pg-boss's `short`
+ * policy keeps at most one waiting per key, so a busy collector sends few), and NOTIFY wakes
+ * every process's dispatcher at commit; drained events wake the collector. The job's handler
+ * runs the dispatcher until nothing is due. A process that dies mid-send leaves claims whose
+ * lease lapses: they are then due like any queued delivery, and the sweep (every minute, and
+ * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
+ * with the same webhook-id: at least once.
+ *
+ * Retries: after the n-th failed attempt the next waits min(base × 4^(n−1), 10 h) ±10%, or
+ * longer if the receiver's Retry-After asks (up to a day); 10 attempts in all, so with the
+ * default base of 5 s the last try comes about 27 hours after the first. 410 Gone disables
+ * the endpoint.
+ */
+import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
+import { newId } from '../../platform/ids.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Foreground } from '../../web/http/foreground.ts';
+import type { Metrics } from '../../web/http/metrics.ts';
+import type { Jobs } from '../jobs/jobs.ts';
+import type { Sql, Tx } from '../../storage/db.ts';
+import type { OutboxRow } from '../../storage/jobs.store.ts';
+import { listenDurably } from '../../storage/listen.ts';
+import { SoonestTimer } from '../jobs/soonest-timer.ts';
+import {
+  announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
+  recordOutcomes, tryCollectLock, uncollectedEvents, webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL,
+  type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
+} from '../../storage/webhooks.store.ts';
+import { Governor } from './governor.ts';
+import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
+import { Connections, post, type AttemptOutcome } from './sender.ts';
+import { signedHeaders } from './signing.ts';
+import { WEBHOOK_EVENT_TYPES } from './events.ts';
+
+export const DISPATCH_QUEUE = 'webhook-dispatch';
+const MAINTENANCE_QUEUE = 'webhook-maintenance';
+export const MAX_ATTEMPTS = 10;
+const MAX_DELAY_SECONDS = 10 * 3600;
+const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
+/** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
+const LEASE_SECONDS = 120;
+/** Attempts in flight per process: they wait on receivers (up to the timeout), not on the CPU. */
+const CONCURRENCY = 64;
+/** A wake-up job hands over to the next after this long, well inside its expiry. */
+const RUN_MS = 60_000;
+/** Events collected per transaction at most. */
+const COLLECT_BATCH = 200;
+/** Retry kicks are grouped to this many milliseconds (at most 6,000 pending a minute ahead). */
+const RETRY_TICK_MS = 10;
+const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
+
+export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
+  const delay = Math.min(baseSeconds * 4 ** (failedAttempts - 1), MAX_DELAY_SECONDS);
+  return delay * (0.9 + 0.2 * random);
+}
+
+interface Finished {
+  delivery: ClaimedDelivery;
+  outcome: Outcome;
+  /** The endpoint answered 410 Gone. */
+  gone: boolean;
+}
+
+export class WebhookDeliveries {
+  private readonly connections = new Connections();
+  private readonly attempts: Counter;
+  private inFlight = 0;
+  private finished: Finished[] = [];
+  private wanted = false;
+  /** Events may be waiting to be collected. */
+  private collectWanted = false;
+  private claiming = false;
+  private flushing = false;
+  private stopped = false;
+  /** The next kick the dispatcher asked for itself (the governor, a failure). */
+  private readonly kickTimer = new SoonestTimer(() => this.kick());
+  /**
+   * When this process's retries of the next minute fall due (performance.now(), to the next
+   * RETRY_TICK_MS, so a failing endpoint's many retries share a few), each kicked on time: one
+   * timer for the soonest would lose the later ones, leaving them to the wake-up jobs, which
+   * pg-boss polls once a second.
+   */
+  private readonly retryTimes = new Set<number>();
+  private readonly retryTimer = new SoonestTimer(() => this.retryDue());
+  private idleWaiters: (() => void)[] = [];
+  private readonly governor: Governor;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly jobs: Jobs,
+    private readonly config: Config,
+    private readonly log: Logger,
+    metrics: Metrics,
+    /** The API's load, which delivery keeps out of the way of (none: never held back). */
+    foreground: Foreground | null = null,
+    /** DNS for the delivery-time check (the system resolver; a test may give its own). */
+    private readonly resolve: Resolver = systemResolver,
+  ) {
+    this.governor = new Governor(foreground, config.webhookBusyRate);
+    this.attempts = new Counter({
+      name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
+      labelNames: ['outcome'] as const, registers: [metrics.registry],
+    });
+    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane; collecting: events not yet made deliveries), across every process', ['state'], async () => {
+      const counts = await webhookBacklog(sql);
+      return (['collecting', 'pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
+    });
+    // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
+    jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
+    jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
+    jobs.onOutbox('webhooks', (events, tx) => this.sift(events, tx));
+    jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
+    jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
+    jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
+  }
+
+  /**
+   * Starts this process's dispatcher (when it runs jobs): wakes it whenever delivery work
+   * commits anywhere (NOTIFY at commit) and sweeps once now, so claims left by a process that
+   * died are sent without waiting for the schedule. Returns the stop.
+   */
+  async start(): Promise<() => Promise<void>> {
+    if (!this.jobs.runsWorkers) return async () => {};
+    const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick(true));
+    this.governor.start();
+    await this.sweep();
+    return async () => {
+      await unlisten();
+      await this.stop();
+    };
+  }
+
+  /**
+   * Outbox subscriber, in the drain's transaction: events no enabled endpoint wants are marked
+   * collected at once (most workspaces have no webhook: their commits then cost the collector
+   * nothing), and the collector is woken for the rest (committed already: it reads them itself).
+   */
+  private async sift(events: readonly OutboxRow[], tx: Tx): Promise<void> {
+    const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
+    const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
+    const wanted = (e: OutboxRow) => hooks.some((h) => h.workspaceId === e.workspaceId && h.events.includes(e.type));
+    const unwanted = events.filter((e) => !EVENT_TYPES.has(e.type) || !wanted(e));
+    if (unwanted.length > 0) await markCollected(tx, unwanted.map((e) => e.id));
+    if (unwanted.length < events.length) this.kick(true);
+  }
+
+  /**
+   * Collects up to `limit` events into deliveries (one per enabled endpoint that wants the
+   * event), claiming up to `claim` of the heads due now for this process. Returns how many
+   * events it took (-1: another process is collecting) and what it claimed.
+   */
+  private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
+    return this.sql.begin(async (tx) => {
+      if (!(await tryCollectLock(tx))) return { events: -1, claimed: [] };
+      const events = await uncollectedEvents(tx, limit);
+      if (events.length === 0) return { events: 0, claimed: [] };
+      await markCollected(tx, events.map((e) => e.id));
+      const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
+      const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
+      const rows = [];
+      for (const event of relevant) {
+        const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
+        for (const hook of hooks) {
+          // An endpoint hears of events committed after it was registered.
+          if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type) || hook.createdAt > event.createdAt) continue;
+          rows.push({
+            id: newId('msg'), webhookId: hook.id, workspaceId: event.workspaceId, eventId: event.id, flowKey: event.flowId ?? '',
+            type: event.type, body, attemptLimit: MAX_ATTEMPTS,
+          });
+        }
+      }
+      if (rows.length === 0) return { events: events.length, claimed: [] };
+      const lanes = uniqueLanes(rows);
+      await lockLanes(tx, lanes);
+      await insertDeliveries(tx, rows);
+      return { events: events.length, claimed: await this.promote(tx, lanes, claim) };
+    });
+  }
+
+  /** A manual retry (the delivery was reopened in `tx`): one more attempt, as soon as its lane lets it. */
+  async reopen(tx: Tx, lane: Lane): Promise<void> {
+    await this.promote(tx, [lane], 0);
+  }
+
+  /** Runs the dispatcher until nothing is due (or RUN_MS passed: the next wake-up goes on). */
+  async runUntilIdle(): Promise<void> {
+    // A wake-up taken while the process stops (its own last outcomes sent one) would otherwise wait out RUN_MS.
+    if (this.stopped) return;
+    this.kick();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, RUN_MS); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** The sweep: claims whose process died, and due work nobody woke for, get a wake-up. */
+  async sweep(): Promise<number> {
+    const { lapsed, due } = await dueCounts(this.sql);
+    if (lapsed > 0) this.log.warn({ count: lapsed }, 'webhook deliveries whose sender died are due again');
+    this.kick(true);
+    if (lapsed + due > 0) {
+      await this.sql.begin(async (tx) => {
+        await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
+        await announceWebhookWork(tx);
+      });
+      this.kick();
+    }
+    return lapsed;
+  }
+
+  private kick(collect = false): void {
+    if (!this.jobs.runsWorkers || this.stopped) return;
+    this.wanted = true;
+    if (collect) this.collectWanted = true;
+    void this.pump();
+  }
+
+  private retryIn(ms: number): void {
+    if (ms > RUN_MS) return;
+    const at = Math.ceil((performance.now() + ms) / RETRY_TICK_MS) * RETRY_TICK_MS;
+    this.retryTimes.add(at);
+    this.retryTimer.in(at - performance.now());
+  }
+
+  private retryDue(): void {
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const at of this.retryTimes) {
+      if (at <= now) this.retryTimes.delete(at);
+      else next = Math.min(next, at);
+    }
+    if (next < Number.POSITIVE_INFINITY) this.retryTimer.in(next - now);
+    this.kick();
+  }
+
+  private async stop(): Promise<void> {
+    this.stopped = true;
+    this.governor.stop();
+    this.kickTimer.cancel();
+    this.retryTimer.cancel();
+    // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
+    await Promise.race([
+      new Promise<void>((resolve) => { this.idleWaiters.push(resolve); this.settle(); }),
+      new Promise((resolve) => setTimeout(resolve, 2000).unref()),
+    ]);
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.connections.close();
+  }
+
+  /**
+   * Claims due heads while there is room (and the governor allows), collecting events when
+   * nothing is due; each batch is sent at once.
+   */
+  private async pump(): Promise<void> {
+    if (this.claiming) return;
+    this.claiming = true;
+    try {
+      while (this.wanted && !this.stopped) {
+        const room = this.room(this.inFlight);
+        if (room <= 0) {
+          // Full: a flush calls again. Held back by the governor: try again when it allows.
+          if (this.inFlight < CONCURRENCY) this.kickTimer.in(this.governor.waitMs());
+          break;
+        }
+        this.wanted = false;
+        const batch = await claimDue(this.sql, room, LEASE_SECONDS);
+        if (batch.length < room && this.collectWanted) {
+          // Cleared first: a kick while this collects asks for another round.
+          this.collectWanted = false;
+          const limit = this.governor.busy ? room : COLLECT_BATCH;
+          const { events, claimed } = await this.collect(limit, room - batch.length);
+          if (events === limit || events < 0) this.collectWanted = true;
+          if (events > 0) this.wanted = true;
+          // Another process is collecting, perhaps from before the newest commit: look again soon.
+          if (events < 0) this.kickTimer.in(100);
+          batch.push(...claimed);
+        }
+        if (batch.length === 0) continue;
+        // A full batch may have left more behind.
+        this.wanted = true;
+        this.governor.spend(batch.length);
+        await this.dispatch(batch);
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook dispatcher could not claim deliveries; trying again in 1 s');
+      this.wanted = true;
+      this.kickTimer.in(1000);
+    } finally {
+      this.claiming = false;
+      this.settle();
+    }
+  }
+
+  /** Deliveries that may start now besides `inFlight`. */
+  private room(inFlight: number): number {
+    return Math.min(CONCURRENCY - inFlight, this.governor.allowance());
+  }
+
+  /** Sends claimed deliveries side by side; each outcome joins the next flush. */
+  private async dispatch(batch: readonly ClaimedDelivery[]): Promise<void> {
+    this.inFlight += batch.length;
+    let hooks: Map<string, WebhookRow>;
+    try {
+      hooks = new Map((await webhooksByIds(this.sql, [...new Set(batch.map((d) => d.webhookId))])).map((h) => [h.id, h]));
+    } catch (error) {
+      // The claims stay until their lease lapses; the sweep then queues them again.
+      this.inFlight -= batch.length;
+      throw error;
+    }
+    // One address check per endpoint and batch, made now (DNS may have changed since it was saved).
+    const targets = new Map<string, Promise<Target | TargetRefused>>();
+    const targetOf = (hook: WebhookRow) => {
+      let target = targets.get(hook.id);
+      if (!target) {
+        target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch((error: unknown) => {
+          if (error instanceof TargetRefused) return error;
+          throw error;
+        });
+        targets.set(hook.id, target);
+      }
+      return target;
+    };
+    for (const delivery of batch) {
+      const hook = hooks.get(delivery.webhookId);
+      void this.attempt(delivery, hook, hook && targetOf(hook)).then((finished) => {
+        this.finished.push(finished);
+        void this.flush();
+      });
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
+    if (!hook?.enabled || !target) {
+      this.attempts.labels('skipped').inc();
+      return { delivery, gone: false, outcome: { id: delivery.id, status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', attempt: null } };
+    }
+    const startedAt = new Date();
+    let result: AttemptOutcome;
+    try {
+      const resolved = await target;
+      if (resolved instanceof TargetRefused) {
+        result = { statusCode: null, durationMs: 0, error: resolved.message, retryAfter: null };
+      } else {
+        const secrets = [hook.secret];
+        if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
+        const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
+        result = await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved));
+      }
+    } catch (error) {
+      result = { statusCode: null, durationMs: Date.now() - startedAt.getTime(), error: `not sent: ${(error as Error).message}`, retryAfter: null };
+    }
+    const code = result.statusCode;
+    const gone = code === 410;
+    let status: Outcome['status'];
+    let delaySeconds = 0;
+    if (code !== null && code >= 200 && code < 300) status = 'delivered';
+    // 410: the receiver says the endpoint is gone for good; it is disabled with the outcome.
+    else if (gone || delivery.attempts >= delivery.attemptLimit) status = 'failed';
+    else {
+      status = 'retry';
+      const backoff = retryDelaySeconds(delivery.attempts, this.config.webhookRetryBaseSeconds);
+      delaySeconds = Math.max(backoff, Math.min(result.retryAfter ?? 0, MAX_RETRY_AFTER_SECONDS));
+    }
+    this.attempts.labels(status).inc();
+    return {
+      delivery, gone,
+      outcome: {
+        id: delivery.id, status, delaySeconds, statusCode: code, error: result.error,
+        attempt: { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...result },
+      },
+    };
+  }
+
+  /**
+   * Writes every outcome that came in, in one transaction per round (those that finish while
+   * it commits make the next round); the lanes that moved on get their next heads, and the
+   * due ones are claimed here and sent straight away.
+   */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.finished.length > 0) {
+        const batch = this.finished.splice(0);
+        let next: ClaimedDelivery[];
+        try {
+          next = await this.sql.begin((tx) => this.record(tx, batch));
+        } catch (error) {
+          if (this.stopped) {
+            // Their leases lapse and the sweep sends them again: at least once.
+            this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded at stop');
+            this.inFlight -= batch.length;
+            continue;
+          }
+          this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded; trying again in 1 s');
+          this.finished.unshift(...batch);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        this.inFlight -= batch.length;
+        // This process tries its retries on time; the wake-up jobs are for when it is gone.
+        const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
+        for (const seconds of retries) this.retryIn(seconds * 1000);
+        if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
+      }
+    } finally {
+      this.flushing = false;
+    }
+    if (this.wanted) void this.pump();
+    this.settle();
+  }
+
+  private async record(tx: Tx, batch: readonly Finished[]): Promise<ClaimedDelivery[]> {
+    await lockLanes(tx, uniqueLanes(batch.map((f) => f.delivery)));
+    const retries = await recordOutcomes(tx, batch.map((f) => f.outcome));
+    const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.delivery.webhookId))];
+    if (gone.length > 0) {
+      await disableWebhooks(tx, gone, 'gone');
+      this.log.info({ webhookIds: gone }, 'webhook endpoint answered 410 Gone: disabled');
+    }
+    if (retries.length > 0) await this.wakeAt(tx, retries);
+    // A retry keeps its lane; every other outcome lets the lane's next delivery go.
+    const moved = uniqueLanes(batch.filter((f) => f.outcome.status !== 'retry').map((f) => f.delivery));
+    const claimed = await this.promote(tx, moved, this.stopped ? 0 : this.room(this.inFlight - batch.length));
+    this.governor.spend(claimed.length);
+    return claimed;
+  }
+
+  /** Promotes the lanes' next heads (claiming up to `claim` due ones) and wakes whoever should send the rest. */
+  private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedDelivery[]> {
+    const { claimed, queued } = await promoteLaneHeads(tx, lanes, claim, LEASE_SECONDS);
+    if (queued.length > 0) {
+      await this.wakeAt(tx, queued.map((q) => q.nextAttemptAt));
+      if (queued.some((q) => q.due)) await announceWebhookWork(tx);
+    }
+    return claimed;
+  }
+
+  /** A wake-up job for each moment (to the second) deliveries become due; those due now share one. */
+  private async wakeAt(tx: Tx, times: readonly Date[]): Promise<void> {
+    const now = Date.now();
+    const seconds = new Set(times.map((at) => (at.getTime() <= now ? 0 : Math.ceil(at.getTime() / 1000))));
+    for (const second of seconds) {
+      if (second === 0) await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
+      else await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: `at:${second}`, startAfter: new Date(second * 1000) });
+    }
+  }
+
+  /** Wakes those waiting for the dispatcher to run out of work, once it has. */
+  private settle(): void {
+    const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
+    if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}
+
+function uniqueLanes(rows: readonly Lane[]): Lane[] {
+  const lanes = new Map<string, Lane>();
+  for (const { webhookId, flowKey } of rows) lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
+  return [...lanes.values()];
+}

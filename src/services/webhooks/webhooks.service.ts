@@ -1,0 +1,157 @@
+/**
+ * Webhook endpoints of a workspace: create (the secret shown once), list, read, change,
+ * delete, rotate the secret, the delivery log and manual retries. Another workspace's
+ * endpoint is 404, like anything that does not exist.
+ */
+import type { Principal } from '../auth/principal.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Config } from '../../platform/config.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { validationFailed } from '../../web/schemas/validator.ts';
+import type { Sql } from '../../storage/db.ts';
+import {
+  attemptsOf, countWebhooks, deleteWebhook, getDelivery, getWebhook, insertWebhook, lockLanes, pageDeliveries, pageWebhooks, reopenDelivery,
+  rotateWebhookSecret, updateWebhook, type AttemptRow, type DeliveryRow, type WebhookRow,
+} from '../../storage/webhooks.store.ts';
+import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
+import type { WebhookDeliveries } from './delivery.job.ts';
+import { newWebhookSecret } from './signing.ts';
+
+/** Endpoints per workspace: each event fans out to every one of them. */
+export const MAX_WEBHOOKS = 50;
+/** After a rotation the previous secret keeps signing this long. */
+const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+const ATTEMPTS_SHOWN = 20;
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+export class Webhooks {
+  constructor(
+    private readonly sql: Sql,
+    private readonly deliveries: WebhookDeliveries,
+    private readonly config: Config,
+    private readonly resolve: Resolver = systemResolver,
+  ) {}
+
+  async create(principal: Principal, input: WebhookInput) {
+    const url = await this.checkUrl(input.url);
+    if ((await countWebhooks(this.sql, principal.workspaceId)) >= MAX_WEBHOOKS) {
+      throw new ApiError('PLAN_LIMIT_REACHED', `A workspace has at most ${MAX_WEBHOOKS} webhooks`, { limit: MAX_WEBHOOKS });
+    }
+    const secret = newWebhookSecret();
+    const row = await insertWebhook(this.sql, {
+      id: newId('whk'), workspaceId: principal.workspaceId, url, events: input.events, description: input.description ?? null, secret,
+    });
+    return { ...webhookView(row), secret };
+  }
+
+  async list(principal: Principal, size: number, from: number) {
+    const page = await pageWebhooks(this.sql, principal.workspaceId, size, from);
+    return { total: page.total, items: page.items.map(webhookView) };
+  }
+
+  async get(principal: Principal, id: string) {
+    return webhookView(await this.require(principal, id));
+  }
+
+  async update(principal: Principal, id: string, patch: Partial<WebhookInput> & { enabled?: boolean }) {
+    await this.require(principal, id);
+    const url = patch.url === undefined ? undefined : await this.checkUrl(patch.url);
+    const row = await updateWebhook(this.sql, principal.workspaceId, id, { ...patch, url });
+    if (!row) throw notFound();
+    return webhookView(row);
+  }
+
+  async remove(principal: Principal, id: string): Promise<void> {
+    if (!(await deleteWebhook(this.sql, principal.workspaceId, id))) throw notFound();
+  }
+
+  /** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
+  async rotateSecret(principal: Principal, id: string) {
+    const secret = newWebhookSecret();
+    const row = await rotateWebhookSecret(this.sql, principal.workspaceId, id, secret, ROTATION_OVERLAP_SECONDS);
+    if (!row) throw notFound();
+    return { ...webhookView(row), secret };
+  }
+
+  async deliveriesOf(principal: Principal, id: string, size: number, from: number) {
+    await this.require(principal, id);
+    const page = await pageDeliveries(this.sql, id, size, from);
+    return { total: page.total, items: await this.withAttempts(page.items) };
+  }
+
+  /** One more attempt of a finished delivery, with the same webhook-id, as soon as its lane lets it. */
+  async retry(principal: Principal, webhookId: string, deliveryId: string) {
+    const webhook = await this.require(principal, webhookId);
+    const found = await getDelivery(this.sql, webhookId, deliveryId);
+    if (!found) throw new ApiError('NOT_FOUND', 'No such delivery');
+    if (!webhook.enabled) throw new ApiError('INVALID_TRANSITION', 'The webhook is disabled: enable it first (PATCH with enabled true)', { enabled: false });
+    await this.sql.begin(async (tx) => {
+      const lane = { webhookId, flowKey: found.flowKey };
+      await lockLanes(tx, [lane]);
+      const current = await getDelivery(tx, webhookId, deliveryId);
+      if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
+        throw new ApiError('INVALID_TRANSITION', 'The delivery is still being attempted', { status: current ? deliveryStatus(current) : 'deleted' });
+      }
+      await reopenDelivery(tx, deliveryId);
+      await this.deliveries.reopen(tx, lane);
+    });
+    const [view] = await this.withAttempts([(await getDelivery(this.sql, webhookId, deliveryId))!]);
+    return view!;
+  }
+
+  private async require(principal: Principal, id: string): Promise<WebhookRow> {
+    const row = await getWebhook(this.sql, principal.workspaceId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  private async checkUrl(url: string): Promise<string> {
+    try {
+      const target = await resolveTarget(url, this.config.webhookAllowPrivate, this.resolve);
+      return target.url.toString();
+    } catch (error) {
+      if (!(error instanceof TargetRefused)) throw error;
+      throw validationFailed([{ in: 'body', pointer: '/url', message: error.message }], error.message);
+    }
+  }
+
+  private async withAttempts(rows: DeliveryRow[]) {
+    const attempts = await attemptsOf(this.sql, rows.map((r) => r.id), ATTEMPTS_SHOWN);
+    const byDelivery = new Map<string, AttemptRow[]>();
+    for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+    return rows.map((row) => deliveryView(row, byDelivery.get(row.id) ?? []));
+  }
+}
+
+const notFound = () => new ApiError('NOT_FOUND', 'No such webhook');
+
+export function webhookView(row: WebhookRow) {
+  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
+  return {
+    id: row.id, url: row.url, events: row.events, description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
+    previousSecretExpiresAt: overlapping?.toISOString() ?? null, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** `queued` (a job holds it) and `pending` (waiting for its turn) are one state to a client. */
+function deliveryStatus(row: DeliveryRow): string {
+  return row.status === 'queued' ? 'pending' : row.status;
+}
+
+function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    id: row.id, webhookId: row.webhookId, eventType: row.type, flowId: row.flowKey || null, status: deliveryStatus(row),
+    attempts: row.attempts, nextAttemptAt: row.status === 'queued' ? row.nextAttemptAt?.toISOString() ?? null : null,
+    lastStatusCode: row.lastStatusCode, lastError: row.lastError, createdAt: row.createdAt.toISOString(), finishedAt: row.finishedAt?.toISOString() ?? null,
+    payload: JSON.parse(row.body) as unknown,
+    attemptLog: attempts.map((a) => ({
+      attempt: a.attempt, manual: a.manual, startedAt: a.startedAt.toISOString(), durationMs: a.durationMs,
+      statusCode: a.statusCode, error: a.error, retryAfter: a.retryAfter,
+    })),
+  };
+}

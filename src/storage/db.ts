@@ -1,0 +1,115 @@
+/**
+ * The database: DATABASE_URL when set, otherwise the embedded cluster under the data
+ * directory (database `flowplan`, created on first use unless the caller says not to).
+ */
+import postgres from 'postgres';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../platform/config.ts';
+import { startEmbedded, type EmbeddedCluster } from './embedded.ts';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+/** Anything that runs a query: the pool or an open transaction. */
+export type Db = Sql | Tx;
+
+export interface Database {
+  readonly sql: Sql;
+  readonly url: string;
+  /** True when this process started the embedded cluster (and must stop it). */
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+export function connect(url: string, max = 10): Sql {
+  return postgres(url, {
+    max,
+    // A database that does not answer fails the request in seconds (503), never holds it for 30.
+    connect_timeout: 3,
+    onnotice: () => {},
+    transform: { column: { from: postgres.toCamel } },
+    connection: { application_name: 'flowplan' },
+  });
+}
+
+/** The embedded cluster's directory under the data directory (absolute). */
+export function embeddedClusterDir(dataDir: string): string {
+  return path.resolve(dataDir, 'postgres');
+}
+
+/** Whether an embedded cluster was ever initialised under the data directory (nothing is created to find out). */
+export function embeddedClusterExists(dataDir: string): boolean {
+  return existsSync(path.join(embeddedClusterDir(dataDir), 'PG_VERSION'));
+}
+
+/** The database asked for is not there, and the caller said not to create it. */
+export class DatabaseMissing extends Error {}
+
+export async function openDatabase(
+  config: Config,
+  onLog?: (line: string) => void,
+  /** `create: false`: refuse (DatabaseMissing) rather than initialise an embedded cluster or create its database. */
+  options: { create?: boolean } = {},
+): Promise<Database> {
+  const create = options.create ?? true;
+  let cluster: EmbeddedCluster | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    if (!create && !embeddedClusterExists(config.dataDir)) {
+      throw new DatabaseMissing(`no embedded database in ${embeddedClusterDir(config.dataDir)}`);
+    }
+    cluster = await startEmbedded(path.resolve(config.dataDir), onLog);
+    const admin = postgres(cluster.adminUrl, { max: 1, onnotice: () => {} });
+    let missing = false;
+    try {
+      const [row] = await admin`select 1 as present from pg_database where datname = 'flowplan'`;
+      missing = !row && !create;
+      if (!row && create) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
+        if (error.code !== '42P04') throw error; // duplicate_database: another process created it
+      });
+    } finally {
+      await admin.end();
+    }
+    if (missing) {
+      await cluster.stop();
+      throw new DatabaseMissing(`the embedded cluster in ${embeddedClusterDir(config.dataDir)} has no database "flowplan"`);
+    }
+    url = cluster.urlFor('flowplan');
+  }
+  const sql = connect(url);
+  return {
+    sql,
+    url,
+    embedded: cluster !== null,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await cluster?.stop();
+    },
+  };
+}
+
+/** Error codes of a database that cannot be reached or is going away (postgres.js, the socket, SQLSTATE 08 and 57P). */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03',
+]);
+
+/** Whether an error says the database is out of reach, not that the request or the code is wrong. */
+/** Takes an advisory lock until the transaction ends, or says another session holds it (never waits). */
+export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${key}) as locked`;
+  return row!.locked;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
+}
+
+/** flowplan's connections to this database (every process), by pool (application name) and state, from pg_stat_activity. */
+export function connectionsInUse(sql: Sql): Promise<{ pool: string; state: string; count: number }[]> {
+  return sql<{ pool: string; state: string; count: number }[]>`select application_name as pool, coalesce(state, 'unknown') as state, count(*)::int as count
+    from pg_stat_activity where datname = current_database() and application_name like 'flowplan%'
+    group by 1, 2`;
+}

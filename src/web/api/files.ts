@@ -1,0 +1,25 @@
+/** What the upload and download routes of files (task attachments, idea files) share. */
+import type { Files } from '../../services/files/files.service.ts';
+import type { Reply, Route } from '../http/route.ts';
+
+/** An upload is refused from its head when the workspace has no room for the length it declares. */
+export function quotaBeforeBody(files: Files): NonNullable<Route['beforeBody']> {
+  return ({ principal, headers }) => files.admit(principal!.workspaceId, Number(headers['content-length'] ?? 0));
+}
+
+/**
+ * A stored file as a download. Whatever its type says, a browser saves it rather than showing
+ * it in our origin, and even shown it may run nothing (`sandbox`).
+ */
+export function fileReply(file: { name: string; mimeType: string; content: Buffer }, etag: string): Reply {
+  return {
+    status: 200, body: file.content, contentType: file.mimeType, etag,
+    headers: {
+      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'Content-Security-Policy': 'sandbox',
+    },
+  };
+}
+
+/** The Content-Type an upload declared, as stored. */
+export const uploadType = (headers: Readonly<Record<string, string>>): string => headers['content-type']?.slice(0, 200) || 'application/octet-stream';

@@ -1,0 +1,105 @@
+/** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
+import { ApiError } from '../../platform/errors.ts';
+import type { Route } from '../http/route.ts';
+import { json } from '../http/route.ts';
+import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
+import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
+import { SCOPES } from '../../services/auth/principal.ts';
+import { appLink } from '../app/app-url.ts';
+import { AuthorizationServerMetadataSchema, AuthorizeQuerySchema } from '../schemas/oauth.schema.ts';
+import { workspacesOf } from '../../services/team/members.service.ts';
+import { ContextSchema, RevokeRequestSchema, TokenRequestSchema, TokenSchema } from '../schemas/context.schema.ts';
+import type { Services } from './services.ts';
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+const READY_TIMEOUT_MS = 1500;
+
+export function platformRoutes(services: Services): Route[] {
+  const { sql, config } = services;
+  const issuer = config.baseUrl;
+  return [
+    {
+      method: 'GET', path: '/v1/me', operationId: 'getMe', summary: 'The calling credential, its workspace, role, scopes and plan',
+      tags: ['Context'], auth: 'bearer', freePlan: true,
+      responses: { 200: { description: 'Context', schema: ContextSchema } },
+      handler: async ({ principal }) => {
+        const p = principal!;
+        const context: Record<string, unknown> = {
+          workspaceId: p.workspaceId,
+          workspaceName: p.workspaceName,
+          credentialId: p.credentialId,
+          credentialName: p.credentialName,
+          role: p.role,
+          scopes: p.scopes,
+          plan: p.plan,
+        };
+        if (p.userId) {
+          context.userId = p.userId;
+          context.orgs = await workspacesOf(sql, p.userId);
+        }
+        return json(200, context);
+      },
+    },
+    {
+      method: 'GET', path: '/v1/oauth/authorize', operationId: 'authorize',
+      summary: 'Start a sign-in (authorization code with PKCE S256): redirects to the app, which returns a code to redirect_uri',
+      tags: ['OAuth'], auth: 'none', rateLimit: 'address', query: AuthorizeQuerySchema,
+      errors: ['invalid_request', 'INVALID_CLIENT'],
+      responses: {
+        302: { description: 'To `{app_url}/signin?request=…` (an opaque handle); once the client and redirect URI are trusted, errors go to redirect_uri as `error`, `error_description`, `state` and `iss` (RFC 9207)' },
+      },
+      handler: async ({ query }) => ({
+        status: 302,
+        headers: { Location: await authorizeLocation(sql, issuer, appLink(config, '/signin'), query), ...NO_STORE },
+      }),
+    },
+    {
+      method: 'GET', path: '/.well-known/oauth-authorization-server', operationId: 'authorizationServerMetadata',
+      summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['OAuth'], auth: 'none',
+      responses: { 200: { description: 'Metadata', schema: AuthorizationServerMetadataSchema } },
+      handler: () => json(200, authorizationServerMetadata(issuer, SCOPES)),
+    },
+    {
+      method: 'POST', path: '/v1/oauth/token', operationId: 'issueToken',
+      summary: 'Issue tokens: client_credentials, authorization_code (PKCE) or refresh_token (rotating; org_id switches workspace)',
+      tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: TokenRequestSchema,
+      errors: ['invalid_request', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE', 'invalid_grant', 'INVALID_CLIENT', 'invalid_target'],
+      responses: { 200: { description: 'Token', schema: TokenSchema } },
+      handler: async ({ body, headers }) => json(200, await issueToken(sql, body as Record<string, string>, headers['authorization']), { headers: NO_STORE }),
+    },
+    {
+      method: 'POST', path: '/v1/oauth/revoke', operationId: 'revokeToken', summary: 'Revoke a token (RFC 7009)',
+      tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: RevokeRequestSchema,
+      errors: ['invalid_request', 'INVALID_CLIENT'],
+      responses: { 200: { description: 'Revoked, or already invalid', schema: { type: 'object' } } },
+      handler: async ({ body, headers }) => {
+        // This process drops its cached principals at once; others on the NOTIFY.
+        const revoked = await revokeToken(sql, body as Record<string, string>, headers['authorization']);
+        if (revoked) services.auth.invalidate();
+        return json(200, {}, { headers: NO_STORE });
+      },
+    },
+    {
+      method: 'GET', path: '/healthz', operationId: 'healthz', summary: 'The process is up', tags: ['Operations'], auth: 'none',
+      responses: { 200: { description: 'Up', schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
+      handler: () => json(200, { status: 'ok' }),
+    },
+    {
+      method: 'GET', path: '/readyz', operationId: 'readyz', summary: 'The database is reachable', tags: ['Operations'], auth: 'none',
+      errors: ['SERVICE_UNAVAILABLE'],
+      responses: { 200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } } },
+      handler: async () => {
+        // A load balancer needs its answer fast: a database that has not answered in 1.5 s is not there.
+        let timer: NodeJS.Timeout | undefined;
+        const reachable = await Promise.race([
+          sql`select 1`.then(() => true, () => false),
+          new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS); }),
+        ]);
+        clearTimeout(timer);
+        if (!reachable) throw new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, { 'Retry-After': '2' });
+        return json(200, { status: 'ready' });
+      },
+    },
+  ];
+}

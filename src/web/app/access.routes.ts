@@ -1,0 +1,153 @@
+/**
+ * API access (keys and OAuth clients of the session's workspace, and the installation's
+ * first-party clients, read-only) and invitation links. A new or rotated key's secret
+ * appears once, in the reply to the form that made it.
+ */
+import { readFileSync } from 'node:fs';
+import { ApiError } from '../../platform/errors.ts';
+import { parseScopes, ROLES, type Role } from '../../services/auth/principal.ts';
+import type { Reply, RequestContext, Route } from '../http/route.ts';
+import { workspacesOf } from '../../services/team/members.service.ts';
+import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
+import { accessView, inviteView } from './access.views.ts';
+import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from './invite.service.ts';
+import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
+import { checkCsrf, startSession, visitor, type Visitor } from './session.ts';
+import { SigninThrottled } from './signin.service.ts';
+import { messageView } from './signin.views.ts';
+
+const COPY_SCRIPT = readFileSync(new URL('./copy.js', import.meta.url));
+const ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^(key|cli)_[A-Za-z0-9_-]{1,60}$' } } };
+const CLIENT_ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^cli_[A-Za-z0-9_-]{1,60}$' } } };
+
+export function accessRoutes(deps: AppDeps): Route[] {
+  const { sql, names, prefix, auth } = deps;
+
+  /** The signed-in visitor and the workspace the page is about; null when a sign-in is needed. */
+  async function signedIn(ctx: RequestContext): Promise<{ v: Visitor; access: AccessContext; canSwitch: boolean } | null> {
+    const v = await visitor(sql, names, ctx.headers);
+    if (!v.session) return null;
+    const orgs = await workspacesOf(sql, v.session.userId);
+    const workspace = orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
+    if (!workspace) throw new ApiError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
+    return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id }, canSwitch: orgs.length > 1 };
+  }
+
+  async function accessPage(
+    ctx: RequestContext,
+    state: { created?: { id: string; key: string; rotated: boolean }; error?: string; notice?: string; status?: number } = {},
+  ): Promise<Reply> {
+    const who = await signedIn(ctx);
+    if (!who) return seeOther(`${prefix}/signin`);
+    const [org] = (await workspacesOf(sql, who.access.userId)).filter((o) => o.id === who.access.workspaceId);
+    if (!['owner', 'admin'].includes(org!.role)) {
+      return view('API access', messageView(`API access: ${org!.name}`, `You are ${org!.role === 'member' ? 'a member' : 'a viewer'} of ${org!.name}. Only admins manage API keys and clients.`,
+        who.canSwitch ? { href: `${prefix}/workspaces`, text: 'Switch workspace' } : undefined), { cookies: who.v.cookies });
+    }
+    const { credentials, firstParty } = await listAccess(who.access);
+    return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
+      workspaceName: org!.name, credentials, firstParty, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
+      notice: state.notice ?? null, canSwitch: who.canSwitch,
+    }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
+  }
+
+  /** Runs a form post of the access page for a signed-in admin. */
+  const accessAction = (run: (ctx: RequestContext, access: AccessContext, fields: Map<string, string[]>) => Promise<Reply>) =>
+    async (ctx: RequestContext): Promise<Reply> => {
+      const fields = formFields(ctx);
+      checkCsrf(names, ctx.headers, field(fields, 'csrf'));
+      const who = await signedIn(ctx);
+      if (!who) return seeOther(`${prefix}/signin`);
+      return run(ctx, who.access, fields);
+    };
+
+  return [
+    appRoute({ method: 'GET', path: `${prefix}/access`, operationId: 'appAccess', summary: 'API access page', handler: (ctx) => accessPage(ctx) }),
+    appRoute({
+      method: 'POST', path: `${prefix}/access/keys`, operationId: 'appCreateKey', summary: 'Create an API key',
+      handler: accessAction(async (ctx, access, fields) => {
+        const role = field(fields, 'role') as Role;
+        const scopes = parseScopes((fields.get('scope') ?? []).join(' '));
+        const name = field(fields, 'name').trim().slice(0, 200);
+        if (!ROLES.includes(role) || !scopes || scopes.length === 0) {
+          return accessPage(ctx, { error: 'Choose a role and at least one scope for the key.', status: 400 });
+        }
+        const created = await createAccessKey(access, { name, role, scopes });
+        return accessPage(ctx, { created: { ...created, rotated: false }, status: 201 });
+      }),
+    }),
+    appRoute({
+      method: 'POST', path: `${prefix}/access/keys/{id}/rotate`, operationId: 'appRotateKey', summary: 'Rotate an API key', params: ID,
+      handler: accessAction(async (ctx, access) => {
+        const rotated = await rotateAccessKey(access, (ctx.params as { id: string }).id);
+        return accessPage(ctx, { created: { ...rotated, rotated: true } });
+      }),
+    }),
+    appRoute({
+      method: 'POST', path: `${prefix}/access/credentials/{id}/delete`, operationId: 'appDeleteCredential', summary: 'Delete a key or client', params: ID,
+      handler: accessAction(async (ctx, access) => {
+        await deleteCredential(access, (ctx.params as { id: string }).id);
+        return seeOther(`${prefix}/access`);
+      }),
+    }),
+    appRoute({
+      method: 'POST', path: `${prefix}/access/clients/{id}/end-signins`, operationId: 'appEndClientSignins',
+      summary: "End the workspace's sign-ins through a first-party client", params: CLIENT_ID,
+      handler: accessAction(async (ctx, access) => {
+        const ended = await endClientSignins(access, (ctx.params as { id: string }).id);
+        const people = ended.people === 1 ? '1 person' : `${ended.people} people`;
+        return accessPage(ctx, { notice: `Ended the sign-ins through ${ended.name} in this workspace (${people} signed out).` });
+      }),
+    }),
+    appRoute({
+      method: 'GET', path: `${prefix}/copy.js`, operationId: 'appCopyScript', summary: 'Copy buttons (progressive enhancement)',
+      handler: () => ({ status: 200, body: COPY_SCRIPT, contentType: 'text/javascript; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=3600' } }),
+    }),
+    appRoute({
+      method: 'GET', path: `${prefix}/invite`, operationId: 'appInvite', summary: 'Invitation page',
+      handler: async ({ headers, query }) => {
+        const v = await visitor(sql, names, headers);
+        const token = typeof (query as Record<string, unknown>).token === 'string' ? (query as { token: string }).token : '';
+        const invite = await inviteByLink(sql, token);
+        const status = !invite ? 404 : invite.state === 'pending' ? 200 : 410;
+        return view('Invitation', inviteView({ prefix, csrf: v.csrf }, { token, invite, signedInAs: v.session, error: null, field: null }), { status, cookies: v.cookies });
+      },
+    }),
+    appRoute({
+      method: 'POST', path: `${prefix}/invite`, operationId: 'appInviteAccept', summary: 'Accept an invitation (sign up or sign in)',
+      handler: async (ctx) => {
+        const fields = formFields(ctx);
+        checkCsrf(names, ctx.headers, field(fields, 'csrf'));
+        const v = await visitor(sql, names, ctx.headers);
+        const token = field(fields, 'token');
+        const mode = field(fields, 'mode');
+        const again = async (status: number, error: string, which: 'name' | 'password' | null, headers: Record<string, string> = {}) => {
+          const reply = view('Invitation', inviteView({ prefix, csrf: v.csrf }, {
+            token, invite: await inviteByLink(sql, token), signedInAs: v.session, error, field: which,
+          }), { status });
+          return { ...reply, headers: { ...reply.headers, ...headers } };
+        };
+        if (mode === 'accept' && v.session) {
+          const invite = await acceptAsSignedIn(sql, token, { id: v.session.userId, email: v.session.email });
+          const session = await startSession(sql, names, v.sessionHash, v.session.userId, invite.workspaceId);
+          return seeOther(`${prefix}/access`, session.cookies);
+        }
+        let joined: { userId: string; invite: { workspaceId: string } } | null;
+        try {
+          joined = mode === 'signup'
+            ? await acceptWithSignup(sql, token, { name: field(fields, 'name'), password: field(fields, 'password') })
+            : await acceptWithSignin(sql, token, { password: field(fields, 'password'), address: ctx.remoteAddress });
+        } catch (error) {
+          if (error instanceof SigninThrottled) return again(429, error.message, 'password', error.headers);
+          if (error instanceof ApiError && error.code === 'VALIDATION_FAILED') {
+            return again(400, error.message, (error.details?.field as 'name' | 'password' | undefined) ?? null);
+          }
+          throw error;
+        }
+        if (!joined) return again(401, 'That password is not right.', 'password');
+        const session = await startSession(sql, names, v.sessionHash, joined.userId, joined.invite.workspaceId);
+        return seeOther(`${prefix}/access`, session.cookies);
+      },
+    }),
+  ];
+}

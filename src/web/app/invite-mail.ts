@@ -1,0 +1,33 @@
+/**
+ * The invitation email: who invites the person to which workspace, with which role, and the
+ * single-use link to accept (sign up, or sign in with an existing account). A failed send is
+ * logged, not thrown: the invite stands, and inviting the address again sends a fresh link.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../platform/config.ts';
+import { html } from '../http/html.ts';
+import type { Mailer } from '../../services/mail/mailer.ts';
+import type { Sql } from '../../storage/db.ts';
+import { findWorkspace } from '../../storage/workspaces.store.ts';
+import type { InviteDelivery } from '../../services/team/invites.service.ts';
+
+export function inviteDelivery(deps: { sql: Sql; config: Config; mailer: Mailer; log: Logger }): InviteDelivery {
+  return async (invite) => {
+    const workspace = await findWorkspace(deps.sql, invite.workspaceId);
+    const name = workspace?.name ?? 'a flowplan workspace';
+    const link = `${deps.config.appUrl}/invite?token=${invite.token}`;
+    const until = invite.expiresAt.toUTCString();
+    try {
+      await deps.mailer.send({
+        to: invite.email,
+        subject: `You are invited to ${name} on flowplan`,
+        text: `You are invited to join ${name} on flowplan as ${invite.role}.\n\nAccept the invitation (the link works once, until ${until}):\n${link}\n\nIf you did not expect this, ignore this email.\n`,
+        html: html`<p>You are invited to join <strong>${name}</strong> on flowplan as <strong>${invite.role}</strong>.</p>
+<p><a href="${link}">Accept the invitation</a></p>
+<p>The link works once, until ${until}. If you did not expect this, ignore this email.</p>`.text,
+      });
+    } catch (error) {
+      deps.log.error({ err: error, to: invite.email }, 'invitation email not sent');
+    }
+  };
+}

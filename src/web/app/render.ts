@@ -1,0 +1,90 @@
+/**
+ * What every web-app route shares: the page frame (`page()` with its security headers),
+ * See-Other redirects, form bodies, and HTML error pages instead of the JSON envelope.
+ */
+import { ApiError } from '../../platform/errors.ts';
+import type { Authenticator } from '../../services/auth/authenticate.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import type { Reply, RequestContext, Route } from '../http/route.ts';
+import type { Sql } from '../../storage/db.ts';
+import { appPrefix } from './app-url.ts';
+import { cookieNames, type CookieNames } from './session.ts';
+import { messageView } from './signin.views.ts';
+
+export interface AppDeps {
+  readonly sql: Sql;
+  readonly config: Config;
+  readonly auth: Authenticator;
+  readonly names: CookieNames;
+  /** The app's path prefix (`/app`). */
+  readonly prefix: string;
+  /** The authorization server's issuer (`iss`, RFC 9207). */
+  readonly issuer: string;
+}
+
+export function appDeps(sql: Sql, config: Config, auth: Authenticator): AppDeps {
+  return { sql, config, auth, names: cookieNames(config), prefix: appPrefix(config), issuer: config.baseUrl };
+}
+
+/**
+ * The consent form's answer redirects to the client's loopback redirect URI, and browsers
+ * apply `form-action` to a form's redirects too: that page allows the request's own origin.
+ * CSP has no syntax for IPv6 hosts, so for `[::1]` the directive is left out instead.
+ */
+function formTarget(redirectUri: string): { formAction?: string[]; dropFormAction?: boolean } {
+  const { origin, hostname } = new URL(redirectUri);
+  return hostname.startsWith('[') ? { dropFormAction: true } : { formAction: [origin] };
+}
+
+export function view(
+  title: string,
+  body: Html,
+  options: { status?: number; cookies?: string[]; formTarget?: string; scripts?: string[] } = {},
+): Reply {
+  const target = options.formTarget ? formTarget(options.formTarget) : {};
+  const reply = page({
+    title: `${title} · flowplan`, body, status: options.status ?? 200, cookies: options.cookies,
+    ...(target.formAction ? { formAction: target.formAction } : {}), ...(options.scripts ? { scripts: options.scripts } : {}),
+  });
+  if (!target.dropFormAction) return reply;
+  const csp = reply.headers!['Content-Security-Policy']!.split('; ').filter((d) => !d.startsWith('form-action')).join('; ');
+  return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': csp } };
+}
+
+export function seeOther(location: string, cookies: string[] = []): Reply {
+  return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' }, cookies };
+}
+
+/** A refusal as a page, for every app route. */
+export function errorPage(error: ApiError): Reply {
+  const title = error.status === 404 ? 'Not found' : error.status === 429 ? 'Too many attempts' : error.status >= 500 ? 'Something went wrong' : 'That did not work';
+  const reply = view(title, messageView(title, error.message), { status: error.status });
+  return { ...reply, headers: { ...reply.headers, ...error.headers } };
+}
+
+/** Form fields of a urlencoded body; repeated names (checkboxes) keep every value. */
+export function formFields(ctx: RequestContext): Map<string, string[]> {
+  const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as application/x-www-form-urlencoded');
+  const fields = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8'))) fields.set(name, [...(fields.get(name) ?? []), value]);
+  return fields;
+}
+
+export const field = (fields: Map<string, string[]>, name: string): string => fields.get(name)?.[0] ?? '';
+
+/** Form posts are small; a larger body (a 1 MB password) is refused before anything reads it. */
+export const FORM_BYTES = 16 * 1024;
+
+/** The common fields of an app route: hidden from the OpenAPI document, a budget per address, HTML refusals. */
+export function appRoute(route: Omit<Route, 'auth' | 'hidden' | 'rateLimit' | 'renderError' | 'tags' | 'responses'> & { responses?: Route['responses'] }): Route {
+  const post = route.method === 'POST';
+  return {
+    auth: 'none', hidden: true, rateLimit: 'address', renderError: errorPage, tags: ['App'],
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    ...(post ? { bodyKind: 'bytes' as const, maxBodyBytes: FORM_BYTES } : {}),
+    ...route,
+  };
+}

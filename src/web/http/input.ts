@@ -1,0 +1,92 @@
+/** Query strings and request bodies: parsed by what the route declares, refused clearly. */
+import { ApiError } from '../../platform/errors.ts';
+import { validationFailed } from '../schemas/validator.ts';
+import type { IncomingRequest } from './edge.ts';
+import type { Route } from './route.ts';
+
+/** Repeated parameters become arrays; the schema decides whether that is allowed. */
+export function parseQuery(query: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!query) return out;
+  for (const [name, value] of new URLSearchParams(query)) {
+    const existing = out[name];
+    if (existing === undefined) out[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else out[name] = [existing, value];
+  }
+  return out;
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export function readBody(route: Route, request: IncomingRequest, validate: ((value: unknown) => unknown) | null): unknown {
+  const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
+  if (kind === 'none' || kind === 'bytes' || kind === 'upload') return undefined;
+  if (kind === 'form') return readForm(request);
+  const empty = request.body.length === 0;
+  if (empty && route.bodyOptional) return validate ? validate({}) : {};
+  const type = mediaType(request.headers['content-type']);
+  if (!empty && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { contentType: type || null });
+  }
+  if (empty) throw validationFailed([{ in: 'body', pointer: '', message: 'a JSON body is required' }]);
+  if (nestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
+    throw validationFailed([{ in: 'body', pointer: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }], 'Body nests too deeply');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(request.body.toString('utf8'));
+  } catch (error) {
+    throw validationFailed([{ in: 'body', pointer: '', message: `is not valid JSON: ${(error as Error).message}` }], 'Body is not valid JSON');
+  }
+  return validate ? validate(value) : value;
+}
+
+/** No body of this API nests anywhere near this deep (an idea tree is rows with parentIds). */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * One pass over the bytes, before JSON.parse sees them: parsing millions of nested brackets
+ * (and the schema walking the result) held the event loop for seconds, every tenant waiting.
+ * Brackets inside strings do not count; malformed input is left to JSON.parse.
+ */
+function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** OAuth endpoints: form bodies only (anything else is `invalid_request`), no repeated fields (RFC 6749 §3.2). */
+function readForm(request: IncomingRequest): Record<string, string> {
+  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
+    throw new ApiError('invalid_request', 'Send the body as application/x-www-form-urlencoded');
+  }
+  const form: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(request.body.toString('utf8'))) {
+    if (name in form) throw new ApiError('invalid_request', `Parameter ${name} is repeated`);
+    form[name] = value;
+  }
+  return form;
+}

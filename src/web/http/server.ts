@@ -1,0 +1,414 @@
+/**
+ * The only module that touches uWebSockets.js. Its rules, kept here once: HttpRequest is
+ * valid only during the synchronous callback (read everything first); register onAborted
+ * before any await; copy onData chunks and cap the body; write inside res.cork after an
+ * await; never write to an aborted response.
+ */
+import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { ApiError } from '../../platform/errors.ts';
+import { clientAddress, type TrustProxy } from './client-address.ts';
+import { requestIdOf, type Admission, type Edge, type OutgoingResponse, type RequestHead } from './edge.ts';
+import type { Match } from './router.ts';
+import type { Foreground } from './foreground.ts';
+
+const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
+
+/** The package silently falls back to a slow `ws` imitation when its binary does not load. */
+export const UWS_NATIVE = typeof (uws as { SSLApp?: unknown }).SSLApp === 'function';
+export const UWS_IMPLEMENTATION = UWS_NATIVE ? 'uWebSockets.js native' : 'uWebSockets.js fallback (node:http/ws imitation)';
+
+/**
+ * The fallback cannot serve this edge: it throws "Not implemented" from methods every request
+ * here uses (getCaseSensitiveMethod, getRemoteAddressAsText, pause, resume, onWritable), and
+ * the throw ends the process. So a server refuses to start on it rather than die at its first
+ * request (test/ops/runtime.test.ts).
+ */
+export class NativeUwsUnavailable extends Error {
+  constructor() {
+    super(
+      `the native uWebSockets.js binary did not load (Node ${process.versions.node}, ABI ${process.versions.modules}, ${process.platform}-${process.arch}; ` +
+        'the package ships glibc builds up to Node 20\'s ABI 115), and its fallback cannot serve flowplan: not starting (README: Runtime)',
+    );
+  }
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting, then resolves when every in-flight request has been answered. */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** Requests in flight, for the webhook governor. */
+  foreground?: Foreground;
+  /** Which proxies may name the client in X-Forwarded-For. */
+  trustProxy?: TrustProxy;
+  /** Request body bytes this process holds at once, across requests; past it, 503 (MAX_BUFFERED_BODY_BYTES). */
+  maxBufferedBytes?: number;
+}
+
+export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
+  const { foreground, trustProxy = null, maxBufferedBytes = Infinity } = options;
+  /** Body bytes held (or reserved for a declared length) by requests still reading theirs. */
+  let buffered = 0;
+  // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
+  const app = uws.App() as TemplatedApp & { close(): void };
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  // Once closing, every answer closes its connection, so keep-alive clients reconnect
+  // elsewhere instead of sending into a process about to exit.
+  let closing = false;
+  const finish = () => {
+    inFlight -= 1;
+    foreground?.leave();
+    if (inFlight === 0 && drained) drained();
+  };
+  const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+  /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
+  const refusalOf = (headers: Record<string, string>, error: ApiError, close = true): OutgoingResponse => ({
+    status: error.status,
+    headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers, ...(close ? {} : { Connection: 'close' }) },
+    body: JSON.stringify(error.toBody()),
+  });
+  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, error: ApiError, close = true) =>
+    send(res, state, refusalOf(headers, error, close), close);
+  const tooLarge = (limit: number) => new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
+
+  /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
+  const answer = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) => {
+    try {
+      send(res, state, response, close);
+    } finally {
+      finish();
+    }
+  };
+
+  app.any('/*', (res, req) => {
+    // Small on purpose: every request allocates it and the abort closure; a body's phase
+    // lives in receiveBody, which only requests with a body pay for.
+    const state: RequestState = { aborted: false, onAbort: null };
+    res.onAborted(() => {
+      state.aborted = true;
+      state.onAbort?.();
+    });
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    // uWS itself refuses oversized and over-numerous headers before this runs.
+    req.forEach((name, value) => {
+      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    });
+    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy);
+    if (drained && inFlight === 0) {
+      refuse(res, state, headers, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
+      return;
+    }
+    const match = edge.match(method, path);
+    const limit = edge.bodyLimit(match);
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > limit) {
+      // Answered at once. Closing now would reset a client still sending (EPIPE before it reads
+      // the answer), so a body up to DRAIN_LIMIT is read and dropped first (uWS goes on reading
+      // an answered request's body; the handler must take it).
+      const drain = declared <= DRAIN_LIMIT;
+      if (drain) res.onData(() => {});
+      refuse(res, state, headers, tooLarge(limit), !drain);
+      return;
+    }
+    inFlight += 1;
+    foreground?.enter();
+    // Most requests carry no body: answer without waiting for onData.
+    if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
+      edge.handle({ method, path, query, headers, remoteAddress, body: EMPTY }, match).then(
+        (response) => answer(res, state, response, closing),
+        () => answer(res, state, { status: 500, headers: {}, body: null }, true),
+      );
+      return;
+    }
+    receiveBody(res, state, { method, path, query, headers, remoteAddress }, match, limit, declared);
+  });
+
+  function receiveBody(res: HttpResponse, state: RequestState, head: RequestHead, match: Match, limit: number, declared: number): void {
+    const { headers } = head;
+    // A body is coming. Nothing of it is kept until the head has been judged: the socket is
+    // paused, and what arrived with the head is held only while the credential is checked.
+    res.pause();
+    // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
+    let awaitingBody = true;
+    /**
+     * judging: the head is being decided; reading: admitted, the body is kept; dropping: refused
+     * and answered, the rest is read and dropped; refusing: refused mid-way through a body of
+     * unknown length, which is read to its end and dropped before the answer (answering earlier
+     * would leave no way to end the connection cleanly after a bounded drain).
+     */
+    let phase: 'judging' | 'reading' | 'dropping' | 'refusing' = 'judging';
+    let refusal: OutgoingResponse | null = null;
+    let admission: Admission | null = null;
+    let reserved = 0;
+    let size = 0;
+    /** The body's last chunk has arrived (whether or not it was kept). */
+    let lastSeen = false;
+    let early: { chunk: Buffer; isLast: boolean }[] = [];
+    const chunks: Buffer[] = [];
+    /** Gives back the body bytes this request reserved. */
+    const release = () => {
+      buffered -= reserved;
+      reserved = 0;
+    };
+    /** Ends an upload being streamed to storage. */
+    let cutOff = NOTHING;
+    state.onAbort = () => {
+      release();
+      cutOff();
+      if (awaitingBody) {
+        awaitingBody = false;
+        finish();
+      }
+    };
+    /** Reserves room for `bytes` more body bytes; false when the process holds all it may. */
+    const reserve = (bytes: number): boolean => {
+      if (buffered + bytes > maxBufferedBytes) return false;
+      buffered += bytes;
+      reserved += bytes;
+      return true;
+    };
+    const busy = () => refusalOf(headers, new ApiError('SERVICE_UNAVAILABLE', 'Too many request bodies are being received; retry shortly', undefined, { 'Retry-After': '1' }));
+    const done = (response: OutgoingResponse, close: boolean) => {
+      awaitingBody = false;
+      send(res, state, response, close);
+      finish();
+    };
+    /** Refused: nothing of the body is kept from here on. */
+    const refuseBody = (response: OutgoingResponse) => {
+      if (!awaitingBody) return;
+      release();
+      chunks.length = 0;
+      early = [];
+      if (declared > 0) {
+        // Answered at once; the connection ends once the client has sent what it declared.
+        phase = 'dropping';
+        res.resume();
+        done({ ...response, headers: { ...response.headers, Connection: 'close' } }, false);
+      } else if (lastSeen) {
+        res.resume(); // for the connection's next request
+        done(response, false);
+      } else {
+        phase = 'refusing';
+        refusal = response;
+        res.resume();
+      }
+    };
+    /** An upload: handed to the route as it arrives, at most STREAM_WINDOW bytes waiting. */
+    let stream: BodyStream | null = null;
+    const take = (chunk: Buffer, isLast: boolean) => {
+      size += chunk.byteLength;
+      if (stream) {
+        if (size > limit) stream.fail(tooLarge(limit));
+        else stream.push(chunk, isLast);
+        return;
+      }
+      if (size > limit) return refuseBody(refusalOf(headers, tooLarge(limit)));
+      // A declared length was reserved whole; chunked bodies reserve as they come.
+      if (!(declared > 0) && !reserve(chunk.byteLength)) return refuseBody(busy());
+      if (chunk.byteLength > 0) chunks.push(chunk);
+      if (!isLast) return;
+      awaitingBody = false;
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      chunks.length = 0;
+      edge.handle({ ...head, body }, match, admission!).then(
+        (response) => send(res, state, response, closing),
+        () => send(res, state, { status: 500, headers: {}, body: null }, true),
+      ).finally(() => {
+        release();
+        finish();
+      });
+    };
+    res.onData((chunk, isLast) => {
+      if (isLast) lastSeen = true;
+      if (phase === 'dropping') return;
+      if (phase === 'refusing') {
+        size += chunk.byteLength;
+        if (awaitingBody && (isLast || size > limit + DRAIN_LIMIT)) done({ ...refusal!, headers: { ...refusal!.headers, ...(isLast ? {} : { Connection: 'close' }) } }, !isLast);
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback: copy it.
+      const copy = Buffer.from(new Uint8Array(chunk));
+      if (phase === 'judging') early.push({ chunk: copy, isLast });
+      else if (awaitingBody || stream) take(copy, isLast);
+    });
+    edge.admit(head, match).then((verdict) => {
+      if (!awaitingBody) return; // the client went away meanwhile
+      if ('refused' in verdict) return refuseBody(verdict.refused);
+      const streaming = edge.streamsBody(match);
+      const window = declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW;
+      if (!reserve(streaming ? window : Math.max(declared, 0))) return refuseBody(busy());
+      admission = verdict.admitted;
+      phase = 'reading';
+      if (streaming) {
+        const body = (stream = new BodyStream(() => !state.aborted && res.pause(), () => !state.aborted && res.resume()));
+        cutOff = () => body.fail(new ApiError('VALIDATION_FAILED', 'The client went away before the body ended'));
+        awaitingBody = false;
+        edge.handle({ ...head, body: EMPTY, bodySource: body }, match, admission).then(
+          // Answered before the body ended (refused mid-way): the connection cannot be reused.
+          (response) => send(res, state, response, closing || !lastSeen),
+          () => send(res, state, { status: 500, headers: {}, body: null }, true),
+        ).finally(() => {
+          body.close();
+          release();
+          finish();
+        });
+      }
+      const arrived = early;
+      early = [];
+      for (const { chunk, isLast } of arrived) if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
+      // Read on: the rest of the body, or (the body complete) the connection's next request.
+      if (phase === 'reading') {
+        if (stream) stream.resumeIfRoom();
+        else res.resume();
+      }
+    }, () => refuseBody({ status: 500, headers: {}, body: null }));
+  }
+
+  const token = await new Promise<us_listen_socket>((resolve, reject) =>
+    app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`)))),
+  );
+  return {
+    port: uws.us_socket_local_port(token),
+    close: (timeoutMs = 10_000) => {
+      closing = true;
+      uws.us_listen_socket_close(token);
+      return new Promise<void>((resolve) => {
+        // Then the idle keep-alive connections: left open, each holds the process until its
+        // client lets go (undici: 4 s), or until uWS's idle timeout.
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          clearTimeout(timer);
+          // Not from inside a uWS callback: the last answer is still corked there, and a
+          // forced close would drop it unsent.
+          setImmediate(() => {
+            app.close();
+            resolve();
+          });
+        };
+        const timer = setTimeout(end, timeoutMs);
+        drained = end;
+        if (inFlight === 0) drained();
+      });
+    },
+  };
+}
+
+/** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
+interface RequestState {
+  aborted: boolean;
+  onAbort: (() => void) | null;
+}
+
+const EMPTY = Buffer.alloc(0);
+const NOTHING = () => {};
+/** Upload bytes one request may hold in memory before its socket is paused. */
+const STREAM_WINDOW = 2 * 1024 * 1024;
+
+/**
+ * An upload's body as an async iterable: chunks wait here until the route writes them away,
+ * and the socket is paused while STREAM_WINDOW bytes wait, resumed at half of it.
+ */
+class BodyStream implements AsyncIterable<Buffer> {
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private error: Error | null = null;
+  private paused = false;
+  private wake: (() => void) | null = null;
+  /** False once the body ended, failed or its reader stopped: later chunks are dropped. */
+  open = true;
+
+  constructor(private readonly pause: () => void, private readonly resume: () => void) {}
+
+  push(chunk: Buffer, isLast: boolean): void {
+    if (!this.open) return;
+    if (chunk.length > 0) {
+      this.queue.push(chunk);
+      this.queued += chunk.length;
+    }
+    if (isLast) this.ended = true;
+    if (!this.ended && !this.paused && this.queued >= STREAM_WINDOW) {
+      this.paused = true;
+      this.pause();
+    } else if (this.ended && this.paused) {
+      this.paused = false;
+      this.resume(); // for the connection's next request
+    }
+    this.signal();
+  }
+
+  fail(error: Error): void {
+    if (!this.open) return;
+    this.error = error;
+    this.open = false;
+    this.signal();
+  }
+
+  /** The reader is done with it (answered): drop what waits, read nothing more into it. */
+  close(): void {
+    this.open = false;
+    this.queue.length = 0;
+    this.queued = 0;
+  }
+
+  /** After the chunks that came with the head were queued: read on unless they fill the window. */
+  resumeIfRoom(): void {
+    if (this.queued < STREAM_WINDOW || this.ended) this.resume();
+    else this.paused = true;
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    for (;;) {
+      if (this.error) throw this.error;
+      const chunk = this.queue.shift();
+      if (chunk) {
+        this.queued -= chunk.length;
+        if (this.paused && this.queued <= STREAM_WINDOW / 2) {
+          this.paused = false;
+          this.resume();
+        }
+        yield chunk;
+        continue;
+      }
+      if (this.ended) {
+        this.open = false;
+        return;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+}
+
+/** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+function send(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
+  if (state.aborted) return;
+  state.aborted = true; // a response is written once
+  res.cork(() => {
+    res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
+    // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
+    for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+    for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
+    // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
+    if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
+    else res.end(response.body ?? '', close);
+  });
+}

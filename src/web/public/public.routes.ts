@@ -1,0 +1,88 @@
+/**
+ * The public views under `{public_url}` (CONTRACT §3): for flows and brainstorms, the page,
+ * the JSON document, the diagram SVG and the embed. No credential, a budget per client
+ * address, and 404 (never 401 or 403) for a token that names nothing published. Replies
+ * revalidate by ETag, so an unpublished link is a 404 at the very next request.
+ */
+import { ApiError } from '../../platform/errors.ts';
+import { html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import type { Reply, Route } from '../http/route.ts';
+import type { Services } from '../api/services.ts';
+import { PublicBrainstormSchema, PublicFlowSchema, PublicTokenParams } from '../schemas/public.schema.ts';
+import { PublicViews } from './public.service.ts';
+import type { Rendition } from './public.views.ts';
+
+type Kind = 'flows' | 'brainstorms';
+type Part = keyof Rendition;
+
+const NOUN: Record<Kind, string> = { flows: 'flow', brainstorms: 'brainstorm' };
+
+/** gzip when the client lists it without `q=0` (RFC 9110 §12.5.3). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((item) => {
+    const [coding, ...params] = item.trim().toLowerCase().split(';');
+    if (coding!.trim() !== 'gzip' && coding!.trim() !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+/** `{public_url}`'s path, where these routes are mounted (`/p` by default). */
+export const publicPrefix = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');
+
+function refusalTitle(error: ApiError): string {
+  return error.code === 'RATE_LIMITED' ? 'Too many requests' : error.status === 404 ? 'Not published' : 'Something went wrong';
+}
+
+function refusalText(error: ApiError, kind: Kind): string {
+  if (error.code === 'RATE_LIMITED') return 'Too many requests from your address. Try again in a minute.';
+  if (error.status === 404) return `This link does not lead to a published ${NOUN[kind]}. It may have been unpublished, or copied incompletely.`;
+  return 'The page could not be shown. Try again shortly.';
+}
+
+/** A refusal as a page; the embed's stays frameable, so an unpublished embed goes dark in place. */
+const errorPage = (kind: Kind, embed: boolean) => (error: ApiError): Reply =>
+  page({
+    title: `${refusalTitle(error)} · flowplan`, status: error.status,
+    body: html`<h1>${refusalTitle(error)}</h1><p>${refusalText(error, kind)}</p>`,
+    ...(embed ? { chrome: 'minimal' as const, frameAncestors: '*' } : {}),
+  });
+
+/** The JSON envelope, never cached (heuristic caching of a 404 would outlive a republish). */
+const errorEnvelope = (error: ApiError): Reply => ({
+  status: error.status,
+  body: Buffer.from(JSON.stringify(error.toBody())),
+  contentType: 'application/json; charset=utf-8',
+  headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
+});
+
+export function publicRoutes(services: Services, views = new PublicViews(services)): Route[] {
+  const prefix = publicPrefix(services.config.publicUrl);
+  const find = (kind: Kind, token: string) => (kind === 'flows' ? views.flow(token) : views.brainstorm(token));
+
+  const route = (kind: Kind, part: Part): Route => {
+    const noun = NOUN[kind];
+    const shape = {
+      page: { path: `${prefix}/${kind}/{token}`, what: 'page', summary: `The published ${noun} as a web page with its diagram`, response: { description: 'HTML page', contentType: 'text/html' } },
+      json: { path: `${prefix}/${kind}/{token}.json`, what: 'Json', summary: `The published ${noun} as JSON`, response: { description: `The public ${noun} document`, schema: kind === 'flows' ? PublicFlowSchema : PublicBrainstormSchema } },
+      svg: { path: `${prefix}/${kind}/{token}/diagram.svg`, what: 'Diagram', summary: `The published ${noun}'s diagram as SVG`, response: { description: 'SVG image', contentType: 'image/svg+xml' } },
+      embed: { path: `${prefix}/embed/${kind}/{token}`, what: 'Embed', summary: `The published ${noun} for an <iframe> on another site`, response: { description: 'HTML page that may be framed', contentType: 'text/html' } },
+    }[part];
+    const capital = noun[0]!.toUpperCase() + noun.slice(1);
+    return {
+      method: 'GET', path: shape.path, operationId: `getPublic${capital}${part === 'page' ? '' : shape.what}`,
+      summary: shape.summary, tags: ['Public'], auth: 'none', rateLimit: 'address', params: PublicTokenParams,
+      renderError: part === 'page' || part === 'embed' ? errorPage(kind, part === 'embed') : errorEnvelope,
+      responses: { 200: shape.response },
+      handler: async (ctx) => {
+        const rendition = await find(kind, ctx.params.token);
+        if (!rendition) throw new ApiError('NOT_FOUND', `No published ${noun} at this link`);
+        return rendition[part][acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
+      },
+    };
+  };
+
+  return (['flows', 'brainstorms'] as const).flatMap((kind) => (['page', 'json', 'svg', 'embed'] as const).map((part) => route(kind, part)));
+}

@@ -1,0 +1,35 @@
+/** The authorization endpoint's parameters and the authorization server metadata (RFC 8414). */
+import { SCOPES } from '../../services/auth/principal.ts';
+import type { Schema } from '../http/route.ts';
+
+// No `type` on these: a malformed or repeated parameter must reach the endpoint, which answers
+// JSON before the redirect URI is trusted and redirects with `error=` after (RFC 6749 §4.1.2.1).
+export const AuthorizeQuerySchema: Schema = {
+  type: 'object',
+  properties: {
+    client_id: { description: 'string, required: a registered first-party client' },
+    redirect_uri: { description: 'string, required: a loopback URI the client registered; any port (RFC 8252 §7.3)' },
+    response_type: { description: 'string, required: `code`' },
+    code_challenge: { description: 'string, required: base64url SHA-256 of the PKCE verifier' },
+    code_challenge_method: { description: 'string, required: `S256` (plain is refused)' },
+    state: { description: 'string, optional: returned unchanged with the code or error' },
+    scope: { description: `string, optional: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})` },
+  },
+};
+
+export const AuthorizationServerMetadataSchema: Schema = {
+  type: 'object',
+  required: ['issuer', 'authorization_endpoint', 'token_endpoint'],
+  properties: {
+    issuer: { type: 'string' },
+    authorization_endpoint: { type: 'string' },
+    token_endpoint: { type: 'string' },
+    revocation_endpoint: { type: 'string' },
+    scopes_supported: { type: 'array', items: { type: 'string' } },
+    response_types_supported: { type: 'array', items: { type: 'string' } },
+    grant_types_supported: { type: 'array', items: { type: 'string' } },
+    code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
+    token_endpoint_auth_methods_supported: { type: 'array', items: { type: 'string' } },
+    authorization_response_iss_parameter_supported: { type: 'boolean' },
+  },
+};

@@ -1,0 +1,28 @@
+/** SearchResult (spec §2) and the search query. */
+import type { Schema } from '../http/route.ts';
+import { SEARCH_TYPES } from '../../services/search/types.ts';
+
+export const SearchQuery: Schema = {
+  type: 'object',
+  required: ['q'],
+  properties: {
+    q: {
+      type: 'string', minLength: 1, maxLength: 200, pattern: '\\S',
+      description: 'Words to find; each matches as a prefix ("laun" finds "Launch"), and near spellings of names match too',
+    },
+    type: { type: 'string', enum: [...SEARCH_TYPES], description: 'Only results of this type; omit for all' },
+    size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  },
+};
+
+export const SearchResultSchema: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'title'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', enum: [...SEARCH_TYPES] },
+    title: { type: 'string' },
+    flowId: { type: ['string', 'null'], description: 'The flow itself for a flow, the flow holding a task, null for a template' },
+    url: { type: 'string', format: 'uri', description: 'Where it lives in the app' },
+  },
+};

@@ -1,0 +1,130 @@
+/** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
+import type { Schema } from '../http/route.ts';
+import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { dateTime, idParam, listOf, pageQuery, pathParams } from './common.schema.ts';
+
+const eventType: Schema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
+const url: Schema = {
+  type: 'string', minLength: 1, maxLength: MAX_URL_LENGTH,
+  description: 'Where events are POSTed: an absolute http or https URL without credentials or fragment. Its host must resolve to public '
+    + 'addresses only (not loopback, private, link-local, metadata…), checked now and again before every delivery; '
+    + 'otherwise 400 VALIDATION_FAILED (unless the server runs with WEBHOOK_ALLOW_PRIVATE=1)',
+};
+const events: Schema = { type: 'array', items: eventType, minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The event types to deliver' };
+const description: Schema = { type: ['string', 'null'], maxLength: 500 };
+
+export const WebhookParams = pathParams({ webhookId: idParam('whk') });
+export const DeliveryParams = pathParams({ webhookId: idParam('whk'), deliveryId: idParam('msg') });
+export const WebhooksQuery: Schema = { type: 'object', additionalProperties: false, properties: pageQuery() };
+
+export const CreateWebhookBody: Schema = {
+  type: 'object', required: ['url', 'events'], additionalProperties: false,
+  properties: { url, events, description },
+};
+
+export const UpdateWebhookBody: Schema = {
+  type: 'object', additionalProperties: false, minProperties: 1,
+  description: 'Any of the fields; omitted ones keep their value. `enabled` true switches an endpoint back on (also after a 410 disabled it).',
+  properties: { url, events, description, enabled: { type: 'boolean' } },
+};
+
+export const WebhookSchema: Schema = {
+  type: 'object',
+  required: ['id', 'url', 'events', 'enabled', 'createdAt'],
+  properties: {
+    id: { type: 'string', description: '`whk_…`' },
+    url: { type: 'string' },
+    events: { type: 'array', items: eventType },
+    description: { type: ['string', 'null'] },
+    enabled: { type: 'boolean', description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)' },
+    disabledReason: { type: ['string', 'null'], enum: ['gone', null], description: '`gone`: the service switched it off because the receiver answered 410 Gone' },
+    previousSecretExpiresAt: { type: ['string', 'null'], format: 'date-time', description: 'After a rotation: until then deliveries are also signed with the previous secret' },
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  },
+};
+
+export const WebhookWithSecretSchema: Schema = {
+  ...WebhookSchema,
+  required: [...(WebhookSchema.required as string[]), 'secret'],
+  properties: {
+    ...(WebhookSchema.properties as object),
+    secret: {
+      type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+      description: 'Shown once. `whsec_` + base64 of 32 random bytes; the HMAC-SHA256 key is the decoded bytes (Standard Webhooks 1.0)',
+    },
+  },
+};
+
+export const WebhooksSchema = listOf(WebhookSchema);
+
+const attempt: Schema = {
+  type: 'object', required: ['attempt', 'startedAt', 'durationMs'],
+  properties: {
+    attempt: { type: 'integer', minimum: 1 },
+    manual: { type: 'boolean', description: 'Made by a manual retry' },
+    startedAt: dateTime,
+    durationMs: { type: 'integer', minimum: 0 },
+    statusCode: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when no answer came (refused address, connection error, timeout)' },
+    error: { type: ['string', 'null'] },
+    retryAfter: { type: ['integer', 'null'], description: 'Seconds the receiver asked to wait (Retry-After)' },
+  },
+};
+
+export const DeliverySchema: Schema = {
+  type: 'object',
+  required: ['id', 'webhookId', 'eventType', 'status', 'attempts', 'createdAt'],
+  properties: {
+    id: { type: 'string', description: 'The `webhook-id` header: the same on every attempt (`msg_…`)' },
+    webhookId: { type: 'string' },
+    eventType: eventType,
+    flowId: { type: ['string', 'null'] },
+    status: {
+      type: 'string', enum: ['pending', 'sending', 'delivered', 'failed', 'skipped'],
+      description: '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this '
+        + 'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled',
+    },
+    attempts: { type: 'integer', minimum: 0 },
+    nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    lastStatusCode: { type: ['integer', 'null'] },
+    lastError: { type: ['string', 'null'] },
+    createdAt: dateTime,
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    payload: { type: 'object', description: 'The body sent, byte for byte the same on every attempt' },
+    attemptLog: { type: 'array', items: attempt, description: 'The latest 20 attempts, oldest first' },
+  },
+};
+
+export const DeliveriesSchema = listOf(DeliverySchema);
+
+/** OpenAPI 3.1 `webhooks`: one operation per event type, describing the request the receiver gets. */
+export function webhooksSection(): Record<string, unknown> {
+  const headers = {
+    'webhook-id': 'The delivery id (`msg_…`): the same on every retry; use it to drop duplicates',
+    'webhook-timestamp': 'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
+    'webhook-signature': 'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
+  };
+  return Object.fromEntries(WEBHOOK_EVENTS.map(([type, summary, data]) => [type, {
+    post: {
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary,
+      description: 'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else '
+        + '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; '
+        + '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
+      parameters: Object.entries(headers).map(([name, text]) => ({ name, in: 'header', required: true, description: text, schema: { type: 'string' } })),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object', required: ['type', 'timestamp', 'workspaceId', 'data'],
+              properties: { type: { const: type }, timestamp: { ...dateTime, description: 'When the change committed' }, workspaceId: { type: 'string' }, data },
+            },
+          },
+        },
+      },
+      responses: { '2XX': { description: 'Received' }, '410': { description: 'Gone: the endpoint is disabled' } },
+    },
+  }]));
+}
