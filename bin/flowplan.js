@@ -19,10 +19,10 @@ const installed = (specifier) => {
 if (existsSync(new URL('../src/cli/main.ts', import.meta.url)) && installed('tsx/esm/api')) {
   const { register } = await import('tsx/esm/api');
   register();
-  (await import('../src/node-version.ts')).refuseUnsupportedNode();
+  (await import('../src/platform/node-version.ts')).refuseUnsupportedNode();
   await import('../src/cli/main.ts');
 } else if (existsSync(new URL('../dist/src/cli/main.js', import.meta.url))) {
-  (await import('../dist/src/node-version.js')).refuseUnsupportedNode();
+  (await import('../dist/src/platform/node-version.js')).refuseUnsupportedNode();
   await import('../dist/src/cli/main.js');
 } else {
   process.stderr.write('flowplan: no build to run: run `npm run build` (or install the dev dependencies to run the sources)\n');

@@ -12,7 +12,7 @@ import pino from 'pino';
 import postgres from 'postgres';
 import { TapConfig } from '@tapjs/config';
 import { signature } from '@tapjs/test';
-import { Metrics } from '../src/web/http/metrics.ts';
+import { Metrics } from '../src/platform/metrics.ts';
 import { Jobs } from '../src/services/jobs/jobs.ts';
 import { startEmbedded } from '../src/storage/embedded.ts';
 import { migrate } from '../src/storage/migrate.ts';

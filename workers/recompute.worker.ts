@@ -7,12 +7,9 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
 import { recompute } from '../src/engine/recompute.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
-import { markStarted, type Started } from '../src/platform/worker-pool.ts';
+import { markStarted, type FromWorker, type Started } from '../src/platform/worker-pool.ts';
 
-/** The engine's output plus the worker's threadId, so callers can tell the pool really ran it. */
-export interface WorkerOutput extends RecomputeOutput {
-  threadId: number;
-}
+type WorkerOutput = FromWorker<RecomputeOutput>;
 
 export default function run(input: RecomputeInput & Started): WorkerOutput {
   markStarted(input);

@@ -5,22 +5,11 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
-import type { DiagramModel } from '../src/services/exports/diagram.ts';
-import { planPdf, type PlanDocument } from '../src/services/exports/pdf.ts';
+import { planPdf } from '../src/services/exports/pdf.ts';
+import type { RenderOutput, RenderTask } from '../src/services/exports/render-task.ts';
 import { diagramPng } from '../src/services/exports/png.ts';
-import { diagramSvgOf, type SvgOptions } from '../src/services/exports/svg.ts';
+import { diagramSvgOf } from '../src/services/exports/svg.ts';
 import { markStarted, type Started } from '../src/platform/worker-pool.ts';
-
-export type RenderTask =
-  | { kind: 'svg'; model: DiagramModel; options?: SvgOptions }
-  | { kind: 'png'; model: DiagramModel }
-  | { kind: 'pdf'; document: PlanDocument };
-
-export interface RenderOutput {
-  /** The SVG text, or the PNG/PDF bytes. */
-  result: string | Uint8Array;
-  threadId: number;
-}
 
 /** `fail` is set only by a RenderService built with the test hook (never from config). */
 export default async function run(task: RenderTask & { fail?: boolean } & Started): Promise<RenderOutput> {

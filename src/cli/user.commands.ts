@@ -1,7 +1,7 @@
 /** `flowplan user create | set-password | list`. */
 import { createUser, requireWorkspace } from '../services/auth/provision.ts';
 import { hashPassword } from '../services/auth/secrets.ts';
-import { MAX_PASSWORD } from '../web/app/signin.service.ts';
+import { MAX_PASSWORD } from '../services/account/signin.service.ts';
 import { ApiError } from '../platform/errors.ts';
 import { endSigninsOf, findPerson } from '../storage/people.store.ts';
 import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';

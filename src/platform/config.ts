@@ -3,7 +3,7 @@
  * main.ts (never read process.env anywhere else, so tests can build a config of their own).
  */
 import os from 'node:os';
-import { parseTrustProxy, type TrustProxy } from '../web/http/client-address.ts';
+import { parseTrustProxy, type TrustProxy } from './client-address.ts';
 
 export interface Config {
   readonly port: number;

@@ -81,3 +81,22 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
+
+/** Where a problem with the input was found: the web layer's locations, or the body a service was given. */
+export type Location = 'body' | 'query' | 'path' | 'header';
+
+export interface ValidationProblem {
+  in: Location;
+  pointer: string;
+  message: string;
+}
+
+/** VALIDATION_FAILED listing each problem with its JSON pointer (schemas and services alike). */
+export function validationFailed(errors: ValidationProblem[], message?: string): ApiError {
+  const first = errors[0];
+  return new ApiError(
+    'VALIDATION_FAILED',
+    message ?? (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
+    { errors },
+  );
+}

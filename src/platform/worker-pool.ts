@@ -16,6 +16,9 @@ export function workerModule(relative: string, base: string): URL {
   return new URL(base.endsWith('.ts') ? relative : relative.replace(/\.ts$/, '.js'), base);
 }
 
+/** What a worker hands back: its result, and the thread that ran it (so callers can tell the pool did). */
+export type FromWorker<T> = T & { threadId: number };
+
 export interface Started {
   /** Set by runTimed; the worker calls markStarted with its task. */
   started?: MessagePort;

@@ -4,12 +4,11 @@
  * transaction holding the board's row lock, so checks and writes see the same board.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, notFound } from '../../platform/errors.ts';
+import { ApiError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
-import { validationFailed, type ValidationProblem } from '../../web/schemas/validator.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import {
   brainstormVersion, deleteBrainstorm, findBrainstorm, insertBrainstorm, insertIdeas, listIdeas, pageBrainstorms, touchBrainstorm,

@@ -3,12 +3,11 @@
  * move up to its parent; irreversible), and what hangs off an idea: comments and files.
  * Each write holds the board's row lock and bumps its version, the ETag of the board.
  */
-import { ApiError, notFound } from '../../platform/errors.ts';
+import { ApiError, notFound, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
 import { MAX_IDEAS } from '../../web/schemas/brainstorm.schema.ts';
-import { validationFailed } from '../../web/schemas/validator.ts';
 import {
   deleteIdea, findIdea, ideaFileContent, ideaParents, insertIdeaComment, insertIdeaFile, insertIdeas, pageIdeaComments,
   pageIdeaFiles, touchBrainstorm, updateIdea, type IdeaCommentRow, type IdeaFileRow,

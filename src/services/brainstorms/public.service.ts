@@ -4,7 +4,7 @@
  * unpublish is seen by every process at once, and drawn as an SVG idea tree.
  */
 import { sha256 } from '../auth/secrets.ts';
-import { html, type Html } from '../../web/http/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import type { Sql } from '../../storage/db.ts';
 import { publicIdeas, publishedBoard } from '../../storage/brainstorms.store.ts';
 

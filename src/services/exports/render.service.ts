@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { ApiError } from '../../platform/errors.ts';
 import { runTimed, workerModule, type Started } from '../../platform/worker-pool.ts';
-import type { RenderOutput, RenderTask } from '../../../workers/render.worker.ts';
+import type { RenderOutput, RenderTask } from './render-task.ts';
 import type { DiagramModel } from './diagram.ts';
 import type { PlanDocument } from './pdf.ts';
 import type { SvgOptions } from './svg.ts';

@@ -6,7 +6,7 @@
  * mode) without an inline <style>, which a strict CSP would block. The critical path is
  * told apart by a thicker border and a "critical" label too, never by colour alone.
  */
-import { html, trusted, type Html } from '../../web/http/html.ts';
+import { html, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
 import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, wholeGrid, type Layout, type Tile } from './layout.ts';
 

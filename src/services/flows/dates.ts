@@ -1,5 +1,5 @@
 /** Date inputs: ISO 8601 date-times or plain `YYYY-MM-DD` dates (CONTRACT §1), stored as instants. */
-import { validationFailed } from '../../web/schemas/validator.ts';
+import { validationFailed } from '../../platform/errors.ts';
 
 export function parseDateInput(value: string, pointer: string): string {
   const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;

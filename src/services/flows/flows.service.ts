@@ -1,10 +1,9 @@
 /** Flow-level commands: create (with its task graph), list, change, archive, restore, publish. */
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { buildGraph, topoOrder } from '../../engine/graph.ts';
-import { validationFailed, type ValidationProblem } from '../../web/schemas/validator.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { announceFlowChange, insertDependencies, insertEvents, insertFlow, insertTasks, pageFlowIds } from '../../storage/flows.store.ts';
 import { existingMembers } from '../../storage/members.store.ts';

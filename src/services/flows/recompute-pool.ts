@@ -8,9 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../../platform/errors.ts';
-import type { RecomputeInput } from '../../engine/recompute.ts';
-import { runTimed, workerModule, type Started } from '../../platform/worker-pool.ts';
-import type { WorkerOutput } from '../../../workers/recompute.worker.ts';
+import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
+import { runTimed, workerModule, type FromWorker, type Started } from '../../platform/worker-pool.ts';
+
+type WorkerOutput = FromWorker<RecomputeOutput>;
 
 export type { WorkerOutput as PooledRecomputeOutput };
 

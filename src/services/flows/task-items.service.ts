@@ -3,10 +3,9 @@
  * deliverables. Deliverables and the files that satisfy them change the Flow, so they go
  * through the flow's session; comments and reference files do not touch its version.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, validationFailed } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
-import { validationFailed } from '../../web/schemas/validator.ts';
 import type { Files } from '../files/files.service.ts';
 import type { StagedBlob } from '../../storage/blobs.store.ts';
 import type { Db } from '../../storage/db.ts';

@@ -3,9 +3,8 @@
  * delete with bridging, and dependencies. Each validates against the flow's current
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { validationFailed } from '../../web/schemas/validator.ts';
 import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';

@@ -13,7 +13,7 @@ import PgBoss from 'pg-boss';
 import postgres from 'postgres';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Metrics } from '../../web/http/metrics.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import { jobCounts, outboxBacklog } from '../../storage/jobs.store.ts';
 import { OutboxDrainer, type OutboxHandler } from './outbox.ts';

@@ -3,7 +3,7 @@
  * `html`), with RFC 8058 one-click unsubscribe headers pointing at an opaque per-member,
  * per-kind link.
  */
-import { html, type Html } from '../../web/http/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import type { StoredMessage } from '../../storage/notifications.store.ts';
 import type { Digest, DigestItem } from './digest.ts';
 

@@ -5,8 +5,7 @@
  * member's needs admin.
  */
 import { roleAtLeast, type Principal } from '../auth/principal.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { validationFailed, type ValidationProblem } from '../../web/schemas/validator.ts';
+import { ApiError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   flowInWorkspace, flowMuted, loadSettings, lockSettings, memberEmail, postgresKnowsZone, saveSettings, setFlowMuted, type SettingsRow,

@@ -3,7 +3,7 @@
  * previews unsubscribe nobody; POST does it (also RFC 8058's one-click POST from the mail
  * client) and confirms.
  */
-import { html } from '../../web/http/html.ts';
+import { html } from '../../platform/html.ts';
 import { page } from '../../web/http/page.ts';
 import type { ApiError } from '../../platform/errors.ts';
 import type { Reply } from '../../web/http/route.ts';

@@ -1,4 +1,4 @@
-import type { Foreground } from '../../web/http/foreground.ts';
+import type { Foreground } from '../../platform/foreground.ts';
 
 /** The API counts as busy when it had requests in flight more than this share of the last window. */
 const BUSY_SHARE = 0.05;

@@ -6,8 +6,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { validationFailed } from '../../web/schemas/validator.ts';
+import { ApiError, validationFailed } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   attemptsOf, countWebhooks, deleteWebhook, getDelivery, getWebhook, insertWebhook, lockLanes, pageDeliveries, pageWebhooks, reopenDelivery,

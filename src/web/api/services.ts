@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { Config } from '../../platform/config.ts';
-import type { Metrics } from '../http/metrics.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { Mailer } from '../../services/mail/mailer.ts';
 import type { Jobs } from '../../services/jobs/jobs.ts';
 import type { Notifications } from '../../services/notifications/notifications.ts';

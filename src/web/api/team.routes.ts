@@ -4,7 +4,7 @@ import type { Role } from '../../services/auth/principal.ts';
 import type { InviteStatus, PageRequest } from '../../storage/team.store.ts';
 import { changeMemberRole, listMembers, type TeamContext } from '../../services/team/members.service.ts';
 import { createInvite, listInvites, revokeInvite } from '../../services/team/invites.service.ts';
-import { inviteDelivery } from '../app/invite-mail.ts';
+import { inviteDelivery } from '../../services/team/invite-mail.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import {
   CreateInviteBody, InviteParams, InviteSchema, ListInvitesQuery, ListMembersQuery, MemberParams, MemberSchema, PatchMemberBody,

@@ -8,12 +8,12 @@ import { ApiError } from '../../platform/errors.ts';
 import { parseScopes, ROLES, type Role } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
-import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
+import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from '../../services/account/access.service.ts';
 import { accessView, inviteView } from './access.views.ts';
-import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from './invite.service.ts';
+import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from '../../services/account/invite-links.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
 import { checkCsrf, startSession, visitor, type Visitor } from './session.ts';
-import { SigninThrottled } from './signin.service.ts';
+import { SigninThrottled } from '../../services/account/signin.service.ts';
 import { messageView } from './signin.views.ts';
 
 const COPY_SCRIPT = readFileSync(new URL('./copy.js', import.meta.url));

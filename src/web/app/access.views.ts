@@ -1,9 +1,9 @@
 /** Markup of the API access page and the invitation page. */
 import { ROLES, SCOPES } from '../../services/auth/principal.ts';
-import { html, type Html } from '../http/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import { SCOPE_TEXT } from '../schemas/openapi.ts';
 import type { CredentialListRow } from '../../storage/credentials.store.ts';
-import type { InviteLink } from './invite.service.ts';
+import type { InviteLink } from '../../services/account/invite-links.service.ts';
 import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
 
 const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;

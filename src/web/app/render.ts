@@ -5,7 +5,7 @@
 import { ApiError } from '../../platform/errors.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { Config } from '../../platform/config.ts';
-import type { Html } from '../http/html.ts';
+import type { Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import type { Sql } from '../../storage/db.ts';

@@ -9,7 +9,7 @@ import type { Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
 import { checkCsrf, chooseWorkspace, endSession, startSession, visitor } from './session.ts';
-import { checkPassword, prepareSignin, SigninThrottled } from './signin.service.ts';
+import { checkPassword, prepareSignin, SigninThrottled } from '../../services/account/signin.service.ts';
 import { consentView, pickerView, signinView } from './signin.views.ts';
 
 const expiredRequest = () => new ApiError('NOT_FOUND', 'This sign-in request is unknown or has expired. Start again from the application.');

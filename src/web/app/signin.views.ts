@@ -3,7 +3,7 @@
  * without JavaScript, every field labelled, errors announced (`role="alert"`) and tied to
  * their fields with `aria-describedby`. Every value goes through the escaping `html` tag.
  */
-import { html, type Html } from '../http/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import { SCOPE_TEXT } from '../schemas/openapi.ts';
 import type { OrgRow } from '../../storage/workspaces.store.ts';
 

@@ -5,19 +5,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, validationFailed } from '../../platform/errors.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
 import { sha256 } from '../../services/auth/secrets.ts';
-import { compile, validationFailed } from '../schemas/validator.ts';
+import { compile } from '../schemas/validator.ts';
 import { isDatabaseUnavailable, type Sql } from '../../storage/db.ts';
 import type { StagedBlob } from '../../storage/blobs.store.ts';
 import { claimKey, completeKey, releaseKey } from '../../storage/idempotency.store.ts';
-import { addressBucket } from './client-address.ts';
+import { addressBucket } from '../../platform/client-address.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../../platform/metrics.ts';
+import { HttpMetrics } from './http-metrics.ts';
 import { MsgpackCache, msgpackTag, msgpackWanted } from './msgpack.ts';
-import type { Limiter, RateLimiter } from './rate-limit.ts';
+import type { Limiter, RateLimiter } from '../../services/limits/rate-limit.ts';
 import type { RequestContext, Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 import { parseQuery, readBody } from './input.ts';
@@ -86,8 +87,11 @@ export class Edge {
   readonly router = new Router();
   private readonly compiled = new Map<Route, Compiled>();
   private readonly msgpack = new MsgpackCache();
+  private readonly metrics: HttpMetrics;
 
-  constructor(private readonly deps: EdgeDeps) {}
+  constructor(private readonly deps: EdgeDeps) {
+    this.metrics = new HttpMetrics(deps.metrics);
+  }
 
   add(routes: Route[]): void {
     for (const route of routes) {
@@ -155,7 +159,7 @@ export class Edge {
 
   private observe(head: RequestHead, match: Match, response: OutgoingResponse, started: number, requestId: string): void {
     const seconds = (performance.now() - started) / 1000;
-    this.deps.metrics.observeRequest(head.method, match.kind === 'found' ? match.route.path : 'unmatched', response.status, seconds);
+    this.metrics.observeRequest(head.method, match.kind === 'found' ? match.route.path : 'unmatched', response.status, seconds);
     if (response.status >= 500) {
       this.deps.log.warn({ requestId, method: head.method, path: head.path, status: response.status }, 'request failed');
     } else {
@@ -186,7 +190,7 @@ export class Edge {
       if (rate instanceof Promise) rate = await rate;
       Object.assign(headers, this.deps.limiter.headers(rate));
       if (!rate.allowed) {
-        this.deps.metrics.rateLimited.inc({ reason: 'credential' });
+        this.metrics.rateLimited.inc({ reason: 'credential' });
         throw new ApiError('RATE_LIMITED', 'Rate limit exceeded for this credential', {
           limit: this.deps.limiter.perMinute,
           burst: this.deps.limiter.burst,
@@ -199,7 +203,7 @@ export class Edge {
       rateKey = `address:${addressBucket(head.remoteAddress)}`;
       const rate = this.deps.addressLimiter.take(rateKey);
       if (!rate.allowed) {
-        this.deps.metrics.rateLimited.inc({ reason: 'address' });
+        this.metrics.rateLimited.inc({ reason: 'address' });
         throw new ApiError('RATE_LIMITED', 'Too many requests from this address', {
           limit: this.deps.addressLimiter.perMinute,
           burst: this.deps.addressLimiter.burst,
@@ -219,7 +223,7 @@ export class Edge {
     const limiter = this.deps.failedCredentialLimiter;
     const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
     if (rate.allowed) return error;
-    this.deps.metrics.rateLimited.inc({ reason: 'failed-credential' });
+    this.metrics.rateLimited.inc({ reason: 'failed-credential' });
     return new ApiError('RATE_LIMITED', 'Too many failed credential checks from this address', {
       limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
     }, { 'Retry-After': String(rate.retryAfterSeconds) });

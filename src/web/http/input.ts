@@ -1,6 +1,6 @@
 /** Query strings and request bodies: parsed by what the route declares, refused clearly. */
 import { ApiError } from '../../platform/errors.ts';
-import { validationFailed } from '../schemas/validator.ts';
+import { validationFailed } from '../../platform/errors.ts';
 import type { IncomingRequest } from './edge.ts';
 import type { Route } from './route.ts';
 

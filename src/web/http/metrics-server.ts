@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 
 export interface MetricsServer {
   readonly url: string;

@@ -7,7 +7,7 @@
  */
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import type { Reply, Route } from './route.ts';
 
 const STYLESHEET = readFileSync(new URL('./assets/flowplan.css', import.meta.url));

@@ -8,10 +8,10 @@ import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../../platform/errors.ts';
-import { clientAddress, type TrustProxy } from './client-address.ts';
+import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
 import { requestIdOf, type Admission, type Edge, type OutgoingResponse, type RequestHead } from './edge.ts';
 import type { Match } from './router.ts';
-import type { Foreground } from './foreground.ts';
+import type { Foreground } from '../../platform/foreground.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 

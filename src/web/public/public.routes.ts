@@ -5,7 +5,7 @@
  * revalidate by ETag, so an unpublished link is a 404 at the very next request.
  */
 import { ApiError } from '../../platform/errors.ts';
-import { html } from '../http/html.ts';
+import { html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply, Route } from '../http/route.ts';
 import type { Services } from '../api/services.ts';

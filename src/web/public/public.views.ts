@@ -9,7 +9,7 @@ import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { DiagramModel } from '../../services/exports/diagram.ts';
-import { html, trusted, type Html } from '../http/html.ts';
+import { html, trusted, type Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply } from '../http/route.ts';
 import type { PublicBrainstorm } from '../../services/brainstorms/public.service.ts';

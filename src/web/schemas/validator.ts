@@ -5,10 +5,9 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { ApiError } from '../../platform/errors.ts';
+import { validationFailed, type Location, type ValidationProblem } from '../../platform/errors.ts';
 import type { Schema } from '../http/route.ts';
 
-export type Location = 'body' | 'query' | 'path' | 'header';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: true });
@@ -20,27 +19,12 @@ const bodies = makeAjv(false);
 // Query and path values arrive as strings: coerce them to the declared types.
 const strings = makeAjv(true);
 
-export interface ValidationProblem {
-  in: Location;
-  pointer: string;
-  message: string;
-}
-
 export function compile<T>(schema: Schema, location: Location): (value: unknown) => T {
   const validate: ValidateFunction = (location === 'body' ? bodies : strings).compile(schema);
   return (value: unknown): T => {
     if (validate(value)) return value as T;
     throw validationFailed(problems(validate.errors ?? [], location));
   };
-}
-
-export function validationFailed(errors: ValidationProblem[], message?: string): ApiError {
-  const first = errors[0];
-  return new ApiError(
-    'VALIDATION_FAILED',
-    message ?? (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
-    { errors },
-  );
 }
 
 function problems(errors: ErrorObject[], location: Location): ValidationProblem[] {

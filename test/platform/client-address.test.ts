@@ -1,6 +1,6 @@
 /** Who the client is behind proxies (TRUST_PROXY), and how per-address budgets group addresses. */
 import t from 'tap';
-import { addressBucket, clientAddress, parseTrustProxy } from '../../src/web/http/client-address.ts';
+import { addressBucket, clientAddress, parseTrustProxy } from '../../src/platform/client-address.ts';
 
 t.test('without TRUST_PROXY, X-Forwarded-For is ignored: anyone can write it', async (t) => {
   t.equal(clientAddress('203.0.113.9', '198.51.100.1', null), '203.0.113.9');

@@ -13,13 +13,13 @@
  *   nobody can lock the real person out by failing on purpose from elsewhere.
  */
 import { ApiError } from '../../platform/errors.ts';
-import { addressBucket } from '../http/client-address.ts';
+import { addressBucket } from '../../platform/client-address.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findUserByEmail, type UserRow } from '../../storage/workspaces.store.ts';
 import {
   forgetOldSigninAttempts, giveBackSigninAttempts, reserveSigninAttempt, type SigninKeys,
 } from '../../storage/signin-attempts.store.ts';
-import { hashPassword, sha256, verifyPassword } from '../../services/auth/secrets.ts';
+import { hashPassword, sha256, verifyPassword } from '../auth/secrets.ts';
 
 export const MAX_PASSWORD = 1024;
 const WINDOW_SECONDS = 15 * 60;

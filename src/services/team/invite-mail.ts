@@ -5,11 +5,11 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config.ts';
-import { html } from '../http/html.ts';
-import type { Mailer } from '../../services/mail/mailer.ts';
+import { html } from '../../platform/html.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findWorkspace } from '../../storage/workspaces.store.ts';
-import type { InviteDelivery } from '../../services/team/invites.service.ts';
+import type { InviteDelivery } from './invites.service.ts';
 
 export function inviteDelivery(deps: { sql: Sql; config: Config; mailer: Mailer; log: Logger }): InviteDelivery {
   return async (invite) => {

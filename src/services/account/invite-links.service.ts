@@ -4,12 +4,12 @@
  * either way takes the invite's seat with its role.
  */
 import { ApiError } from '../../platform/errors.ts';
-import { createUser } from '../../services/auth/provision.ts';
-import { sha256 } from '../../services/auth/secrets.ts';
+import { createUser } from '../auth/provision.ts';
+import { sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findInviteByToken, type InviteLinkRow } from '../../storage/people.store.ts';
 import { findUserByEmail } from '../../storage/workspaces.store.ts';
-import { acceptInvite } from '../../services/team/invites.service.ts';
+import { acceptInvite } from '../team/invites.service.ts';
 import { checkPassword, MAX_PASSWORD } from './signin.service.ts';
 
 export type InviteState = 'pending' | 'accepted' | 'revoked' | 'expired';

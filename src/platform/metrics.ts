@@ -1,32 +1,12 @@
-/** Prometheus instruments (prom-client), one registry per server so tests can run several. */
+/**
+ * The Prometheus registry (prom-client), one per server so tests can run several. Each
+ * component registers the instruments it owns on it (the edge its request metrics, the pool,
+ * sessions, jobs and webhooks theirs); the metrics listener serves it.
+ */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requestSeconds = new Histogram({
-    name: 'flowplan_http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
-  readonly rateLimited = new Counter({
-    name: 'flowplan_rate_limit_refusals_total',
-    help: 'Requests refused with 429 RATE_LIMITED, by budget (credential, address)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly requestChildren = new Map<string, { observe(value: number): void }>();
-
-  /** Label children are cached: resolving labels on every request is a measurable cost. */
-  observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let child = this.requestChildren.get(key);
-    if (!child) this.requestChildren.set(key, (child = this.requestSeconds.labels(method, route, String(status))));
-    child.observe(seconds);
-  }
-
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'flowplan_' });
   }

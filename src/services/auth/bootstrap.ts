@@ -3,10 +3,10 @@
  * and a demo person who owns it, so that the web app has someone to sign in as.
  */
 import { randomBytes } from 'node:crypto';
-import { SCOPES } from '../services/auth/principal.ts';
-import { createKey, createUser, createWorkspace } from '../services/auth/provision.ts';
-import { hashPassword } from '../services/auth/secrets.ts';
-import type { Sql } from './db.ts';
+import { SCOPES } from './principal.ts';
+import { createKey, createUser, createWorkspace } from './provision.ts';
+import { hashPassword } from './secrets.ts';
+import type { Sql } from '../../storage/db.ts';
 
 const LOCK_KEY = 7_046_231_902; // arbitrary, fixed: "flowplan bootstrap"
 

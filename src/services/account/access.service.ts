@@ -9,9 +9,9 @@
  * sign-ins through one, nothing more.
  */
 import { ApiError } from '../../platform/errors.ts';
-import type { Authenticator } from '../../services/auth/authenticate.ts';
-import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../../services/auth/principal.ts';
-import { createKey } from '../../services/auth/provision.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
+import { createKey } from '../auth/provision.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   credentialOwner, findClient, listCredentials, listFirstPartyClients, revokeClientSignins, revokeCredential, type CredentialListRow,
