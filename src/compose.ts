@@ -47,7 +47,7 @@ import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './services/auth/bootstrap.ts';
 import { connectionsInUse, openDatabase, type Database } from './storage/db.ts';
 import { migrate } from './storage/migrate.ts';
-import { syncTemplates } from './storage/templates.store.ts';
+import { syncCatalogue } from './services/templates/templates.service.ts';
 
 export interface RunningApp {
   readonly services: Services;
@@ -101,7 +101,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const { sql } = database;
   const applied = await migrate(sql);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
-  await syncTemplates(sql);
+  await syncCatalogue(sql);
   // On a first start the demo person's password hash (1-2 s, on libuv's threadpool) runs
   // while the rest starts; awaited before listening.
   const demoCreated = bootstrapDemo(sql, { person: !options.skipDemoPerson });

@@ -16,7 +16,7 @@ import { Metrics } from '../src/platform/metrics.ts';
 import { Jobs } from '../src/services/jobs/jobs.ts';
 import { startEmbedded } from '../src/storage/embedded.ts';
 import { migrate } from '../src/storage/migrate.ts';
-import { syncTemplates } from '../src/storage/templates.store.ts';
+import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
@@ -47,7 +47,7 @@ async function prepareTemplate(adminUrl: string, name: string): Promise<void> {
   url.pathname = `/${name}`;
   const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
   await migrate(sql);
-  await syncTemplates(sql);
+  await syncCatalogue(sql);
   const jobs = new Jobs(url.toString(), sql, pino({ level: 'silent' }), new Metrics(), false);
   await jobs.start();
   await jobs.stop();

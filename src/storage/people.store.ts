@@ -3,7 +3,7 @@
  * web-app sessions and sign-in throttling. Secrets are looked up by their sha256 only.
  */
 import type { Db } from './db.ts';
-import type { MemberRole, Scope } from '../services/auth/principal.ts';
+import type { MemberRole, Scope } from './roles.ts';
 import { AUTH_CHANNEL } from './credentials.store.ts';
 
 // ── authorization requests ───────────────────────────────────────────────────────────

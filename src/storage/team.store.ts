@@ -1,6 +1,6 @@
 /** Members, invitations, seats and flow shares. */
 import type { Db } from './db.ts';
-import type { MemberRole, Role } from '../services/auth/principal.ts';
+import type { MemberRole, Role } from './roles.ts';
 
 export type InviteStatus = 'pending' | 'accepted' | 'revoked';
 export type ShareRole = 'viewer' | 'commenter';

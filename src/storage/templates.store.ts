@@ -1,16 +1,24 @@
 /** The templates table (a copy of the catalogue, for search) and template uses per workspace. */
-import { TEMPLATES, type TemplateDef } from '../services/templates/catalogue.ts';
 import type { Db, Sql } from './db.ts';
+
+/** A template as the table keeps it (the catalogue itself lives in the templates service). */
+export interface TemplateRecord {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  taskCount: number;
+}
 
 /**
  * Makes the templates table equal the catalogue: upserts every template, removes any that
  * left it. Idempotent and safe when two processes start at once (rows go in id order).
  * Run at start-up after migrations.
  */
-export async function syncTemplates(sql: Sql, catalogue: readonly TemplateDef[] = TEMPLATES): Promise<void> {
+export async function syncTemplates(sql: Sql, catalogue: readonly TemplateRecord[]): Promise<void> {
   const rows = [...catalogue]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((def) => ({ id: def.id, name: def.name, description: def.description, category: def.category, task_count: def.tasks.length }));
+    .map((def) => ({ id: def.id, name: def.name, description: def.description, category: def.category, task_count: def.taskCount }));
   const ids = rows.map((row) => row.id);
   await sql.begin(async (tx) => {
     if (rows.length > 0) {

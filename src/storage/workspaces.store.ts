@@ -1,6 +1,6 @@
 /** Workspaces, people and their memberships. */
 import type { Db } from './db.ts';
-import type { MemberRole, Plan } from '../services/auth/principal.ts';
+import type { MemberRole, Plan } from './roles.ts';
 
 export interface WorkspaceRow {
   id: string;

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
-import { syncTemplates } from '../../src/storage/templates.store.ts';
+import { syncCatalogue } from '../../src/services/templates/templates.service.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
 
@@ -19,7 +19,7 @@ interface World {
 async function world(t: Test): Promise<World> {
   const s = await startFlowServer(t);
   // Idempotent: harmless once app.ts syncs at start-up too.
-  await syncTemplates(s.sql);
+  await syncCatalogue(s.sql);
   const launch = await newFlow(t, s, {
     name: 'Launch plan', description: 'Everything for the spring release of Atlas',
     tasks: [{ name: 'Book venue' }, { name: 'Press kit', after: [0] }, { name: 'Design review' }],

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { SCOPES, type Role, type Scope } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace, setWorkspace } from '../../src/services/auth/provision.ts';
 import { TEMPLATES, type TemplateDef } from '../../src/services/templates/catalogue.ts';
-import { syncTemplates } from '../../src/storage/templates.store.ts';
+import { syncCatalogue } from '../../src/services/templates/templates.service.ts';
 import { assertUnchanged, startFlowServer, visible } from '../helpers/flows.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { assertError, type TestServer } from '../helpers/server.ts';
@@ -12,7 +12,7 @@ const RELEASE = TEMPLATES.find((def) => def.id === 'tpl_software-release')!;
 async function server(t: Test): Promise<TestServer> {
   const s = await startFlowServer(t);
   // Idempotent: harmless once app.ts syncs at start-up too.
-  await syncTemplates(s.sql);
+  await syncCatalogue(s.sql);
   return s;
 }
 

@@ -1,22 +1,10 @@
 /** Who is calling: the principal a bearer credential resolves to, with its role and scopes. */
 
-export const SCOPES = [
-  'flows:read',
-  'flows:write',
-  'work:write',
-  'team:read',
-  'team:write',
-  'templates:read',
-  'notifications:read',
-  'notifications:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+import { ROLES, SCOPES, type MemberRole, type Plan, type Role, type Scope } from '../../storage/roles.ts';
 
-export const ROLES = ['viewer', 'member', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-export type MemberRole = Role | 'owner';
+// The vocabulary is storage's (the tables' check constraints); callers take it from here.
+export { SCOPES, ROLES, type Scope, type Role, type MemberRole, type Plan } from '../../storage/roles.ts';
 
-export type Plan = 'free' | 'pro';
 
 export interface Principal {
   workspaceId: string;

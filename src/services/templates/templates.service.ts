@@ -5,10 +5,18 @@
 import { notFound } from '../../platform/errors.ts';
 import { createFlow, type FlowContext } from '../flows/flows.service.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
-import type { Db } from '../../storage/db.ts';
-import { insertTemplateUse, templateUseCounts } from '../../storage/templates.store.ts';
+import type { Db, Sql } from '../../storage/db.ts';
+import { insertTemplateUse, syncTemplates, templateUseCounts } from '../../storage/templates.store.ts';
 import { TEMPLATES, type TemplateDef } from './catalogue.ts';
 import { previewTemplate, type TemplatePreview } from './preview.ts';
+
+/**
+ * Makes the templates table (kept for search) equal the catalogue. Idempotent; run at
+ * start-up after migrations.
+ */
+export function syncCatalogue(sql: Sql): Promise<void> {
+  return syncTemplates(sql, TEMPLATES.map((def) => ({ id: def.id, name: def.name, description: def.description, category: def.category, taskCount: def.tasks.length })));
+}
 
 export interface TemplateView {
   id: string;
