@@ -8,10 +8,8 @@ import path from 'node:path';
 import type { Config } from '../platform/config.ts';
 import { startEmbedded, type EmbeddedCluster } from './embedded.ts';
 
-export type Sql = postgres.Sql;
-export type Tx = postgres.TransactionSql;
-/** Anything that runs a query: the pool or an open transaction. */
-export type Db = Sql | Tx;
+export { isDatabaseUnavailable, type Db, type Sql, type Tx } from '../platform/database.ts';
+import type { Sql, Tx } from '../platform/database.ts';
 
 export interface Database {
   readonly sql: Sql;
@@ -89,22 +87,10 @@ export async function openDatabase(
 }
 
 /** Error codes of a database that cannot be reached or is going away (postgres.js, the socket, SQLSTATE 08 and 57P). */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03',
-]);
-
-/** Whether an error says the database is out of reach, not that the request or the code is wrong. */
 /** Takes an advisory lock until the transaction ends, or says another session holds it (never waits). */
 export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> {
   const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${key}) as locked`;
   return row!.locked;
-}
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
 }
 
 /** flowplan's connections to this database (every process), by pool (application name) and state, from pg_stat_activity. */

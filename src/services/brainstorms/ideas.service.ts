@@ -7,7 +7,6 @@ import { ApiError, notFound, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
-import { MAX_IDEAS } from '../../web/schemas/brainstorm.schema.ts';
 import {
   deleteIdea, findIdea, ideaFileContent, ideaParents, insertIdeaComment, insertIdeaFile, insertIdeas, pageIdeaComments,
   pageIdeaFiles, touchBrainstorm, updateIdea, type IdeaCommentRow, type IdeaFileRow,
@@ -17,6 +16,9 @@ import type { StagedBlob } from '../../storage/blobs.store.ts';
 import type { Db } from '../../storage/db.ts';
 import { personName } from '../../storage/members.store.ts';
 import { ideaView, requireBoard, type Access, type BrainstormContext } from './brainstorms.service.ts';
+
+/** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
+export const MAX_IDEAS = 10_000;
 
 export interface IdeaInput {
   title?: string;

@@ -8,7 +8,7 @@ import type { Jobs } from '../../services/jobs/jobs.ts';
 import type { Notifications } from '../../services/notifications/notifications.ts';
 import type { SessionRegistry } from '../../services/flows/registry.ts';
 import type { RenderService } from '../../services/exports/render.service.ts';
-import type { Sql } from '../../storage/db.ts';
+import type { Sql } from '../../platform/database.ts';
 import type { WorkIndexes } from '../../services/work/workspace-index.ts';
 import type { Webhooks } from '../../services/webhooks/webhooks.service.ts';
 import type { Files } from '../../services/files/files.service.ts';

@@ -9,7 +9,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
-import type { Db } from '../../storage/db.ts';
+import type { Db } from '../../platform/database.ts';
 import { deleteSession, findSession, insertSession, memberRole, setSessionWorkspace, type SessionRow } from '../../storage/people.store.ts';
 import { newSecret, sha256 } from '../../services/auth/secrets.ts';
 

@@ -10,7 +10,7 @@ import type { Authenticator } from '../../services/auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
 import { sha256 } from '../../services/auth/secrets.ts';
 import { compile } from '../schemas/validator.ts';
-import { isDatabaseUnavailable, type Sql } from '../../storage/db.ts';
+import { isDatabaseUnavailable, type Sql } from '../../platform/database.ts';
 import type { StagedBlob } from '../../storage/blobs.store.ts';
 import { claimKey, completeKey, releaseKey } from '../../storage/idempotency.store.ts';
 import { addressBucket } from '../../platform/client-address.ts';

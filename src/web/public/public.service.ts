@@ -15,7 +15,7 @@ import type { RenderService } from '../../services/exports/render.service.ts';
 import type { SessionRegistry } from '../../services/flows/registry.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Snapshot } from '../../services/flows/snapshot.ts';
-import type { Sql } from '../../storage/db.ts';
+import type { Sql } from '../../platform/database.ts';
 import { loadFlowState } from '../../storage/flows.store.ts';
 import { publishedBoard } from '../../storage/brainstorms.store.ts';
 import { publishedFlow, type PublishedFlowRow } from '../../storage/public.store.ts';

@@ -1,4 +1,5 @@
 /** NotificationPreferences, NotificationDelivery and NotificationDigest (spec §2) and the notification routes' inputs. */
+import { DIGEST_CAP } from '../../services/notifications/digest.ts';
 import type { Schema } from '../http/route.ts';
 import { dateTime, idParam, listOf } from './common.schema.ts';
 
@@ -111,7 +112,6 @@ export const UnsubscribeParams: Schema = {
   properties: { token: { type: 'string', minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } },
 };
 
-export const DIGEST_CAP = 10;
 
 export const DigestSchema: Schema = {
   type: 'object',

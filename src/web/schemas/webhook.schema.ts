@@ -1,7 +1,8 @@
 /** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
 import type { Schema } from '../http/route.ts';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
-import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
 import { dateTime, idParam, listOf, pageQuery, pathParams } from './common.schema.ts';
 
 const eventType: Schema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };

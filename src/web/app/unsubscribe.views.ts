@@ -4,10 +4,10 @@
  * client) and confirms.
  */
 import { html } from '../../platform/html.ts';
-import { page } from '../../web/http/page.ts';
+import { page } from '../http/page.ts';
 import type { ApiError } from '../../platform/errors.ts';
-import type { Reply } from '../../web/http/route.ts';
-import type { UnsubscribeKind } from './unsubscribe.ts';
+import type { Reply } from '../http/route.ts';
+import type { UnsubscribeKind } from '../../services/notifications/unsubscribe.ts';
 
 const WHAT: Record<UnsubscribeKind, string> = {
   batch: 'emails about tasks assigned to you and tasks of yours that are ready to start',
