@@ -18,6 +18,8 @@ import {
 } from '../../storage/credentials.store.ts';
 import { memberRole } from '../../storage/people.store.ts';
 
+export type { CredentialListRow } from '../../storage/credentials.store.ts';
+
 export interface AccessContext {
   readonly sql: Sql;
   readonly auth: Authenticator;

@@ -11,6 +11,8 @@ import type { Jobs } from '../jobs/jobs.ts';
 import {
   discardUnadopted, fileBytesByWorkspace, lockWorkspaceFiles, stageBlob, sweepOrphanBlobs, workspaceFileBytes, type StagedBlob,
 } from '../../storage/blobs.store.ts';
+
+export type { StagedBlob };
 import type { Db, Sql } from '../../storage/db.ts';
 
 const MAINTENANCE_QUEUE = 'files-maintenance';

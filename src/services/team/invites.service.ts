@@ -16,6 +16,8 @@ import {
 import { emailAddress } from './email.ts';
 import type { TeamContext } from './members.service.ts';
 
+export type { InviteStatus } from '../../storage/team.store.ts';
+
 export interface InviteView {
   id: string;
   email: string;

@@ -9,6 +9,8 @@ import {
 } from '../../storage/team.store.ts';
 import { emailAddress } from './email.ts';
 
+export type { PageRequest, ShareRole } from '../../storage/team.store.ts';
+
 export interface ShareContext {
   readonly sql: Sql;
   readonly registry: SessionRegistry;

@@ -8,7 +8,7 @@ import {
   addIdea, addIdeaComment, addIdeaFile, editIdea, ideaFile, listIdeaComments, listIdeaFiles, removeIdea, type IdeaInput,
 } from '../../services/brainstorms/ideas.service.ts';
 import { changeBrainstormShareRole, listBrainstormShares, revokeBrainstormShare, shareBrainstorm } from '../../services/brainstorms/shares.service.ts';
-import type { ShareRole } from '../../storage/team.store.ts';
+import type { ShareRole } from '../../services/team/shares.service.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import {
   BrainstormPageQuery, BrainstormParams, BrainstormSchema, BrainstormShareParams, BrainstormShareSchema, BrainstormSummarySchema,

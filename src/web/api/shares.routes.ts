@@ -1,6 +1,6 @@
 /** Flow shares (spec §4): guests with access to one flow, who never occupy a seat. */
 import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
-import type { PageRequest, ShareRole } from '../../storage/team.store.ts';
+import type { PageRequest, ShareRole } from '../../services/team/shares.service.ts';
 import { changeShareRole, listShares, revokeShare, shareFlow, type ShareContext } from '../../services/team/shares.service.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { FlowParams } from '../schemas/flow.schema.ts';

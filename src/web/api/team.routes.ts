@@ -1,7 +1,8 @@
 /** Team routes (spec §4, CONTRACT §3): members, their roles, and invitations with seats. */
 import { json, type RequestContext, type Route } from '../http/route.ts';
 import type { Role } from '../../services/auth/principal.ts';
-import type { InviteStatus, PageRequest } from '../../storage/team.store.ts';
+import type { InviteStatus } from '../../services/team/invites.service.ts';
+import type { PageRequest } from '../../services/team/shares.service.ts';
 import { changeMemberRole, listMembers, type TeamContext } from '../../services/team/members.service.ts';
 import { createInvite, listInvites, revokeInvite } from '../../services/team/invites.service.ts';
 import { inviteDelivery } from '../../services/team/invite-mail.ts';

@@ -2,7 +2,7 @@
 import { ROLES, SCOPES } from '../../services/auth/principal.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { SCOPE_TEXT } from '../schemas/openapi.ts';
-import type { CredentialListRow } from '../../storage/credentials.store.ts';
+import type { CredentialListRow } from '../../services/account/access.service.ts';
 import type { InviteLink } from '../../services/account/invite-links.service.ts';
 import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
 

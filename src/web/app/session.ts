@@ -10,10 +10,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/database.ts';
-import { deleteSession, findSession, insertSession, memberRole, setSessionWorkspace, type SessionRow } from '../../storage/people.store.ts';
-import { newSecret, sha256 } from '../../services/auth/secrets.ts';
+import { newSecret } from '../../services/auth/secrets.ts';
+import { closeSession, liveSession, openSession, SESSION_SECONDS, type SessionRow } from '../../services/account/sessions.service.ts';
 
-const SESSION_SECONDS = 12 * 3600;
+export { chooseWorkspace } from '../../services/account/sessions.service.ts';
+
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface CookieNames {
@@ -56,13 +57,13 @@ export interface Visitor {
 
 export async function visitor(sql: Db, names: CookieNames, headers: Readonly<Record<string, string>>): Promise<Visitor> {
   const cookies = parseCookies(headers['cookie']);
-  const id = cookies[names.session];
-  const sessionHash = id && /^fpx_[A-Za-z0-9_-]{43}$/.test(id) ? sha256(id) : null;
-  const session = sessionHash ? await findSession(sql, sessionHash) : null;
+  const live = await liveSession(sql, cookies[names.session]);
+  const sessionHash = live?.sessionHash ?? null;
+  const session = live?.session ?? null;
   const existing = cookies[names.csrf];
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { sessionHash: session ? sessionHash : null, session, csrf: existing, cookies: [] };
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { sessionHash, session, csrf: existing, cookies: [] };
   const csrf = newSecret('x').slice(2);
-  return { sessionHash: session ? sessionHash : null, session, csrf, cookies: [cookie(names, names.csrf, csrf, SESSION_SECONDS)] };
+  return { sessionHash, session, csrf, cookies: [cookie(names, names.csrf, csrf, SESSION_SECONDS)] };
 }
 
 /** Refuses a form whose token does not match the browser's CSRF cookie. */
@@ -84,20 +85,12 @@ export async function startSession(
   userId: string,
   workspaceId: string | null,
 ): Promise<{ cookies: string[]; csrf: string }> {
-  if (previous) await deleteSession(sql, previous);
-  const id = newSecret('fpx');
-  await insertSession(sql, { idHash: sha256(id), userId, workspaceId, expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000) });
+  const id = await openSession(sql, previous, userId, workspaceId);
   const csrf = newSecret('x').slice(2);
   return { cookies: [cookie(names, names.session, id, SESSION_SECONDS), cookie(names, names.csrf, csrf, SESSION_SECONDS)], csrf };
 }
 
-/** Points the session at another of the person's workspaces; 404 for one they do not belong to. */
-export async function chooseWorkspace(sql: Db, sessionHash: string, userId: string, workspaceId: string): Promise<void> {
-  if (!(await memberRole(sql, workspaceId, userId))) throw new ApiError('NOT_FOUND', 'You do not belong to that workspace');
-  await setSessionWorkspace(sql, sessionHash, workspaceId);
-}
-
 export async function endSession(sql: Db, names: CookieNames, sessionHash: string | null): Promise<string[]> {
-  if (sessionHash) await deleteSession(sql, sessionHash);
+  if (sessionHash) await closeSession(sql, sessionHash);
   return [cookie(names, names.session, '', 0), cookie(names, names.csrf, '', 0)];
 }

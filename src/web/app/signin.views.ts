@@ -5,7 +5,7 @@
  */
 import { html, type Html } from '../../platform/html.ts';
 import { SCOPE_TEXT } from '../schemas/openapi.ts';
-import type { OrgRow } from '../../storage/workspaces.store.ts';
+import type { OrgRow } from '../../services/account/signin.service.ts';
 
 export interface FormContext {
   /** The app's path prefix (`/app`). */

@@ -11,7 +11,7 @@ import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
 import { sha256 } from '../../services/auth/secrets.ts';
 import { compile } from '../schemas/validator.ts';
 import { isDatabaseUnavailable, type Sql } from '../../platform/database.ts';
-import type { StagedBlob } from '../../storage/blobs.store.ts';
+import type { StagedBlob } from '../../services/files/files.service.ts';
 import { claimKey, completeKey, releaseKey } from '../../storage/idempotency.store.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
@@ -77,7 +77,7 @@ export interface EdgeDeps {
   metrics: Metrics;
   log: Logger;
   maxBodyBytes: number;
-  /** Where uploads are written as they arrive (src/storage/blobs.store.ts). */
+  /** Where uploads are written as they arrive (the files service). */
   uploads: { stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob>; discard(blobId: string): Promise<void> };
 }
 

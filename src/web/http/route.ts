@@ -6,7 +6,7 @@
 import type { Principal, Role, Scope } from '../../services/auth/principal.ts';
 import type { Logger } from 'pino';
 import type { ApiError, ErrorCode } from '../../platform/errors.ts';
-import type { StagedBlob } from '../../storage/blobs.store.ts';
+import type { StagedBlob } from '../../services/files/files.service.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
