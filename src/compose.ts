@@ -8,6 +8,7 @@ import { Histogram } from 'prom-client';
 import { Authenticator } from './services/auth/authenticate.ts';
 import type { Config } from './platform/config.ts';
 import { Edge } from './web/http/edge.ts';
+import { IdempotencyKeys } from './services/idempotency/idempotency.service.ts';
 import { Metrics } from './platform/metrics.ts';
 import { Mailer } from './services/mail/mailer.ts';
 import { Jobs } from './services/jobs/jobs.ts';
@@ -166,7 +167,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
   metrics.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${config.failedCredentialAddresses})`, () => failedCredentialLimiter.size);
   const edge = new Edge({
-    sql, auth, metrics, log,
+    auth, metrics, log,
+    idempotencyKeys: new IdempotencyKeys(sql),
     limiter,
     addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
     failedCredentialLimiter,

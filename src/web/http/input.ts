@@ -1,7 +1,7 @@
 /** Query strings and request bodies: parsed by what the route declares, refused clearly. */
 import { ApiError } from '../../platform/errors.ts';
 import { validationFailed } from '../../platform/errors.ts';
-import type { IncomingRequest } from './edge.ts';
+import type { IncomingRequest } from './request.ts';
 import type { Route } from './route.ts';
 
 /** Repeated parameters become arrays; the schema decides whether that is allowed. */

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { ApiError } from '../../platform/errors.ts';
 import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
-import { requestIdOf, type Admission, type Edge, type OutgoingResponse, type RequestHead } from './edge.ts';
+import type { Edge } from './edge.ts';
+import { requestIdOf, type Admission, type OutgoingResponse, type RequestHead } from './request.ts';
 import type { Match } from './router.ts';
 import type { Foreground } from '../../platform/foreground.ts';
 

@@ -1,0 +1,78 @@
+/**
+ * The edge's rate budgets: per credential (shared by every process), per client address for
+ * routes without a credential, and per address for failed credential checks. Spending one
+ * that is empty is a 429 RATE_LIMITED with Retry-After; a 304 gives its spend back.
+ */
+import { ApiError } from '../../platform/errors.ts';
+import { addressBucket } from '../../platform/client-address.ts';
+import type { Limiter, RateLimiter, RateState } from '../../services/limits/rate-limit.ts';
+import type { HttpMetrics } from './http-metrics.ts';
+import type { RequestHead } from './request.ts';
+
+export interface BudgetLimiters {
+  /** The per-credential budget, shared by every process on the database. */
+  limiter: Limiter;
+  /** The separate per-client-address budget of routes with `rateLimit: 'address'`. */
+  addressLimiter: RateLimiter;
+  /** Failed credential checks per client address: spent, they are answered 429 (guessing and floods). */
+  failedCredentialLimiter: RateLimiter;
+}
+
+export class Budgets {
+  constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics) {}
+
+  /**
+   * Spends one of the credential's budget; its state goes into `headers` either way. A promise
+   * only while a shared budget is being leased: most requests settle here without one.
+   */
+  spendCredential(rateKey: string, headers: Record<string, string>): Promise<void> | undefined {
+    const rate = this.limiters.limiter.take(rateKey);
+    if (rate instanceof Promise) return rate.then((leased) => this.settle(leased, headers));
+    this.settle(rate, headers);
+    return undefined;
+  }
+
+  private settle(rate: RateState, headers: Record<string, string>): void {
+    const { limiter } = this.limiters;
+    Object.assign(headers, limiter.headers(rate));
+    if (!rate.allowed) throw this.refusal(limiter, rate, 'credential', 'Rate limit exceeded for this credential');
+  }
+
+  /** Spends one of the client address's budget; returns the key it was spent under. */
+  spendAddress(head: RequestHead): string {
+    const rateKey = `address:${addressBucket(head.remoteAddress)}`;
+    const rate = this.limiters.addressLimiter.take(rateKey);
+    if (!rate.allowed) throw this.refusal(this.limiters.addressLimiter, rate, 'address', 'Too many requests from this address');
+    return rateKey;
+  }
+
+  /**
+   * What a credential that does not check out answers: it spends its address's budget, and
+   * once that is spent the answer is 429 instead of 401.
+   */
+  failedCredential(error: unknown, head: RequestHead): unknown {
+    if (!(error instanceof ApiError) || error.status !== 401) return error;
+    const limiter = this.limiters.failedCredentialLimiter;
+    const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
+    if (rate.allowed) return error;
+    return this.refusal(limiter, rate, 'failed-credential', 'Too many failed credential checks from this address');
+  }
+
+  /** A 304 spends nothing: gives back what `rateKey` spent, and says the budget's state in `headers`. */
+  refund(rateKey: string, credential: boolean, headers: Record<string, string>): void {
+    if (credential) {
+      const { limiter } = this.limiters;
+      limiter.refund(rateKey);
+      Object.assign(headers, limiter.headers(limiter.peek(rateKey)));
+    } else {
+      this.limiters.addressLimiter.refund(rateKey);
+    }
+  }
+
+  private refusal(limiter: RateLimiter | Limiter, rate: RateState, reason: string, message: string): ApiError {
+    this.metrics.rateLimited.inc({ reason });
+    return new ApiError('RATE_LIMITED', message, {
+      limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
+    }, { 'Retry-After': String(rate.retryAfterSeconds) });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Errors as the client sees them: a domain error in the spec's envelope (or the page of a
+ * route that renders its own), the database out of reach as 503, the SQLSTATEs a client's
+ * values can cause as 400, anything else as 500 with its cause logged, never sent.
+ */
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../../platform/database.ts';
+import { ApiError, validationFailed } from '../../platform/errors.ts';
+import type { OutgoingResponse, RequestHead } from './request.ts';
+import type { Route } from './route.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function failureResponse(log: Logger, error: unknown, headers: Record<string, string>, request: RequestHead, requestId: string, route: Route | null): OutgoingResponse {
+  const apiError = toApiError(error);
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ code: (error as { code: string }).code, requestId, method: request.method, path: request.path }, 'database out of reach');
+  } else if (apiError.status >= 500) {
+    log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
+  }
+  Object.assign(headers, apiError.headers);
+  if (route?.renderError) {
+    const reply = route.renderError(apiError);
+    Object.assign(headers, reply.headers);
+    headers['Content-Type'] = reply.contentType ?? 'text/html; charset=utf-8';
+    const body = reply.body === undefined ? null : Buffer.isBuffer(reply.body) ? reply.body : String(reply.body);
+    return { status: reply.status, headers, body, cookies: reply.cookies };
+  }
+  headers['Content-Type'] = JSON_TYPE;
+  return { status: apiError.status, headers, body: JSON.stringify(apiError.toBody()) };
+}
+
+// SQLSTATE classes a client can cause with values that passed the schema.
+const CLIENT_SQLSTATES: Record<string, string> = {
+  '22001': 'A value is too long',
+  '22003': 'A number is out of range',
+  '22007': 'A date is not valid',
+  '22008': 'A date is out of range',
+  '22P02': 'A value has the wrong form',
+  '22P05': 'Text may not contain NUL characters',
+  '22021': 'Text is not valid UTF-8',
+};
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, { 'Retry-After': '2' });
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code in CLIENT_SQLSTATES) {
+    return validationFailed([{ in: 'body', pointer: '', message: CLIENT_SQLSTATES[code]! }]);
+  }
+  return new ApiError('INTERNAL', 'Internal error');
+}

@@ -1,0 +1,50 @@
+/** The shapes a request and its answer take between the transport (server.ts) and the edge. */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../services/auth/principal.ts';
+
+/** What is known of a request before its body: the request line and the headers. */
+export interface RequestHead {
+  method: string;
+  path: string;
+  query: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The client's IP address, as text (through trusted proxies: see platform/client-address.ts). */
+  remoteAddress: string;
+}
+
+export interface IncomingRequest extends RequestHead {
+  body: Buffer;
+  /** An upload route's body, as it arrives (the transport holds at most a window of it). */
+  bodySource?: AsyncIterable<Buffer>;
+}
+
+/** A request let in from its head alone: who it is, and what has been decided for it already. */
+export interface Admission {
+  principal: Principal | null;
+  /** The budget it spent (refunded by a 304). */
+  rateKey: string | null;
+  requestId: string;
+  /** Response headers decided so far (request id, rate-limit state). */
+  headers: Record<string, string>;
+  started: number;
+}
+
+export interface OutgoingResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string | null;
+  /** `Set-Cookie` values, written as one header each. */
+  cookies?: string[];
+}
+
+// A process prefix and a counter: unique, and far cheaper than a UUID per request.
+const REQUEST_ID_PREFIX = randomUUID().slice(0, 8);
+let requestCounter = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCounter).toString(36)}`;
+
+/** The caller's X-Request-Id when it is sane, else a new one. */
+export function requestIdOf(headers: Record<string, string>): string {
+  const given = headers['x-request-id'];
+  return given && /^[\w.:-]{1,128}$/.test(given) ? given : nextRequestId();
+}
