@@ -43,7 +43,7 @@ import { recomputeStrategy } from './services/flows/offload.ts';
 import { RecomputePool } from './services/flows/recompute-pool.ts';
 import { SessionRegistry } from './services/flows/registry.ts';
 import { flowJsonStats } from './services/flows/snapshot.ts';
-import type { Services } from './web/api/services.ts';
+import type { Services } from './web/deps.ts';
 import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './services/auth/bootstrap.ts';
 import { connectionsInUse, openDatabase, type Database } from './storage/db.ts';

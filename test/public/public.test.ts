@@ -11,7 +11,7 @@ import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { startFlowServer, ok } from '../helpers/flows.ts';
 import { request, type ApiResponse } from '../helpers/server.ts';
-import { compile } from '../../src/web/schemas/validator.ts';
+import { compile } from '../../src/web/http/validator.ts';
 import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/web/schemas/public.schema.ts';
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
 

@@ -14,7 +14,15 @@ import {
 import type { Scope } from './principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { newSecret, sha256 } from './secrets.ts';
-import type { TokenResponse } from './oauth.ts';
+
+/** The token endpoint's answer (RFC 6749 §5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
 
 export const PERSON_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;

@@ -6,20 +6,14 @@ import { ApiError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findClient, insertAccessToken, revokeAccessToken, type CredentialRow } from '../../storage/credentials.store.ts';
 import { findFamilyOfToken, revokeFamily } from '../../storage/people.store.ts';
-import { authorizationCodeGrant, refreshTokenGrant } from './grants.ts';
+import { authorizationCodeGrant, refreshTokenGrant, type TokenResponse } from './grants.ts';
+
+export type { TokenResponse };
 import { isScope, type Scope } from './principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { newSecret, sameSecret, sha256 } from './secrets.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  refresh_token?: string;
-}
 
 type Form = Record<string, string>;
 

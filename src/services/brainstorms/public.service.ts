@@ -33,6 +33,11 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
  * The board published under `token`, or null. Matched by the token's hash, so the look-up
  * reveals nothing about how close a guess came.
  */
+/** The board published under the token whose sha256 is `tokenHash`, with its version, or null. */
+export function findPublishedBoard(sql: Sql, tokenHash: string): Promise<{ id: string; version: number } | null> {
+  return publishedBoard(sql, tokenHash);
+}
+
 export async function publishedBrainstorm(sql: Sql, token: string): Promise<PublicBrainstorm | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   // One snapshot for the board and its ideas, so the version matches what is drawn.

@@ -18,7 +18,7 @@ import {
 import { AttachmentSchema } from '../schemas/task.schema.ts';
 import { PatchShareBody } from '../schemas/team.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type B = { brainstormId: string };
 type I = B & { ideaId: string };

@@ -3,7 +3,7 @@ import type { Route } from '../http/route.ts';
 import { exportFlow, type ExportFormat } from '../../services/exports/exports.service.ts';
 import { FlowParams } from '../schemas/flow.schema.ts';
 import { BinaryFile, EXPORT_MEDIA_TYPES, ExportBody } from '../schemas/export.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 export function exportRoutes(services: Services): Route[] {
   const { sql, registry, render } = services;

@@ -7,7 +7,7 @@ import type { Snapshot } from '../../services/flows/snapshot.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { CreateFlowBody, FlowParams, FlowSchema, FlowSummarySchema, ListFlowsQuery, PatchFlowBody } from '../schemas/flow.schema.ts';
 import { ReportSchema, ScheduleQuery, ScheduleSchema } from '../schemas/schedule.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type FlowParamsT = { flowId: string };
 

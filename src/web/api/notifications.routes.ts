@@ -2,12 +2,12 @@
 import { json, type RequestContext, type Route } from '../http/route.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { describeUnsubscribe, unsubscribe } from '../../services/notifications/unsubscribe.ts';
-import { confirmPage, donePage, errorPage } from '../app/unsubscribe.views.ts';
+import { confirmPage, donePage, errorPage } from './unsubscribe.views.ts';
 import { getPreferences, updatePreferences, type PreferencesPatch, type PreferencesTarget } from '../../services/notifications/preferences.service.ts';
 import {
   DeliveriesQuery, DeliveriesSchema, UnsubscribeParams, DigestQuery, DigestSchema, PatchPreferencesBody, PreferencesQuery, PreferencesSchema,
 } from '../schemas/notification.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 export function notificationRoutes(services: Services): Route[] {
   const { sql, notifications } = services;

@@ -5,11 +5,11 @@ import { json } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
 import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
 import { SCOPES } from '../../services/auth/principal.ts';
-import { appLink } from '../app/app-url.ts';
+import { appLink } from '../app-url.ts';
 import { AuthorizationServerMetadataSchema, AuthorizeQuerySchema } from '../schemas/oauth.schema.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { ContextSchema, RevokeRequestSchema, TokenRequestSchema, TokenSchema } from '../schemas/context.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 

@@ -3,7 +3,7 @@ import { json, type Route } from '../http/route.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { SearchQuery, SearchResultSchema } from '../schemas/search.schema.ts';
 import { search, type SearchQueryInput } from '../../services/search/search.service.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 export function searchRoutes(services: Services): Route[] {
   const { sql, config } = services;

@@ -5,7 +5,7 @@ import { changeShareRole, listShares, revokeShare, shareFlow, type ShareContext 
 import { listOf } from '../schemas/common.schema.ts';
 import { FlowParams } from '../schemas/flow.schema.ts';
 import { CreateShareBody, ListSharesQuery, PatchShareBody, ShareParams, ShareSchema } from '../schemas/team.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type P = { flowId: string };
 type S = P & { shareId: string };

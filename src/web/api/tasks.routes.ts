@@ -11,7 +11,7 @@ import {
   DependencyBody, ItemsQuery, PatchTaskBody,
 } from '../schemas/task.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type P = { flowId: string; taskId: string };
 const pathId = { type: 'string', minLength: 1, maxLength: 100 };

@@ -10,7 +10,7 @@ import { listOf } from '../schemas/common.schema.ts';
 import {
   CreateInviteBody, InviteParams, InviteSchema, ListInvitesQuery, ListMembersQuery, MemberParams, MemberSchema, PatchMemberBody,
 } from '../schemas/team.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 export function teamRoutes(services: Services): Route[] {
   const { sql, auth } = services;

@@ -5,7 +5,7 @@ import { FlowSchema } from '../schemas/flow.schema.ts';
 import { ListTemplatesQuery, StartFlowFromTemplateBody, TemplateDetailSchema, TemplateParams, TemplateSchema } from '../schemas/template.schema.ts';
 import { getTemplate, listTemplates, startFlowFromTemplate } from '../../services/templates/templates.service.ts';
 import { flowReply } from './flows.routes.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type TemplateParamsT = { templateId: string };
 

@@ -5,7 +5,7 @@ import {
   WebhookWithSecretSchema,
 } from '../schemas/webhook.schema.ts';
 import type { WebhookInput } from '../../services/webhooks/webhooks.service.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 type Page = { size: number; from: number };
 type Id = { webhookId: string };

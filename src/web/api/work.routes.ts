@@ -8,7 +8,7 @@ import type { RequestContext, Route } from '../http/route.ts';
 import type { ListView } from '../../services/work/flow-ranks.ts';
 import { listTag, listView, overview, type PageQuery } from '../../services/work/views.ts';
 import { MineQuery, OverviewSchema, WorkListSchema, WorkQuery } from '../schemas/work.schema.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../deps.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

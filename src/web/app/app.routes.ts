@@ -1,8 +1,8 @@
 /** The web app at `{app_url}`: server-rendered pages served by the API's own process (spec §9.3: not part of v1). */
 import type { Route } from '../http/route.ts';
-import type { Services } from '../api/services.ts';
+import type { Services } from '../deps.ts';
 import { accessRoutes } from './access.routes.ts';
-import { appLink } from './app-url.ts';
+import { appLink } from '../app-url.ts';
 import { appDeps, appRoute, seeOther } from './render.ts';
 import { signinRoutes } from './signin.routes.ts';
 

@@ -9,7 +9,7 @@ import type { Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import type { Sql } from '../../platform/database.ts';
-import { appPrefix } from './app-url.ts';
+import { appPrefix } from '../app-url.ts';
 import { cookieNames, type CookieNames } from './session.ts';
 import { messageView } from './signin.views.ts';
 

@@ -10,7 +10,7 @@ import type { Authenticator } from '../../services/auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
 import type { StagedBlob } from '../../services/files/files.service.ts';
 import type { IdempotencyKeys } from '../../services/idempotency/idempotency.service.ts';
-import { compile } from '../schemas/validator.ts';
+import { compile } from './validator.ts';
 import { Budgets, type BudgetLimiters } from './budgets.ts';
 import { Conditional, type Representation } from './conditional.ts';
 import { failureResponse } from './failures.ts';

@@ -8,7 +8,7 @@ import { ApiError } from '../../platform/errors.ts';
 import { html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply, Route } from '../http/route.ts';
-import type { Services } from '../api/services.ts';
+import type { Services } from '../deps.ts';
 import { PublicBrainstormSchema, PublicFlowSchema, PublicTokenParams } from '../schemas/public.schema.ts';
 import { PublicViews } from './public.service.ts';
 import type { Rendition } from './public.views.ts';

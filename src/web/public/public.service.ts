@@ -9,16 +9,13 @@
  */
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../services/auth/secrets.ts';
-import { brainstormDiagramSvg, publishedBrainstorm } from '../../services/brainstorms/public.service.ts';
+import { brainstormDiagramSvg, findPublishedBoard, publishedBrainstorm } from '../../services/brainstorms/public.service.ts';
 import { diagramModel } from '../../services/exports/diagram.ts';
 import type { RenderService } from '../../services/exports/render.service.ts';
+import { findPublishedFlow, publishedSnapshot, type PublishedFlowRow } from '../../services/flows/published.service.ts';
 import type { SessionRegistry } from '../../services/flows/registry.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
-import type { Snapshot } from '../../services/flows/snapshot.ts';
 import type { Sql } from '../../platform/database.ts';
-import { loadFlowState } from '../../storage/flows.store.ts';
-import { publishedBoard } from '../../storage/brainstorms.store.ts';
-import { publishedFlow, type PublishedFlowRow } from '../../storage/public.store.ts';
 import { FreshLookups } from './fresh-lookups.ts';
 import { brainstormRendition, flowRendition, type Rendition } from './public.views.ts';
 
@@ -56,8 +53,8 @@ export class PublicViews {
   private readonly boardRows: FreshLookups<{ id: string; version: number } | null>;
 
   constructor(private readonly deps: PublicViewsDeps) {
-    this.flowRows = new FreshLookups((hash) => publishedFlow(deps.sql, hash));
-    this.boardRows = new FreshLookups((hash) => publishedBoard(deps.sql, hash));
+    this.flowRows = new FreshLookups((hash) => findPublishedFlow(deps.sql, hash));
+    this.boardRows = new FreshLookups((hash) => findPublishedBoard(deps.sql, hash));
   }
 
   /** The published flow's rendition, or null when the token names no published flow. */
@@ -67,7 +64,7 @@ export class PublicViews {
     if (!row) return null;
     const start = scheduleStart(undefined);
     return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {
-      const snapshot = await this.snapshotAt(row);
+      const snapshot = await publishedSnapshot(this.deps.sql, this.deps.registry, row);
       // Unpublished, republished or archived since the look-up: never render under the old token.
       if (snapshot?.flow.publicToken !== token || snapshot.flow.archived) return null;
       const model = diagramModel(snapshot, start);
@@ -85,14 +82,6 @@ export class PublicViews {
       const model = await publishedBrainstorm(this.deps.sql, token);
       return model && brainstormRendition(model, brainstormDiagramSvg(model), token);
     });
-  }
-
-  /** The flow at the version Postgres just reported, or newer (this process may not have heard of it yet). */
-  private async snapshotAt(row: PublishedFlowRow): Promise<Snapshot | null> {
-    const hot = await this.deps.registry.snapshot(row.workspaceId, row.id);
-    if (hot.version >= row.version) return hot;
-    const state = await loadFlowState(this.deps.sql, row.workspaceId, row.id);
-    return state ? this.deps.registry.derive(state) : null;
   }
 
   /** One rendering per key however many requests ask at once; a failed or empty one is not kept. */

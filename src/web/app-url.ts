@@ -3,7 +3,7 @@
  * under the URL's path (default `/app`); links and redirects stay relative when the app
  * shares the API's origin, so they work whatever port the server was given.
  */
-import type { Config } from '../../platform/config.ts';
+import type { Config } from '../platform/config.ts';
 
 export function appPrefix(config: Config): string {
   return new URL(config.appUrl).pathname.replace(/\/$/, '');

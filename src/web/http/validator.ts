@@ -6,7 +6,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { validationFailed, type Location, type ValidationProblem } from '../../platform/errors.ts';
-import type { Schema } from '../http/route.ts';
+import type { Schema } from './route.ts';
 
 
 function makeAjv(coerce: boolean): Ajv2020 {

@@ -1,17 +1,17 @@
 /** What route modules are built from: the shared services main.ts (or a test) assembles. */
 import type { Logger } from 'pino';
-import type { Authenticator } from '../../services/auth/authenticate.ts';
-import type { Config } from '../../platform/config.ts';
-import type { Metrics } from '../../platform/metrics.ts';
-import type { Mailer } from '../../services/mail/mailer.ts';
-import type { Jobs } from '../../services/jobs/jobs.ts';
-import type { Notifications } from '../../services/notifications/notifications.ts';
-import type { SessionRegistry } from '../../services/flows/registry.ts';
-import type { RenderService } from '../../services/exports/render.service.ts';
-import type { Sql } from '../../platform/database.ts';
-import type { WorkIndexes } from '../../services/work/workspace-index.ts';
-import type { Webhooks } from '../../services/webhooks/webhooks.service.ts';
-import type { Files } from '../../services/files/files.service.ts';
+import type { Authenticator } from '../services/auth/authenticate.ts';
+import type { Config } from '../platform/config.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { Mailer } from '../services/mail/mailer.ts';
+import type { Jobs } from '../services/jobs/jobs.ts';
+import type { Notifications } from '../services/notifications/notifications.ts';
+import type { SessionRegistry } from '../services/flows/registry.ts';
+import type { RenderService } from '../services/exports/render.service.ts';
+import type { Sql } from '../platform/database.ts';
+import type { WorkIndexes } from '../services/work/workspace-index.ts';
+import type { Webhooks } from '../services/webhooks/webhooks.service.ts';
+import type { Files } from '../services/files/files.service.ts';
 
 export interface Services {
   readonly config: Config;
