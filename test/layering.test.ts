@@ -1,83 +1,52 @@
 /**
- * The layering rules, checked over every import in src/ so they stay kept:
- * route modules (`*.routes.ts`) call services and never `src/store` (a type-only import
- * is erased at build and calls nothing, so it is allowed); `src/store` imports no schema
- * module; ids come from the neutral `src/platform/ids.ts`, not from the module of secrets.
+ * The house rules (.dependency-cruiser.cjs, read by dependency-cruiser): layers import one way,
+ * nothing goes round in a circle. Run over src/ and workers/ with zero exceptions; and over a
+ * small fixture tree that breaks each rule once, so a config that stopped catching anything
+ * fails here too.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
-import ts from 'typescript';
 
-const SRC = path.resolve('src');
+const CONFIG = path.resolve('.dependency-cruiser.cjs');
+const DEPCRUISE = path.resolve('node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-interface Import {
+interface Violation {
   from: string;
-  /** Resolved path relative to src/ (null for packages and node: modules). */
-  target: string | null;
-  typeOnly: boolean;
-  names: string[];
+  to: string;
+  rule: { name: string };
+  cycle?: { name: string }[];
 }
 
-/** Every static import and re-export of a file, with whether it is type-only. */
-function importsOf(file: string): Import[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
-  const found: Import[] = [];
-  for (const statement of source.statements) {
-    if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || !statement.moduleSpecifier) continue;
-    const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-    let typeOnly = false;
-    const names: string[] = [];
-    if (ts.isImportDeclaration(statement)) {
-      const clause = statement.importClause;
-      const bindings = clause?.namedBindings;
-      const named = bindings && ts.isNamedImports(bindings) ? bindings.elements : [];
-      for (const element of named) names.push((element.propertyName ?? element.name).text);
-      typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && named.length > 0 && named.every((e) => e.isTypeOnly)));
-    } else {
-      typeOnly = statement.isTypeOnly;
-    }
-    const target = specifier.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), specifier)) : null;
-    found.push({ from: specifier, target, typeOnly, names });
-  }
-  return found;
+async function cruise(cwd: string, roots: string[]): Promise<{ violations: Violation[]; modules: number }> {
+  // Exit code 1 means "violations found"; the JSON says which.
+  const run = promisify(execFile);
+  const { stdout } = await run(process.execPath, [DEPCRUISE, '--config', CONFIG, '--output-type', 'json', ...roots], { cwd, maxBuffer: 64 * 1024 * 1024 })
+    .catch((error: { stdout?: string; code?: number }) => {
+      if (error.code === 1 && error.stdout) return { stdout: error.stdout };
+      throw error;
+    });
+  const result = JSON.parse(stdout) as { summary: { violations: Violation[]; totalCruised: number } };
+  return { violations: result.summary.violations, modules: result.summary.totalCruised };
 }
 
-const files = sourceFiles(SRC).map((file) => ({ file: path.relative(SRC, file), imports: importsOf(file) }));
+const describe = (v: Violation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`;
 
-t.test('the import graph was read', async (t) => {
-  t.ok(files.length > 100, `${files.length} modules`);
-  const routes = files.filter((f) => f.file.endsWith('.routes.ts'));
-  t.ok(routes.length >= 10, `${routes.length} route modules`);
-  t.ok(files.some((f) => f.imports.some((i) => i.target?.startsWith('store/'))), 'store imports are seen');
+t.test('src/ and workers/ keep every rule, with no exceptions', async (t) => {
+  const { violations, modules } = await cruise(process.cwd(), ['src', 'workers']);
+  t.ok(modules > 150, `${modules} modules cruised`);
+  t.same(violations.map(describe), [], 'no violations');
 });
 
-t.test('route modules call services, never src/store', async (t) => {
-  const violations = files
-    .filter((f) => f.file.endsWith('.routes.ts'))
-    .flatMap((f) => f.imports.filter((i) => i.target?.startsWith('store/') && !i.typeOnly).map((i) => `${f.file} → ${i.from}`));
-  t.strictSame(violations, []);
-});
-
-t.test('src/store imports no schema module', async (t) => {
-  const violations = files
-    .filter((f) => f.file.startsWith('store/'))
-    .flatMap((f) => f.imports.filter((i) => i.target?.startsWith('schemas/')).map((i) => `${f.file} → ${i.from}`));
-  t.strictSame(violations, []);
-});
-
-t.test('ids come from src/platform/ids.ts', async (t) => {
-  const violations = files.flatMap((f) =>
-    f.imports.filter((i) => i.names.includes('newId') && i.target !== 'ids.ts').map((i) => `${f.file} → ${i.from}`),
-  );
-  t.strictSame(violations, []);
-  t.notMatch(readFileSync(path.join(SRC, 'auth/secrets.ts'), 'utf8'), /export function newId/, 'the secrets module makes no ids');
+t.test('each rule catches what it forbids (a fixture tree breaking each once)', async (t) => {
+  const { violations } = await cruise(path.resolve('test/fixtures/layering'), ['src']);
+  const caught = (rule: string, from: string, to: string) =>
+    violations.some((v) => v.rule.name === rule && v.from === from && v.to === to);
+  t.ok(caught('engine-imports-only-platform', 'src/engine/graph.ts', 'src/storage/rows.ts'), 'engine → storage');
+  t.ok(caught('storage-imports-only-platform', 'src/storage/rows.ts', 'src/services/a/thing.ts'), 'storage → services');
+  t.ok(caught('services-imports-only-storage-engine-platform', 'src/services/a/thing.ts', 'src/web/page.ts'), 'services → web');
+  t.ok(caught('web-imports-only-services-platform', 'src/web/page.ts', 'src/storage/rows.ts'), 'web → storage');
+  t.ok(violations.some((v) => v.rule.name === 'no-circular-files'), 'a cycle between files');
+  t.ok(violations.some((v) => v.rule.name === 'no-circular-folders' && v.from === 'src/services/a'), 'a cycle between folders');
 });
