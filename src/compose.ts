@@ -3,8 +3,8 @@
  * credentials, the edge with every route, and the HTTP listener. main.ts and the tests
  * both start it through here.
  */
-import pino, { type Logger } from 'pino';
-import { Histogram } from 'prom-client';
+import type { Logger } from 'pino';
+import { createLogger } from './platform/logging.ts';
 import { Authenticator } from './services/auth/authenticate.ts';
 import type { Config } from './platform/config.ts';
 import { Edge } from './web/http/edge.ts';
@@ -42,11 +42,10 @@ import { taskRoutes } from './web/api/tasks.routes.ts';
 import { recomputeStrategy } from './services/flows/offload.ts';
 import { RecomputePool } from './services/flows/recompute-pool.ts';
 import { SessionRegistry } from './services/flows/registry.ts';
-import { flowJsonStats } from './services/flows/snapshot.ts';
 import type { Services } from './web/deps.ts';
 import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './services/auth/bootstrap.ts';
-import { connectionsInUse, openDatabase, type Database } from './storage/db.ts';
+import { openDatabase, registerConnectionMetrics, type Database } from './storage/db.ts';
 import { migrate } from './storage/migrate.ts';
 import { syncCatalogue } from './services/templates/templates.service.ts';
 
@@ -64,13 +63,6 @@ export interface RunningApp {
   /** Graceful: stop accepting, finish in-flight requests, then close the database. */
   close(): Promise<void>;
 }
-
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: { service: 'flowplan' } });
-}
-
-/** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
-const SESSION_BYTES_PER_TASK = 1_100;
 
 export interface StartOptions {
   log?: Logger;
@@ -119,30 +111,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Started (and warmed) while the rest starts, so no request pays for a worker's start-up.
   const poolStarted = options.coldRecomputePool ? null : pool.start();
   poolStarted?.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
-  const recomputeSeconds = new Histogram({
-    name: 'flowplan_recompute_duration_seconds',
-    help: 'Flow derivation time by where: a whole flow in this thread or offloaded to the pool, or incremental (a change derived from the version before, in this thread); its count is the number of derivations',
-    labelNames: ['where'] as const, buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [metrics.registry],
-  });
-  const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, recomputeSeconds), config.publicUrl, config.flowSessionsMax);
+  const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, metrics), config.publicUrl, config.flowSessionsMax);
   await registry.listen();
-  metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => registry.size);
-  metrics.gaugeByLabels(
-    'flowplan_postgres_connections',
-    'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
-    ['pool', 'state'],
-    async () => (await connectionsInUse(sql)).map(({ pool, state, count }) => ({ labels: { pool, state }, value: count })),
-  );
-  metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => registry.tasksHeld());
-  metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 11.1 MB for one 10k-task session: about 1.1 KB a task)', () => registry.tasksHeld() * SESSION_BYTES_PER_TASK);
-  metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => registry.loads);
-  metrics.total('flowplan_flow_json_task_bytes_total', 'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)', () => flowJsonStats.taskBytes);
-  metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => registry.evictions);
-  metrics.gauge('flowplan_pool_threads', 'Recompute worker threads running (started at boot; a failed one is replaced)', () => pool.stats().threads);
-  metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => pool.stats().utilization);
-  metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => pool.stats().queueSize);
-  metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => pool.stats().inFlight);
-  metrics.gauge('flowplan_pool_failed_runs', 'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)', () => pool.stats().failed);
+  registry.registerMetrics(metrics);
+  pool.registerMetrics(metrics);
+  registerConnectionMetrics(metrics, sql);
   const mailer = new Mailer(config, log);
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);
@@ -152,20 +125,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
   const webhooks = new Webhooks(sql, webhookDeliveries, config);
   const files = new Files(sql, config.attachmentQuotaBytes, jobs, log);
-  metrics.total('flowplan_attachment_quota_refusals_total', 'Uploads refused because the workspace had no room left in ATTACHMENT_QUOTA_BYTES', () => files.refusals);
-  metrics.gaugeByLabels(
-    'flowplan_workspace_file_bytes',
-    'Stored file bytes (attachments and idea files) of the 20 workspaces storing the most, against ATTACHMENT_QUOTA_BYTES',
-    ['workspace'],
-    async () => (await files.largest(20)).map(({ workspaceId, bytes }) => ({ labels: { workspace: workspaceId }, value: bytes })),
-  );
-  metrics.gauge('flowplan_attachment_quota_bytes', 'ATTACHMENT_QUOTA_BYTES: stored file bytes a workspace may hold', () => files.quotaBytes);
-  const services: Services = { config, sql, auth, metrics, log, registry, work: new WorkIndexes(sql, registry, metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])), mailer, jobs, notifications, webhooks, render, files };
-  metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => services.work.rebuilds);
-  metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => services.work.flowRanks);
+  files.registerMetrics(metrics);
+  const work = new WorkIndexes(sql, registry);
+  work.registerMetrics(metrics);
+  const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
-  metrics.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${config.failedCredentialAddresses})`, () => failedCredentialLimiter.size);
   const edge = new Edge({
     auth, metrics, log,
     idempotencyKeys: new IdempotencyKeys(sql),

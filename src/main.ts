@@ -4,7 +4,8 @@ import { refuseUnsupportedNode } from './platform/node-version.ts';
 // First, before anything loads uWebSockets.js (whose binary would not load on another Node):
 // the rest is imported only once the Node version is known to be one flowplan runs on.
 refuseUnsupportedNode();
-const { createLogger, startApp } = await import('./compose.ts');
+const { startApp } = await import('./compose.ts');
+const { createLogger } = await import('./platform/logging.ts');
 const { loadConfig } = await import('./platform/config.ts');
 const { EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
 const { NativeUwsUnavailable } = await import('./web/http/server.ts');

@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../platform/config.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import { startEmbedded, type EmbeddedCluster } from './embedded.ts';
 
 export { isDatabaseUnavailable, type Db, type Sql, type Tx } from '../platform/database.ts';
@@ -98,4 +99,14 @@ export function connectionsInUse(sql: Sql): Promise<{ pool: string; state: strin
   return sql<{ pool: string; state: string; count: number }[]>`select application_name as pool, coalesce(state, 'unknown') as state, count(*)::int as count
     from pg_stat_activity where datname = current_database() and application_name like 'flowplan%'
     group by 1, 2`;
+}
+
+/** The connections gauge, read from pg_stat_activity when scraped. */
+export function registerConnectionMetrics(metrics: Metrics, sql: Sql): void {
+  metrics.gaugeByLabels(
+    'flowplan_postgres_connections',
+    'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
+    ['pool', 'state'],
+    async () => (await connectionsInUse(sql)).map(({ pool, state, count }) => ({ labels: { pool, state }, value: count })),
+  );
 }

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { ApiError } from '../../platform/errors.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import {
   discardUnadopted, fileBytesByWorkspace, lockWorkspaceFiles, stageBlob, sweepOrphanBlobs, workspaceFileBytes, type StagedBlob,
@@ -54,6 +55,18 @@ export class Files {
   }
 
   /** Workspaces storing the most, for /metrics (a bounded number of series). */
+  /** Its instruments, read when scraped. */
+  registerMetrics(metrics: Metrics): void {
+    metrics.total('flowplan_attachment_quota_refusals_total', 'Uploads refused because the workspace had no room left in ATTACHMENT_QUOTA_BYTES', () => this.refusals);
+    metrics.gaugeByLabels(
+      'flowplan_workspace_file_bytes',
+      'Stored file bytes (attachments and idea files) of the 20 workspaces storing the most, against ATTACHMENT_QUOTA_BYTES',
+      ['workspace'],
+      async () => (await this.largest(20)).map(({ workspaceId, bytes }) => ({ labels: { workspace: workspaceId }, value: bytes })),
+    );
+    metrics.gauge('flowplan_attachment_quota_bytes', 'ATTACHMENT_QUOTA_BYTES: stored file bytes a workspace may hold', () => this.quotaBytes);
+  }
+
   largest(limit: number): Promise<{ workspaceId: string; bytes: number }[]> {
     return fileBytesByWorkspace(this.sql, limit);
   }

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ApiError } from '../../platform/errors.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import { runTimed, workerModule, type FromWorker, type Started } from '../../platform/worker-pool.ts';
 
@@ -100,6 +101,15 @@ export class RecomputePool {
     } finally {
       this.#inFlight--;
     }
+  }
+
+  /** Its instruments, read when scraped. */
+  registerMetrics(metrics: Metrics): void {
+    metrics.gauge('flowplan_pool_threads', 'Recompute worker threads running (started at boot; a failed one is replaced)', () => this.stats().threads);
+    metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => this.stats().utilization);
+    metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => this.stats().queueSize);
+    metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => this.stats().inFlight);
+    metrics.gauge('flowplan_pool_failed_runs', 'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)', () => this.stats().failed);
   }
 
   stats(): { threads: number; inFlight: number; completed: number; failed: number; utilization: number; queueSize: number } {

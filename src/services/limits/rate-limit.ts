@@ -38,7 +38,7 @@ export class RateLimiter implements Limiter {
     readonly burst: number,
     private readonly now: () => number = Date.now,
     /** Buckets held at once: the memory bound under a flood of distinct keys (the least recently used go first). */
-    maxKeys = 100_000,
+    readonly maxKeys = 100_000,
   ) {
     this.perMs = perMinute / 60_000;
     // An idle bucket refills completely within this time, so forgetting it changes nothing.

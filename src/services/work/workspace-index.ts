@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Histogram } from 'prom-client';
+import type { Metrics } from '../../platform/metrics.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { isoDate } from '../../engine/calendar.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
@@ -65,12 +66,20 @@ export class WorkIndexes {
   constructor(
     private readonly sql: Sql,
     private readonly registry: SessionRegistry,
-    /** Times each build or refresh. */
-    private readonly buildSeconds: Histogram | null = null,
     private readonly now: () => Date = () => new Date(),
   ) {
     registry.onChange((workspaceId, flowId) => this.live.peek(workspaceId)?.changed.add(flowId));
     registry.onReset(() => this.live.clear());
+  }
+
+  /** Times each build or refresh, once metrics are registered. */
+  private buildSeconds: Histogram | null = null;
+
+  /** Its instruments: build time, read-when-scraped totals. */
+  registerMetrics(metrics: Metrics): void {
+    this.buildSeconds = metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]);
+    metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => this.rebuilds);
+    metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => this.flowRanks);
   }
 
   private day = { today: '', from: 0, until: 0 };

@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../platform/errors.ts';
 import { addressBucket } from '../../platform/client-address.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { Limiter, RateLimiter, RateState } from '../../services/limits/rate-limit.ts';
 import type { HttpMetrics } from './http-metrics.ts';
 import type { RequestHead } from './request.ts';
@@ -19,7 +20,10 @@ export interface BudgetLimiters {
 }
 
 export class Budgets {
-  constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics) {}
+  constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics, registry: Metrics) {
+    const failed = limiters.failedCredentialLimiter;
+    registry.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${failed.maxKeys})`, () => failed.size);
+  }
 
   /**
    * Spends one of the credential's budget; its state goes into `headers` either way. A promise

@@ -48,7 +48,7 @@ export class Edge {
 
   constructor(private readonly deps: EdgeDeps) {
     this.metrics = new HttpMetrics(deps.metrics);
-    this.budgets = new Budgets(deps, this.metrics);
+    this.budgets = new Budgets(deps, this.metrics, deps.metrics);
     this.conditional = new Conditional(this.budgets);
   }
 
