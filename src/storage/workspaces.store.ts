@@ -36,11 +36,6 @@ export async function findWorkspace(sql: Db, id: string): Promise<WorkspaceRow |
   return row ?? null;
 }
 
-export async function countWorkspaces(sql: Db): Promise<number> {
-  const [row] = await sql<{ count: number }[]>`select count(*)::int as count from workspaces`;
-  return row!.count;
-}
-
 export interface UserRow {
   id: string;
   email: string;

@@ -15,7 +15,7 @@ t.test('a write by another process: the next write here sees it', async (t) => {
   };
   t.teardown(closeB);
   t.equal(b.demo, null, 'the second start created no second Demo workspace');
-  const [{ n }] = await s.sql<{ n: number }[]>`select count(*)::int as n from workspaces`;
+  const [{ n }] = await s.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
   t.equal(n, 1);
   const viaB = (method: string, path: string, body?: unknown) => request(b.url, method, path, { token: s.adminKey, body });
 

@@ -50,7 +50,7 @@ t.test('unknown addresses spend a per-credential budget held across processes', 
     assertLimited(await share(s.adminKey, nobody()), 'the 21st unknown address');
     assertLimited(await share(s.adminKey, 'known@example.com'), 'a known address too: the 429 tells nothing');
     assertLimited(await request(second.url, 'POST', `/v1/brainstorms/${board.id}/shares`, { token: s.adminKey, body: { email: nobody() } }), 'in the other process too');
-    const [{ n }] = await s.sql<{ n: number }[]>`select count(*)::int as n from brainstorm_shares`;
+    const [{ n }] = await s.sql<[{ n: number }]>`select count(*)::int as n from brainstorm_shares`;
     t.equal(n, 0, 'nothing was shared while limited');
 
     // Another credential of the same workspace has a budget of its own.

@@ -39,7 +39,7 @@ t.test('an online backup restores to a cluster that serves what was acknowledged
 
   // One connection: pg_backup_stop must run in the session that called pg_backup_start.
   const admin = postgres(live.adminUrl, { max: 1, onnotice: () => {} });
-  const [{ dataDir }] = await admin<{ dataDir: string }[]>`select current_setting('data_directory') as "dataDir"`;
+  const [{ dataDir }] = await admin<[{ dataDir: string }]>`select current_setting('data_directory') as "dataDir"`;
   await admin`select pg_backup_start('flowplan test', true)`;
   rmSync(copy, { recursive: true, force: true });
   execFileSync('cp', ['-a', root, copy]);

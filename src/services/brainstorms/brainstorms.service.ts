@@ -41,8 +41,6 @@ export interface BrainstormSummaryView {
   updatedAt: string;
 }
 
-export type IdeaView = ReturnType<typeof ideaView>;
-
 /** What the caller must be allowed: guests read, commenters also comment; only the workspace writes. */
 export type Access = 'read' | 'comment' | 'write';
 
