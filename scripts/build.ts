@@ -29,7 +29,8 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
-const isSource = (file: string) => file.endsWith('.ts');
+// TypeScript is compiled; a folder's README.md is for readers of the source, not the build.
+const isSource = (file: string) => file.endsWith('.ts') || path.basename(file) === 'README.md';
 for (const dir of ['src', 'workers']) {
   cpSync(path.join(ROOT, dir), path.join(out, dir), {
     recursive: true,

@@ -5,6 +5,7 @@
  * fails here too.
  */
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -49,4 +50,12 @@ t.test('each rule catches what it forbids (a fixture tree breaking each once)', 
   t.ok(caught('web-imports-only-services-platform', 'src/web/page.ts', 'src/storage/rows.ts'), 'web → storage');
   t.ok(violations.some((v) => v.rule.name === 'no-circular-files'), 'a cycle between files');
   t.ok(violations.some((v) => v.rule.name === 'no-circular-folders' && v.from === 'src/services/a'), 'a cycle between folders');
+});
+
+t.test('every folder of src/ and workers/ says what lives there and what it may import (README.md)', async (t) => {
+  const folders = (dir: string): string[] => [dir, ...readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'assets')
+    .flatMap((entry) => folders(path.join(dir, entry.name)))];
+  const missing = [...folders('src'), 'workers'].filter((dir) => !existsSync(path.join(dir, 'README.md')));
+  t.same(missing, [], 'no folder without its README.md');
 });
