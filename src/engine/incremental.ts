@@ -1,6 +1,6 @@
 import { cpm } from './cpm.ts';
 import { buildGraph, CycleError, topoOrder, type Graph } from './graph.ts';
-import { computeStatus, PROGRESS_DONE, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
+import { computeStatus, PROGRESS, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
 
 /**
  * A flow's derived state kept with what derives it, so that the next version after a change
@@ -42,7 +42,7 @@ export function deriveFull(n: number, from: Uint32Array, to: Uint32Array, progre
   for (let i = 0; i < n; i++) pos[order[i]!] = i;
   const { es, ef, ls, lf, slack, critical, finish } = cpm(g, order, progress, duration);
   const tail = new Int32Array(n);
-  for (let v = 0; v < n; v++) tail[v] = progress[v] === PROGRESS_DONE ? -1 : finish - lf[v]!;
+  for (let v = 0; v < n; v++) tail[v] = progress[v] === PROGRESS.done ? -1 : finish - lf[v]!;
   return { n, g, order, pos, progress, duration, status: computeStatus(g, progress), es, ef, ls, lf, slack, critical, tail, finish };
 }
 
@@ -79,7 +79,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
     const v = order[forward.pop()]!;
     let start = -1;
     let last = -1;
-    if (progress[v] !== PROGRESS_DONE) {
+    if (progress[v] !== PROGRESS.done) {
       start = 0;
       for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
         const after = ef[pred[k]!]! + 1;
@@ -108,11 +108,11 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   while (backward.size > 0) {
     const v = order[backward.pop()]!;
     let t = -1;
-    if (progress[v] !== PROGRESS_DONE) {
+    if (progress[v] !== PROGRESS.done) {
       t = 0;
       for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
         const s = succ[k]!;
-        if (progress[s] === PROGRESS_DONE) continue;
+        if (progress[s] === PROGRESS.done) continue;
         const through = tail[s]! + days(s);
         if (through > t) t = through;
       }
@@ -127,7 +127,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   let finish = Math.max(previous.finish, raised);
   if (finishLost) {
     finish = -1;
-    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS_DONE && ef[v]! > finish) finish = ef[v]!;
+    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS.done && ef[v]! > finish) finish = ef[v]!;
   }
   // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
   const moved = finish !== previous.finish;
@@ -136,7 +136,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   const slack = moved ? new Int32Array(n) : previous.slack.slice();
   const critical = moved ? new Uint8Array(n) : previous.critical.slice();
   const late = (v: number) => {
-    if (progress[v] === PROGRESS_DONE) {
+    if (progress[v] === PROGRESS.done) {
       ls[v] = lf[v] = slack[v] = -1;
       critical[v] = 0;
       return;
@@ -154,9 +154,9 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
 }
 
 function statusOf(g: Graph, progress: Uint8Array, v: number): number {
-  if (progress[v] === PROGRESS_DONE) return STATUS_DONE;
-  if (progress[v] !== 0) return STATUS_IN_PROGRESS;
-  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS_DONE) return STATUS_BLOCKED;
+  if (progress[v] === PROGRESS.done) return STATUS_DONE;
+  if (progress[v] !== PROGRESS.open) return STATUS_IN_PROGRESS;
+  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
   return STATUS_READY;
 }
 
@@ -293,7 +293,7 @@ export function appendNodes(previous: Derived, added: number, from: Uint32Array,
   };
   return {
     n, g: { n, predStart, pred, succStart, succ }, order, pos,
-    progress: grow(previous.progress, PROGRESS_DONE), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
+    progress: grow(previous.progress, PROGRESS.done), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
     es: grow(previous.es, -1), ef: grow(previous.ef, -1), ls: grow(previous.ls, -1), lf: grow(previous.lf, -1),
     slack: grow(previous.slack, -1), critical: grow(previous.critical, 0), tail: grow(previous.tail, -1), finish: previous.finish,
   };

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import { blockingCounts } from '../../src/engine/blocking.ts';
 import { appendNodes, countsAfter, deriveFull, deriveNext, type Derived } from '../../src/engine/incremental.ts';
-import { PROGRESS_DONE, PROGRESS_OPEN, PROGRESS_STARTED } from '../../src/engine/status.ts';
+import { PROGRESS } from '../../src/engine/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
 
@@ -49,7 +49,7 @@ function step(previous: Derived, from: Uint32Array, to: Uint32Array, changes: re
 
 const changeArb = (n: number) => fc.record({
   v: fc.nat(n - 1),
-  progress: fc.option(fc.constantFrom(PROGRESS_OPEN, PROGRESS_STARTED, PROGRESS_DONE)),
+  progress: fc.option(fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done)),
   duration: fc.option(fc.integer({ min: 0, max: 6 })),
 });
 
@@ -77,8 +77,8 @@ function randomWalk(t: Test, name: string, n: number, from: Uint32Array, to: Uin
   for (let s = 0; s < steps; s++) {
     const v = pick(random);
     const r = random();
-    const change: Change = r < 0.6 ? { v, progress: random() < 0.7 ? PROGRESS_DONE : PROGRESS_OPEN, duration: null }
-      : r < 0.8 ? { v, progress: PROGRESS_STARTED, duration: null }
+    const change: Change = r < 0.6 ? { v, progress: random() < 0.7 ? PROGRESS.done : PROGRESS.open, duration: null }
+      : r < 0.8 ? { v, progress: PROGRESS.started, duration: null }
       : { v, progress: null, duration: 1 + Math.floor(random() * 5) };
     const { next, full } = step(current, from, to, [change]);
     const diff = difference(next, full);
@@ -131,8 +131,8 @@ t.test('blocking counts after completions and reopenings equal a full count', as
         const changed: { v: number; done: boolean }[] = [];
         for (const [v, done] of flips) {
           // Only a real change of done-ness moves counts; a task listed twice keeps its last.
-          if ((progress[v] === PROGRESS_DONE) === done || changed.some((c) => c.v === v)) continue;
-          progress[v] = done ? PROGRESS_DONE : PROGRESS_OPEN;
+          if ((progress[v] === PROGRESS.done) === done || changed.some((c) => c.v === v)) continue;
+          progress[v] = done ? PROGRESS.done : PROGRESS.open;
           changed.push({ v, done });
         }
         counts = countsAfter(derived.g, counts, changed);
@@ -151,7 +151,7 @@ t.test('tasks appended after earlier ones (the CSR rows extended) equal a full d
       fc.constant(dag),
       // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress and duration.
       fc.array(fc.array(fc.record({
-        deps: fc.array(fc.nat(), { maxLength: 4 }), progress: fc.constantFrom(PROGRESS_OPEN, PROGRESS_STARTED, PROGRESS_DONE), duration: fc.integer({ min: 0, max: 6 }),
+        deps: fc.array(fc.nat(), { maxLength: 4 }), progress: fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done), duration: fc.integer({ min: 0, max: 6 }),
       }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 }),
     )),
     ([dag, steps]) => {

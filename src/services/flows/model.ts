@@ -4,8 +4,9 @@
  * a failed transaction leaves the current state untouched and readers never see a half.
  */
 
-export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
-export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
+import type { Progress } from '../../engine/status.ts';
+
+export { PROGRESS, type Progress } from '../../engine/status.ts';
 
 export interface Deliverable {
   readonly id: string;
