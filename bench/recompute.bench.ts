@@ -15,7 +15,7 @@ import { runInNewContext } from 'node:vm';
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
 import { recompute } from '../src/engine/recompute.ts';
-import { deriveFull, deriveNext } from '../src/engine/incremental.ts';
+import { derivedFrom, deriveNext } from '../src/engine/incremental.ts';
 import { PROGRESS } from '../src/engine/status.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
 import { RecomputePool } from '../src/services/flows/recompute-pool.ts';
@@ -117,7 +117,7 @@ function heapMB(n: number): number {
  * commands come: median of 50.
  */
 async function incremental(input: RecomputeInput): Promise<number> {
-  let current = deriveFull(input.n, input.from, input.to, input.progress, input.duration);
+  let current = derivedFrom(input, recompute(input));
   const open = [...current.progress.keys()].filter((v) => current.progress[v] !== PROGRESS.done);
   let next = 0;
   return median(50, () => {

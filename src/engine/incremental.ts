@@ -1,6 +1,6 @@
-import { cpm } from './cpm.ts';
-import { buildGraph, CycleError, topoOrder, type Graph } from './graph.ts';
-import { computeStatus, PROGRESS, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
+import { buildGraph, type Graph } from './graph.ts';
+import type { RecomputeInput, RecomputeOutput } from './recompute.ts';
+import { PROGRESS, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
 
 /**
  * A flow's derived state kept with what derives it, so that the next version after a change
@@ -32,24 +32,35 @@ export interface Derived {
   readonly finish: number;
 }
 
-/** From scratch. Edge i: to[i] depends on from[i]. Throws CycleError on a cycle. */
-export function deriveFull(n: number, from: Uint32Array, to: Uint32Array, progress: Uint8Array, duration: Uint32Array): Derived {
-  const g = buildGraph(n, from, to);
-  const topo = topoOrder(g);
-  if (topo.order === null) throw new CycleError(topo.cycle);
-  const { order } = topo;
+/**
+ * The state deriveNext starts from, rebuilt from a whole flow's recompute (its input and
+ * output), as a flow's first version in a session is derived: no sort or CPM runs again;
+ * ls, lf and tail follow from es, slack and the finish.
+ */
+export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Derived {
+  const { n, from, to, progress, duration } = input;
+  const { order, status, es, ef, slack, critical, finish } = output;
   const pos = new Uint32Array(n);
   for (let i = 0; i < n; i++) pos[order[i]!] = i;
-  const { es, ef, ls, lf, slack, critical, finish } = cpm(g, order, progress, duration);
+  const ls = new Int32Array(n);
+  const lf = new Int32Array(n);
   const tail = new Int32Array(n);
-  for (let v = 0; v < n; v++) tail[v] = progress[v] === PROGRESS.done ? -1 : finish - lf[v]!;
-  return { n, g, order, pos, progress, duration, status: computeStatus(g, progress), es, ef, ls, lf, slack, critical, tail, finish };
+  for (let v = 0; v < n; v++) {
+    if (progress[v] === PROGRESS.done) {
+      ls[v] = lf[v] = tail[v] = -1;
+      continue;
+    }
+    ls[v] = es[v]! + slack[v]!;
+    lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
+    tail[v] = finish - lf[v]!;
+  }
+  return { n, g: buildGraph(n, from, to), order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
 }
 
 /**
  * The next version after the tasks in `changed` took new progress or durations (`progress`
  * and `duration` are the next version's whole arrays; `previous` is left as it was). Equal to
- * deriveFull on the same input: status is recomputed for the changed tasks and their
+ * derivedFrom a recompute of the same input: status is recomputed for the changed tasks and their
  * successors; earliest dates forward from the changed tasks in topological order, and tails
  * backward from them, each stopping where a value does not change.
  */

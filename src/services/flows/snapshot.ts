@@ -10,8 +10,8 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../../engine/calendar.ts';
-import { buildGraph, type Graph } from '../../engine/graph.ts';
-import { appendNodes, countsAfter, deriveNext, type Derived } from '../../engine/incremental.ts';
+import type { Graph } from '../../engine/graph.ts';
+import { appendNodes, countsAfter, derivedFrom, deriveNext, type Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_NAMES, STATUS_READY } from '../../engine/status.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
@@ -297,28 +297,11 @@ export class Snapshot {
     return this.engine().g;
   }
 
-  /** The engine's state for deriveNext: kept from the last one, or rebuilt from a full recompute's output once (no sort, no CPM). */
+  /** The engine's state for deriveNext: kept from the last one, or rebuilt from a full recompute's output once. */
   private engine(): Derived {
     if (isDerived(this.output)) return this.output;
-    const { n, from, to, progress, duration } = this.input;
-    const { order, status, es, ef, slack, critical, finish } = this.output;
-    const pos = new Uint32Array(n);
-    for (let i = 0; i < n; i++) pos[order[i]!] = i;
-    const ls = new Int32Array(n);
-    const lf = new Int32Array(n);
-    const tail = new Int32Array(n);
-    for (let v = 0; v < n; v++) {
-      if (progress[v] === PROGRESS.done) {
-        ls[v] = lf[v] = tail[v] = -1;
-        continue;
-      }
-      ls[v] = es[v]! + slack[v]!;
-      lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
-      tail[v] = finish - lf[v]!;
-    }
-    const derived: Derived = { n, g: buildGraph(n, from, to), order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
-    this.output = derived;
-    return derived;
+    this.output = derivedFrom(this.input, this.output);
+    return this.output;
   }
 
   get flow() {
