@@ -41,7 +41,7 @@ import { taskRoutes } from './web/api/tasks.routes.ts';
 import { recomputeStrategy } from './services/flows/offload.ts';
 import { RecomputePool } from './services/flows/recompute-pool.ts';
 import { SessionRegistry } from './services/flows/registry.ts';
-import { flowJsonStats } from './services/flows/snapshot.ts';
+import { flowJsonStats } from './services/flows/flow-body.ts';
 import type { Services } from './web/api/services.ts';
 import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './storage/bootstrap.ts';
