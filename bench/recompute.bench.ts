@@ -15,8 +15,8 @@ import { runInNewContext } from 'node:vm';
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
 import { recompute } from '../src/engine/recompute.ts';
-import { deriveFull, deriveNext } from '../src/engine/incremental.ts';
-import { PROGRESS_DONE } from '../src/engine/status.ts';
+import { derivedFrom, deriveNext } from '../src/engine/incremental.ts';
+import { PROGRESS } from '../src/engine/status.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
 import { RecomputePool } from '../src/services/flows/recompute-pool.ts';
 import { randomDag } from '../test/graph/random-dag.ts';
@@ -117,13 +117,13 @@ function heapMB(n: number): number {
  * commands come: median of 50.
  */
 async function incremental(input: RecomputeInput): Promise<number> {
-  let current = deriveFull(input.n, input.from, input.to, input.progress, input.duration);
-  const open = [...current.progress.keys()].filter((v) => current.progress[v] !== PROGRESS_DONE);
+  let current = derivedFrom(input, recompute(input));
+  const open = [...current.progress.keys()].filter((v) => current.progress[v] !== PROGRESS.done);
   let next = 0;
   return median(50, () => {
     const v = open[(next = (next + 7919) % open.length)]!;
     const progress = current.progress.slice();
-    progress[v] = PROGRESS_DONE;
+    progress[v] = PROGRESS.done;
     current = deriveNext(current, [v], progress, current.duration);
   });
 }

@@ -1,6 +1,6 @@
 import type { Graph } from './graph.ts';
 import { PASS_LANES, reachCounts } from './reach-pass.ts';
-import { PROGRESS_DONE } from './status.ts';
+import { PROGRESS } from './status.ts';
 
 /**
  * Blocking counts: for every node, how many unfinished tasks transitively depend on
@@ -44,7 +44,7 @@ export function blockingCounts(g: Graph, order: Uint32Array, progress: Uint8Arra
   const open = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     pos[order[i]!] = i;
-    open[i] = progress[order[i]!] === PROGRESS_DONE ? 0 : 1;
+    open[i] = progress[order[i]!] === PROGRESS.done ? 0 : 1;
   }
   const { start, adj } = successorsByPosition(g, order, pos);
   const sparse = sparseCounts(start, adj, open, limits.sparseLimit ?? sparseLimitFor(n), limits.listBudget ?? LIST_BUDGET);

@@ -1,5 +1,5 @@
 import type { Graph } from './graph.ts';
-import { PROGRESS_DONE } from './status.ts';
+import { PROGRESS } from './status.ts';
 
 /**
  * Critical path method in integer working-day offsets from the schedule start.
@@ -30,7 +30,7 @@ export function cpm(g: Graph, order: Uint32Array, progress: Uint8Array, duration
   let finish = -1;
   for (let i = 0; i < n; i++) {
     const v = order[i]!;
-    if (progress[v] === PROGRESS_DONE) {
+    if (progress[v] === PROGRESS.done) {
       es[v] = ef[v] = ls[v] = lf[v] = slack[v] = -1;
       continue;
     }
@@ -49,11 +49,11 @@ export function cpm(g: Graph, order: Uint32Array, progress: Uint8Array, duration
 
   for (let i = n - 1; i >= 0; i--) {
     const v = order[i]!;
-    if (progress[v] === PROGRESS_DONE) continue;
+    if (progress[v] === PROGRESS.done) continue;
     let latest = finish;
     for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
       const s = succ[k]!;
-      if (progress[s] === PROGRESS_DONE) continue;
+      if (progress[s] === PROGRESS.done) continue;
       const before = ls[s]! - 1;
       if (before < latest) latest = before;
     }

@@ -1,6 +1,6 @@
-import { cpm } from './cpm.ts';
-import { buildGraph, CycleError, topoOrder, type Graph } from './graph.ts';
-import { computeStatus, PROGRESS_DONE, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
+import { buildGraph, type Graph } from './graph.ts';
+import type { RecomputeInput, RecomputeOutput } from './recompute.ts';
+import { PROGRESS, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
 
 /**
  * A flow's derived state kept with what derives it, so that the next version after a change
@@ -32,24 +32,35 @@ export interface Derived {
   readonly finish: number;
 }
 
-/** From scratch. Edge i: to[i] depends on from[i]. Throws CycleError on a cycle. */
-export function deriveFull(n: number, from: Uint32Array, to: Uint32Array, progress: Uint8Array, duration: Uint32Array): Derived {
-  const g = buildGraph(n, from, to);
-  const topo = topoOrder(g);
-  if (topo.order === null) throw new CycleError(topo.cycle);
-  const { order } = topo;
+/**
+ * The state deriveNext starts from, rebuilt from a whole flow's recompute (its input and
+ * output), as a flow's first version in a session is derived: no sort or CPM runs again;
+ * ls, lf and tail follow from es, slack and the finish.
+ */
+export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Derived {
+  const { n, from, to, progress, duration } = input;
+  const { order, status, es, ef, slack, critical, finish } = output;
   const pos = new Uint32Array(n);
   for (let i = 0; i < n; i++) pos[order[i]!] = i;
-  const { es, ef, ls, lf, slack, critical, finish } = cpm(g, order, progress, duration);
+  const ls = new Int32Array(n);
+  const lf = new Int32Array(n);
   const tail = new Int32Array(n);
-  for (let v = 0; v < n; v++) tail[v] = progress[v] === PROGRESS_DONE ? -1 : finish - lf[v]!;
-  return { n, g, order, pos, progress, duration, status: computeStatus(g, progress), es, ef, ls, lf, slack, critical, tail, finish };
+  for (let v = 0; v < n; v++) {
+    if (progress[v] === PROGRESS.done) {
+      ls[v] = lf[v] = tail[v] = -1;
+      continue;
+    }
+    ls[v] = es[v]! + slack[v]!;
+    lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
+    tail[v] = finish - lf[v]!;
+  }
+  return { n, g: buildGraph(n, from, to), order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
 }
 
 /**
  * The next version after the tasks in `changed` took new progress or durations (`progress`
  * and `duration` are the next version's whole arrays; `previous` is left as it was). Equal to
- * deriveFull on the same input: status is recomputed for the changed tasks and their
+ * derivedFrom a recompute of the same input: status is recomputed for the changed tasks and their
  * successors; earliest dates forward from the changed tasks in topological order, and tails
  * backward from them, each stopping where a value does not change.
  */
@@ -79,7 +90,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
     const v = order[forward.pop()]!;
     let start = -1;
     let last = -1;
-    if (progress[v] !== PROGRESS_DONE) {
+    if (progress[v] !== PROGRESS.done) {
       start = 0;
       for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
         const after = ef[pred[k]!]! + 1;
@@ -108,11 +119,11 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   while (backward.size > 0) {
     const v = order[backward.pop()]!;
     let t = -1;
-    if (progress[v] !== PROGRESS_DONE) {
+    if (progress[v] !== PROGRESS.done) {
       t = 0;
       for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
         const s = succ[k]!;
-        if (progress[s] === PROGRESS_DONE) continue;
+        if (progress[s] === PROGRESS.done) continue;
         const through = tail[s]! + days(s);
         if (through > t) t = through;
       }
@@ -127,7 +138,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   let finish = Math.max(previous.finish, raised);
   if (finishLost) {
     finish = -1;
-    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS_DONE && ef[v]! > finish) finish = ef[v]!;
+    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS.done && ef[v]! > finish) finish = ef[v]!;
   }
   // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
   const moved = finish !== previous.finish;
@@ -136,7 +147,7 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   const slack = moved ? new Int32Array(n) : previous.slack.slice();
   const critical = moved ? new Uint8Array(n) : previous.critical.slice();
   const late = (v: number) => {
-    if (progress[v] === PROGRESS_DONE) {
+    if (progress[v] === PROGRESS.done) {
       ls[v] = lf[v] = slack[v] = -1;
       critical[v] = 0;
       return;
@@ -154,9 +165,9 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
 }
 
 function statusOf(g: Graph, progress: Uint8Array, v: number): number {
-  if (progress[v] === PROGRESS_DONE) return STATUS_DONE;
-  if (progress[v] !== 0) return STATUS_IN_PROGRESS;
-  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS_DONE) return STATUS_BLOCKED;
+  if (progress[v] === PROGRESS.done) return STATUS_DONE;
+  if (progress[v] !== PROGRESS.open) return STATUS_IN_PROGRESS;
+  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
   return STATUS_READY;
 }
 
@@ -293,7 +304,7 @@ export function appendNodes(previous: Derived, added: number, from: Uint32Array,
   };
   return {
     n, g: { n, predStart, pred, succStart, succ }, order, pos,
-    progress: grow(previous.progress, PROGRESS_DONE), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
+    progress: grow(previous.progress, PROGRESS.done), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
     es: grow(previous.es, -1), ef: grow(previous.ef, -1), ls: grow(previous.ls, -1), lf: grow(previous.lf, -1),
     slack: grow(previous.slack, -1), critical: grow(previous.critical, 0), tail: grow(previous.tail, -1), finish: previous.finish,
   };

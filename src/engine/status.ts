@@ -3,11 +3,11 @@ import type { Graph } from './graph.ts';
 /**
  * Stored facts (progress) versus derived status: only progress is persisted;
  * ready/blocked follow from the graph and are recomputed, never stored.
- * Plain numeric consts (not const enums) so isolatedModules/tsx keep them.
+ * Plain consts (not const enums) so isolatedModules/tsx keep them. The progress codes are
+ * defined here only: the domain (services/flows/model.ts) re-exports them.
  */
-export const PROGRESS_OPEN = 0;
-export const PROGRESS_STARTED = 1;
-export const PROGRESS_DONE = 2;
+export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
+export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
 
 export const STATUS_BLOCKED = 0;
 export const STATUS_READY = 1;
@@ -23,14 +23,14 @@ export function computeStatus(g: Graph, progress: Uint8Array): Uint8Array {
   const status = new Uint8Array(n);
   for (let v = 0; v < n; v++) {
     const p = progress[v];
-    if (p === PROGRESS_DONE) {
+    if (p === PROGRESS.done) {
       status[v] = STATUS_DONE;
-    } else if (p === PROGRESS_STARTED) {
+    } else if (p === PROGRESS.started) {
       status[v] = STATUS_IN_PROGRESS;
     } else {
       let ready = STATUS_READY;
       for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
-        if (progress[pred[k]!] !== PROGRESS_DONE) {
+        if (progress[pred[k]!] !== PROGRESS.done) {
           ready = STATUS_BLOCKED;
           break;
         }

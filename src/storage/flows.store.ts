@@ -1,6 +1,48 @@
 /** Flows, tasks, dependencies and deliverables: loading a flow's state and writing its changes. */
 import type { Db } from './db.ts';
-import type { Deliverable, FlowRecord, FlowState, Progress, TaskRecord } from '../services/flows/model.ts';
+
+/** A flow's stored facts as the domain holds them (services/flows/model.ts re-exports these). */
+export interface Deliverable {
+  readonly id: string;
+  readonly name: string;
+  readonly satisfied: boolean;
+}
+
+export interface TaskRecord {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly name: string;
+  readonly description: string | null;
+  readonly estimateHours: number | null;
+  readonly assigneeId: string | null;
+  /** A progress code (the engine's PROGRESS, src/engine/status.ts), kept as stored: storage does not import the engine. */
+  readonly progress: 0 | 1 | 2;
+  readonly position: number;
+  /** Ids of the tasks that must be done first (objectives only; sub-tasks have none). */
+  readonly dependsOn: readonly string[];
+  readonly deliverables: readonly Deliverable[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface FlowRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly dueDate: string | null;
+  readonly archived: boolean;
+  readonly publicToken: string | null;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface FlowState {
+  readonly flow: FlowRecord;
+  /** In creation order (position). */
+  readonly tasks: readonly TaskRecord[];
+}
 
 interface FlowRow {
   id: string;
@@ -22,7 +64,7 @@ interface TaskRow {
   description: string | null;
   estimateHours: number | null;
   assigneeId: string | null;
-  progress: Progress;
+  progress: TaskRecord['progress'];
   position: string;
   dependsOn: string[];
   deliverables: Deliverable[];

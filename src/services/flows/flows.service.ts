@@ -11,7 +11,8 @@ import { actorId } from './actor.ts';
 import { parseDateInput } from './dates.ts';
 import { nextFlow, PROGRESS, type FlowRecord, type TaskRecord } from './model.ts';
 import type { SessionRegistry } from './registry.ts';
-import type { FlowSummaryView, Snapshot } from './snapshot.ts';
+import type { FlowSummaryView } from './flow-body.ts';
+import type { Snapshot } from './snapshot.ts';
 
 export interface FlowContext {
   sql: Sql;

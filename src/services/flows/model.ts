@@ -3,50 +3,10 @@
  * state by structural sharing (a new tasks array, new records only for what changed), so
  * a failed transaction leaves the current state untouched and readers never see a half.
  */
+import type { FlowRecord, FlowState, TaskRecord } from '../../storage/flows.store.ts';
 
-export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
-export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
-
-export interface Deliverable {
-  readonly id: string;
-  readonly name: string;
-  readonly satisfied: boolean;
-}
-
-export interface TaskRecord {
-  readonly id: string;
-  readonly parentId: string | null;
-  readonly name: string;
-  readonly description: string | null;
-  readonly estimateHours: number | null;
-  readonly assigneeId: string | null;
-  readonly progress: Progress;
-  readonly position: number;
-  /** Ids of the tasks that must be done first (objectives only; sub-tasks have none). */
-  readonly dependsOn: readonly string[];
-  readonly deliverables: readonly Deliverable[];
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-export interface FlowRecord {
-  readonly id: string;
-  readonly workspaceId: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly dueDate: string | null;
-  readonly archived: boolean;
-  readonly publicToken: string | null;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-export interface FlowState {
-  readonly flow: FlowRecord;
-  /** In creation order (position). */
-  readonly tasks: readonly TaskRecord[];
-}
+export { PROGRESS, type Progress } from '../../engine/status.ts';
+export type { Deliverable, FlowRecord, FlowState, TaskRecord } from '../../storage/flows.store.ts';
 
 /** The flow record of the next version: every command that changes a flow goes through here. */
 export function nextFlow(flow: FlowRecord, patch: Partial<Pick<FlowRecord, 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken'>> = {}): FlowRecord {

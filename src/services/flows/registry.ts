@@ -12,7 +12,8 @@ import { listenDurably } from '../../storage/listen.ts';
 import { FLOWS_CHANNEL, flowVersion, loadFlowState, parseFlowChange } from '../../storage/flows.store.ts';
 import type { FlowState } from './model.ts';
 import { FlowSession } from './session.ts';
-import { flowJsonStats, Snapshot, type Recompute } from './snapshot.ts';
+import { flowJsonStats } from './flow-body.ts';
+import { Snapshot, type Recompute } from './snapshot.ts';
 
 /** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
 const SESSION_BYTES_PER_TASK = 1_100;

@@ -9,7 +9,7 @@
  * new state only after commit. A version guard detects another process's write: the
  * session reloads and runs the command once more.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, type ErrorCode } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_READY } from '../../engine/status.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { announceFlowChange, bumpVersion, insertEvents, type DomainEvent } from '../../storage/flows.store.ts';
@@ -38,6 +38,11 @@ export interface SessionDeps {
 }
 
 class VersionConflict extends Error {}
+
+/** Every conflict a command can raise: each depends on the flow's state, so a stale copy may raise it wrongly. */
+const STATE_CONFLICTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'TASK_BLOCKED', 'INVALID_TRANSITION', 'TASK_STARTED', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING', 'DOWNSTREAM_STARTED',
+]);
 
 export class FlowSession {
   private tail: Promise<unknown> = Promise.resolve();
@@ -75,7 +80,7 @@ export class FlowSession {
     } catch (error) {
       // A refusal (a conflict with the state) must hold for the committed state, not for a
       // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
-      if (retried || !(error instanceof ApiError) || error.status !== 409) throw error;
+      if (retried || !(error instanceof ApiError) || !STATE_CONFLICTS.has(error.code)) throw error;
       const latest = await this.deps.latestVersion();
       if (latest === null || latest <= previous.version) throw error;
       const fresh = await this.deps.reload();

@@ -1,3 +1,2 @@
-/** What search finds: the schema's enum and the store's queries both follow this list. */
-export const SEARCH_TYPES = ['flow', 'task', 'template'] as const;
-export type SearchType = (typeof SEARCH_TYPES)[number];
+/** The search types, for the web layer, which reaches storage only through services. */
+export { SEARCH_TYPES, type SearchType } from '../../storage/search.store.ts';

@@ -1,0 +1,130 @@
+/**
+ * A flow version as the engine takes it: one node per task, edges from dependencies,
+ * progress and durations in working days. Built whole, or patched from the version before
+ * when a change kept the graph's shape.
+ *
+ * Sub-tasks enter the engine as finished nodes with no edges: they take no time and hold
+ * nothing up, and their status follows their objective's (CONTRACT §3).
+ */
+import { durationDays } from '../../engine/calendar.ts';
+import type { RecomputeInput } from '../../engine/recompute.ts';
+import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
+
+/** Hours an objective lasts: its open sub-tasks' when any is estimated, else its own estimate. */
+export function objectiveHours(task: TaskRecord, subtasks: readonly TaskRecord[], openOnly: boolean): number | null {
+  const counted = openOnly ? subtasks.filter((s) => s.progress !== PROGRESS.done) : subtasks;
+  const estimated = counted.filter((s) => s.estimateHours !== null);
+  if (estimated.length > 0) return estimated.reduce((sum, s) => sum + s.estimateHours!, 0);
+  return task.estimateHours;
+}
+
+/** A whole version's engine input, without blocking counts (they are asked for on their own). */
+export function engineInput(state: FlowState, index: ReadonlyMap<string, number>, children: ReadonlyMap<string, readonly TaskRecord[]>): RecomputeInput {
+  const n = state.tasks.length;
+  const progress = new Uint8Array(n);
+  const duration = new Uint32Array(n);
+  let edges = 0;
+  for (const task of state.tasks) edges += task.dependsOn.length;
+  const from = new Uint32Array(edges);
+  const to = new Uint32Array(edges);
+  let e = 0;
+  for (let i = 0; i < n; i++) {
+    const task = state.tasks[i]!;
+    if (task.parentId !== null) {
+      progress[i] = PROGRESS.done;
+      duration[i] = 1;
+      continue;
+    }
+    progress[i] = task.progress;
+    duration[i] = durationDays(objectiveHours(task, children.get(task.id) ?? [], true));
+    for (const dep of task.dependsOn) {
+      from[e] = index.get(dep)!;
+      to[e] = i;
+      e++;
+    }
+  }
+  return { n, from, to, progress, duration, withCounts: false };
+}
+
+/** Each objective's sub-tasks, in task order. */
+export function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord[]> {
+  const children = new Map<string, TaskRecord[]>();
+  for (const task of tasks) {
+    if (!task.parentId) continue;
+    const list = children.get(task.parentId);
+    if (list) list.push(task);
+    else children.set(task.parentId, [task]);
+  }
+  return children;
+}
+
+/**
+ * How a change kept the graph's shape: the positions of the tasks it replaced (the same
+ * tasks in the same places, each with the same parent and dependencies) and how many tasks
+ * it appended after them. Null when it removed, moved or relinked any. Commands replace a
+ * changed task's record and keep the others, so this compares references.
+ */
+export function shapeChanges(before: readonly TaskRecord[], after: readonly TaskRecord[]): { changed: number[]; added: number } | null {
+  if (after.length < before.length) return null;
+  const changed: number[] = [];
+  for (let i = 0; i < before.length; i++) {
+    const a = before[i]!;
+    const b = after[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id || a.parentId !== b.parentId) return null;
+    if (a.dependsOn !== b.dependsOn && (a.dependsOn.length !== b.dependsOn.length || a.dependsOn.some((d, k) => d !== b.dependsOn[k]))) return null;
+    changed.push(i);
+  }
+  return { changed, added: after.length - before.length };
+}
+
+/**
+ * The engine input of the next version from the last one's: its edges, progress and
+ * durations copied, the appended tasks (from position `old`) and their edges added, and
+ * progress and durations set again for the changed and new objectives and the objectives
+ * of changed or new sub-tasks (whose hours their open sub-tasks make). `touched`: the engine
+ * nodes set; `newFrom`/`newTo`: the new edges.
+ */
+export function patchedInput(
+  previous: RecomputeInput, tasks: readonly TaskRecord[], index: ReadonlyMap<string, number>,
+  children: ReadonlyMap<string, readonly TaskRecord[]>, changed: readonly number[], old: number,
+): { input: RecomputeInput; touched: number[]; newFrom: Uint32Array; newTo: Uint32Array } {
+  const n = tasks.length;
+  const progress = new Uint8Array(n);
+  progress.set(previous.progress);
+  const duration = new Uint32Array(n);
+  duration.set(previous.duration);
+  const edges: [number, number][] = [];
+  const touched = new Set<number>();
+  const objectives = new Set<number>();
+  for (const i of changed) objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
+  for (let i = old; i < n; i++) {
+    const task = tasks[i]!;
+    touched.add(i);
+    if (task.parentId !== null) {
+      // A sub-task is a finished node of its own; it adds to its objective's hours.
+      progress[i] = PROGRESS.done;
+      duration[i] = 1;
+      objectives.add(index.get(task.parentId)!);
+    } else {
+      objectives.add(i);
+      for (const dep of task.dependsOn) edges.push([index.get(dep)!, i]);
+    }
+  }
+  for (const i of objectives) {
+    const record = tasks[i]!;
+    progress[i] = record.progress;
+    duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
+    touched.add(i);
+  }
+  const newFrom = Uint32Array.from(edges, ([f]) => f);
+  const newTo = Uint32Array.from(edges, ([, t]) => t);
+  const append = (before: Uint32Array, added: Uint32Array) => {
+    if (added.length === 0) return before;
+    const all = new Uint32Array(before.length + added.length);
+    all.set(before);
+    all.set(added, before.length);
+    return all;
+  };
+  return { input: { ...previous, n, from: append(previous.from, newFrom), to: append(previous.to, newTo), progress, duration }, touched: [...touched], newFrom, newTo };
+}
