@@ -32,12 +32,8 @@
  * runs the dispatcher until nothing is due. A process that dies mid-send leaves claims whose
  * lease lapses: they are then due like any queued delivery, and the sweep (every minute, and
  * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
- * with the same webhook-id: at least once.
- *
- * Retries: after the n-th failed attempt the next waits min(base × 4^(n−1), 10 h) ±10%, or
- * longer if the receiver's Retry-After asks (up to a day); 10 attempts in all, so with the
- * default base of 5 s the last try comes about 27 hours after the first. 410 Gone disables
- * the endpoint.
+ * with the same webhook-id: at least once. When a failed attempt is tried again, or given up
+ * on (and its endpoint disabled, after 410 Gone), is outcome.ts's to say.
  */
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
@@ -57,15 +53,16 @@ import {
 } from '../../storage/webhooks.store.ts';
 import { Governor } from './governor.ts';
 import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
-import { Connections, post, type AttemptOutcome } from './sender.ts';
+import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
+import { classifyAttempt, MAX_ATTEMPTS, type AttemptResult } from './outcome.ts';
+
+// Still exported here: test/webhooks/retries.test.ts reads the retry policy from the dispatcher.
+export { MAX_ATTEMPTS, retryDelaySeconds } from './outcome.ts';
 
 export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
-export const MAX_ATTEMPTS = 10;
-const MAX_DELAY_SECONDS = 10 * 3600;
-const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 /** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
 const LEASE_SECONDS = 120;
 /** Attempts in flight per process: they wait on receivers (up to the timeout), not on the CPU. */
@@ -77,11 +74,6 @@ const COLLECT_BATCH = 200;
 /** Retry kicks are grouped to this many milliseconds (at most 6,000 pending a minute ahead). */
 const RETRY_TICK_MS = 10;
 const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
-
-export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
-  const delay = Math.min(baseSeconds * 4 ** (failedAttempts - 1), MAX_DELAY_SECONDS);
-  return delay * (0.9 + 0.2 * random);
-}
 
 interface Finished {
   delivery: ClaimedDelivery;
@@ -361,45 +353,31 @@ export class WebhookDeliveries {
   }
 
   private async attempt(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
-    if (!hook?.enabled || !target) {
-      this.attempts.labels('skipped').inc();
-      return { delivery, gone: false, outcome: { id: delivery.id, status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', attempt: null } };
-    }
     const startedAt = new Date();
-    let result: AttemptOutcome;
-    try {
-      const resolved = await target;
-      if (resolved instanceof TargetRefused) {
-        result = { statusCode: null, durationMs: 0, error: resolved.message, retryAfter: null };
-      } else {
-        const secrets = [hook.secret];
-        if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
-        const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
-        result = await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved));
-      }
-    } catch (error) {
-      result = { statusCode: null, durationMs: Date.now() - startedAt.getTime(), error: `not sent: ${(error as Error).message}`, retryAfter: null };
-    }
-    const code = result.statusCode;
-    const gone = code === 410;
-    let status: Outcome['status'];
-    let delaySeconds = 0;
-    if (code !== null && code >= 200 && code < 300) status = 'delivered';
-    // 410: the receiver says the endpoint is gone for good; it is disabled with the outcome.
-    else if (gone || delivery.attempts >= delivery.attemptLimit) status = 'failed';
-    else {
-      status = 'retry';
-      const backoff = retryDelaySeconds(delivery.attempts, this.config.webhookRetryBaseSeconds);
-      delaySeconds = Math.max(backoff, Math.min(result.retryAfter ?? 0, MAX_RETRY_AFTER_SECONDS));
-    }
-    this.attempts.labels(status).inc();
+    const { gone, attempt, ...outcome } = classifyAttempt(await this.send(delivery, hook, target, startedAt), delivery, this.config.webhookRetryBaseSeconds);
+    this.attempts.labels(outcome.status).inc();
     return {
       delivery, gone,
       outcome: {
-        id: delivery.id, status, delaySeconds, statusCode: code, error: result.error,
-        attempt: { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...result },
+        id: delivery.id, ...outcome,
+        attempt: attempt && { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...attempt },
       },
     };
+  }
+
+  /** Signs and posts the delivery to the address checked for this batch, unless its endpoint is gone or disabled. */
+  private async send(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined, startedAt: Date): Promise<AttemptResult> {
+    if (!hook?.enabled || !target) return { kind: 'endpoint-disabled' };
+    try {
+      const resolved = await target;
+      if (resolved instanceof TargetRefused) return { kind: 'refused', reason: resolved.message };
+      const secrets = [hook.secret];
+      if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
+      const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
+      return { kind: 'sent', result: await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved)) };
+    } catch (error) {
+      return { kind: 'not-sent', reason: (error as Error).message, durationMs: Date.now() - startedAt.getTime() };
+    }
   }
 
   /**
