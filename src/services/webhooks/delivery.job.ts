@@ -1,13 +1,8 @@
 /**
- * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups.
- *
- * Collecting: the dispatcher turns domain events (the outbox, written in each command's own
- * transaction) into one delivery row per matching endpoint and event, and marks each event
- * collected in the same transaction, so each event reaches each endpoint exactly once as a
- * delivery. This is not done in the outbox drain: there, 20 endpoints made every event 20
- * inserts inside the transaction the next commits wait behind (the drain only marks the
- * events no enabled endpoint wants, and wakes the collector for the others). One process
- * collects at a time, in id order (a flow's commits are serialised, so that is commit order).
+ * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups. This is
+ * the dispatcher's loop: it sends, records outcomes and schedules retries; the collector
+ * (collector.ts) makes deliveries of domain events, and outcome.ts decides what each
+ * attempt's result means.
  *
  * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
  * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
@@ -37,26 +32,23 @@
  */
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
-import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Foreground } from '../../web/http/foreground.ts';
 import type { Metrics } from '../../web/http/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
-import type { OutboxRow } from '../../storage/jobs.store.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from '../jobs/soonest-timer.ts';
 import {
-  announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
-  recordOutcomes, tryCollectLock, uncollectedEvents, webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL,
-  type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
+  announceWebhookWork, claimDue, disableWebhooks, dueCounts, lockLanes, promoteLaneHeads, recordOutcomes, webhookBacklog, webhooksByIds,
+  WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
 } from '../../storage/webhooks.store.ts';
 import { Governor } from './governor.ts';
 import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
 import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
-import { WEBHOOK_EVENT_TYPES } from './events.ts';
-import { classifyAttempt, MAX_ATTEMPTS, type AttemptResult } from './outcome.ts';
+import { collectEvents, siftEvents, uniqueLanes } from './collector.ts';
+import { classifyAttempt, type AttemptResult } from './outcome.ts';
 
 // Still exported here: test/webhooks/retries.test.ts reads the retry policy from the dispatcher.
 export { MAX_ATTEMPTS, retryDelaySeconds } from './outcome.ts';
@@ -73,7 +65,6 @@ const RUN_MS = 60_000;
 const COLLECT_BATCH = 200;
 /** Retry kicks are grouped to this many milliseconds (at most 6,000 pending a minute ahead). */
 const RETRY_TICK_MS = 10;
-const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 
 interface Finished {
   delivery: ClaimedDelivery;
@@ -129,7 +120,9 @@ export class WebhookDeliveries {
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
-    jobs.onOutbox('webhooks', (events, tx) => this.sift(events, tx));
+    jobs.onOutbox('webhooks', async (events, tx) => {
+      if (await siftEvents(tx, events)) this.kick(true);
+    });
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
@@ -152,49 +145,14 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Outbox subscriber, in the drain's transaction: events no enabled endpoint wants are marked
-   * collected at once (most workspaces have no webhook: their commits then cost the collector
-   * nothing), and the collector is woken for the rest (committed already: it reads them itself).
-   */
-  private async sift(events: readonly OutboxRow[], tx: Tx): Promise<void> {
-    const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
-    const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
-    const wanted = (e: OutboxRow) => hooks.some((h) => h.workspaceId === e.workspaceId && h.events.includes(e.type));
-    const unwanted = events.filter((e) => !EVENT_TYPES.has(e.type) || !wanted(e));
-    if (unwanted.length > 0) await markCollected(tx, unwanted.map((e) => e.id));
-    if (unwanted.length < events.length) this.kick(true);
-  }
-
-  /**
-   * Collects up to `limit` events into deliveries (one per enabled endpoint that wants the
-   * event), claiming up to `claim` of the heads due now for this process. Returns how many
-   * events it took (-1: another process is collecting) and what it claimed.
+   * Collects up to `limit` events into deliveries, claiming up to `claim` of the heads due now
+   * for this process. Returns how many events it took (-1: another process is collecting) and
+   * what it claimed.
    */
   private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
     return this.sql.begin(async (tx) => {
-      if (!(await tryCollectLock(tx))) return { events: -1, claimed: [] };
-      const events = await uncollectedEvents(tx, limit);
-      if (events.length === 0) return { events: 0, claimed: [] };
-      await markCollected(tx, events.map((e) => e.id));
-      const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
-      const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
-      const rows = [];
-      for (const event of relevant) {
-        const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
-        for (const hook of hooks) {
-          // An endpoint hears of events committed after it was registered.
-          if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type) || hook.createdAt > event.createdAt) continue;
-          rows.push({
-            id: newId('msg'), webhookId: hook.id, workspaceId: event.workspaceId, eventId: event.id, flowKey: event.flowId ?? '',
-            type: event.type, body, attemptLimit: MAX_ATTEMPTS,
-          });
-        }
-      }
-      if (rows.length === 0) return { events: events.length, claimed: [] };
-      const lanes = uniqueLanes(rows);
-      await lockLanes(tx, lanes);
-      await insertDeliveries(tx, rows);
-      return { events: events.length, claimed: await this.promote(tx, lanes, claim) };
+      const { events, lanes } = await collectEvents(tx, limit);
+      return { events, claimed: await this.promote(tx, lanes, claim) };
     });
   }
 
@@ -460,10 +418,4 @@ export class WebhookDeliveries {
     const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
     if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
-}
-
-function uniqueLanes(rows: readonly Lane[]): Lane[] {
-  const lanes = new Map<string, Lane>();
-  for (const { webhookId, flowKey } of rows) lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
-  return [...lanes.values()];
 }
