@@ -1,13 +1,8 @@
 /**
- * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups.
- *
- * Collecting: the dispatcher turns domain events (the outbox, written in each command's own
- * transaction) into one delivery row per matching endpoint and event, and marks each event
- * collected in the same transaction, so each event reaches each endpoint exactly once as a
- * delivery. This is not done in the outbox drain: there, 20 endpoints made every event 20
- * inserts inside the transaction the next commits wait behind (the drain only marks the
- * events no enabled endpoint wants, and wakes the collector for the others). One process
- * collects at a time, in id order (a flow's commits are serialised, so that is commit order).
+ * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups. This is
+ * the dispatcher's loop: it sends, records outcomes and schedules retries; the collector
+ * (collector.ts) makes deliveries of domain events, and outcome.ts decides what each
+ * attempt's result means.
  *
  * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
  * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
@@ -32,40 +27,34 @@
  * runs the dispatcher until nothing is due. A process that dies mid-send leaves claims whose
  * lease lapses: they are then due like any queued delivery, and the sweep (every minute, and
  * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
- * with the same webhook-id: at least once.
- *
- * Retries: after the n-th failed attempt the next waits min(base × 4^(n−1), 10 h) ±10%, or
- * longer if the receiver's Retry-After asks (up to a day); 10 attempts in all, so with the
- * default base of 5 s the last try comes about 27 hours after the first. 410 Gone disables
- * the endpoint.
+ * with the same webhook-id: at least once. When a failed attempt is tried again, or given up
+ * on (and its endpoint disabled, after 410 Gone), is outcome.ts's to say.
  */
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
-import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Foreground } from '../../platform/foreground.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
-import type { OutboxRow } from '../../storage/jobs.store.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from '../jobs/soonest-timer.ts';
 import {
-  announceWebhookWork, claimDue, disableWebhooks, dueCounts, enabledWebhooks, insertDeliveries, lockLanes, markCollected, promoteLaneHeads,
-  recordOutcomes, tryCollectLock, uncollectedEvents, webhookBacklog, webhooksByIds, WEBHOOKS_CHANNEL,
-  type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
+  announceWebhookWork, claimDue, disableWebhooks, dueCounts, lockLanes, promoteLaneHeads, recordOutcomes, webhookBacklog, webhooksByIds,
+  WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
 } from '../../storage/webhooks.store.ts';
 import { Governor } from './governor.ts';
 import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
-import { Connections, post, type AttemptOutcome } from './sender.ts';
+import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
-import { WEBHOOK_EVENT_TYPES } from './events.ts';
+import { collectEvents, siftEvents, uniqueLanes } from './collector.ts';
+import { classifyAttempt, type AttemptResult } from './outcome.ts';
+
+// Still exported here: test/webhooks/retries.test.ts reads the retry policy from the dispatcher.
+export { MAX_ATTEMPTS, retryDelaySeconds } from './outcome.ts';
 
 export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
-export const MAX_ATTEMPTS = 10;
-const MAX_DELAY_SECONDS = 10 * 3600;
-const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 /** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
 const LEASE_SECONDS = 120;
 /** Attempts in flight per process: they wait on receivers (up to the timeout), not on the CPU. */
@@ -76,12 +65,6 @@ const RUN_MS = 60_000;
 const COLLECT_BATCH = 200;
 /** Retry kicks are grouped to this many milliseconds (at most 6,000 pending a minute ahead). */
 const RETRY_TICK_MS = 10;
-const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
-
-export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
-  const delay = Math.min(baseSeconds * 4 ** (failedAttempts - 1), MAX_DELAY_SECONDS);
-  return delay * (0.9 + 0.2 * random);
-}
 
 interface Finished {
   delivery: ClaimedDelivery;
@@ -137,7 +120,9 @@ export class WebhookDeliveries {
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
-    jobs.onOutbox('webhooks', (events, tx) => this.sift(events, tx));
+    jobs.onOutbox('webhooks', async (events, tx) => {
+      if (await siftEvents(tx, events)) this.kick(true);
+    });
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
@@ -160,49 +145,14 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Outbox subscriber, in the drain's transaction: events no enabled endpoint wants are marked
-   * collected at once (most workspaces have no webhook: their commits then cost the collector
-   * nothing), and the collector is woken for the rest (committed already: it reads them itself).
-   */
-  private async sift(events: readonly OutboxRow[], tx: Tx): Promise<void> {
-    const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
-    const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
-    const wanted = (e: OutboxRow) => hooks.some((h) => h.workspaceId === e.workspaceId && h.events.includes(e.type));
-    const unwanted = events.filter((e) => !EVENT_TYPES.has(e.type) || !wanted(e));
-    if (unwanted.length > 0) await markCollected(tx, unwanted.map((e) => e.id));
-    if (unwanted.length < events.length) this.kick(true);
-  }
-
-  /**
-   * Collects up to `limit` events into deliveries (one per enabled endpoint that wants the
-   * event), claiming up to `claim` of the heads due now for this process. Returns how many
-   * events it took (-1: another process is collecting) and what it claimed.
+   * Collects up to `limit` events into deliveries, claiming up to `claim` of the heads due now
+   * for this process. Returns how many events it took (-1: another process is collecting) and
+   * what it claimed.
    */
   private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
     return this.sql.begin(async (tx) => {
-      if (!(await tryCollectLock(tx))) return { events: -1, claimed: [] };
-      const events = await uncollectedEvents(tx, limit);
-      if (events.length === 0) return { events: 0, claimed: [] };
-      await markCollected(tx, events.map((e) => e.id));
-      const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
-      const hooks = relevant.length === 0 ? [] : await enabledWebhooks(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
-      const rows = [];
-      for (const event of relevant) {
-        const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
-        for (const hook of hooks) {
-          // An endpoint hears of events committed after it was registered.
-          if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type) || hook.createdAt > event.createdAt) continue;
-          rows.push({
-            id: newId('msg'), webhookId: hook.id, workspaceId: event.workspaceId, eventId: event.id, flowKey: event.flowId ?? '',
-            type: event.type, body, attemptLimit: MAX_ATTEMPTS,
-          });
-        }
-      }
-      if (rows.length === 0) return { events: events.length, claimed: [] };
-      const lanes = uniqueLanes(rows);
-      await lockLanes(tx, lanes);
-      await insertDeliveries(tx, rows);
-      return { events: events.length, claimed: await this.promote(tx, lanes, claim) };
+      const { events, lanes } = await collectEvents(tx, limit);
+      return { events, claimed: await this.promote(tx, lanes, claim) };
     });
   }
 
@@ -361,45 +311,31 @@ export class WebhookDeliveries {
   }
 
   private async attempt(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
-    if (!hook?.enabled || !target) {
-      this.attempts.labels('skipped').inc();
-      return { delivery, gone: false, outcome: { id: delivery.id, status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', attempt: null } };
-    }
     const startedAt = new Date();
-    let result: AttemptOutcome;
-    try {
-      const resolved = await target;
-      if (resolved instanceof TargetRefused) {
-        result = { statusCode: null, durationMs: 0, error: resolved.message, retryAfter: null };
-      } else {
-        const secrets = [hook.secret];
-        if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
-        const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
-        result = await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved));
-      }
-    } catch (error) {
-      result = { statusCode: null, durationMs: Date.now() - startedAt.getTime(), error: `not sent: ${(error as Error).message}`, retryAfter: null };
-    }
-    const code = result.statusCode;
-    const gone = code === 410;
-    let status: Outcome['status'];
-    let delaySeconds = 0;
-    if (code !== null && code >= 200 && code < 300) status = 'delivered';
-    // 410: the receiver says the endpoint is gone for good; it is disabled with the outcome.
-    else if (gone || delivery.attempts >= delivery.attemptLimit) status = 'failed';
-    else {
-      status = 'retry';
-      const backoff = retryDelaySeconds(delivery.attempts, this.config.webhookRetryBaseSeconds);
-      delaySeconds = Math.max(backoff, Math.min(result.retryAfter ?? 0, MAX_RETRY_AFTER_SECONDS));
-    }
-    this.attempts.labels(status).inc();
+    const { gone, attempt, ...outcome } = classifyAttempt(await this.send(delivery, hook, target, startedAt), delivery, this.config.webhookRetryBaseSeconds);
+    this.attempts.labels(outcome.status).inc();
     return {
       delivery, gone,
       outcome: {
-        id: delivery.id, status, delaySeconds, statusCode: code, error: result.error,
-        attempt: { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...result },
+        id: delivery.id, ...outcome,
+        attempt: attempt && { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...attempt },
       },
     };
+  }
+
+  /** Signs and posts the delivery to the address checked for this batch, unless its endpoint is gone or disabled. */
+  private async send(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined, startedAt: Date): Promise<AttemptResult> {
+    if (!hook?.enabled || !target) return { kind: 'endpoint-disabled' };
+    try {
+      const resolved = await target;
+      if (resolved instanceof TargetRefused) return { kind: 'refused', reason: resolved.message };
+      const secrets = [hook.secret];
+      if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
+      const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
+      return { kind: 'sent', result: await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved)) };
+    } catch (error) {
+      return { kind: 'not-sent', reason: (error as Error).message, durationMs: Date.now() - startedAt.getTime() };
+    }
   }
 
   /**
@@ -482,10 +418,4 @@ export class WebhookDeliveries {
     const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
     if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
-}
-
-function uniqueLanes(rows: readonly Lane[]): Lane[] {
-  const lanes = new Map<string, Lane>();
-  for (const { webhookId, flowKey } of rows) lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
-  return [...lanes.values()];
 }
