@@ -5,7 +5,7 @@ import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachme
 import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan, type NewTaskBody } from '../../services/flows/tasks.service.ts';
 import { assignTask, completeTask, reopenTask, startTask } from '../../services/flows/transitions.service.ts';
 import { listOf, pathParams } from '../schemas/common.schema.ts';
-import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
+import { DeliverableSchema, FlowParams, pathId, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
 import {
   AssignBody, AttachmentQuery, AttachmentSchema, CommentBody, CommentSchema, CompleteSchema, CreateTaskBody, DeliverableBody,
   DependencyBody, ItemsQuery, PatchTaskBody,
@@ -14,7 +14,6 @@ import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from './services.ts';
 
 type P = { flowId: string; taskId: string };
-const pathId = { type: 'string', minLength: 1, maxLength: 100 };
 const TASKS = '/v1/flows/{flowId}/tasks';
 const TASK = `${TASKS}/{taskId}`;
 
