@@ -155,13 +155,14 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
   bodyKind?: K;
   body?: B;
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
-  etag?: (ctx: ContextOf<P, Q, B, K, A>) => Promise<string | null> | string | null;
-  handler: (ctx: ContextOf<P, Q, B, K, A>) => Promise<Reply> | Reply;
+  // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
+  etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
+  handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<Reply> | Reply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws an ApiError to refuse.
    */
-  beforeBody?: (head: RequestHead<PrincipalOf<A>>) => Promise<void> | void;
+  beforeBody?: (head: NoInfer<RequestHead<PrincipalOf<A>>>) => Promise<void> | void;
 }
 
 /**
