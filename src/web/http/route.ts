@@ -118,11 +118,11 @@ export interface Route extends RouteOptions {
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws an ApiError to refuse.
    */
-  beforeBody?(head: RequestHead): Promise<void> | void;
+  beforeBody?(head: BeforeBodyHead): Promise<void> | void;
 }
 
 /** What `beforeBody` sees: the request before its body, past the credential checks. */
-export interface RequestHead<Who extends Principal | null = Principal | null> {
+export interface BeforeBodyHead<Who extends Principal | null = Principal | null> {
   principal: Who;
   params: Readonly<Record<string, string>>;
   headers: Readonly<Record<string, string>>;
@@ -162,7 +162,7 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws an ApiError to refuse.
    */
-  beforeBody?: (head: NoInfer<RequestHead<PrincipalOf<A>>>) => Promise<void> | void;
+  beforeBody?: (head: NoInfer<BeforeBodyHead<PrincipalOf<A>>>) => Promise<void> | void;
 }
 
 /**
