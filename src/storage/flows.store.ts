@@ -1,6 +1,7 @@
 /** Flows, tasks, dependencies and deliverables: loading a flow's state and writing its changes. */
 import type { Db } from './db.ts';
 import type { Deliverable, FlowRecord, FlowState, Progress, TaskRecord } from '../services/flows/model.ts';
+import type { PageRequest } from '../platform/paging.ts';
 
 interface FlowRow {
   id: string;
@@ -154,7 +155,7 @@ export async function insertEvents(sql: Db, workspaceId: string, flowId: string 
 export async function pageFlowIds(
   sql: Db,
   workspaceId: string,
-  filter: { archived: boolean; q?: string; size: number; from: number },
+  filter: PageRequest & { archived: boolean; q?: string },
 ): Promise<{ total: number; ids: string[] }> {
   const match = filter.q ? sql`and name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
   const rows = await sql<{ id: string; total: number }[]>`select id, count(*) over ()::int as total from flows
