@@ -46,6 +46,7 @@ t.test('no credential, no schemas, an upload', async (t) => {
       expectType<typeof ctx.principal, Principal | null>(true);
       expectType<typeof ctx.params, Record<string, string>>(true);
       expectType<typeof ctx.query, Record<string, unknown>>(true);
+      expectType<typeof ctx.body, undefined>(true);
       return json(200, {});
     },
   });

@@ -61,7 +61,7 @@ export interface ResponseSpec {
 export type Auth = 'bearer' | 'none';
 
 /** Everything of a route but its schemas, credential and the functions that take the request. */
-interface RouteOptions {
+export interface RouteOptions {
   method: Method;
   /** `/v1/flows/{flowId}`: OpenAPI-style placeholders are the path parameters. */
   path: string;
@@ -134,8 +134,16 @@ export type PrincipalOf<A extends Auth> = A extends 'bearer' ? Principal : Princ
 /** The value a schema validates to; `Otherwise` without a schema (what the edge passes on unchecked). */
 type Input<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
 
-/** A form body is parsed to strings and checked by its handler; its schema only documents it. */
-type BodyOf<B, K> = K extends 'form' ? Record<string, string> : K extends 'bytes' | 'upload' | 'none' ? undefined : Input<B, unknown>;
+/**
+ * The body as the edge hands it on: a form parsed to strings (checked by its handler; its
+ * schema only documents it), nothing for raw bytes, an upload or no body, else the value of
+ * the body schema (JSON without a schema is not validated).
+ */
+type BodyOf<B, K> = K extends 'form' ? Record<string, string>
+  : K extends 'bytes' | 'upload' | 'none' ? undefined
+  : B extends TSchema ? Static<B>
+  : [B, K] extends [undefined, undefined] ? undefined
+  : unknown;
 
 /** The context of a route with these schemas, body kind and credential. */
 export type ContextOf<P, Q, B, K, A extends Auth> = RequestContext<
@@ -154,8 +162,8 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
   query?: Q;
   bodyKind?: K;
   body?: B;
-  /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
+  /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
   handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<Reply> | Reply;
   /**
