@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../platform/errors.ts';
-import { parseScopes, ROLES, type Role } from '../../services/auth/principal.ts';
+import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from './access.service.ts';
@@ -69,10 +69,11 @@ export function accessRoutes(deps: AppDeps): Route[] {
     appRoute({
       method: 'POST', path: `${prefix}/access/keys`, operationId: 'appCreateKey', summary: 'Create an API key',
       handler: (ctx) => accessAction(ctx, async (access, fields) => {
-        const role = field(fields, 'role') as Role;
+        const chosen = field(fields, 'role');
+        const role = ROLES.find((known) => known === chosen);
         const scopes = parseScopes((fields.get('scope') ?? []).join(' '));
         const name = field(fields, 'name').trim().slice(0, 200);
-        if (!ROLES.includes(role) || !scopes || scopes.length === 0) {
+        if (!role || !scopes || scopes.length === 0) {
           return accessPage(ctx, { error: 'Choose a role and at least one scope for the key.', status: 400 });
         }
         const created = await createAccessKey(access, { name, role, scopes });
