@@ -2,6 +2,7 @@
 import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
 import type { ShareRole } from './team.store.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
 
 export interface BrainstormRow {
   id: string;
@@ -78,8 +79,8 @@ export async function brainstormVersion(sql: Db, viewer: Viewer, id: string): Pr
 export async function pageBrainstorms(
   sql: Db,
   viewer: Viewer,
-  filter: { archived: boolean; q?: string; size: number; from: number },
-): Promise<{ total: number; items: BrainstormRow[] }> {
+  filter: PageRequest & { archived: boolean; q?: string },
+): Promise<Page<BrainstormRow>> {
   const match = filter.q ? sql`and b.name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
   const where = sql`where ${visible(sql, viewer)} and b.archived = ${filter.archived} ${match}`;
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from brainstorms b ${where}`;
@@ -183,7 +184,7 @@ export async function insertIdeaComment(sql: Db, row: Omit<IdeaCommentRow, 'crea
   return created!;
 }
 
-export async function pageIdeaComments(sql: Db, ideaId: string, page: { size: number; from: number }): Promise<{ total: number; items: IdeaCommentRow[] }> {
+export async function pageIdeaComments(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaCommentRow>> {
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from idea_comments where idea_id = ${ideaId}`;
   const items = await sql<IdeaCommentRow[]>`select id, idea_id, author_id, author_name, body, created_at from idea_comments
     where idea_id = ${ideaId} order by created_at, id limit ${page.size} offset ${page.from}`;
@@ -212,7 +213,7 @@ export async function insertIdeaFile(
   return created!;
 }
 
-export async function pageIdeaFiles(sql: Db, ideaId: string, page: { size: number; from: number }): Promise<{ total: number; items: IdeaFileRow[] }> {
+export async function pageIdeaFiles(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaFileRow>> {
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from idea_attachments where idea_id = ${ideaId}`;
   const items = await sql<IdeaFileRow[]>`select ${fileColumns(sql)} from idea_attachments
     where idea_id = ${ideaId} order by uploaded_at, id limit ${page.size} offset ${page.from}`;
@@ -252,7 +253,7 @@ export async function upsertBrainstormShare(
   return share!;
 }
 
-export async function pageBrainstormShares(sql: Db, brainstormId: string, page: { size: number; from: number }): Promise<{ total: number; items: BrainstormShareRow[] }> {
+export async function pageBrainstormShares(sql: Db, brainstormId: string, page: PageRequest): Promise<Page<BrainstormShareRow>> {
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from brainstorm_shares where brainstorm_id = ${brainstormId}`;
   const items = await sql<BrainstormShareRow[]>`select ${shareColumns(sql)} from brainstorm_shares s join users u on u.id = s.user_id
     where s.brainstorm_id = ${brainstormId} order by s.created_at, s.id limit ${page.size} offset ${page.from}`;

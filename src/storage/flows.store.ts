@@ -43,6 +43,7 @@ export interface FlowState {
   /** In creation order (position). */
   readonly tasks: readonly TaskRecord[];
 }
+import type { PageRequest } from '../platform/paging.ts';
 
 interface FlowRow {
   id: string;
@@ -196,7 +197,7 @@ export async function insertEvents(sql: Db, workspaceId: string, flowId: string 
 export async function pageFlowIds(
   sql: Db,
   workspaceId: string,
-  filter: { archived: boolean; q?: string; size: number; from: number },
+  filter: PageRequest & { archived: boolean; q?: string },
 ): Promise<{ total: number; ids: string[] }> {
   const match = filter.q ? sql`and name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
   const rows = await sql<{ id: string; total: number }[]>`select id, count(*) over ()::int as total from flows

@@ -1,5 +1,6 @@
 /** Notification preferences, pending batch events, deliveries and unsubscribe links. */
 import type { Db, Tx } from './db.ts';
+import type { Page } from '../platform/paging.ts';
 
 export interface SettingsRow {
   email: boolean;
@@ -219,7 +220,7 @@ export async function failStaleClaims(sql: Db, olderThanSeconds: number): Promis
   return result.count;
 }
 
-export async function pageDeliveries(sql: Db, workspaceId: string, memberId: string, size: number, from: number): Promise<{ total: number; items: DeliveryRow[] }> {
+export async function pageDeliveries(sql: Db, workspaceId: string, memberId: string, size: number, from: number): Promise<Page<DeliveryRow>> {
   const items = await sql<DeliveryRow[]>`select ${sql.unsafe(DELIVERY_COLUMNS)} from notification_deliveries
     where workspace_id = ${workspaceId} and member_id = ${memberId}
     order by created_at desc, id desc limit ${size} offset ${from}`;

@@ -1,6 +1,7 @@
 /** Comments and attachments of tasks. */
 import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
+import type { Page } from '../platform/paging.ts';
 
 export interface CommentRow {
   id: string;
@@ -18,7 +19,7 @@ export async function insertComment(sql: Db, row: Omit<CommentRow, 'createdAt'> 
   return created!;
 }
 
-export async function pageComments(sql: Db, taskId: string, size: number, from: number): Promise<{ total: number; items: CommentRow[] }> {
+export async function pageComments(sql: Db, taskId: string, size: number, from: number): Promise<Page<CommentRow>> {
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from comments where task_id = ${taskId}`;
   const items = await sql<CommentRow[]>`select id, task_id, author_id, author_name, body, created_at from comments
     where task_id = ${taskId} order by created_at, id limit ${size} offset ${from}`;
@@ -51,7 +52,7 @@ export async function insertAttachment(
   return created!;
 }
 
-export async function pageAttachments(sql: Db, taskId: string, size: number, from: number): Promise<{ total: number; items: AttachmentRow[] }> {
+export async function pageAttachments(sql: Db, taskId: string, size: number, from: number): Promise<Page<AttachmentRow>> {
   const [count] = await sql<{ total: number }[]>`select count(*)::int as total from attachments where task_id = ${taskId}`;
   const items = await sql<AttachmentRow[]>`select ${attachmentColumns(sql)} from attachments
     where task_id = ${taskId} order by uploaded_at, id limit ${size} offset ${from}`;

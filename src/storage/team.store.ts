@@ -1,6 +1,7 @@
 /** Members, invitations, seats and flow shares. */
 import type { Db } from './db.ts';
 import type { MemberRole, Role } from './roles.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
 
 export type InviteStatus = 'pending' | 'accepted' | 'revoked';
 export type ShareRole = 'viewer' | 'commenter';
@@ -28,15 +29,7 @@ export interface ShareRow {
   createdAt: Date;
 }
 
-export interface Page<T> {
-  total: number;
-  items: T[];
-}
-
-export interface PageRequest {
-  size: number;
-  from: number;
-}
+export type { Page, PageRequest };
 
 /** Rows carry `total` (a window count); an empty page past the end needs its own count. */
 async function paged<T extends { total: number }>(

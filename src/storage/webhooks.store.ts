@@ -1,6 +1,7 @@
 /** Webhook endpoints, their deliveries (one per endpoint and event) and each attempt. */
 import { tryTransactionLock, type Db, type Tx } from './db.ts';
 import type { OutboxRow } from './jobs.store.ts';
+import type { Page } from '../platform/paging.ts';
 
 export interface WebhookRow {
   id: string;
@@ -71,7 +72,7 @@ export async function countWebhooks(sql: Db, workspaceId: string): Promise<numbe
   return row!.n;
 }
 
-export async function pageWebhooks(sql: Db, workspaceId: string, size: number, from: number): Promise<{ total: number; items: WebhookRow[] }> {
+export async function pageWebhooks(sql: Db, workspaceId: string, size: number, from: number): Promise<Page<WebhookRow>> {
   const items = await sql<WebhookRow[]>`select * from webhooks where workspace_id = ${workspaceId}
     order by created_at desc, id desc limit ${size} offset ${from}`;
   return { total: await countWebhooks(sql, workspaceId), items };
@@ -286,7 +287,7 @@ export async function getDelivery(sql: Db, webhookId: string, id: string): Promi
   return row ?? null;
 }
 
-export async function pageDeliveries(sql: Db, webhookId: string, size: number, from: number): Promise<{ total: number; items: DeliveryRow[] }> {
+export async function pageDeliveries(sql: Db, webhookId: string, size: number, from: number): Promise<Page<DeliveryRow>> {
   const items = await sql<DeliveryRow[]>`select * from webhook_deliveries where webhook_id = ${webhookId}
     order by event_id desc limit ${size} offset ${from}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId}`;

@@ -5,15 +5,12 @@
  */
 import { ApiError } from '../../src/platform/errors.ts';
 import { AUTH_CHANNEL } from '../../src/storage/credentials.store.ts';
-import type { Route } from '../../src/web/http/route.ts';
+import { Type } from '@sinclair/typebox';
+import { route, type Route } from '../../src/web/http/route.ts';
+import { Defaulted } from '../../src/web/schemas/common.schema.ts';
 import type { TestServer } from './server.ts';
 
-export const EchoBody = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', maxLength: 50 }, count: { type: 'integer' } },
-};
+export const EchoBody = Type.Object({ name: Type.String({ maxLength: 50 }), count: Type.Optional(Type.Integer()) }, { additionalProperties: false });
 
 export interface TestRoutes {
   /** Set to make the echo handler wait until the promise settles. */
@@ -53,42 +50,42 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
     return { status: 201, body: { ...body, id: row!.id } };
   };
   const routes: Route[] = [
-    {
+    route({
       method: 'POST', path: '/v1/test/echo', operationId: 'echo', summary: 'echo', auth: 'bearer',
       scopes: ['flows:write'], minRole: 'member', body: EchoBody, responses: { 201: { description: 'ok' } },
-      handler: ({ body, principal }) => write(body, principal!.credentialId, '/v1/test/echo'),
-    },
-    {
+      handler: ({ body, principal }) => write(body, principal.credentialId, '/v1/test/echo'),
+    }),
+    route({
       // No minRole: only the write method makes it a write.
       method: 'POST', path: '/v1/test/echo-any', operationId: 'echoAny', summary: 'echo, any role', auth: 'bearer',
       scopes: ['flows:write'], body: EchoBody, responses: { 201: { description: 'ok' } },
-      handler: ({ body, principal }) => write(body, principal!.credentialId, '/v1/test/echo-any'),
-    },
-    {
+      handler: ({ body, principal }) => write(body, principal.credentialId, '/v1/test/echo-any'),
+    }),
+    route({
       method: 'POST', path: '/v1/test/admin', operationId: 'adminOnly', summary: 'admin only', auth: 'bearer',
       scopes: ['flows:write'], minRole: 'admin', body: EchoBody, responses: { 201: { description: 'ok' } },
-      handler: ({ body, principal }) => write(body, principal!.credentialId, '/v1/test/admin'),
-    },
-    {
+      handler: ({ body, principal }) => write(body, principal.credentialId, '/v1/test/admin'),
+    }),
+    route({
       // A read over POST (like exports): not a write.
       method: 'POST', path: '/v1/test/lookup', operationId: 'lookup', summary: 'read over POST', auth: 'bearer',
       scopes: ['flows:read'], write: false, body: EchoBody, responses: { 200: { description: 'ok' } },
-      handler: ({ body }) => ({ status: 200, body: { found: (body as { name: string }).name } }),
-    },
-    {
+      handler: ({ body }) => ({ status: 200, body: { found: body.name } }),
+    }),
+    route({
       method: 'GET', path: '/v1/test/items/{itemId}', operationId: 'getItem', summary: 'read with params and query',
       auth: 'bearer', scopes: ['flows:read'],
-      params: { type: 'object', required: ['itemId'], properties: { itemId: { type: 'string', pattern: '^itm_[A-Za-z0-9_-]+$', maxLength: 64 } } },
-      query: { type: 'object', additionalProperties: false, properties: { size: { type: 'integer', minimum: 1, maximum: 100, default: 25 } } },
+      params: Type.Object({ itemId: Type.String({ pattern: '^itm_[A-Za-z0-9_-]+$', maxLength: 64 }) }),
+      query: Type.Object({ size: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: 25 })) }, { additionalProperties: false }),
       responses: { 200: { description: 'ok' } },
-      handler: ({ params, query }) => ({ status: 200, body: { id: (params as { itemId: string }).itemId, size: (query as { size: number }).size } }),
-    },
-    {
+      handler: ({ params, query }) => ({ status: 200, body: { id: params.itemId, size: query.size } }),
+    }),
+    route({
       // No credential, a budget per client address (as public views have).
       method: 'GET', path: '/test/address', operationId: 'address', summary: 'the caller address', auth: 'none',
       rateLimit: 'address', responses: { 200: { description: 'ok' } },
       handler: ({ remoteAddress }) => ({ status: 200, body: { remoteAddress } }),
-    },
+    }),
   ];
   s.app.edge.add(routes);
   return state;

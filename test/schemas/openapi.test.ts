@@ -60,7 +60,8 @@ t.test('openapi document', async (t) => {
       const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
       if (kind === 'json' || kind === 'form') {
         const type = kind === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
-        t.same(operation.requestBody?.content[type]?.schema, route.body, `${route.operationId}: the published request schema is the one validated`);
+        // As JSON: a TypeBox schema also carries symbol-keyed marks, which neither Ajv nor JSON reads.
+        t.same(operation.requestBody?.content[type]?.schema, JSON.parse(JSON.stringify(route.body)), `${route.operationId}: the published request schema is the one validated`);
       }
     }
     const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));

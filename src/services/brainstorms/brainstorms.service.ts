@@ -14,6 +14,7 @@ import {
   brainstormVersion, deleteBrainstorm, findBrainstorm, insertBrainstorm, insertIdeas, listIdeas, pageBrainstorms, touchBrainstorm,
   type BrainstormRow, type IdeaRow, type Viewer,
 } from '../../storage/brainstorms.store.ts';
+import type { PageRequest } from '../../platform/paging.ts';
 
 export interface BrainstormContext {
   readonly sql: Sql;
@@ -134,7 +135,7 @@ export function getBrainstorm(ctx: BrainstormContext, id: string) {
   return ctx.sql.begin('isolation level repeatable read read only', (tx) => boardView(ctx, tx, id));
 }
 
-export async function listBrainstorms(ctx: BrainstormContext, query: { archived: boolean; q?: string; size: number; from: number }) {
+export async function listBrainstorms(ctx: BrainstormContext, query: PageRequest & { archived: boolean; q?: string }) {
   const { total, items } = await pageBrainstorms(ctx.sql, viewerOf(ctx.principal), query);
   return { total, items: items.map((row) => summaryView(ctx, row)) };
 }

@@ -16,6 +16,7 @@ import type { StagedBlob } from '../../storage/blobs.store.ts';
 import type { Db } from '../../storage/db.ts';
 import { personName } from '../../storage/members.store.ts';
 import { ideaView, requireBoard, type Access, type BrainstormContext } from './brainstorms.service.ts';
+import type { PageRequest } from '../../platform/paging.ts';
 
 /** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
 export const MAX_IDEAS = 10_000;
@@ -27,8 +28,6 @@ export interface IdeaInput {
   assigneeId?: string | null;
   parentId?: string | null;
 }
-
-type Page = { size: number; from: number };
 
 async function requireIdea(ctx: BrainstormContext, db: Db, brainstormId: string, ideaId: string, access: Access, lock = false) {
   await requireBoard(ctx, db, brainstormId, access, lock);
@@ -111,7 +110,7 @@ export async function addIdeaComment(ctx: BrainstormContext, brainstormId: strin
   });
 }
 
-export async function listIdeaComments(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: Page) {
+export async function listIdeaComments(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: PageRequest) {
   await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
   const { total, items } = await pageIdeaComments(ctx.sql, ideaId, page);
   return { total, items: items.map(commentView) };
@@ -135,7 +134,7 @@ export async function addIdeaFile(ctx: BrainstormContext, files: Files, brainsto
   });
 }
 
-export async function listIdeaFiles(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: Page) {
+export async function listIdeaFiles(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: PageRequest) {
   await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
   const { total, items } = await pageIdeaFiles(ctx.sql, ideaId, page);
   return { total, items: items.map(fileView) };

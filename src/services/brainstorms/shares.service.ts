@@ -11,6 +11,7 @@ import {
 } from '../../storage/brainstorms.store.ts';
 import type { ShareRole } from '../../storage/team.store.ts';
 import { requireBoard, type BrainstormContext } from './brainstorms.service.ts';
+import type { PageRequest } from '../../platform/paging.ts';
 
 const shareView = (row: BrainstormShareRow) => ({
   id: row.id, email: row.email, role: row.role, brainstormId: row.brainstormId, createdAt: row.createdAt.toISOString(),
@@ -35,7 +36,7 @@ export async function shareBrainstorm(ctx: BrainstormContext, brainstormId: stri
   });
 }
 
-export async function listBrainstormShares(ctx: BrainstormContext, brainstormId: string, page: { size: number; from: number }) {
+export async function listBrainstormShares(ctx: BrainstormContext, brainstormId: string, page: PageRequest) {
   await requireBoard(ctx, ctx.sql, brainstormId, 'write');
   const { total, items } = await pageBrainstormShares(ctx.sql, brainstormId, page);
   return { total, items: items.map(shareView) };

@@ -13,6 +13,7 @@ import { nextFlow, PROGRESS, type FlowRecord, type TaskRecord } from './model.ts
 import type { SessionRegistry } from './registry.ts';
 import type { FlowSummaryView } from './flow-body.ts';
 import type { Snapshot } from './snapshot.ts';
+import type { Page, PageRequest } from '../../platform/paging.ts';
 
 export interface FlowContext {
   sql: Sql;
@@ -107,8 +108,8 @@ export async function createFlow(
 
 export async function listFlows(
   ctx: FlowContext,
-  query: { archived: boolean; q?: string; size: number; from: number },
-): Promise<{ total: number; items: FlowSummaryView[] }> {
+  query: PageRequest & { archived: boolean; q?: string },
+): Promise<Page<FlowSummaryView>> {
   const { total, ids } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
   const snapshots = await Promise.all(ids.map((id) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)));
   return { total, items: snapshots.filter((s): s is Snapshot => s !== null).map((s) => s.summary()) };

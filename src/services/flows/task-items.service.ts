@@ -18,6 +18,7 @@ import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
 import { nextFlow, PROGRESS, withTasks } from './model.ts';
 import { requireTask } from './tasks.service.ts';
+import type { PageRequest } from '../../platform/paging.ts';
 
 /** The task, checked to exist in a flow of the caller's workspace. */
 export async function taskOf(ctx: FlowContext, flowId: string, taskId: string) {
@@ -44,13 +45,13 @@ export async function addComment(ctx: FlowContext, flowId: string, taskId: strin
   return commentView(row);
 }
 
-export async function listComments(ctx: FlowContext, flowId: string, taskId: string, page: { size: number; from: number }) {
+export async function listComments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
   await taskOf(ctx, flowId, taskId);
   const { total, items } = await pageComments(ctx.sql, taskId, page.size, page.from);
   return { total, items: items.map(commentView) };
 }
 
-export async function listAttachments(ctx: FlowContext, flowId: string, taskId: string, page: { size: number; from: number }) {
+export async function listAttachments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
   await taskOf(ctx, flowId, taskId);
   const { total, items } = await pageAttachments(ctx.sql, taskId, page.size, page.from);
   return { total, items: items.map(attachmentView) };

@@ -5,6 +5,7 @@ import { SEARCH_TYPES, type SearchType } from './types.ts';
 import type { Sql } from '../../storage/db.ts';
 import { searchHits, type SearchHit } from '../../storage/search.store.ts';
 import { searchTerms } from './terms.ts';
+import type { Page } from '../../platform/paging.ts';
 
 export interface SearchResultView {
   id: string;
@@ -49,7 +50,7 @@ export async function search(
   appUrl: string,
   principal: Principal,
   query: SearchQueryInput,
-): Promise<{ total: number; items: SearchResultView[] }> {
+): Promise<Page<SearchResultView>> {
   const types = typesFor(principal, query.type);
   const terms = searchTerms(query.q);
   if (!terms) return { total: 0, items: [] };

@@ -9,6 +9,7 @@ import type { Db, Sql } from '../../storage/db.ts';
 import { insertTemplateUse, syncTemplates, templateUseCounts } from '../../storage/templates.store.ts';
 import { TEMPLATES, type TemplateDef } from './catalogue.ts';
 import { previewTemplate, type TemplatePreview } from './preview.ts';
+import type { Page } from '../../platform/paging.ts';
 
 /**
  * Makes the templates table (kept for search) equal the catalogue. Idempotent; run at
@@ -43,7 +44,7 @@ function view(def: TemplateDef, usedCount: number): TemplateView {
 }
 
 /** Catalogue order; `category` matches case-insensitively. */
-export async function listTemplates(sql: Db, workspaceId: string, query: { category?: string }): Promise<{ total: number; items: TemplateView[] }> {
+export async function listTemplates(sql: Db, workspaceId: string, query: { category?: string }): Promise<Page<TemplateView>> {
   const category = query.category?.toLowerCase();
   const defs = category === undefined ? TEMPLATES : TEMPLATES.filter((def) => def.category === category);
   const uses = defs.length > 0 ? await templateUseCounts(sql, workspaceId) : new Map<string, number>();

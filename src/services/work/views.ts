@@ -12,12 +12,9 @@ import { TOP_BLOCKERS } from '../flows/report.ts';
 import { compareBlockers, compareTasks, type ListView, type RankedFlow } from './flow-ranks.ts';
 import { mergeFirst } from './merge.ts';
 import type { WorkspaceIndex } from './workspace-index.ts';
+import type { Page, PageRequest } from '../../platform/paging.ts';
 
-export interface PageQuery {
-  assigneeId?: string;
-  size: number;
-  from: number;
-}
+export type PageQuery = PageRequest & { assigneeId?: string };
 
 /** A flow's list in a view, with the flow's place in the index for the tie-break. */
 interface FlowRun {
@@ -26,7 +23,7 @@ interface FlowRun {
   readonly items: readonly number[];
 }
 
-interface Page {
+interface RankedPage {
   readonly total: number;
   readonly refs: readonly { run: FlowRun; item: number }[];
   /** Changes whenever the page's bytes may: see pageTag. */
@@ -79,7 +76,7 @@ function pageTag(total: number, prefix: readonly { run: FlowRun }[]): string {
 }
 
 /** The ranked refs of one page, its total and its tag; once per index version and query. */
-function page(index: WorkspaceIndex, view: ListView, query: PageQuery): Page {
+function page(index: WorkspaceIndex, view: ListView, query: PageQuery): RankedPage {
   return index.memo(`page:${view}:${query.assigneeId ?? ''}:${query.size}:${query.from}`, () => {
     const wanted = query.assigneeId === 'none' ? null : query.assigneeId;
     const runs: FlowRun[] = [];
@@ -97,7 +94,7 @@ function page(index: WorkspaceIndex, view: ListView, query: PageQuery): Page {
 }
 
 /** One page of a view; `assigneeId` `none` means unassigned work. */
-export function listView(index: WorkspaceIndex, view: ListView, query: PageQuery): { total: number; items: unknown[] } {
+export function listView(index: WorkspaceIndex, view: ListView, query: PageQuery): Page<unknown> {
   const { total, refs } = page(index, view, query);
   return { total, items: refs.map(({ run, item }) => workItem(run.flow, item)) };
 }

@@ -1,5 +1,5 @@
 /** Exports (spec §4): the delivery document as PDF, or the dependency diagram as PNG. */
-import type { Route } from '../http/route.ts';
+import { route, type Route } from '../http/route.ts';
 import { exportFlow, type ExportFormat } from '../../services/exports/exports.service.ts';
 import { FlowParams } from '../schemas/flow.schema.ts';
 import { BinaryFile, EXPORT_MEDIA_TYPES, ExportBody } from '../schemas/export.schema.ts';
@@ -8,7 +8,7 @@ import type { Services } from '../deps.ts';
 export function exportRoutes(services: Services): Route[] {
   const { sql, registry, render } = services;
   return [
-    {
+    route({
       method: 'POST', path: '/v1/flows/{flowId}/exports', guest: 'read', operationId: 'exportFlow',
       summary: 'Download the flow as a PDF delivery document or a PNG diagram', tags: ['Flows'],
       auth: 'bearer', scopes: ['flows:read'], write: false, params: FlowParams, body: ExportBody, bodyOptional: true,
@@ -17,10 +17,10 @@ export function exportRoutes(services: Services): Route[] {
         200: { description: 'The file, with Content-Disposition: attachment (PDF: application/pdf; PNG: image/png)', contentType: EXPORT_MEDIA_TYPES, schema: BinaryFile },
       },
       handler: async (ctx) => {
-        const format: ExportFormat = (ctx.body as { format?: ExportFormat }).format ?? 'pdf';
-        const file = await exportFlow({ sql, registry, render, principal: ctx.principal! }, ctx.params.flowId, format);
+        const format: ExportFormat = ctx.body.format;
+        const file = await exportFlow({ sql, registry, render, principal: ctx.principal }, ctx.params.flowId, format);
         return { status: 200, body: file.bytes, contentType: file.contentType, headers: { 'Content-Disposition': file.disposition } };
       },
-    },
+    }),
   ];
 }

@@ -1,10 +1,11 @@
 /** What the upload and download routes of files (task attachments, idea files) share. */
 import type { Files } from '../../services/files/files.service.ts';
-import type { Reply, Route } from '../http/route.ts';
+import type { Reply, BeforeBodyHead } from '../http/route.ts';
+import type { Principal } from '../../services/auth/principal.ts';
 
 /** An upload is refused from its head when the workspace has no room for the length it declares. */
-export function quotaBeforeBody(files: Files): NonNullable<Route['beforeBody']> {
-  return ({ principal, headers }) => files.admit(principal!.workspaceId, Number(headers['content-length'] ?? 0));
+export function quotaBeforeBody(files: Files): (head: BeforeBodyHead<Principal>) => Promise<void> {
+  return ({ principal, headers }) => files.admit(principal.workspaceId, Number(headers['content-length'] ?? 0));
 }
 
 /**

@@ -1,9 +1,9 @@
 /** Notification routes (CONTRACT §3): preferences, deliveries and the digest, per member. */
-import { json, type RequestContext, type Route } from '../http/route.ts';
+import { json, route, type Route } from '../http/route.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { describeUnsubscribe, unsubscribe } from '../../services/notifications/unsubscribe.ts';
 import { confirmPage, donePage, errorPage } from './unsubscribe.views.ts';
-import { getPreferences, updatePreferences, type PreferencesPatch, type PreferencesTarget } from '../../services/notifications/preferences.service.ts';
+import { getPreferences, updatePreferences } from '../../services/notifications/preferences.service.ts';
 import {
   DeliveriesQuery, DeliveriesSchema, UnsubscribeParams, DigestQuery, DigestSchema, PatchPreferencesBody, PreferencesQuery, PreferencesSchema,
 } from '../schemas/notification.schema.ts';
@@ -19,55 +19,55 @@ export function notificationRoutes(services: Services): Route[] {
   } as const;
 
   return [
-    {
+    route({
       ...read, method: 'GET', path: '/v1/notifications/preferences', operationId: 'getNotificationPreferences',
       summary: "A member's notification preferences, resolved: account level, or with `flowId` that flow's override applied",
       query: PreferencesQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The resolved preferences', schema: PreferencesSchema } },
-      handler: async (ctx: RequestContext<{}, PreferencesTarget>) => json(200, await getPreferences(sql, ctx.principal!, ctx.query)),
-    },
-    {
+      handler: async (ctx) => json(200, await getPreferences(sql, ctx.principal, ctx.query)),
+    }),
+    route({
       auth: 'bearer', scopes: ['notifications:write'], tags: ['Notifications'],
       method: 'PATCH', path: '/v1/notifications/preferences', operationId: 'updateNotificationPreferences',
       summary: "Change a member's notification preferences (account level), or with `flowId` mute or unmute one flow; another member's needs admin",
       query: PreferencesQuery, body: PatchPreferencesBody, errors: ['FORBIDDEN', 'NOT_FOUND'],
       responses: { 200: { description: 'The resolved preferences after the change', schema: PreferencesSchema } },
-      handler: async (ctx: RequestContext<{}, PreferencesTarget, PreferencesPatch>) =>
-        json(200, await updatePreferences(sql, ctx.principal!, ctx.query, ctx.body)),
-    },
-    {
+      handler: async (ctx) =>
+        json(200, await updatePreferences(sql, ctx.principal, ctx.query, ctx.body)),
+    }),
+    route({
       ...read, method: 'GET', path: '/v1/notifications/deliveries', operationId: 'listNotificationDeliveries',
       summary: 'Emails sent to a member, or deliberately not sent, one row per attempt, newest first',
       query: DeliveriesQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'A page of deliveries', schema: DeliveriesSchema } },
-      handler: async (ctx: RequestContext<{}, { memberId: string; size: number; from: number }>) =>
-        json(200, await notifications.deliveriesOf(ctx.principal!, ctx.query.memberId, ctx.query.size, ctx.query.from)),
-    },
-    {
+      handler: async (ctx) =>
+        json(200, await notifications.deliveriesOf(ctx.principal, ctx.query.memberId, ctx.query.size, ctx.query.from)),
+    }),
+    route({
       ...read, method: 'GET', path: '/v1/notifications/digest', operationId: 'getNotificationDigest',
       summary: "A member's digest as it would be mailed now, built by the real builder and delivered to nobody",
       query: DigestQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The digest', schema: DigestSchema } },
-      handler: async (ctx: RequestContext<{}, { memberId: string }>) => json(200, await notifications.digestOf(ctx.principal!, ctx.query.memberId)),
-    },
+      handler: async (ctx) => json(200, await notifications.digestOf(ctx.principal, ctx.query.memberId)),
+    }),
     // The link in every email's List-Unsubscribe header: no credential, the token is the key.
     // Hidden from the OpenAPI document: pages for people, not part of the v1 interface.
-    {
+    route({
       ...unsubscribeRoute, method: 'GET', operationId: 'unsubscribePage', summary: 'Asks whether to unsubscribe (never unsubscribes by itself)',
-      handler: async (ctx: RequestContext<{ token: string }>) => {
+      handler: async (ctx) => {
         const found = await describeUnsubscribe(sql, ctx.params.token);
         if (!found) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
         return confirmPage(found.kind, found.email);
       },
-    },
-    {
+    }),
+    route({
       ...unsubscribeRoute, method: 'POST', operationId: 'unsubscribe', summary: 'Unsubscribes (RFC 8058 one-click, or the confirmation button)',
       bodyKind: 'bytes', maxBodyBytes: 16 * 1024,
-      handler: async (ctx: RequestContext<{ token: string }>) => {
+      handler: async (ctx) => {
         const done = await unsubscribe(sql, ctx.params.token);
         if (!done) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
         return donePage(done.kind, done.email);
       },
-    },
+    }),
   ];
 }

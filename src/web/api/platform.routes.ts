@@ -1,7 +1,6 @@
 /** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
 import { ApiError } from '../../platform/errors.ts';
-import type { Route } from '../http/route.ts';
-import { json } from '../http/route.ts';
+import { json, route, type Route } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
 import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
 import { SCOPES } from '../../services/auth/principal.ts';
@@ -19,12 +18,12 @@ export function platformRoutes(services: Services): Route[] {
   const { sql, config } = services;
   const issuer = config.baseUrl;
   return [
-    {
+    route({
       method: 'GET', path: '/v1/me', operationId: 'getMe', summary: 'The calling credential, its workspace, role, scopes and plan',
       tags: ['Context'], auth: 'bearer', freePlan: true,
       responses: { 200: { description: 'Context', schema: ContextSchema } },
       handler: async ({ principal }) => {
-        const p = principal!;
+        const p = principal;
         const context: Record<string, unknown> = {
           workspaceId: p.workspaceId,
           workspaceName: p.workspaceName,
@@ -40,8 +39,8 @@ export function platformRoutes(services: Services): Route[] {
         }
         return json(200, context);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET', path: '/v1/oauth/authorize', operationId: 'authorize',
       summary: 'Start a sign-in (authorization code with PKCE S256): redirects to the app, which returns a code to redirect_uri',
       tags: ['OAuth'], auth: 'none', rateLimit: 'address', query: AuthorizeQuerySchema,
@@ -53,39 +52,39 @@ export function platformRoutes(services: Services): Route[] {
         status: 302,
         headers: { Location: await authorizeLocation(sql, issuer, appLink(config, '/signin'), query), ...NO_STORE },
       }),
-    },
-    {
+    }),
+    route({
       method: 'GET', path: '/.well-known/oauth-authorization-server', operationId: 'authorizationServerMetadata',
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['OAuth'], auth: 'none',
       responses: { 200: { description: 'Metadata', schema: AuthorizationServerMetadataSchema } },
       handler: () => json(200, authorizationServerMetadata(issuer, SCOPES)),
-    },
-    {
+    }),
+    route({
       method: 'POST', path: '/v1/oauth/token', operationId: 'issueToken',
       summary: 'Issue tokens: client_credentials, authorization_code (PKCE) or refresh_token (rotating; org_id switches workspace)',
       tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: TokenRequestSchema,
       errors: ['invalid_request', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE', 'invalid_grant', 'INVALID_CLIENT', 'invalid_target'],
       responses: { 200: { description: 'Token', schema: TokenSchema } },
-      handler: async ({ body, headers }) => json(200, await issueToken(sql, body as Record<string, string>, headers['authorization']), { headers: NO_STORE }),
-    },
-    {
+      handler: async ({ body, headers }) => json(200, await issueToken(sql, body, headers['authorization']), { headers: NO_STORE }),
+    }),
+    route({
       method: 'POST', path: '/v1/oauth/revoke', operationId: 'revokeToken', summary: 'Revoke a token (RFC 7009)',
       tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: RevokeRequestSchema,
       errors: ['invalid_request', 'INVALID_CLIENT'],
       responses: { 200: { description: 'Revoked, or already invalid', schema: { type: 'object' } } },
       handler: async ({ body, headers }) => {
         // This process drops its cached principals at once; others on the NOTIFY.
-        const revoked = await revokeToken(sql, body as Record<string, string>, headers['authorization']);
+        const revoked = await revokeToken(sql, body, headers['authorization']);
         if (revoked) services.auth.invalidate();
         return json(200, {}, { headers: NO_STORE });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET', path: '/healthz', operationId: 'healthz', summary: 'The process is up', tags: ['Operations'], auth: 'none',
       responses: { 200: { description: 'Up', schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
       handler: () => json(200, { status: 'ok' }),
-    },
-    {
+    }),
+    route({
       method: 'GET', path: '/readyz', operationId: 'readyz', summary: 'The database is reachable', tags: ['Operations'], auth: 'none',
       errors: ['SERVICE_UNAVAILABLE'],
       responses: { 200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } } },
@@ -100,6 +99,6 @@ export function platformRoutes(services: Services): Route[] {
         if (!reachable) throw new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, { 'Retry-After': '2' });
         return json(200, { status: 'ready' });
       },
-    },
+    }),
   ];
 }

@@ -1,11 +1,12 @@
 /** Task routes under /v1/flows/{flowId} (CONTRACT §3): thin handlers over the task services. */
-import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
+import { json, noContent, route, type Route } from '../http/route.ts';
+import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
 import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachments, listComments } from '../../services/flows/task-items.service.ts';
-import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan, type NewTaskBody } from '../../services/flows/tasks.service.ts';
+import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan } from '../../services/flows/tasks.service.ts';
 import { assignTask, completeTask, reopenTask, startTask } from '../../services/flows/transitions.service.ts';
 import { listOf, pathParams } from '../schemas/common.schema.ts';
-import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
+import { DeliverableSchema, FlowParams, pathId, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
 import {
   AssignBody, AttachmentQuery, AttachmentSchema, CommentBody, CommentSchema, CompleteSchema, CreateTaskBody, DeliverableBody,
   DependencyBody, ItemsQuery, PatchTaskBody,
@@ -13,14 +14,12 @@ import {
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from '../deps.ts';
 
-type P = { flowId: string; taskId: string };
-const pathId = { type: 'string', minLength: 1, maxLength: 100 };
 const TASKS = '/v1/flows/{flowId}/tasks';
 const TASK = `${TASKS}/{taskId}`;
 
 export function taskRoutes(services: Services): Route[] {
   const { sql, registry, config, files } = services;
-  const context = (ctx: RequestContext<any, any, any>): FlowContext => ({ sql, registry, principal: ctx.principal! });
+  const context = (ctx: { principal: Principal }): FlowContext => ({ sql, registry, principal: ctx.principal });
   const taskReply = (status: number, snapshot: { taskView(id: string): unknown }, id: string) => json(status, snapshot.taskView(id));
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'member', tags: ['Tasks'] } as const;
   const work = { auth: 'bearer', scopes: ['work:write'], minRole: 'member', tags: ['Work'] } as const;
@@ -28,112 +27,112 @@ export function taskRoutes(services: Services): Route[] {
   const taskResponse = (description: string, status = 200) => ({ [status]: { description, schema: TaskSchema } });
 
   return [
-    {
+    route({
       ...write, method: 'POST', path: TASKS, operationId: 'createTask', summary: 'Create a task and link it in (after/before), or a sub-task (parentId)',
       params: FlowParams, body: CreateTaskBody, errors: ['CIRCULAR_DEPENDENCY', 'DOWNSTREAM_STARTED', 'TASK_STARTED'],
       responses: taskResponse('The new task', 201),
       handler: async (ctx) => {
-        const { snapshot, taskId } = await createTask(context(ctx), ctx.params.flowId, ctx.body as NewTaskBody);
+        const { snapshot, taskId } = await createTask(context(ctx), ctx.params.flowId, ctx.body);
         return taskReply(201, snapshot, taskId);
       },
-    },
-    {
+    }),
+    route({
       ...read, method: 'GET', path: TASK, guest: 'read', operationId: 'getTask', summary: 'A task with its derived state', params: TaskParams,
       responses: taskResponse('The task'),
       handler: async (ctx) => {
-        const snapshot = await registry.snapshot(ctx.principal!.workspaceId, ctx.params.flowId);
+        const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
         requireTask(snapshot, ctx.params.taskId);
         return json(200, snapshot.taskView(ctx.params.taskId), { etag: `${snapshot.flow.id}.v${snapshot.version}.${ctx.params.taskId}` });
       },
-    },
-    {
+    }),
+    route({
       ...write, method: 'PATCH', path: TASK, operationId: 'updateTask', summary: 'Change name, description or estimate (refused once work started)',
       params: TaskParams, body: PatchTaskBody, errors: ['TASK_STARTED'], responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P>) => taskReply(200, await updateTaskPlan(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body as never), ctx.params.taskId),
-    },
-    {
+      handler: async (ctx) => taskReply(200, await updateTaskPlan(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body), ctx.params.taskId),
+    }),
+    route({
       ...write, method: 'DELETE', path: TASK, operationId: 'deleteTask', summary: 'Delete a task; its dependents now depend on its dependencies',
       params: TaskParams, responses: { 204: { description: 'Deleted' } },
-      handler: async (ctx: RequestContext<P>) => (await deleteTask(context(ctx), ctx.params.flowId, ctx.params.taskId), noContent()),
-    },
-    {
+      handler: async (ctx) => (await deleteTask(context(ctx), ctx.params.flowId, ctx.params.taskId), noContent()),
+    }),
+    route({
       ...write, method: 'POST', path: `${TASK}/dependencies`, operationId: 'addDependency', summary: 'Make the task wait on another',
       params: TaskParams, body: DependencyBody, errors: ['CIRCULAR_DEPENDENCY', 'TASK_STARTED'], responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P, Record<string, unknown>, { taskId: string }>) =>
+      handler: async (ctx) =>
         taskReply(200, await addDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.taskId), ctx.params.taskId),
-    },
-    {
+    }),
+    route({
       ...write, method: 'DELETE', path: `${TASK}/dependencies/{dependsOnId}`, operationId: 'removeDependency', summary: 'Stop the task waiting on another',
       params: pathParams({ flowId: pathId, taskId: pathId, dependsOnId: pathId }), responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P & { dependsOnId: string }>) =>
+      handler: async (ctx) =>
         taskReply(200, await removeDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.dependsOnId), ctx.params.taskId),
-    },
-    {
+    }),
+    route({
       ...work, method: 'POST', path: `${TASK}/start`, operationId: 'startTask', summary: 'ready → in_progress',
       params: TaskParams, errors: ['TASK_BLOCKED', 'INVALID_TRANSITION'], responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P>) => taskReply(200, await startTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
-    },
-    {
+      handler: async (ctx) => taskReply(200, await startTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
+    }),
+    route({
       ...work, method: 'POST', path: `${TASK}/complete`, operationId: 'completeTask', summary: 'in_progress → done; lists what it unblocked',
       params: TaskParams, errors: ['INVALID_TRANSITION', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING'],
       responses: { 200: { description: 'The task and the tasks it made ready', schema: CompleteSchema } },
-      handler: async (ctx: RequestContext<P>) => {
+      handler: async (ctx) => {
         const { snapshot, unblocked } = await completeTask(context(ctx), ctx.params.flowId, ctx.params.taskId);
         return json(200, { task: snapshot.taskView(ctx.params.taskId), unblocked: unblocked.map((id) => snapshot.taskView(id)) });
       },
-    },
-    {
+    }),
+    route({
       ...work, method: 'POST', path: `${TASK}/reopen`, operationId: 'reopenTask', summary: 'done → in_progress; refused once downstream work started',
       params: TaskParams, errors: ['INVALID_TRANSITION', 'DOWNSTREAM_STARTED'], responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P>) => taskReply(200, await reopenTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
-    },
-    {
+      handler: async (ctx) => taskReply(200, await reopenTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
+    }),
+    route({
       ...work, method: 'POST', path: `${TASK}/assign`, operationId: 'assignTask', summary: 'Assign to a member, or null to unassign',
       params: TaskParams, body: AssignBody, responses: taskResponse('The task'),
-      handler: async (ctx: RequestContext<P, Record<string, unknown>, { assigneeId: string | null }>) =>
+      handler: async (ctx) =>
         taskReply(200, await assignTask(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.assigneeId), ctx.params.taskId),
-    },
-    {
+    }),
+    route({
       ...read, method: 'GET', path: `${TASK}/comments`, guest: 'read', operationId: 'listComments', summary: 'Comments, oldest first',
       params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Comments', schema: listOf(CommentSchema) } },
-      handler: async (ctx: RequestContext<P, { size: number; from: number }>) =>
+      handler: async (ctx) =>
         json(200, await listComments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
-    },
-    {
+    }),
+    route({
       ...work, minRole: 'member', method: 'POST', path: `${TASK}/comments`, guest: 'comment', operationId: 'addComment', summary: 'Comment on a task',
       params: TaskParams, body: CommentBody, responses: { 201: { description: 'The comment', schema: CommentSchema } },
-      handler: async (ctx: RequestContext<P, Record<string, unknown>, { body: string }>) => json(201, await addComment(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.body)),
-    },
-    {
+      handler: async (ctx) => json(201, await addComment(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.body)),
+    }),
+    route({
       ...read, method: 'GET', path: `${TASK}/attachments`, operationId: 'listAttachments', summary: 'Files attached to a task',
       params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Attachments', schema: listOf(AttachmentSchema) } },
-      handler: async (ctx: RequestContext<P, { size: number; from: number }>) =>
+      handler: async (ctx) =>
         json(200, await listAttachments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
-    },
-    {
+    }),
+    route({
       ...work, method: 'POST', path: `${TASK}/attachments`, operationId: 'uploadAttachment',
       summary: 'Upload a file (raw bytes with Content-Type); kind=deliverable with deliverableId hands in a required deliverable',
       params: TaskParams, query: AttachmentQuery, bodyKind: 'upload', maxBodyBytes: config.maxUploadBytes, beforeBody: quotaBeforeBody(files),
       errors: ['PAYLOAD_TOO_LARGE'],
       responses: { 201: { description: 'The attachment', schema: AttachmentSchema } },
-      handler: async (ctx: RequestContext<P, { name: string; kind: 'reference' | 'deliverable'; deliverableId?: string }>) =>
+      handler: async (ctx) =>
         json(201, await addAttachment(context(ctx), files, ctx.params.flowId, ctx.params.taskId, {
-          ...ctx.query, mimeType: uploadType(ctx.headers), blob: ctx.upload!,
+          ...ctx.query, mimeType: uploadType(ctx.headers), blob: ctx.upload,
         })),
-    },
-    {
+    }),
+    route({
       ...read, method: 'GET', path: `${TASK}/attachments/{attachmentId}/content`, operationId: 'getAttachmentContent', summary: 'The bytes of a file',
       params: pathParams({ flowId: pathId, taskId: pathId, attachmentId: pathId }),
       responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
-      handler: async (ctx: RequestContext<P & { attachmentId: string }>) => {
+      handler: async (ctx) => {
         return fileReply(await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId), ctx.params.attachmentId);
       },
-    },
-    {
+    }),
+    route({
       ...write, method: 'POST', path: `${TASK}/deliverables`, operationId: 'addDeliverable', summary: 'Require a file to be handed in before completion',
       params: TaskParams, body: DeliverableBody, errors: ['INVALID_TRANSITION'],
       responses: { 201: { description: 'The required deliverable', schema: DeliverableSchema } },
-      handler: async (ctx: RequestContext<P, Record<string, unknown>, { name: string }>) => json(201, await addDeliverable(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.name)),
-    },
+      handler: async (ctx) => json(201, await addDeliverable(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.name)),
+    }),
   ];
 }

@@ -1,14 +1,10 @@
 /** Webhook routes (CONTRACT §3): endpoints, secret rotation, the delivery log and manual retries. */
-import { json, noContent, type RequestContext, type Route } from '../http/route.ts';
+import { json, noContent, route, type Route } from '../http/route.ts';
 import {
   CreateWebhookBody, DeliveriesSchema, DeliveryParams, DeliverySchema, UpdateWebhookBody, WebhookParams, WebhookSchema, WebhooksQuery, WebhooksSchema,
   WebhookWithSecretSchema,
 } from '../schemas/webhook.schema.ts';
-import type { WebhookInput } from '../../services/webhooks/webhooks.service.ts';
 import type { Services } from '../deps.ts';
-
-type Page = { size: number; from: number };
-type Id = { webhookId: string };
 
 export function webhookRoutes(services: Services): Route[] {
   const { webhooks } = services;
@@ -16,64 +12,64 @@ export function webhookRoutes(services: Services): Route[] {
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'admin', tags: ['Webhooks'] } as const;
 
   return [
-    {
+    route({
       ...write, method: 'POST', path: '/v1/webhooks', operationId: 'createWebhook',
       summary: 'Register an endpoint for events (Standard Webhooks 1.0); the answer holds the signing secret, shown only this once',
       body: CreateWebhookBody, errors: ['PLAN_LIMIT_REACHED'],
       responses: { 201: { description: 'The endpoint, with its secret', schema: WebhookWithSecretSchema } },
-      handler: async (ctx: RequestContext<{}, {}, WebhookInput>) => json(201, await webhooks.create(ctx.principal!, ctx.body)),
-    },
-    {
+      handler: async (ctx) => json(201, await webhooks.create(ctx.principal, ctx.body)),
+    }),
+    route({
       ...read, method: 'GET', path: '/v1/webhooks', operationId: 'listWebhooks', summary: 'The workspace\'s webhook endpoints, newest first (no secrets)',
       query: WebhooksQuery,
       responses: { 200: { description: 'A page of endpoints', schema: WebhooksSchema } },
-      handler: async (ctx: RequestContext<{}, Page>) => json(200, await webhooks.list(ctx.principal!, ctx.query.size, ctx.query.from)),
-    },
-    {
+      handler: async (ctx) => json(200, await webhooks.list(ctx.principal, ctx.query.size, ctx.query.from)),
+    }),
+    route({
       ...read, method: 'GET', path: '/v1/webhooks/{webhookId}', operationId: 'getWebhook', summary: 'One webhook endpoint (no secret)',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint', schema: WebhookSchema } },
-      handler: async (ctx: RequestContext<Id>) => json(200, await webhooks.get(ctx.principal!, ctx.params.webhookId)),
-    },
-    {
+      handler: async (ctx) => json(200, await webhooks.get(ctx.principal, ctx.params.webhookId)),
+    }),
+    route({
       ...write, method: 'PATCH', path: '/v1/webhooks/{webhookId}', operationId: 'updateWebhook',
       summary: 'Change the URL (checked again), events, description, or switch the endpoint off and on',
       params: WebhookParams, body: UpdateWebhookBody,
       responses: { 200: { description: 'The endpoint', schema: WebhookSchema } },
-      handler: async (ctx: RequestContext<Id, {}, Partial<WebhookInput> & { enabled?: boolean }>) =>
-        json(200, await webhooks.update(ctx.principal!, ctx.params.webhookId, ctx.body)),
-    },
-    {
+      handler: async (ctx) =>
+        json(200, await webhooks.update(ctx.principal, ctx.params.webhookId, ctx.body)),
+    }),
+    route({
       ...write, method: 'DELETE', path: '/v1/webhooks/{webhookId}', operationId: 'deleteWebhook',
       summary: 'Remove an endpoint and its delivery log; nothing more is sent to it',
       params: WebhookParams,
       responses: { 204: { description: 'Removed' } },
-      handler: async (ctx: RequestContext<Id>) => {
-        await webhooks.remove(ctx.principal!, ctx.params.webhookId);
+      handler: async (ctx) => {
+        await webhooks.remove(ctx.principal, ctx.params.webhookId);
         return noContent();
       },
-    },
-    {
+    }),
+    route({
       ...write, method: 'POST', path: '/v1/webhooks/{webhookId}/rotate-secret', operationId: 'rotateWebhookSecret',
       summary: 'A new signing secret, shown once; for 24 hours deliveries carry signatures by both the new and the previous secret',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint, with its new secret', schema: WebhookWithSecretSchema } },
-      handler: async (ctx: RequestContext<Id>) => json(200, await webhooks.rotateSecret(ctx.principal!, ctx.params.webhookId)),
-    },
-    {
+      handler: async (ctx) => json(200, await webhooks.rotateSecret(ctx.principal, ctx.params.webhookId)),
+    }),
+    route({
       ...read, method: 'GET', path: '/v1/webhooks/{webhookId}/deliveries', operationId: 'listWebhookDeliveries',
       summary: 'Deliveries to an endpoint, newest first, each with its attempts (status code, duration, error)',
       params: WebhookParams, query: WebhooksQuery,
       responses: { 200: { description: 'A page of deliveries', schema: DeliveriesSchema } },
-      handler: async (ctx: RequestContext<Id, Page>) => json(200, await webhooks.deliveriesOf(ctx.principal!, ctx.params.webhookId, ctx.query.size, ctx.query.from)),
-    },
-    {
+      handler: async (ctx) => json(200, await webhooks.deliveriesOf(ctx.principal, ctx.params.webhookId, ctx.query.size, ctx.query.from)),
+    }),
+    route({
       ...write, method: 'POST', path: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry', operationId: 'retryWebhookDelivery',
       summary: 'Attempt a finished delivery (delivered, failed or skipped) once more, with the same webhook-id; 409 while it is still being attempted',
       params: DeliveryParams, errors: ['INVALID_TRANSITION'],
       responses: { 202: { description: 'The delivery, pending its new attempt', schema: DeliverySchema } },
-      handler: async (ctx: RequestContext<Id & { deliveryId: string }>) =>
-        json(202, await webhooks.retry(ctx.principal!, ctx.params.webhookId, ctx.params.deliveryId)),
-    },
+      handler: async (ctx) =>
+        json(202, await webhooks.retry(ctx.principal, ctx.params.webhookId, ctx.params.deliveryId)),
+    }),
   ];
 }

@@ -4,7 +4,8 @@
  * flows it does not show change, and a repeated poll re-serializes nothing.
  */
 import { ApiError } from '../../platform/errors.ts';
-import type { RequestContext, Route } from '../http/route.ts';
+import { route, type Route } from '../http/route.ts';
+import type { Principal } from '../../services/auth/principal.ts';
 import type { ListView } from '../../services/work/flow-ranks.ts';
 import { listTag, listView, overview, type PageQuery } from '../../services/work/views.ts';
 import { MineQuery, OverviewSchema, WorkListSchema, WorkQuery } from '../schemas/work.schema.ts';
@@ -18,8 +19,8 @@ export function workRoutes(services: Services): Route[] {
   const pageKey = (view: string, q: PageQuery) => `${view}:${q.assigneeId ?? ''}:${q.size}:${q.from}`;
 
   /** Who `mine` is about: only a person token has assignments of its own. */
-  const person = (ctx: RequestContext) => {
-    const userId = ctx.principal!.userId;
+  const person = (ctx: { principal: Principal }) => {
+    const userId = ctx.principal.userId;
     if (!userId) {
       throw new ApiError('FORBIDDEN', 'Only a person token has work of its own: use /v1/work/available?assigneeId=<memberId> instead', {
         use: '/v1/work/available?assigneeId=',
@@ -28,17 +29,17 @@ export function workRoutes(services: Services): Route[] {
     return userId;
   };
 
-  const list = (view: ListView, summary: string, operationId: string): Route => ({
+  const list = (view: ListView, summary: string, operationId: string): Route => route({
     ...read, path: `/v1/work/${view}`, operationId, summary,
     query: view === 'mine' ? MineQuery : WorkQuery,
     responses: { 200: { description: 'A page of work items', schema: WorkListSchema } },
     etag: async (ctx) => {
-      const query = (view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query) as PageQuery;
-      return `${listTag(await work.get(ctx.principal!.workspaceId), view, query)}.${pageKey(view, query)}`;
+      const query: PageQuery = view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query;
+      return `${listTag(await work.get(ctx.principal.workspaceId), view, query)}.${pageKey(view, query)}`;
     },
     handler: async (ctx) => {
-      const query = (view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query) as PageQuery;
-      const index = await work.get(ctx.principal!.workspaceId);
+      const query: PageQuery = view === 'mine' ? { ...ctx.query, assigneeId: person(ctx) } : ctx.query;
+      const index = await work.get(ctx.principal.workspaceId);
       const key = pageKey(view, query);
       const body = index.memo(`bytes:${key}`, () => Buffer.from(JSON.stringify(listView(index, view, query))));
       return { status: 200, body, contentType: JSON_TYPE, etag: `${listTag(index, view, query)}.${key}` };
@@ -50,15 +51,15 @@ export function workRoutes(services: Services): Route[] {
     list('blocked', 'Blocked work with what holds it up, most-blocking first', 'workBlocked'),
     list('in-progress', 'Work in progress', 'workInProgress'),
     { ...list('mine', "A person token's own ready and in-progress work", 'workMine'), errors: ['FORBIDDEN'] },
-    {
+    route({
       ...read, path: '/v1/work/overview', operationId: 'workOverview', summary: 'Counts, flows at a glance and the top blockers',
       responses: { 200: { description: 'Overview', schema: OverviewSchema } },
-      etag: async (ctx) => `${(await work.get(ctx.principal!.workspaceId)).tag}.overview`,
+      etag: async (ctx) => `${(await work.get(ctx.principal.workspaceId)).tag}.overview`,
       handler: async (ctx) => {
-        const index = await work.get(ctx.principal!.workspaceId);
+        const index = await work.get(ctx.principal.workspaceId);
         const body = index.memo('bytes:overview', () => Buffer.from(JSON.stringify(overview(index))));
         return { status: 200, body, contentType: JSON_TYPE, etag: `${index.tag}.overview` };
       },
-    },
+    }),
   ];
 }

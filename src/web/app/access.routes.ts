@@ -4,8 +4,9 @@
  * appears once, in the reply to the form that made it.
  */
 import { readFileSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../platform/errors.ts';
-import { parseScopes, ROLES, type Role } from '../../services/auth/principal.ts';
+import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from '../../services/account/access.service.ts';
@@ -17,14 +18,14 @@ import { SigninThrottled } from '../../services/account/signin.service.ts';
 import { messageView } from './signin.views.ts';
 
 const COPY_SCRIPT = readFileSync(new URL('./copy.js', import.meta.url));
-const ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^(key|cli)_[A-Za-z0-9_-]{1,60}$' } } };
-const CLIENT_ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^cli_[A-Za-z0-9_-]{1,60}$' } } };
+const ID = Type.Object({ id: Type.String({ pattern: '^(key|cli)_[A-Za-z0-9_-]{1,60}$' }) });
+const CLIENT_ID = Type.Object({ id: Type.String({ pattern: '^cli_[A-Za-z0-9_-]{1,60}$' }) });
 
 export function accessRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, auth } = deps;
 
   /** The signed-in visitor and the workspace the page is about; null when a sign-in is needed. */
-  async function signedIn(ctx: RequestContext): Promise<{ v: Visitor; access: AccessContext; canSwitch: boolean } | null> {
+  async function signedIn(ctx: Pick<RequestContext, 'headers'>): Promise<{ v: Visitor; access: AccessContext; canSwitch: boolean } | null> {
     const v = await visitor(sql, names, ctx.headers);
     if (!v.session) return null;
     const orgs = await workspacesOf(sql, v.session.userId);
@@ -34,7 +35,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
   }
 
   async function accessPage(
-    ctx: RequestContext,
+    ctx: Pick<RequestContext, 'headers'>,
     state: { created?: { id: string; key: string; rotated: boolean }; error?: string; notice?: string; status?: number } = {},
   ): Promise<Reply> {
     const who = await signedIn(ctx);
@@ -52,24 +53,27 @@ export function accessRoutes(deps: AppDeps): Route[] {
   }
 
   /** Runs a form post of the access page for a signed-in admin. */
-  const accessAction = (run: (ctx: RequestContext, access: AccessContext, fields: Map<string, string[]>) => Promise<Reply>) =>
-    async (ctx: RequestContext): Promise<Reply> => {
-      const fields = formFields(ctx);
-      checkCsrf(names, ctx.headers, field(fields, 'csrf'));
-      const who = await signedIn(ctx);
-      if (!who) return seeOther(`${prefix}/signin`);
-      return run(ctx, who.access, fields);
-    };
+  const accessAction = async (
+    ctx: Pick<RequestContext, 'headers' | 'rawBody'>,
+    run: (access: AccessContext, fields: Map<string, string[]>) => Promise<Reply>,
+  ): Promise<Reply> => {
+    const fields = formFields(ctx);
+    checkCsrf(names, ctx.headers, field(fields, 'csrf'));
+    const who = await signedIn(ctx);
+    if (!who) return seeOther(`${prefix}/signin`);
+    return run(who.access, fields);
+  };
 
   return [
     appRoute({ method: 'GET', path: `${prefix}/access`, operationId: 'appAccess', summary: 'API access page', handler: (ctx) => accessPage(ctx) }),
     appRoute({
       method: 'POST', path: `${prefix}/access/keys`, operationId: 'appCreateKey', summary: 'Create an API key',
-      handler: accessAction(async (ctx, access, fields) => {
-        const role = field(fields, 'role') as Role;
+      handler: (ctx) => accessAction(ctx, async (access, fields) => {
+        const chosen = field(fields, 'role');
+        const role = ROLES.find((known) => known === chosen);
         const scopes = parseScopes((fields.get('scope') ?? []).join(' '));
         const name = field(fields, 'name').trim().slice(0, 200);
-        if (!ROLES.includes(role) || !scopes || scopes.length === 0) {
+        if (!role || !scopes || scopes.length === 0) {
           return accessPage(ctx, { error: 'Choose a role and at least one scope for the key.', status: 400 });
         }
         const created = await createAccessKey(access, { name, role, scopes });
@@ -78,23 +82,23 @@ export function accessRoutes(deps: AppDeps): Route[] {
     }),
     appRoute({
       method: 'POST', path: `${prefix}/access/keys/{id}/rotate`, operationId: 'appRotateKey', summary: 'Rotate an API key', params: ID,
-      handler: accessAction(async (ctx, access) => {
-        const rotated = await rotateAccessKey(access, (ctx.params as { id: string }).id);
+      handler: (ctx) => accessAction(ctx, async (access) => {
+        const rotated = await rotateAccessKey(access, ctx.params.id);
         return accessPage(ctx, { created: { ...rotated, rotated: true } });
       }),
     }),
     appRoute({
       method: 'POST', path: `${prefix}/access/credentials/{id}/delete`, operationId: 'appDeleteCredential', summary: 'Delete a key or client', params: ID,
-      handler: accessAction(async (ctx, access) => {
-        await deleteCredential(access, (ctx.params as { id: string }).id);
+      handler: (ctx) => accessAction(ctx, async (access) => {
+        await deleteCredential(access, ctx.params.id);
         return seeOther(`${prefix}/access`);
       }),
     }),
     appRoute({
       method: 'POST', path: `${prefix}/access/clients/{id}/end-signins`, operationId: 'appEndClientSignins',
       summary: "End the workspace's sign-ins through a first-party client", params: CLIENT_ID,
-      handler: accessAction(async (ctx, access) => {
-        const ended = await endClientSignins(access, (ctx.params as { id: string }).id);
+      handler: (ctx) => accessAction(ctx, async (access) => {
+        const ended = await endClientSignins(access, ctx.params.id);
         const people = ended.people === 1 ? '1 person' : `${ended.people} people`;
         return accessPage(ctx, { notice: `Ended the sign-ins through ${ended.name} in this workspace (${people} signed out).` });
       }),
@@ -107,7 +111,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
       method: 'GET', path: `${prefix}/invite`, operationId: 'appInvite', summary: 'Invitation page',
       handler: async ({ headers, query }) => {
         const v = await visitor(sql, names, headers);
-        const token = typeof (query as Record<string, unknown>).token === 'string' ? (query as { token: string }).token : '';
+        const token = typeof query.token === 'string' ? query.token : '';
         const invite = await inviteByLink(sql, token);
         const status = !invite ? 404 : invite.state === 'pending' ? 200 : 410;
         return view('Invitation', inviteView({ prefix, csrf: v.csrf }, { token, invite, signedInAs: v.session, error: null, field: null }), { status, cookies: v.cookies });

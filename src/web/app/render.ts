@@ -7,7 +7,8 @@ import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
-import type { Reply, RequestContext, Route } from '../http/route.ts';
+import type { TSchema } from '@sinclair/typebox';
+import type { Reply, RequestContext, Route, RouteSpec } from '../http/route.ts';
 import type { Sql } from '../../platform/database.ts';
 import { appPrefix } from '../app-url.ts';
 import { cookieNames, type CookieNames } from './session.ts';
@@ -65,7 +66,7 @@ export function errorPage(error: ApiError): Reply {
 }
 
 /** Form fields of a urlencoded body; repeated names (checkboxes) keep every value. */
-export function formFields(ctx: RequestContext): Map<string, string[]> {
+export function formFields(ctx: Pick<RequestContext, 'headers' | 'rawBody'>): Map<string, string[]> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as application/x-www-form-urlencoded');
   const fields = new Map<string, string[]>();
@@ -78,8 +79,18 @@ export const field = (fields: Map<string, string[]>, name: string): string => fi
 /** Form posts are small; a larger body (a 1 MB password) is refused before anything reads it. */
 export const FORM_BYTES = 16 * 1024;
 
-/** The common fields of an app route: hidden from the OpenAPI document, a budget per address, HTML refusals. */
-export function appRoute(route: Omit<Route, 'auth' | 'hidden' | 'rateLimit' | 'renderError' | 'tags' | 'responses'> & { responses?: Route['responses'] }): Route {
+/** What an app route states itself; appRoute adds the rest. */
+type AppFixed = 'auth' | 'hidden' | 'rateLimit' | 'renderError' | 'tags' | 'responses' | 'bodyKind' | 'body';
+
+/**
+ * The common fields of an app route: hidden from the OpenAPI document, a budget per address,
+ * HTML refusals, no credential (the session cookie is the page's business). As `route()`,
+ * its handler's `ctx.params` and `ctx.query` are typed from the schemas it gives.
+ */
+export function appRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
+  spec: Omit<RouteSpec<P, Q, undefined, undefined, 'none'>, AppFixed> & { responses?: Route['responses'] },
+): Route;
+export function appRoute(route: Omit<Route, AppFixed> & { responses?: Route['responses'] }): Route {
   const post = route.method === 'POST';
   return {
     auth: 'none', hidden: true, rateLimit: 'address', renderError: errorPage, tags: ['App'],

@@ -28,11 +28,11 @@ export function signinRoutes(deps: AppDeps): Route[] {
       method: 'GET', path: `${prefix}/signin`, operationId: 'appSignin', summary: 'Sign-in page',
       handler: async ({ headers, query: q }) => {
         const v = await visitor(sql, names, headers);
-        const request = query((q as Record<string, unknown>).request) || null;
+        const request = query(q.request) || null;
         const pending = request ? await pendingAuthorization(sql, request) : null;
         if (request && !pending) throw expiredRequest();
         if (v.session) return seeOther(request ? consentPath(request) : `${prefix}/access`, v.cookies);
-        const notice = (q as Record<string, unknown>).signedout ? 'You are signed out.' : null;
+        const notice = q.signedout ? 'You are signed out.' : null;
         return view('Sign in', signinView({ prefix, csrf: v.csrf }, { request, clientName: pending?.clientName ?? null, email: '', error: null, notice }), { cookies: v.cookies });
       },
     }),
@@ -68,7 +68,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
       method: 'GET', path: `${prefix}/consent`, operationId: 'appConsent', summary: 'Consent page',
       handler: async ({ headers, query: q }) => {
         const v = await visitor(sql, names, headers);
-        const request = query((q as Record<string, unknown>).request);
+        const request = query(q.request);
         const pending = await pendingAuthorization(sql, request);
         if (!pending) throw expiredRequest();
         if (!v.session) return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);

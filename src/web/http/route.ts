@@ -3,6 +3,7 @@
  * handler runs, the schemas it validates with (also the OpenAPI document's), and a thin
  * handler that receives typed input and returns a reply.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal, Role, Scope } from '../../services/auth/principal.ts';
 import type { Logger } from 'pino';
 import type { ApiError, ErrorCode } from '../../platform/errors.ts';
@@ -25,16 +26,22 @@ export interface Reply {
   cookies?: string[];
 }
 
-export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
+/**
+ * What the handler receives. `route()` narrows it from the route's own schemas: `params`,
+ * `query` and `body` are their static types, and `principal` is non-null on bearer routes.
+ */
+export interface RequestContext<
+  P = Record<string, string>, Q = Record<string, unknown>, B = unknown, Who extends Principal | null = Principal | null, Upload extends StagedBlob | null = StagedBlob | null,
+> {
   readonly params: P;
   readonly query: Q;
   readonly body: B;
   /** The unparsed body, for routes that take bytes or forms. */
   readonly rawBody: Buffer;
   /** An upload route's body, already written to storage as it arrived (`bodyKind: 'upload'`). */
-  readonly upload: StagedBlob | null;
+  readonly upload: Upload;
   readonly headers: Readonly<Record<string, string>>;
-  readonly principal: Principal | null;
+  readonly principal: Who;
   /** The client's IP address as the socket saw it (per-address rate limits, sign-in throttling). */
   readonly remoteAddress: string;
   readonly requestId: string;
@@ -51,15 +58,16 @@ export interface ResponseSpec {
   contentType?: string | readonly string[];
 }
 
-export interface Route<P = any, Q = any, B = any> {
+export type Auth = 'bearer' | 'none';
+
+/** Everything of a route but its schemas, credential and the functions that take the request. */
+export interface RouteOptions {
   method: Method;
   /** `/v1/flows/{flowId}`: OpenAPI-style placeholders are the path parameters. */
   path: string;
   operationId: string;
   summary: string;
   tags?: readonly string[];
-  /** `none`: no credential (token endpoint, health, openapi). */
-  auth: 'bearer' | 'none';
   /** Scopes the credential must all hold; empty for any valid credential. */
   scopes?: readonly Scope[];
   minRole?: Role;
@@ -81,25 +89,106 @@ export interface Route<P = any, Q = any, B = any> {
   guest?: 'read' | 'comment';
   /** Renders a refusal for a non-JSON client (an HTML page); the envelope otherwise. */
   renderError?: (error: ApiError) => Reply;
-  params?: Schema;
-  query?: Schema;
-  bodyKind?: BodyKind;
-  body?: Schema;
   /** Body is optional (exports); an empty body validates as `{}`. */
   bodyOptional?: boolean;
   /** Larger cap for this route's body, in bytes (attachments). */
   maxBodyBytes?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Refusals this route raises beyond those the edge adds (for the OpenAPI document). */
+  errors?: ErrorCode[];
+}
+
+/**
+ * A route as the edge, the router and the OpenAPI document hold it: schemas as plain JSON
+ * Schema values, and a context of whatever shape. Build one with `route()` to have its
+ * handler typed from its own schemas.
+ */
+export interface Route extends RouteOptions {
+  /** `none`: no credential (token endpoint, health, openapi). */
+  auth: Auth;
+  params?: Schema;
+  query?: Schema;
+  bodyKind?: BodyKind;
+  body?: Schema;
+  // Methods, not properties: a handler typed for its own route's context still fits here.
+  /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
+  etag?(ctx: RequestContext): Promise<string | null> | string | null;
+  handler(ctx: RequestContext): Promise<Reply> | Reply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws an ApiError to refuse.
    */
-  beforeBody?: (head: { principal: Principal | null; params: Readonly<Record<string, string>>; headers: Readonly<Record<string, string>> }) => Promise<void> | void;
-  responses: Record<number, ResponseSpec>;
-  /** Refusals this route raises beyond those the edge adds (for the OpenAPI document). */
-  errors?: ErrorCode[];
+  beforeBody?(head: BeforeBodyHead): Promise<void> | void;
+}
+
+/** What `beforeBody` sees: the request before its body, past the credential checks. */
+export interface BeforeBodyHead<Who extends Principal | null = Principal | null> {
+  principal: Who;
+  params: Readonly<Record<string, string>>;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** The principal a route's handler sees: there is always one past a bearer route's checks. */
+export type PrincipalOf<A extends Auth> = A extends 'bearer' ? Principal : Principal | null;
+
+/** The value a schema validates to; `Otherwise` without a schema (what the edge passes on unchecked). */
+type Input<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
+
+/**
+ * The body as the edge hands it on: a form parsed to strings (checked by its handler; its
+ * schema only documents it), nothing for raw bytes, an upload or no body, else the value of
+ * the body schema (JSON without a schema is not validated).
+ */
+type BodyOf<B, K> = K extends 'form' ? Record<string, string>
+  : K extends 'bytes' | 'upload' | 'none' ? undefined
+  : B extends TSchema ? Static<B>
+  : [B, K] extends [undefined, undefined] ? undefined
+  : unknown;
+
+/** The context of a route with these schemas, body kind and credential. */
+export type ContextOf<P, Q, B, K, A extends Auth> = RequestContext<
+  Input<P, Record<string, string>>,
+  Input<Q, Record<string, unknown>>,
+  BodyOf<B, K>,
+  PrincipalOf<A>,
+  K extends 'upload' ? StagedBlob : null
+>;
+
+/** A route as written in a route table: its handler's context follows from its schemas. */
+export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Auth> extends RouteOptions {
+  /** `none`: no credential (token endpoint, health, openapi). */
+  auth: A;
+  params?: P;
+  query?: Q;
+  bodyKind?: K;
+  body?: B;
+  // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
-  etag?: (ctx: RequestContext<P, Q, B>) => Promise<string | null> | string | null;
-  handler: (ctx: RequestContext<P, Q, B>) => Promise<Reply> | Reply;
+  etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
+  handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<Reply> | Reply;
+  /**
+   * A refusal the head alone decides, checked before any byte of the body is read (a storage
+   * quota against the declared Content-Length): throws an ApiError to refuse.
+   */
+  beforeBody?: (head: NoInfer<BeforeBodyHead<PrincipalOf<A>>>) => Promise<void> | void;
+}
+
+/**
+ * Defines a route, inferring its handler's context: `ctx.params`, `ctx.query` and `ctx.body`
+ * are the static types of the TypeBox schemas given (what the edge validated them against),
+ * and `ctx.principal` is non-null when `auth` is `bearer`.
+ */
+export function route<
+  A extends Auth,
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | Schema | undefined = undefined,
+  K extends BodyKind | undefined = undefined,
+>(spec: RouteSpec<P, Q, B, K, A>): Route;
+// The edge hands the handler what it validated against these very schemas, so the route's own
+// context is the one it gets: the signature above is what ties the two together.
+export function route(spec: Route): Route {
+  return spec;
 }
 
 export const json = (status: number, body: unknown, extra: Partial<Reply> = {}): Reply => ({

@@ -7,7 +7,7 @@
 import { ApiError } from '../../platform/errors.ts';
 import { html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
-import type { Reply, Route } from '../http/route.ts';
+import { route, type Reply, type Route } from '../http/route.ts';
 import type { Services } from '../deps.ts';
 import { PublicBrainstormSchema, PublicFlowSchema, PublicTokenParams } from '../schemas/public.schema.ts';
 import { PublicViews } from './public.service.ts';
@@ -62,7 +62,7 @@ export function publicRoutes(services: Services, views = new PublicViews(service
   const prefix = publicPrefix(services.config.publicUrl);
   const find = (kind: Kind, token: string) => (kind === 'flows' ? views.flow(token) : views.brainstorm(token));
 
-  const route = (kind: Kind, part: Part): Route => {
+  const publicRoute = (kind: Kind, part: Part): Route => {
     const noun = NOUN[kind];
     const shape = {
       page: { path: `${prefix}/${kind}/{token}`, what: 'page', summary: `The published ${noun} as a web page with its diagram`, response: { description: 'HTML page', contentType: 'text/html' } },
@@ -71,7 +71,7 @@ export function publicRoutes(services: Services, views = new PublicViews(service
       embed: { path: `${prefix}/embed/${kind}/{token}`, what: 'Embed', summary: `The published ${noun} for an <iframe> on another site`, response: { description: 'HTML page that may be framed', contentType: 'text/html' } },
     }[part];
     const capital = noun[0]!.toUpperCase() + noun.slice(1);
-    return {
+    return route({
       method: 'GET', path: shape.path, operationId: `getPublic${capital}${part === 'page' ? '' : shape.what}`,
       summary: shape.summary, tags: ['Public'], auth: 'none', rateLimit: 'address', params: PublicTokenParams,
       renderError: part === 'page' || part === 'embed' ? errorPage(kind, part === 'embed') : errorEnvelope,
@@ -81,8 +81,8 @@ export function publicRoutes(services: Services, views = new PublicViews(service
         if (!rendition) throw new ApiError('NOT_FOUND', `No published ${noun} at this link`);
         return rendition[part][acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
       },
-    };
+    });
   };
 
-  return (['flows', 'brainstorms'] as const).flatMap((kind) => (['page', 'json', 'svg', 'embed'] as const).map((part) => route(kind, part)));
+  return (['flows', 'brainstorms'] as const).flatMap((kind) => (['page', 'json', 'svg', 'embed'] as const).map((part) => publicRoute(kind, part)));
 }

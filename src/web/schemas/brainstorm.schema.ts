@@ -1,21 +1,21 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
 import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
-import { dateTime, idParam, pageQuery, pathParams } from './common.schema.ts';
+import { dateTime, Defaulted, idParam, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
 const MAX_TAGS = 20;
 
 const title = name(500);
-const notes: Schema = { ...description, description: 'Never shown on the public view' };
-const tags: Schema = {
-  type: 'array', maxItems: MAX_TAGS, uniqueItems: true,
-  items: { type: 'string', minLength: 1, maxLength: 50, pattern: '\\S' },
-  description: `Up to ${MAX_TAGS} distinct labels; the public view shows them`,
-};
-const assigneeId: Schema = { ...idParam('usr'), description: 'A member of the workspace; never shown on the public view' };
-const orNull = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const notes = { ...description, description: 'Never shown on the public view' };
+const tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S' }), {
+  maxItems: MAX_TAGS, uniqueItems: true, description: `Up to ${MAX_TAGS} distinct labels; the public view shows them`,
+});
+const assigneeId = { ...idParam('usr'), description: 'A member of the workspace; never shown on the public view' };
+const orNull = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
 const summaryProperties: Record<string, Schema> = {
   id: { type: 'string' },
@@ -74,84 +74,50 @@ export const BrainstormShareSchema: Schema = {
   },
 };
 
-export const CreateBrainstormBody: Schema = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: {
-    name: name(),
-    ideas: {
-      type: 'array',
-      maxItems: MAX_IDEAS,
-      items: {
-        type: 'object',
-        required: ['title'],
-        additionalProperties: false,
-        properties: {
-          title, notes: orNull(notes), tags, assigneeId: orNull(assigneeId),
-          parent: { type: 'integer', minimum: 0, description: 'Index of the parent idea in this array; omit for a root idea' },
-        },
-      },
-    },
-  },
-};
+export const CreateBrainstormBody = Type.Object({
+  name: name(),
+  ideas: Type.Optional(Type.Array(
+    Type.Object({
+      title, notes: Type.Optional(orNull(notes)), tags: Type.Optional(tags), assigneeId: Type.Optional(orNull(assigneeId)),
+      parent: Type.Optional(Type.Integer({ minimum: 0, description: 'Index of the parent idea in this array; omit for a root idea' })),
+    }, { additionalProperties: false }),
+    { maxItems: MAX_IDEAS },
+  )),
+}, { additionalProperties: false });
 
-export const PatchBrainstormBody: Schema = {
-  type: 'object', required: ['name'], additionalProperties: false, properties: { name: name() },
-};
+export const PatchBrainstormBody = Type.Object({ name: name() }, { additionalProperties: false });
 
-export const CreateIdeaBody: Schema = {
-  type: 'object',
-  required: ['title'],
-  additionalProperties: false,
-  properties: {
-    title, notes: orNull(notes), tags, assigneeId: orNull(assigneeId),
-    parentId: { ...orNull(idParam('ide')), description: 'An idea of this brainstorm; omit (or null) for a root idea' },
-  },
-};
+export const CreateIdeaBody = Type.Object({
+  title, notes: Type.Optional(orNull(notes)), tags: Type.Optional(tags), assigneeId: Type.Optional(orNull(assigneeId)),
+  parentId: Type.Optional(orNull(idParam('ide'), 'An idea of this brainstorm; omit (or null) for a root idea')),
+}, { additionalProperties: false });
 
-export const PatchIdeaBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    title, notes: orNull(notes), tags, assigneeId: orNull(assigneeId),
-    parentId: { ...orNull(idParam('ide')), description: 'Re-parents the idea (null makes it a root); onto itself or a descendant is 400 CIRCULAR_DEPENDENCY' },
-  },
-};
+export const PatchIdeaBody = Type.Object({
+  title: Type.Optional(title), notes: Type.Optional(orNull(notes)), tags: Type.Optional(tags), assigneeId: Type.Optional(orNull(assigneeId)),
+  parentId: Type.Optional(orNull(idParam('ide'), 'Re-parents the idea (null makes it a root); onto itself or a descendant is 400 CIRCULAR_DEPENDENCY')),
+}, { additionalProperties: false, minProperties: 1 });
 
-export const IdeaCommentBody: Schema = {
-  type: 'object', required: ['body'], additionalProperties: false,
-  properties: { body: { type: 'string', minLength: 1, maxLength: 20_000, pattern: '\\S' } },
-};
+export const IdeaCommentBody = Type.Object({
+  body: Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' }),
+}, { additionalProperties: false });
 
-export const CreateBrainstormShareBody: Schema = {
-  type: 'object',
-  required: ['email'],
-  additionalProperties: false,
-  properties: {
-    email: { type: 'string', maxLength: 254, description: 'The address of an existing account; a malformed one is 400 INVALID_EMAIL, one with no account 404 NOT_FOUND (20 an hour per credential, then 429 RATE_LIMITED)' },
-    role: { type: 'string', enum: SHARE_ROLES, default: 'viewer' },
-  },
-};
+export const CreateBrainstormShareBody = Type.Object({
+  email: Type.String({ maxLength: 254, description: 'The address of an existing account; a malformed one is 400 INVALID_EMAIL, one with no account 404 NOT_FOUND (20 an hour per credential, then 429 RATE_LIMITED)' }),
+  role: Defaulted(StringEnum(SHARE_ROLES, { default: 'viewer' })),
+}, { additionalProperties: false });
 
-export const IdeaFileQuery: Schema = {
-  type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255, description: 'The file name' } },
-};
+export const IdeaFileQuery = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255, description: 'The file name' }) });
 
-export const ListBrainstormsQuery: Schema = {
-  type: 'object',
-  properties: {
-    archived: { type: 'boolean', default: false, description: 'Archived boards instead of live ones' },
-    q: { type: 'string', maxLength: 200, description: 'Match on name' },
-    ...pageQuery(25),
-  },
-};
+export const ListBrainstormsQuery = Type.Object({
+  archived: Defaulted(Type.Boolean({ default: false, description: 'Archived boards instead of live ones' })),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Match on name' })),
+  ...pageQuery(25),
+});
 
-export const BrainstormPageQuery: Schema = { type: 'object', properties: pageQuery(25) };
+export const BrainstormPageQuery = Type.Object(pageQuery(25));
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-const pathId: Schema = { type: 'string', minLength: 1, maxLength: 100 };
+const pathId = Type.String({ minLength: 1, maxLength: 100 });
 export const BrainstormParams = pathParams({ brainstormId: pathId });
 export const IdeaParams = pathParams({ brainstormId: pathId, ideaId: pathId });
 export const IdeaFileParams = pathParams({ brainstormId: pathId, ideaId: pathId, fileId: pathId });

@@ -1,6 +1,8 @@
 /** Context (GET /v1/me) and Token (POST /v1/oauth/token), as the spec's tables give them. */
 import { ROLES, SCOPES } from '../../services/auth/principal.ts';
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
+import { StringEnum } from './common.schema.ts';
 
 export const ContextSchema: Schema = {
   type: 'object',
@@ -31,21 +33,18 @@ export const ContextSchema: Schema = {
   },
 };
 
-export const TokenRequestSchema: Schema = {
-  type: 'object',
-  required: ['grant_type'],
-  properties: {
-    grant_type: { type: 'string', enum: ['client_credentials', 'authorization_code', 'refresh_token'] },
-    client_id: { type: 'string', maxLength: 200 },
-    client_secret: { type: 'string', maxLength: 200 },
-    code: { type: 'string', maxLength: 200 },
-    code_verifier: { type: 'string', minLength: 43, maxLength: 128 },
-    redirect_uri: { type: 'string', maxLength: 2000 },
-    refresh_token: { type: 'string', maxLength: 200 },
-    org_id: { type: 'string', maxLength: 64 },
-    scope: { type: 'string', maxLength: 1000, description: 'Space-separated; can only narrow what was granted' },
-  },
-};
+// The token and revoke endpoints take forms: these document them (the handler checks the fields).
+export const TokenRequestSchema = Type.Object({
+  grant_type: StringEnum(['client_credentials', 'authorization_code', 'refresh_token']),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+  code: Type.Optional(Type.String({ maxLength: 200 })),
+  code_verifier: Type.Optional(Type.String({ minLength: 43, maxLength: 128 })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
+  refresh_token: Type.Optional(Type.String({ maxLength: 200 })),
+  org_id: Type.Optional(Type.String({ maxLength: 64 })),
+  scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Space-separated; can only narrow what was granted' })),
+});
 
 export const TokenSchema: Schema = {
   type: 'object',
@@ -59,13 +58,9 @@ export const TokenSchema: Schema = {
   },
 };
 
-export const RevokeRequestSchema: Schema = {
-  type: 'object',
-  required: ['token'],
-  properties: {
-    token: { type: 'string', maxLength: 200 },
-    token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
-    client_id: { type: 'string', maxLength: 200 },
-    client_secret: { type: 'string', maxLength: 200 },
-  },
-};
+export const RevokeRequestSchema = Type.Object({
+  token: Type.String({ maxLength: 200 }),
+  token_type_hint: Type.Optional(StringEnum(['access_token', 'refresh_token'])),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+});

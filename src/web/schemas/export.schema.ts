@@ -1,15 +1,13 @@
 /** The export request (spec §4, CONTRACT §1): an optional body whose `format` defaults to pdf. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
+import { Defaulted, StringEnum } from './common.schema.ts';
 
 export const EXPORT_FORMATS = ['pdf', 'png'] as const;
 
-export const ExportBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    format: { type: 'string', enum: [...EXPORT_FORMATS], default: 'pdf', description: '`pdf`: the delivery document (diagram and execution plan); `png`: the dependency diagram only' },
-  },
-};
+export const ExportBody = Type.Object({
+  format: Defaulted(StringEnum(EXPORT_FORMATS, { default: 'pdf', description: '`pdf`: the delivery document (diagram and execution plan); `png`: the dependency diagram only' })),
+}, { additionalProperties: false });
 
 /** OpenAPI 3.1 spelling of a binary body (no `format: binary`). */
 export const BinaryFile: Schema = { type: 'string', contentMediaType: 'application/octet-stream' };

@@ -1,16 +1,15 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
-import { dateInput, dateTime, idParam, pageQuery, pathParams } from './common.schema.ts';
-
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+import { dateInput, dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
 export const MAX_TASKS_PER_CALL = 10_000;
 
-export const name = (max = 200): Schema => ({ type: 'string', minLength: 1, maxLength: max, pattern: '\\S' });
-export const description: Schema = { type: 'string', maxLength: 20_000 };
-export const estimate: Schema = { type: 'number', minimum: 0, maximum: 100_000 };
+export const name = (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
+export const description = Type.String({ maxLength: 20_000 });
+export const estimate = Type.Number({ minimum: 0, maximum: 100_000 });
 
 export const SubTaskSchema: Schema = {
   type: 'object',
@@ -72,46 +71,35 @@ export const FlowSchema: Schema = {
   properties: { ...summaryProperties, tasks: { type: 'array', items: TaskSchema } },
 };
 
-export const CreateFlowBody: Schema = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: {
-    name: name(),
-    description,
-    dueDate: dateInput,
-    tasks: {
-      type: 'array',
-      maxItems: MAX_TASKS_PER_CALL,
-      items: {
-        type: 'object',
-        required: ['name'],
-        additionalProperties: false,
-        properties: {
-          name: name(500),
-          description,
-          estimateHours: estimate,
-          assigneeId: idParam('usr'),
-          after: { type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'integer', minimum: 0 } },
-        },
-      },
-    },
-  },
-};
+export const CreateFlowBody = Type.Object({
+  name: name(),
+  description: Type.Optional(description),
+  dueDate: Type.Optional(dateInput),
+  tasks: Type.Optional(Type.Array(
+    Type.Object({
+      name: name(500),
+      description: Type.Optional(description),
+      estimateHours: Type.Optional(estimate),
+      assigneeId: Type.Optional(idParam('usr')),
+      after: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 1000, uniqueItems: true })),
+    }, { additionalProperties: false }),
+    { maxItems: MAX_TASKS_PER_CALL },
+  )),
+}, { additionalProperties: false });
 
-export const PatchFlowBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: name(), description: nullable(description), dueDate: { anyOf: [dateInput, { type: 'null' }] } },
-};
+export const PatchFlowBody = Type.Object({
+  name: Type.Optional(name()),
+  description: Type.Optional(Nullable(description)),
+  dueDate: Type.Optional(Type.Union([dateInput, Type.Null()])),
+}, { additionalProperties: false, minProperties: 1 });
 
-export const ListFlowsQuery: Schema = {
-  type: 'object',
-  properties: { archived: { type: 'boolean', default: false }, q: { type: 'string', maxLength: 200 }, ...pageQuery(25) },
-};
+export const ListFlowsQuery = Type.Object({
+  archived: Defaulted(Type.Boolean({ default: false })),
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  ...pageQuery(25),
+});
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-const pathId: Schema = { type: 'string', minLength: 1, maxLength: 100 };
+export const pathId = Type.String({ minLength: 1, maxLength: 100 });
 export const FlowParams = pathParams({ flowId: pathId });
 export const TaskParams = pathParams({ flowId: pathId, taskId: pathId });

@@ -1,25 +1,19 @@
 /** NotificationPreferences, NotificationDelivery and NotificationDigest (spec §2) and the notification routes' inputs. */
 import { DIGEST_CAP } from '../../services/notifications/digest.ts';
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
-import { dateTime, idParam, listOf } from './common.schema.ts';
+import { dateTime, idParam, listOf, pageQuery } from './common.schema.ts';
 
-const memberId: Schema = { ...idParam('usr'), description: 'The member (their person id, `usr_…`)' };
-const flowId: Schema = { ...idParam('flw'), description: 'A flow of the workspace: the answer (or change) is that flow\'s override' };
+const memberId = { ...idParam('usr'), description: 'The member (their person id, `usr_…`)' };
+const flowId = { ...idParam('flw'), description: 'A flow of the workspace: the answer (or change) is that flow\'s override' };
 
-export const PreferencesQuery: Schema = {
-  type: 'object', required: ['memberId'], additionalProperties: false,
-  properties: { memberId, flowId },
-};
+export const PreferencesQuery = Type.Object({ memberId, flowId: Type.Optional(flowId) }, { additionalProperties: false });
 
-const events: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    assigned: { type: 'boolean', description: 'A task was assigned to them (batch email). Default true' },
-    unlocked: { type: 'boolean', description: 'A task of theirs stopped being blocked (batch email). Default true' },
-    digest: { type: 'boolean', description: 'The morning summary (account level only). Default true' },
-  },
-};
+const events = Type.Object({
+  assigned: Type.Optional(Type.Boolean({ description: 'A task was assigned to them (batch email). Default true' })),
+  unlocked: Type.Optional(Type.Boolean({ description: 'A task of theirs stopped being blocked (batch email). Default true' })),
+  digest: Type.Optional(Type.Boolean({ description: 'The morning summary (account level only). Default true' })),
+}, { additionalProperties: false });
 
 export const PreferencesSchema: Schema = {
   type: 'object',
@@ -37,29 +31,20 @@ export const PreferencesSchema: Schema = {
   },
 };
 
-export const PatchPreferencesBody: Schema = {
-  type: 'object',
+export const PatchPreferencesBody = Type.Object({
+  email: Type.Optional(Type.Boolean()),
+  events: Type.Optional(events),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA zone name (`Europe/Berlin`, `America/New_York`, `UTC`); anything else is 400 VALIDATION_FAILED' })),
+  digestHour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23 })),
+  muted: Type.Optional(Type.Boolean({ description: 'Only with `flowId`: silence (true) or un-silence (false) that flow' })),
+}, {
   additionalProperties: false,
   minProperties: 1,
   description: 'Account level (no `flowId` in the query): any of `email`, `events`, `timezone`, `digestHour`. '
     + 'With `flowId`: only `muted`. Omitted fields keep their value.',
-  properties: {
-    email: { type: 'boolean' },
-    events,
-    timezone: { type: 'string', minLength: 1, maxLength: 64, description: 'An IANA zone name (`Europe/Berlin`, `America/New_York`, `UTC`); anything else is 400 VALIDATION_FAILED' },
-    digestHour: { type: 'integer', minimum: 0, maximum: 23 },
-    muted: { type: 'boolean', description: 'Only with `flowId`: silence (true) or un-silence (false) that flow' },
-  },
-};
+});
 
-export const DeliveriesQuery: Schema = {
-  type: 'object', required: ['memberId'], additionalProperties: false,
-  properties: {
-    memberId,
-    size: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
-    from: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
-  },
-};
+export const DeliveriesQuery = Type.Object({ memberId, ...pageQuery(25) }, { additionalProperties: false });
 
 export const DeliverySchema: Schema = {
   type: 'object',
@@ -90,9 +75,7 @@ export const DeliverySchema: Schema = {
 
 export const DeliveriesSchema = listOf(DeliverySchema);
 
-export const DigestQuery: Schema = {
-  type: 'object', required: ['memberId'], additionalProperties: false, properties: { memberId },
-};
+export const DigestQuery = Type.Object({ memberId }, { additionalProperties: false });
 
 const workItem: Schema = {
   type: 'object',
@@ -107,10 +90,7 @@ const workItem: Schema = {
   },
 };
 
-export const UnsubscribeParams: Schema = {
-  type: 'object', required: ['token'],
-  properties: { token: { type: 'string', minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } },
-};
+export const UnsubscribeParams = Type.Object({ token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 
 export const DigestSchema: Schema = {

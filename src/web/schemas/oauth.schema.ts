@@ -1,21 +1,20 @@
 /** The authorization endpoint's parameters and the authorization server metadata (RFC 8414). */
 import { SCOPES } from '../../services/auth/principal.ts';
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
 
 // No `type` on these: a malformed or repeated parameter must reach the endpoint, which answers
 // JSON before the redirect URI is trusted and redirects with `error=` after (RFC 6749 §4.1.2.1).
-export const AuthorizeQuerySchema: Schema = {
-  type: 'object',
-  properties: {
-    client_id: { description: 'string, required: a registered first-party client' },
-    redirect_uri: { description: 'string, required: a loopback URI the client registered; any port (RFC 8252 §7.3)' },
-    response_type: { description: 'string, required: `code`' },
-    code_challenge: { description: 'string, required: base64url SHA-256 of the PKCE verifier' },
-    code_challenge_method: { description: 'string, required: `S256` (plain is refused)' },
-    state: { description: 'string, optional: returned unchanged with the code or error' },
-    scope: { description: `string, optional: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})` },
-  },
-};
+const loose = (description: string) => Type.Optional(Type.Unknown({ description }));
+export const AuthorizeQuerySchema = Type.Object({
+  client_id: loose('string, required: a registered first-party client'),
+  redirect_uri: loose('string, required: a loopback URI the client registered; any port (RFC 8252 §7.3)'),
+  response_type: loose('string, required: `code`'),
+  code_challenge: loose('string, required: base64url SHA-256 of the PKCE verifier'),
+  code_challenge_method: loose('string, required: `S256` (plain is refused)'),
+  state: loose('string, optional: returned unchanged with the code or error'),
+  scope: loose(`string, optional: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})`),
+});
 
 export const AuthorizationServerMetadataSchema: Schema = {
   type: 'object',

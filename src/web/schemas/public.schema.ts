@@ -3,16 +3,15 @@
  * only what spec §1 rule 8 lets anyone with the link see. `additionalProperties: false`
  * everywhere, so the OpenAPI document states that nothing else is in them.
  */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
 
 const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
 
 /** A published link's token; anything of another shape is a 404 (never a 400: it names nothing). */
-export const PublicTokenParams: Schema = {
-  type: 'object',
-  required: ['token'],
-  properties: { token: { type: 'string', description: 'The token of the published link (32 characters, base64url)' } },
-};
+export const PublicTokenParams = Type.Object({
+  token: Type.String({ description: 'The token of the published link (32 characters, base64url)' }),
+});
 
 export const PublicFlowSchema: Schema = {
   type: 'object',

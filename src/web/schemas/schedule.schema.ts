@@ -1,5 +1,7 @@
 /** Schedule and Report (spec §2). */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
+import { dateInput } from './common.schema.ts';
 
 const day: Schema = { type: 'string', format: 'date' };
 
@@ -26,10 +28,7 @@ export const ScheduleSchema: Schema = {
   },
 };
 
-export const ScheduleQuery: Schema = {
-  type: 'object',
-  properties: { startDate: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] } },
-};
+export const ScheduleQuery = Type.Object({ startDate: Type.Optional(dateInput) });
 
 const ids: Schema = { type: 'array', items: { type: 'string' } };
 

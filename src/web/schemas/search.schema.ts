@@ -1,19 +1,17 @@
 /** SearchResult (spec §2) and the search query. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
+import { Defaulted, StringEnum } from './common.schema.ts';
 import { SEARCH_TYPES } from '../../services/search/types.ts';
 
-export const SearchQuery: Schema = {
-  type: 'object',
-  required: ['q'],
-  properties: {
-    q: {
-      type: 'string', minLength: 1, maxLength: 200, pattern: '\\S',
-      description: 'Words to find; each matches as a prefix ("laun" finds "Launch"), and near spellings of names match too',
-    },
-    type: { type: 'string', enum: [...SEARCH_TYPES], description: 'Only results of this type; omit for all' },
-    size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  },
-};
+export const SearchQuery = Type.Object({
+  q: Type.String({
+    minLength: 1, maxLength: 200, pattern: '\\S',
+    description: 'Words to find; each matches as a prefix ("laun" finds "Launch"), and near spellings of names match too',
+  }),
+  type: Type.Optional(StringEnum(SEARCH_TYPES, { description: 'Only results of this type; omit for all' })),
+  size: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
 
 export const SearchResultSchema: Schema = {
   type: 'object',

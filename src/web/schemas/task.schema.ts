@@ -1,45 +1,35 @@
 /** Task request bodies and the Comment and Attachment resources (CONTRACT §3). */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
-import { dateTime, idParam, pageQuery } from './common.schema.ts';
+import { dateTime, Defaulted, idParam, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { description, estimate, name, TaskSchema } from './flow.schema.ts';
 
-const taskIds: Schema = { type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } };
+const taskIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, uniqueItems: true });
 
-export const CreateTaskBody: Schema = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: {
-    name: name(500), description, estimateHours: estimate, assigneeId: idParam('usr'),
-    parentId: { type: 'string', minLength: 1, maxLength: 100, description: 'Makes a sub-task of that objective' },
-    after: { ...taskIds, description: 'Tasks that must finish first' },
-    before: { ...taskIds, description: 'Tasks that now wait on this one (inserts a step into a chain)' },
-  },
-};
+export const CreateTaskBody = Type.Object({
+  name: name(500), description: Type.Optional(description), estimateHours: Type.Optional(estimate), assigneeId: Type.Optional(idParam('usr')),
+  parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Makes a sub-task of that objective' })),
+  after: Type.Optional({ ...taskIds, description: 'Tasks that must finish first' }),
+  before: Type.Optional({ ...taskIds, description: 'Tasks that now wait on this one (inserts a step into a chain)' }),
+}, { additionalProperties: false });
 
-export const PatchTaskBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: name(500), description: { ...description, type: ['string', 'null'] }, estimateHours: { ...estimate, type: ['number', 'null'] } },
-};
+export const PatchTaskBody = Type.Object({
+  name: Type.Optional(name(500)), description: Type.Optional(Nullable(description)), estimateHours: Type.Optional(Nullable(estimate)),
+}, { additionalProperties: false, minProperties: 1 });
 
-export const DependencyBody: Schema = {
-  type: 'object', required: ['taskId'], additionalProperties: false,
-  properties: { taskId: { type: 'string', minLength: 1, maxLength: 100, description: 'The task that must be done first' } },
-};
+export const DependencyBody = Type.Object({
+  taskId: Type.String({ minLength: 1, maxLength: 100, description: 'The task that must be done first' }),
+}, { additionalProperties: false });
 
-export const AssignBody: Schema = {
-  type: 'object', required: ['assigneeId'], additionalProperties: false,
-  properties: { assigneeId: { anyOf: [idParam('usr'), { type: 'null' }], description: 'A member id, or null to unassign' } },
-};
+export const AssignBody = Type.Object({
+  assigneeId: Type.Union([idParam('usr'), Type.Null()], { description: 'A member id, or null to unassign' }),
+}, { additionalProperties: false });
 
-export const CommentBody: Schema = {
-  type: 'object', required: ['body'], additionalProperties: false,
-  properties: { body: { type: 'string', minLength: 1, maxLength: 20_000, pattern: '\\S' } },
-};
+export const CommentBody = Type.Object({
+  body: Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' }),
+}, { additionalProperties: false });
 
-export const DeliverableBody: Schema = { type: 'object', required: ['name'], additionalProperties: false, properties: { name: name(300) } };
+export const DeliverableBody = Type.Object({ name: name(300) }, { additionalProperties: false });
 
 export const CommentSchema: Schema = {
   type: 'object',
@@ -59,17 +49,13 @@ export const AttachmentSchema: Schema = {
   },
 };
 
-export const AttachmentQuery: Schema = {
-  type: 'object',
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 255 },
-    kind: { type: 'string', enum: ['reference', 'deliverable'], default: 'reference' },
-    deliverableId: { type: 'string', minLength: 1, maxLength: 100 },
-  },
-};
+export const AttachmentQuery = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  kind: Defaulted(StringEnum(['reference', 'deliverable'], { default: 'reference' })),
+  deliverableId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
 
-export const ItemsQuery: Schema = { type: 'object', properties: pageQuery(25) };
+export const ItemsQuery = Type.Object(pageQuery(25));
 
 export const CompleteSchema: Schema = {
   type: 'object', required: ['task', 'unblocked'],

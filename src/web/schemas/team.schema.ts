@@ -1,21 +1,21 @@
 /** Member, Invite and Share (spec §2) and the bodies of the team and share routes. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
-import { dateTime, pageQuery, pathParams } from './common.schema.ts';
+import { dateTime, Defaulted, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
-export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'];
-export const INVITE_ROLES = ['admin', 'member', 'viewer'];
-export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'];
-export const SHARE_ROLES = ['viewer', 'commenter'];
+export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export const INVITE_ROLES = ['admin', 'member', 'viewer'] as const;
+export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'] as const;
+export const SHARE_ROLES = ['viewer', 'commenter'] as const;
 
 /**
  * Only the length is bounded here: a malformed address is 400 INVALID_EMAIL from the
  * service (spec §7), not VALIDATION_FAILED.
  */
-const emailInput: Schema = {
-  type: 'string',
+const emailInput = Type.String({
   maxLength: 254,
   description: 'An email address (local@domain); a malformed one is refused with 400 INVALID_EMAIL. Surrounding white space is ignored.',
-};
+});
 
 export const MemberSchema: Schema = {
   type: 'object',
@@ -52,46 +52,31 @@ export const ShareSchema: Schema = {
   },
 };
 
-export const ListMembersQuery: Schema = { type: 'object', properties: { ...pageQuery(25) } };
+export const ListMembersQuery = Type.Object({ ...pageQuery(25) });
 
-export const ListInvitesQuery: Schema = {
-  type: 'object',
-  properties: { status: { type: 'string', enum: INVITE_STATUSES, description: 'Only invites in this state' }, ...pageQuery(25) },
-};
+export const ListInvitesQuery = Type.Object({
+  status: Type.Optional(StringEnum(INVITE_STATUSES, { description: 'Only invites in this state' })), ...pageQuery(25),
+});
 
-export const ListSharesQuery: Schema = { type: 'object', properties: { ...pageQuery(25) } };
+export const ListSharesQuery = Type.Object({ ...pageQuery(25) });
 
-export const PatchMemberBody: Schema = {
-  type: 'object',
-  required: ['role'],
-  additionalProperties: false,
-  properties: { role: { type: 'string', enum: INVITE_ROLES } },
-};
+export const PatchMemberBody = Type.Object({ role: StringEnum(INVITE_ROLES) }, { additionalProperties: false });
 
-export const CreateInviteBody: Schema = {
-  type: 'object',
-  required: ['email'],
-  additionalProperties: false,
-  properties: { email: emailInput, role: { type: 'string', enum: INVITE_ROLES, default: 'member' } },
-};
+export const CreateInviteBody = Type.Object({
+  email: emailInput, role: Defaulted(StringEnum(INVITE_ROLES, { default: 'member' })),
+}, { additionalProperties: false });
 
-export const CreateShareBody: Schema = {
-  type: 'object',
-  required: ['email'],
-  additionalProperties: false,
-  properties: { email: emailInput, role: { type: 'string', enum: SHARE_ROLES, default: 'viewer' } },
-};
+export const CreateShareBody = Type.Object({
+  email: emailInput, role: Defaulted(StringEnum(SHARE_ROLES, { default: 'viewer' })),
+}, { additionalProperties: false });
 
 /** Changes a guest's role, of a flow share or a brainstorm share. */
-export const PatchShareBody: Schema = {
-  type: 'object',
-  required: ['role'],
-  additionalProperties: false,
-  properties: { role: { type: 'string', enum: SHARE_ROLES, description: '`viewer` reads; `commenter` also comments' } },
-};
+export const PatchShareBody = Type.Object({
+  role: StringEnum(SHARE_ROLES, { description: '`viewer` reads; `commenter` also comments' }),
+}, { additionalProperties: false });
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-const pathId: Schema = { type: 'string', minLength: 1, maxLength: 100 };
+const pathId = Type.String({ minLength: 1, maxLength: 100 });
 export const MemberParams = pathParams({ memberId: pathId });
 export const InviteParams = pathParams({ inviteId: pathId });
 export const ShareParams = pathParams({ flowId: pathId, shareId: pathId });

@@ -1,4 +1,5 @@
 /** Template (spec §2), its detail view with the task graph it would produce, and its requests. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
 import { dateInput, pathParams } from './common.schema.ts';
 import { name } from './flow.schema.ts';
@@ -37,19 +38,12 @@ export const TemplateDetailSchema: Schema = {
   },
 };
 
-export const ListTemplatesQuery: Schema = {
-  type: 'object',
-  properties: { category: { type: 'string', minLength: 1, maxLength: 100 } },
-};
+export const ListTemplatesQuery = Type.Object({ category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
 
 // Ids are opaque: one that names nothing is 404, whatever its shape.
-export const TemplateParams = pathParams({ templateId: { type: 'string', minLength: 1, maxLength: 100 } });
+export const TemplateParams = pathParams({ templateId: Type.String({ minLength: 1, maxLength: 100 }) });
 
-export const StartFlowFromTemplateBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name: { ...name(), description: "Defaults to the template's name" },
-    dueDate: dateInput,
-  },
-};
+export const StartFlowFromTemplateBody = Type.Object({
+  name: Type.Optional({ ...name(), description: "Defaults to the template's name" }),
+  dueDate: Type.Optional(dateInput),
+}, { additionalProperties: false });

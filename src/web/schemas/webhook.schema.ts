@@ -1,34 +1,33 @@
 /** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
-import { dateTime, idParam, listOf, pageQuery, pathParams } from './common.schema.ts';
+import { dateTime, idParam, listOf, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
-const eventType: Schema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
-const url: Schema = {
-  type: 'string', minLength: 1, maxLength: MAX_URL_LENGTH,
+const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
+const url = Type.String({
+  minLength: 1, maxLength: MAX_URL_LENGTH,
   description: 'Where events are POSTed: an absolute http or https URL without credentials or fragment. Its host must resolve to public '
     + 'addresses only (not loopback, private, link-local, metadata…), checked now and again before every delivery; '
     + 'otherwise 400 VALIDATION_FAILED (unless the server runs with WEBHOOK_ALLOW_PRIVATE=1)',
-};
-const events: Schema = { type: 'array', items: eventType, minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The event types to deliver' };
-const description: Schema = { type: ['string', 'null'], maxLength: 500 };
+});
+const events = Type.Array(eventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The event types to deliver' });
+const description = Nullable(Type.String({ maxLength: 500 }));
 
 export const WebhookParams = pathParams({ webhookId: idParam('whk') });
 export const DeliveryParams = pathParams({ webhookId: idParam('whk'), deliveryId: idParam('msg') });
-export const WebhooksQuery: Schema = { type: 'object', additionalProperties: false, properties: pageQuery() };
+export const WebhooksQuery = Type.Object(pageQuery(), { additionalProperties: false });
 
-export const CreateWebhookBody: Schema = {
-  type: 'object', required: ['url', 'events'], additionalProperties: false,
-  properties: { url, events, description },
-};
+export const CreateWebhookBody = Type.Object({ url, events, description: Type.Optional(description) }, { additionalProperties: false });
 
-export const UpdateWebhookBody: Schema = {
-  type: 'object', additionalProperties: false, minProperties: 1,
+export const UpdateWebhookBody = Type.Object({
+  url: Type.Optional(url), events: Type.Optional(events), description: Type.Optional(description), enabled: Type.Optional(Type.Boolean()),
+}, {
+  additionalProperties: false, minProperties: 1,
   description: 'Any of the fields; omitted ones keep their value. `enabled` true switches an endpoint back on (also after a 410 disabled it).',
-  properties: { url, events, description, enabled: { type: 'boolean' } },
-};
+});
 
 export const WebhookSchema: Schema = {
   type: 'object',

@@ -1,4 +1,5 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
+import { Type } from '@sinclair/typebox';
 import type { Schema } from '../http/route.ts';
 import { listOf, pageQuery } from './common.schema.ts';
 import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
@@ -30,15 +31,12 @@ export const WorkItemSchema: Schema = {
 
 export const WorkListSchema = listOf(WorkItemSchema);
 
-export const WorkQuery: Schema = {
-  type: 'object',
-  properties: {
-    assigneeId: { type: 'string', minLength: 1, maxLength: 100, description: "A member id, or 'none' for unassigned work" },
-    ...pageQuery(25),
-  },
-};
+export const WorkQuery = Type.Object({
+  assigneeId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "A member id, or 'none' for unassigned work" })),
+  ...pageQuery(25),
+});
 
-export const MineQuery: Schema = { type: 'object', properties: pageQuery(25) };
+export const MineQuery = Type.Object(pageQuery(25));
 
 export const OverviewSchema: Schema = {
   type: 'object',
