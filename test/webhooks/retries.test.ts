@@ -5,7 +5,7 @@
  * run out after 10 and the flow's next event then goes through; manual retries.
  */
 import t, { type Test } from 'tap';
-import { MAX_ATTEMPTS, retryDelaySeconds } from '../../src/services/webhooks/delivery.job.ts';
+import { MAX_ATTEMPTS, retryDelaySeconds } from '../../src/services/webhooks/outcome.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, until, type TestServer } from '../helpers/server.ts';
 import { deliveriesSettled, startReceiver, verify } from './receiver.ts';

@@ -50,9 +50,6 @@ import { signedHeaders } from './signing.ts';
 import { collectEvents, siftEvents, uniqueLanes } from './collector.ts';
 import { classifyAttempt, type AttemptResult } from './outcome.ts';
 
-// Still exported here: test/webhooks/retries.test.ts reads the retry policy from the dispatcher.
-export { MAX_ATTEMPTS, retryDelaySeconds } from './outcome.ts';
-
 export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
 /** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
