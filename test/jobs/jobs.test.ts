@@ -112,3 +112,29 @@ t.test('an event a subscriber always fails on is set aside after five tries; the
   const report = JSON.parse((await cli(s.databaseUrl, ['jobs', '--json'])).stdout);
   t.match(report.outbox.setAside, [{ type: 'flow.created', error: 'cannot handle this one' }]);
 });
+
+t.test('a handler that outlives the graceful stop ends quietly; its job is retried, not lost', async (t) => {
+  const s = await startTestServer(t);
+  const { jobs } = s.app.services;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  let started = false;
+  jobs.queue('test-slow', { retryLimit: 1, retryDelay: 0 });
+  jobs.work('test-slow', async () => {
+    started = true;
+    await held;
+  }, { pollingIntervalSeconds: 0.5 });
+  await jobs.send('test-slow', {});
+  await until(async () => started, Boolean);
+  // pg-boss waits 5 s for running handlers, fails what is still running (to be retried) and
+  // its client then closes; pg-boss records a handler's end without awaiting that write.
+  await jobs.stop();
+  const [job] = await s.sql<{ state: string; output: { value?: string } | null }[]>`select state, output from pgboss.job where name = 'test-slow'`;
+  t.equal(job?.state, 'retry', 'failed by the stop, to run again');
+  release();
+  // The late write would fail within the microtasks after release; an unhandled rejection
+  // fails this test (tap catches it), and Node reports those before the next check phase.
+  for (let turn = 0; turn < 3; turn++) await new Promise(setImmediate);
+  const [after] = await s.sql<{ state: string }[]>`select state from pgboss.job where name = 'test-slow'`;
+  t.equal(after?.state, 'retry', 'the late handler changed nothing');
+});

@@ -71,6 +71,8 @@ export class Jobs {
   private readonly failures: Counter;
   private started = false;
   private stopRequested = false;
+  /** pg-boss's client is closed (stop() ended it). */
+  private closed = false;
 
   constructor(
     databaseUrl: string,
@@ -175,6 +177,7 @@ export class Jobs {
     await this.drainer.stop();
     // Graceful: running handlers finish (bounded), then pg-boss fails what is left so it is retried.
     await this.boss.stop({ graceful: true, wait: true, timeout: 5000, close: false });
+    this.closed = true;
     await this.bossSql.end({ timeout: 5 });
   }
 
@@ -238,6 +241,11 @@ export class Jobs {
             throw error;
           } finally {
             end();
+            // pg-boss records a handler's end without awaiting the write (manager.js onFetch).
+            // A handler that outlived the graceful stop was already failed by it, to be retried,
+            // and the client is closed: that write would be an unhandled rejection, so the
+            // handler never answers pg-boss (its promise is dropped with the process's work).
+            if (this.closed) await new Promise<never>(() => {});
           }
         }
       },
