@@ -85,8 +85,13 @@ export class Jobs {
     private readonly cronCheckSeconds = 30,
   ) {
     this.bossSql = postgres(databaseUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'flowplan-jobs' } });
+    const db = executor(this.bossSql);
     this.boss = new PgBoss({
-      db: executor(this.bossSql),
+      // After stop() ended this client, pg-boss still has stragglers: complete()/fail() it fires
+      // without awaiting (manager.js onFetch) when a handler outlived the graceful wait, and the
+      // timekeeper's send-it worker, which its stop does not wait for. Their writes would reject
+      // unhandled; they are left unanswered instead (the stop failed those jobs: they run again).
+      db: { executeSql: (text, values) => (this.closed ? new Promise<never>(() => {}) : db.executeSql(text, values)) },
       schema: JOBS_SCHEMA,
       supervise: runWorkers,
       schedule: runWorkers,
@@ -135,6 +140,7 @@ export class Jobs {
 
   async send(queue: string, data: object, options: SendOptions = {}): Promise<string | null> {
     const { tx, ...rest } = options;
+    if (this.closed) throw new Error('the job system is stopped');
     await this.ensureQueue(queue);
     const id = await this.boss.send(queue, data, { ...rest, ...(tx ? { db: executor(tx) } : {}) });
     // Wake this process's worker at once instead of waiting for its next poll; a job sent
@@ -241,11 +247,6 @@ export class Jobs {
             throw error;
           } finally {
             end();
-            // pg-boss records a handler's end without awaiting the write (manager.js onFetch).
-            // A handler that outlived the graceful stop was already failed by it, to be retried,
-            // and the client is closed: that write would be an unhandled rejection, so the
-            // handler never answers pg-boss (its promise is dropped with the process's work).
-            if (this.closed) await new Promise<never>(() => {});
           }
         }
       },
