@@ -1,7 +1,7 @@
 /** `flowplan key create | list | revoke` and `flowplan client create | list | delete`. */
 import { ROLES, SCOPES, type Scope } from '../services/auth/principal.ts';
 import { createClient, createKey, deleteClient, requireWorkspace } from '../services/auth/provision.ts';
-import { ApiError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import { listClientsFor, listKeysOf, revokeCredential, type CredentialAdminRow } from '../storage/credentials.store.ts';
 import { optional, required, role, scopes, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
@@ -70,7 +70,7 @@ export const keyCommands = [
     examples: ['flowplan key revoke --id key_…'],
     input: (o) => ({ id: required(o, 'id') }),
     run: async (sql, input) => {
-      if (!(await revokeCredential(sql, input.id))) throw new ApiError('NOT_FOUND', `No credential ${input.id}`);
+      if (!(await revokeCredential(sql, input.id))) throw new DomainError('NOT_FOUND', `No credential ${input.id}`);
       return { result: { id: input.id, revoked: true }, text: `revoked ${input.id}` };
     },
   }),

@@ -4,7 +4,7 @@
  * it uses goes to stderr; usage errors exit 2, failures 1.
  */
 import { loadConfig, type Config } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { Database } from '../storage/db.ts';
 import { migrate } from '../storage/migrate.ts';
 import { parse, UsageError } from './args.ts';
@@ -107,7 +107,7 @@ async function main(argv: string[], env: Env): Promise<number> {
     out(json ? JSON.stringify(result) : text);
     return 0;
   } catch (error) {
-    return fail(error instanceof ApiError ? error.code : 'INTERNAL', (error as Error).message);
+    return fail(error instanceof DomainError ? error.code : 'INTERNAL', (error as Error).message);
   } finally {
     await database.close();
   }

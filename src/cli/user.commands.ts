@@ -2,7 +2,7 @@
 import { createUser, requireWorkspace } from '../services/auth/provision.ts';
 import { hashPassword } from '../services/auth/secrets.ts';
 import { MAX_PASSWORD } from '../services/account/signin.service.ts';
-import { ApiError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import { endSigninsOf, findPerson } from '../storage/people.store.ts';
 import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
 import { email, optional, required, role, UsageError } from './args.ts';
@@ -68,11 +68,11 @@ export const userCommands = [
     },
     run: async (sql, input) => {
       const person = input.id ? await findPerson(sql, input.id) : await findUserByEmail(sql, input.email!);
-      if (!person) throw new ApiError('NOT_FOUND', `No account ${input.id ?? input.email}`);
+      if (!person) throw new DomainError('NOT_FOUND', `No account ${input.id ?? input.email}`);
       // The hash (a second or two of CPU) is made before the transaction, so no lock waits on it.
       const passwordHash = await hashPassword(input.password);
       const ended = await sql.begin(async (tx) => {
-        if (!(await setPasswordHash(tx, person.id, passwordHash))) throw new ApiError('NOT_FOUND', `No account ${person.id}`);
+        if (!(await setPasswordHash(tx, person.id, passwordHash))) throw new DomainError('NOT_FOUND', `No account ${person.id}`);
         return endSigninsOf(tx, person.id);
       });
       return {

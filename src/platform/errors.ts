@@ -1,86 +1,50 @@
 /**
- * The one error type of the API and the table of every code it may answer with,
- * spelled exactly as the spec and CONTRACT.md spell them (token-endpoint codes keep
- * their lower case). A test checks each code here appears in the OpenAPI document.
+ * The domain's one error type and the list of every code it may carry, spelled exactly as
+ * the spec and CONTRACT.md spell them (token-endpoint codes keep their lower case). An error
+ * says what went wrong, never how HTTP answers it: the web layer maps each code to its status
+ * and each hint to its header (src/web/http/error-status.ts), and a test checks every code
+ * here appears in the OpenAPI document.
  */
-export const ERROR_CODES = {
-  // 400
-  VALIDATION_FAILED: 400,
-  CIRCULAR_DEPENDENCY: 400,
-  INVALID_EMAIL: 400,
-  ALREADY_MEMBER: 400,
-  UNSUPPORTED_GRANT_TYPE: 400,
-  INVALID_SCOPE: 400,
-  invalid_grant: 400,
-  invalid_request: 400,
-  // 401
-  UNAUTHORIZED: 401,
-  CREDENTIAL_REVOKED: 401,
-  INVALID_CLIENT: 401,
-  // 403
-  FORBIDDEN: 403,
-  INSUFFICIENT_SCOPE: 403,
-  PLAN_REQUIRED: 403,
-  PLAN_LIMIT_REACHED: 403,
-  SUBSCRIPTION_PAST_DUE: 403,
-  invalid_target: 403,
-  // 404
-  NOT_FOUND: 404,
-  NOT_ARCHIVED: 404,
-  // 405, 409, 413, 415, 422, 429
-  METHOD_NOT_ALLOWED: 405,
-  TASK_BLOCKED: 409,
-  INVALID_TRANSITION: 409,
-  TASK_STARTED: 409,
-  SUBTASKS_OUTSTANDING: 409,
-  DELIVERABLE_MISSING: 409,
-  DOWNSTREAM_STARTED: 409,
-  IDEMPOTENCY_KEY_IN_USE: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  RATE_LIMITED: 429,
-  // 5xx
-  INTERNAL: 500,
-  RENDER_FAILED: 502,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+export const ERROR_CODES = [
+  'VALIDATION_FAILED', 'CIRCULAR_DEPENDENCY', 'INVALID_EMAIL', 'ALREADY_MEMBER', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE',
+  'invalid_grant', 'invalid_request',
+  'UNAUTHORIZED', 'CREDENTIAL_REVOKED', 'INVALID_CLIENT',
+  'FORBIDDEN', 'INSUFFICIENT_SCOPE', 'PLAN_REQUIRED', 'PLAN_LIMIT_REACHED', 'SUBSCRIPTION_PAST_DUE', 'invalid_target',
+  'NOT_FOUND', 'NOT_ARCHIVED',
+  'METHOD_NOT_ALLOWED',
+  'TASK_BLOCKED', 'INVALID_TRANSITION', 'TASK_STARTED', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING', 'DOWNSTREAM_STARTED',
+  'IDEMPOTENCY_KEY_IN_USE',
+  'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED',
+  'INTERNAL', 'RENDER_FAILED', 'SERVICE_UNAVAILABLE',
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+/** What a caller may do about a refusal, beyond its code: the web layer turns these into headers. */
+export interface ErrorHints {
+  /** Seconds until trying again may succeed. */
+  retryAfterSeconds?: number;
+  /** The credential scheme the caller should authenticate with. */
+  challenge?: 'Bearer' | 'Basic';
+  /** The methods the resource does allow. */
+  allow?: readonly string[];
 }
 
-export class ApiError extends Error {
-  readonly status: number;
+export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
-  /** Extra response headers (Allow, Retry-After, WWW-Authenticate). */
-  readonly headers: Record<string, string> | undefined;
+  readonly hints: ErrorHints;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, hints: ErrorHints = {}) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'DomainError';
     this.code = code;
-    this.status = ERROR_CODES[code];
     this.details = details;
-    this.headers = headers;
-  }
-
-  toBody(): ErrorBody {
-    const error: ErrorBody['error'] = { code: this.code, message: this.message };
-    if (this.details !== undefined) error.details = this.details;
-    return { error };
+    this.hints = hints;
   }
 }
 
-export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
+export const notFound = (what = 'Resource'): DomainError => new DomainError('NOT_FOUND', `${what} not found`);
 
 /** Where a problem with the input was found: the web layer's locations, or the body a service was given. */
 export type Location = 'body' | 'query' | 'path' | 'header';
@@ -92,9 +56,9 @@ export interface ValidationProblem {
 }
 
 /** VALIDATION_FAILED listing each problem with its JSON pointer (schemas and services alike). */
-export function validationFailed(errors: ValidationProblem[], message?: string): ApiError {
+export function validationFailed(errors: ValidationProblem[], message?: string): DomainError {
   const first = errors[0];
-  return new ApiError(
+  return new DomainError(
     'VALIDATION_FAILED',
     message ?? (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
     { errors },

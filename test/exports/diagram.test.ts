@@ -79,7 +79,7 @@ t.test('the render pool refuses past its bound with 503 and Retry-After', async 
   t.teardown(() => render.close());
   const model = { flowId: 'flw_x', flowName: 'Busy', version: 1, dueDate: null, projectedFinish: null, onTrack: null, tasks: [] };
   const first = render.png(model);
-  await t.rejects(render.png(model), { code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '2' } });
+  await t.rejects(render.png(model), { code: 'SERVICE_UNAVAILABLE', hints: { retryAfterSeconds: 2 } });
   t.ok((await first).length > 0, 'the render in flight finishes');
   t.ok((await render.png(model)).length > 0, 'and the next one is taken');
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { threadId } from 'node:worker_threads';
 import { RecomputePool } from '../../src/services/flows/recompute-pool.ts';
-import { ApiError } from '../../src/platform/errors.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 import { recompute } from '../../src/engine/recompute.ts';
 import type { RecomputeInput } from '../../src/engine/recompute.ts';
 import { randomDag } from '../graph/random-dag.ts';
@@ -38,7 +38,7 @@ t.test('refuses work beyond maxInFlight instead of queueing it', async (t) => {
   t.teardown(() => pool.close());
   const first = pool.run(randomDag(2000));
   t.equal(pool.stats().inFlight, 1);
-  await t.rejects(pool.run(randomDag(10)), { name: 'ApiError', code: 'SERVICE_UNAVAILABLE', status: 503 });
+  await t.rejects(pool.run(randomDag(10)), { name: 'DomainError', code: 'SERVICE_UNAVAILABLE', hints: { retryAfterSeconds: 1 } });
   const done = await first;
   t.equal(done.order.length, 2000, 'the admitted run still completes');
   t.equal(pool.stats().inFlight, 0);
@@ -50,8 +50,8 @@ t.test('a run past its timeout answers SERVICE_UNAVAILABLE', async (t) => {
   const pool = new RecomputePool({ threads: 1, timeoutMs: 1, maxInFlight: 2 });
   t.teardown(() => pool.close());
   const err = await pool.run({ ...randomDag(50_000), withCounts: true }).catch((e: unknown) => e);
-  t.ok(err instanceof ApiError, 'an ApiError');
-  t.equal((err as ApiError).code, 'SERVICE_UNAVAILABLE');
+  t.ok(err instanceof DomainError, 'a DomainError');
+  t.equal((err as DomainError).code, 'SERVICE_UNAVAILABLE');
   t.equal(pool.stats().inFlight, 0);
 });
 

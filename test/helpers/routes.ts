@@ -3,7 +3,7 @@
  * mechanics that no platform route exercises yet. Writes go to a real table (`echo_rows`),
  * so a test can prove that a refused request wrote nothing.
  */
-import { ApiError } from '../../src/platform/errors.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 import { AUTH_CHANNEL } from '../../src/storage/credentials.store.ts';
 import { Type } from '@sinclair/typebox';
 import { route, type Route } from '../../src/web/http/route.ts';
@@ -44,7 +44,7 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
       state.failures -= 1;
       throw new Error('simulated failure on our side');
     }
-    if (body.name === 'missing') throw new ApiError('NOT_FOUND', 'Nothing called missing');
+    if (body.name === 'missing') throw new DomainError('NOT_FOUND', 'Nothing called missing');
     const [row] = await s.sql<{ id: number }[]>`insert into echo_rows (name, count, credential_id, path)
       values (${body.name}, ${body.count ?? null}, ${credentialId}, ${path}) returning id`;
     return { status: 201, body: { ...body, id: row!.id } };

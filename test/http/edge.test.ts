@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { ERROR_CODES } from '../../src/platform/errors.ts';
+import { HTTP_STATUS } from '../../src/web/http/error-status.ts';
 import { createKey } from '../../src/services/auth/provision.ts';
 import { addTestRoutes } from '../helpers/routes.ts';
 import { frame, rawRequest } from '../helpers/raw.ts';
@@ -290,8 +290,8 @@ t.test('edge', async (t) => {
       await s.api('POST', '/v1/test/echo', { token: s.adminKey, body: { bad: 1 } }),
     ];
     for (const res of samples) {
-      const code = res.body.error.code as keyof typeof ERROR_CODES;
-      t.equal(ERROR_CODES[code], res.status, `${code} is ${res.status}`);
+      const code = res.body.error.code as keyof typeof HTTP_STATUS;
+      t.equal(HTTP_STATUS[code], res.status, `${code} is ${res.status}`);
       t.match(res.headers.get('content-type'), /^application\/json/);
     }
   });

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { revokeCredential } from '../../src/storage/credentials.store.ts';
-import { ERROR_CODES } from '../../src/platform/errors.ts';
+import { HTTP_STATUS } from '../../src/web/http/error-status.ts';
 import { addTestRoutes } from '../helpers/routes.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -180,7 +180,7 @@ t.test('fuzz', async (t) => {
       }
       const code = envelope?.error?.code;
       ok = t.ok(typeof code === 'string' && typeof envelope?.error?.message === 'string', `${label}: error envelope (${res.body.slice(0, 120)})`) && ok;
-      ok = t.equal(ERROR_CODES[code as keyof typeof ERROR_CODES], res.status, `${label}: ${String(code)} matches status ${res.status}`) && ok;
+      ok = t.equal(HTTP_STATUS[code as keyof typeof HTTP_STATUS], res.status, `${label}: ${String(code)} matches status ${res.status}`) && ok;
       ok = t.match(res.headers['content-type'] ?? '', /^application\/json/, `${label}: JSON`) && ok;
     }
     if (res.status === 304) ok = t.equal(res.body, '', `${label}: 304 has no body`) && ok;

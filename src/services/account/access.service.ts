@@ -8,7 +8,7 @@
  * (`flowplan client delete`). A workspace admin sees them and can end their own workspace's
  * sign-ins through one, nothing more.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
 import { createKey } from '../auth/provision.ts';
@@ -34,7 +34,7 @@ export async function accessRole(ctx: AccessContext): Promise<MemberRole | null>
 
 async function requireAdmin(ctx: AccessContext): Promise<Role> {
   const role = await accessRole(ctx);
-  if (!role || !roleAtLeast(apiRole(role), 'admin')) throw new ApiError('FORBIDDEN', 'Only workspace admins manage API access');
+  if (!role || !roleAtLeast(apiRole(role), 'admin')) throw new DomainError('FORBIDDEN', 'Only workspace admins manage API access');
   return apiRole(role);
 }
 
@@ -47,7 +47,7 @@ export async function listAccess(ctx: AccessContext): Promise<{ credentials: Cre
 
 export async function createAccessKey(ctx: AccessContext, input: { name: string; role: Role; scopes: Scope[] }): Promise<{ id: string; key: string }> {
   await requireAdmin(ctx);
-  if (input.scopes.length === 0) throw new ApiError('VALIDATION_FAILED', 'Choose at least one scope', { field: 'scopes' });
+  if (input.scopes.length === 0) throw new DomainError('VALIDATION_FAILED', 'Choose at least one scope', { field: 'scopes' });
   return createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: input.role, scopes: input.scopes, name: input.name || undefined });
 }
 
@@ -58,7 +58,7 @@ export async function createAccessKey(ctx: AccessContext, input: { name: string;
 export async function rotateAccessKey(ctx: AccessContext, id: string): Promise<{ id: string; key: string }> {
   await requireAdmin(ctx);
   const old = (await listCredentials(ctx.sql, ctx.workspaceId)).find((row) => row.id === id && row.kind === 'key');
-  if (!old) throw new ApiError('NOT_FOUND', 'Key not found');
+  if (!old) throw new DomainError('NOT_FOUND', 'Key not found');
   const created = await createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: old.role, scopes: old.scopes, name: old.name ?? undefined });
   await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
@@ -69,9 +69,9 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
   await requireAdmin(ctx);
   const owner = await credentialOwner(ctx.sql, id);
   // Another workspace's credential is as unknown as a missing one.
-  if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId)) throw new ApiError('NOT_FOUND', 'Key or client not found');
+  if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId)) throw new DomainError('NOT_FOUND', 'Key or client not found');
   if (owner.firstParty) {
-    throw new ApiError('FORBIDDEN', 'A first-party client signs in people of every workspace: only the operator removes it (flowplan client delete). End your workspace\'s sign-ins through it instead.');
+    throw new DomainError('FORBIDDEN', 'A first-party client signs in people of every workspace: only the operator removes it (flowplan client delete). End your workspace\'s sign-ins through it instead.');
   }
   await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
@@ -81,7 +81,7 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
 export async function endClientSignins(ctx: AccessContext, id: string): Promise<{ name: string; people: number }> {
   await requireAdmin(ctx);
   const client = await findClient(ctx.sql, id);
-  if (!client || client.revokedAt || !client.firstParty) throw new ApiError('NOT_FOUND', 'First-party client not found');
+  if (!client || client.revokedAt || !client.firstParty) throw new DomainError('NOT_FOUND', 'First-party client not found');
   const people = await revokeClientSignins(ctx.sql, id, ctx.workspaceId);
   ctx.auth.invalidate();
   return { name: client.name ?? client.id, people };

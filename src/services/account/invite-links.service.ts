@@ -3,7 +3,7 @@
  * address, so a person without an account signs up there, one with an account signs in, and
  * either way takes the invite's seat with its role.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { createUser } from '../auth/provision.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -28,8 +28,8 @@ export async function inviteByLink(sql: Sql, token: string): Promise<InviteLink 
 
 async function pendingInvite(sql: Sql, token: string): Promise<InviteLink> {
   const invite = await inviteByLink(sql, token);
-  if (!invite) throw new ApiError('NOT_FOUND', 'This invitation link is not valid');
-  if (invite.state !== 'pending') throw new ApiError('FORBIDDEN', `This invitation was ${invite.state === 'expired' ? 'not used in time and has expired' : invite.state}`, { state: invite.state });
+  if (!invite) throw new DomainError('NOT_FOUND', 'This invitation link is not valid');
+  if (invite.state !== 'pending') throw new DomainError('FORBIDDEN', `This invitation was ${invite.state === 'expired' ? 'not used in time and has expired' : invite.state}`, { state: invite.state });
   return invite;
 }
 
@@ -37,7 +37,7 @@ async function pendingInvite(sql: Sql, token: string): Promise<InviteLink> {
 export async function acceptAsSignedIn(sql: Sql, token: string, user: { id: string; email: string }): Promise<InviteLink> {
   const invite = await pendingInvite(sql, token);
   if (invite.email.toLowerCase() !== user.email.toLowerCase()) {
-    throw new ApiError('FORBIDDEN', `This invitation is for ${invite.email}; sign out and open the link again to accept it`);
+    throw new DomainError('FORBIDDEN', `This invitation is for ${invite.email}; sign out and open the link again to accept it`);
   }
   await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: user.id });
   return invite;
@@ -47,12 +47,12 @@ export async function acceptAsSignedIn(sql: Sql, token: string, user: { id: stri
 export async function acceptWithSignup(sql: Sql, token: string, input: { name: string; password: string }): Promise<{ userId: string; invite: InviteLink }> {
   const invite = await pendingInvite(sql, token);
   if (await findUserByEmail(sql, invite.email)) {
-    throw new ApiError('VALIDATION_FAILED', 'An account with this email exists already: sign in to accept', { field: 'password' });
+    throw new DomainError('VALIDATION_FAILED', 'An account with this email exists already: sign in to accept', { field: 'password' });
   }
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200) throw new ApiError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', { field: 'name' });
+  if (name.length === 0 || name.length > 200) throw new DomainError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', { field: 'name' });
   if (input.password.length < 10 || input.password.length > MAX_PASSWORD) {
-    throw new ApiError('VALIDATION_FAILED', `Choose a password of 10 to ${MAX_PASSWORD} characters`, { field: 'password' });
+    throw new DomainError('VALIDATION_FAILED', `Choose a password of 10 to ${MAX_PASSWORD} characters`, { field: 'password' });
   }
   const { id } = await createUser(sql, { email: invite.email, name, password: input.password });
   await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: id });

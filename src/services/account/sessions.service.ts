@@ -2,7 +2,7 @@
  * The web app's sign-in sessions as stored: only the hash of a session id is kept, so a leaked
  * table signs no one in. The cookies that carry the id are the web app's (src/web/app/session.ts).
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import { deleteSession, findSession, insertSession, memberRole, setSessionWorkspace, type SessionRow } from '../../storage/people.store.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
@@ -29,7 +29,7 @@ export async function openSession(sql: Db, previousHash: string | null, userId: 
 
 /** Points the session at another of the person's workspaces; 404 for one they do not belong to. */
 export async function chooseWorkspace(sql: Db, sessionHash: string, userId: string, workspaceId: string): Promise<void> {
-  if (!(await memberRole(sql, workspaceId, userId))) throw new ApiError('NOT_FOUND', 'You do not belong to that workspace');
+  if (!(await memberRole(sql, workspaceId, userId))) throw new DomainError('NOT_FOUND', 'You do not belong to that workspace');
   await setSessionWorkspace(sql, sessionHash, workspaceId);
 }
 

@@ -12,7 +12,7 @@
  * - one account from anywhere: never locked, only slowed (a growing delay before the check), so
  *   nobody can lock the real person out by failing on purpose from elsewhere.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findUserByEmail, type UserRow } from '../../storage/workspaces.store.ts';
@@ -46,11 +46,9 @@ export function prepareSignin(): void {
 }
 
 /** Thrown when sign-in is refused for now; carries the minutes to wait. */
-export class SigninThrottled extends ApiError {
+export class SigninThrottled extends DomainError {
   constructor(readonly minutes: number) {
-    super('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { retryAfter: minutes * 60 }, {
-      'Retry-After': String(minutes * 60),
-    });
+    super('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { retryAfter: minutes * 60 }, { retryAfterSeconds: minutes * 60 });
   }
 }
 
@@ -71,7 +69,7 @@ function accountDelayMs(previousAttempts: number): number {
 /** The person for this email and password; null (after the same work) when either is wrong. */
 export async function checkPassword(sql: Sql, input: { email: string; password: string; address: string }): Promise<UserRow | null> {
   if (input.password.length > MAX_PASSWORD) {
-    throw new ApiError('VALIDATION_FAILED', `The password is longer than ${MAX_PASSWORD} characters`, { field: 'password' });
+    throw new DomainError('VALIDATION_FAILED', `The password is longer than ${MAX_PASSWORD} characters`, { field: 'password' });
   }
   const keys = keysOf(input.email, input.address);
   const slot = await reserveSigninAttempt(sql, keys, LIMITS, WINDOW_SECONDS);
@@ -96,7 +94,7 @@ export async function checkPassword(sql: Sql, input: { email: string; password: 
 
 async function verify(sql: Sql, input: { email: string; password: string }): Promise<UserRow | null> {
   if (pendingChecks >= MAX_PENDING_CHECKS) {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'Too many sign-ins at this moment. Try again in a few seconds.', undefined, { 'Retry-After': '5' });
+    throw new DomainError('SERVICE_UNAVAILABLE', 'Too many sign-ins at this moment. Try again in a few seconds.', undefined, { retryAfterSeconds: 5 });
   }
   pendingChecks++;
   try {

@@ -4,7 +4,7 @@
  * directly and in every other one through LISTEN/NOTIFY.
  */
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../../storage/credentials.store.ts';
@@ -14,10 +14,10 @@ import { sha256 } from './secrets.ts';
 
 type Resolution = { principal: Principal } | { refusal: 'UNAUTHORIZED' | 'CREDENTIAL_REVOKED' };
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="flowplan"' };
+const CHALLENGE = { challenge: 'Bearer' } as const;
 
-export function unauthorized(message = 'A valid bearer credential is required'): ApiError {
-  return new ApiError('UNAUTHORIZED', message, undefined, CHALLENGE);
+export function unauthorized(message = 'A valid bearer credential is required'): DomainError {
+  return new DomainError('UNAUTHORIZED', message, undefined, CHALLENGE);
 }
 
 /** `Bearer <token>`, scheme case-insensitive (RFC 6750); null for anything else. */
@@ -56,7 +56,7 @@ export class Authenticator {
     }
     if ('refusal' in resolution) {
       throw resolution.refusal === 'CREDENTIAL_REVOKED'
-        ? new ApiError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE)
+        ? new DomainError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE)
         : unauthorized('Unknown or expired credential');
     }
     const { principal } = resolution;
@@ -77,7 +77,7 @@ export class Authenticator {
     const share = await flowShareOf(this.sql, flowId, principal.userId);
     if (!share || share.workspaceId === principal.workspaceId || !share.role) return principal;
     if (need === 'comment' && share.role !== 'commenter') {
-      throw new ApiError('FORBIDDEN', 'This flow is shared with you as a viewer: commenting needs the commenter role', { shareRole: share.role });
+      throw new DomainError('FORBIDDEN', 'This flow is shared with you as a viewer: commenting needs the commenter role', { shareRole: share.role });
     }
     const allowed: Scope[] = share.role === 'commenter' ? ['flows:read', 'work:write'] : ['flows:read'];
     return {
@@ -98,7 +98,7 @@ export class Authenticator {
   private async livePerson(principal: Principal): Promise<Principal> {
     const state = await personTokenState(this.sql, principal.tokenId!);
     if (!state || state.revoked || !state.memberRole) {
-      throw new ApiError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE);
+      throw new DomainError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE);
     }
     const role = lesserRole(apiRole(state.memberRole), principal.credentialRole);
     return role === principal.role ? principal : { ...principal, role };

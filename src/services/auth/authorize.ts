@@ -4,7 +4,7 @@
  * (never a redirect to an address the client may not own); after, they go to the redirect
  * URI as `error=` with `state` and `iss` (RFC 9207).
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import { findClient } from '../../storage/credentials.store.ts';
 import {
@@ -30,7 +30,7 @@ export class AuthorizeRedirect {
 
 function one(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
-  if (Array.isArray(value)) throw new ApiError('invalid_request', `Parameter ${name} is repeated`, { parameter: name });
+  if (Array.isArray(value)) throw new DomainError('invalid_request', `Parameter ${name} is repeated`, { parameter: name });
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -40,19 +40,19 @@ export function errorRedirect(redirectUri: string, issuer: string, state: string
 
 /**
  * Validates an authorize call and stores it behind an opaque handle; returns the handle.
- * Throws ApiError (JSON) before the redirect URI is trusted, AuthorizeRedirect after.
+ * Throws DomainError (JSON) before the redirect URI is trusted, AuthorizeRedirect after.
  */
 export async function startAuthorization(sql: Db, issuer: string, query: Record<string, unknown>): Promise<string> {
   const clientId = one(query, 'client_id');
   const redirectUri = one(query, 'redirect_uri');
-  if (!clientId) throw new ApiError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+  if (!clientId) throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
   const client = /^cli_[\w-]{1,60}$/.test(clientId) ? await findClient(sql, clientId) : null;
   if (!client || client.revokedAt || !client.firstParty) {
-    throw new ApiError('INVALID_CLIENT', 'client_id is not a registered first-party client', { parameter: 'client_id' });
+    throw new DomainError('INVALID_CLIENT', 'client_id is not a registered first-party client', { parameter: 'client_id' });
   }
-  if (!redirectUri) throw new ApiError('invalid_request', 'redirect_uri is required', { parameter: 'redirect_uri' });
+  if (!redirectUri) throw new DomainError('invalid_request', 'redirect_uri is required', { parameter: 'redirect_uri' });
   if (redirectUri.length > 2000 || !redirectUriAllowed(redirectUri, client.redirectUris)) {
-    throw new ApiError('invalid_request', 'redirect_uri is not a loopback redirect URI registered for this client', { parameter: 'redirect_uri' });
+    throw new DomainError('invalid_request', 'redirect_uri is not a loopback redirect URI registered for this client', { parameter: 'redirect_uri' });
   }
 
   // From here on the redirect URI is the client's own: errors go back to it.
@@ -62,7 +62,7 @@ export async function startAuthorization(sql: Db, issuer: string, query: Record<
     state = one(query, 'state');
     for (const name of PARAMS) one(query, name);
   } catch (error) {
-    throw fail('invalid_request', (error as ApiError).message);
+    throw fail('invalid_request', (error as DomainError).message);
   }
   if (state !== undefined && state.length > 1000) throw fail('invalid_request', 'state is longer than 1000 characters');
   const responseType = one(query, 'response_type');
@@ -79,7 +79,7 @@ export async function startAuthorization(sql: Db, issuer: string, query: Record<
   try {
     scopes = narrowScopes(requested, client.scopes);
   } catch (error) {
-    throw fail('invalid_scope', (error as ApiError).message);
+    throw fail('invalid_scope', (error as DomainError).message);
   }
 
   const handle = newSecret('req');
@@ -108,10 +108,10 @@ export async function decideAuthorization(
 ): Promise<string> {
   return sql.begin(async (tx) => {
     const request = /^req_[A-Za-z0-9_-]{43}$/.test(input.handle) ? await takeAuthRequest(tx, sha256(input.handle)) : null;
-    if (!request) throw new ApiError('NOT_FOUND', 'This sign-in request is unknown or has expired; start again from the application');
+    if (!request) throw new DomainError('NOT_FOUND', 'This sign-in request is unknown or has expired; start again from the application');
     if (!input.approve) return errorRedirect(request.redirectUri, issuer, request.state, 'access_denied', 'The person declined');
     if (!(await memberRole(tx, input.workspaceId, input.userId))) {
-      throw new ApiError('FORBIDDEN', 'You are not a member of that workspace');
+      throw new DomainError('FORBIDDEN', 'You are not a member of that workspace');
     }
     const approved = request.scopes.filter((scope) => input.scopes.includes(scope));
     if (approved.length === 0) {

@@ -4,7 +4,7 @@
  * sign-in belongs to a family; a replayed code or rotated refresh token revokes the family.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { CredentialRow } from '../../storage/credentials.store.ts';
 import { insertAccessToken } from '../../storage/credentials.store.ts';
 import type { Db, Sql } from '../../storage/db.ts';
@@ -31,11 +31,11 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 type Form = Record<string, string>;
 type Narrow = (requested: string | undefined, granted: Scope[]) => Scope[];
 
-const invalidGrant = (message: string) => new ApiError('invalid_grant', message);
+const invalidGrant = (message: string) => new DomainError('invalid_grant', message);
 
 function required(form: Form, name: string): string {
   const value = form[name];
-  if (value === undefined || value === '') throw new ApiError('invalid_request', `${name} is required`, { parameter: name });
+  if (value === undefined || value === '') throw new DomainError('invalid_request', `${name} is required`, { parameter: name });
   return value;
 }
 
@@ -64,10 +64,10 @@ async function issuePair(
  * A refusal that must still commit what it did (revoking a family on replay): the
  * transaction returns it and the caller throws it after the commit.
  */
-type Outcome = TokenResponse | ApiError;
+type Outcome = TokenResponse | DomainError;
 
 function settle(outcome: Outcome): TokenResponse {
-  if (outcome instanceof ApiError) throw outcome;
+  if (outcome instanceof DomainError) throw outcome;
   return outcome;
 }
 
@@ -75,7 +75,7 @@ export async function authorizationCodeGrant(sql: Sql, form: Form, client: Crede
   const code = required(form, 'code');
   const verifier = required(form, 'code_verifier');
   const redirectUri = required(form, 'redirect_uri');
-  if (!VERIFIER.test(verifier)) throw new ApiError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters', { parameter: 'code_verifier' });
+  if (!VERIFIER.test(verifier)) throw new DomainError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters', { parameter: 'code_verifier' });
   return settle(await sql.begin(async (tx): Promise<Outcome> => {
     const row = code.length <= 200 ? await lockCode(tx, sha256(code)) : null;
     if (!row) return invalidGrant('The authorization code is unknown');
@@ -120,7 +120,7 @@ export async function refreshTokenGrant(sql: Sql, form: Form, client: Credential
     let workspaceId = row.workspaceId;
     if (orgId !== undefined && orgId !== '') {
       if (orgId.length > 64 || !(await memberRole(tx, orgId, row.userId))) {
-        return new ApiError('invalid_target', 'org_id names a workspace this person does not belong to', { org_id: orgId });
+        return new DomainError('invalid_target', 'org_id names a workspace this person does not belong to', { org_id: orgId });
       }
       workspaceId = orgId;
     } else if (!(await memberRole(tx, workspaceId, row.userId))) {

@@ -2,7 +2,7 @@
  * The token and revoke endpoints' logic (RFC 6749 client credentials, the person grants of
  * grants.ts, RFC 7009 revocation), answering in the spec's envelope with the codes of its table.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findClient, insertAccessToken, revokeAccessToken, type CredentialRow } from '../../storage/credentials.store.ts';
 import { findFamilyOfToken, revokeFamily } from '../../storage/people.store.ts';
@@ -18,20 +18,20 @@ export const ACCESS_TOKEN_SECONDS = 3600;
 type Form = Record<string, string>;
 
 const invalidClient = (basic: boolean) =>
-  new ApiError('INVALID_CLIENT', 'Client authentication failed', undefined,
-    basic ? { 'WWW-Authenticate': 'Basic realm="flowplan"' } : undefined);
+  new DomainError('INVALID_CLIENT', 'Client authentication failed', undefined,
+    basic ? { challenge: 'Basic' } : undefined);
 
 /** Client id and secret from HTTP Basic or the form body, never both (RFC 6749 §2.3.1). */
 function clientCredentials(form: Form, authorization: string | undefined): { id: string; secret: string | undefined; basic: boolean } | null {
   if (authorization !== undefined) {
     const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization);
     if (!match) throw invalidClient(true);
-    if (form.client_secret !== undefined) throw new ApiError('invalid_request', 'Use one client authentication method, not two');
+    if (form.client_secret !== undefined) throw new DomainError('invalid_request', 'Use one client authentication method, not two');
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 1) throw invalidClient(true);
     const id = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-    if (form.client_id !== undefined && form.client_id !== id) throw new ApiError('invalid_request', 'client_id does not match the Basic credentials');
+    if (form.client_id !== undefined && form.client_id !== id) throw new DomainError('invalid_request', 'client_id does not match the Basic credentials');
     return { id, secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), basic: true };
   }
   if (form.client_id === undefined) return null;
@@ -69,24 +69,24 @@ async function identifyClient(sql: Sql, form: Form, authorization: string | unde
 export function narrowScopes(requested: string | undefined, granted: Scope[]): Scope[] {
   if (requested === undefined) return granted;
   const names = requested.split(' ').filter(Boolean);
-  if (names.length === 0) throw new ApiError('INVALID_SCOPE', 'scope is empty');
+  if (names.length === 0) throw new DomainError('INVALID_SCOPE', 'scope is empty');
   const unknown = names.filter((name) => !isScope(name) || !granted.includes(name));
   if (unknown.length > 0) {
-    throw new ApiError('INVALID_SCOPE', `Scope not granted to this client: ${unknown.join(' ')}`, { scopes: unknown });
+    throw new DomainError('INVALID_SCOPE', `Scope not granted to this client: ${unknown.join(' ')}`, { scopes: unknown });
   }
   return granted.filter((scope) => names.includes(scope));
 }
 
 export async function issueToken(sql: Sql, form: Form, authorization: string | undefined): Promise<TokenResponse> {
   const grant = form.grant_type;
-  if (grant === undefined || grant === '') throw new ApiError('invalid_request', 'grant_type is required');
+  if (grant === undefined || grant === '') throw new DomainError('invalid_request', 'grant_type is required');
   if (grant === 'authorization_code') {
     const client = await identifyClient(sql, form, authorization);
-    if (!client) throw new ApiError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+    if (!client) throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
     return authorizationCodeGrant(sql, form, client, narrowScopes);
   }
   if (grant === 'refresh_token') return refreshTokenGrant(sql, form, await identifyClient(sql, form, authorization), narrowScopes);
-  if (grant !== 'client_credentials') throw new ApiError('UNSUPPORTED_GRANT_TYPE', `grant_type ${grant} is not supported`);
+  if (grant !== 'client_credentials') throw new DomainError('UNSUPPORTED_GRANT_TYPE', `grant_type ${grant} is not supported`);
   const client = await authenticateClient(sql, form, authorization);
   const scopes = narrowScopes(form.scope, client.scopes);
   const token = newSecret('fpa');
@@ -110,7 +110,7 @@ export async function issueToken(sql: Sql, form: Form, authorization: string | u
 export async function revokeToken(sql: Sql, form: Form, authorization: string | undefined): Promise<boolean> {
   const client = await identifyClient(sql, form, authorization);
   if (!client) throw invalidClient(false);
-  if (form.token === undefined || form.token === '') throw new ApiError('invalid_request', 'token is required');
+  if (form.token === undefined || form.token === '') throw new DomainError('invalid_request', 'token is required');
   const hash = sha256(form.token);
   if (form.token.startsWith('fpr_')) {
     const familyId = await findFamilyOfToken(sql, hash, client.id);

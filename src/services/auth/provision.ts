@@ -2,7 +2,7 @@
  * Creating workspaces, people and credentials: what the operator CLI and the first
  * start-up do. Secrets are returned once and stored only as hashes.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import { announceAuthChange, findClient, insertCredential, revokeCredential } from '../../storage/credentials.store.ts';
 import {
@@ -27,13 +27,13 @@ export async function setWorkspace(sql: Sql, id: string, changes: { plan?: Plan;
     if (updated) await announceAuthChange(tx);
     return updated;
   });
-  if (!row) throw new ApiError('NOT_FOUND', `No workspace ${id}`);
+  if (!row) throw new DomainError('NOT_FOUND', `No workspace ${id}`);
   return row;
 }
 
 export async function requireWorkspace(sql: Db, id: string): Promise<WorkspaceRow> {
   const row = await findWorkspace(sql, id);
-  if (!row) throw new ApiError('NOT_FOUND', `No workspace ${id}`);
+  if (!row) throw new DomainError('NOT_FOUND', `No workspace ${id}`);
   return row;
 }
 
@@ -50,7 +50,7 @@ export async function createUser(
   const existing = await findUserByEmail(sql, input.email);
   let id = existing?.id;
   if (!id) {
-    if (!input.name || !(input.password || input.passwordHash)) throw new ApiError('VALIDATION_FAILED', 'A new account needs --name and --password');
+    if (!input.name || !(input.password || input.passwordHash)) throw new DomainError('VALIDATION_FAILED', 'A new account needs --name and --password');
     id = newId('usr');
     const passwordHash = input.passwordHash ?? (await hashPassword(input.password!));
     await insertUser(sql, { id, email: input.email, name: input.name, passwordHash });
@@ -99,7 +99,7 @@ export async function createClient(
  */
 export async function deleteClient(sql: Sql, id: string): Promise<{ firstParty: boolean }> {
   const client = await findClient(sql, id);
-  if (!client || client.revokedAt) throw new ApiError('NOT_FOUND', `No client ${id}`);
+  if (!client || client.revokedAt) throw new DomainError('NOT_FOUND', `No client ${id}`);
   await revokeCredential(sql, id);
   return { firstParty: client.firstParty };
 }

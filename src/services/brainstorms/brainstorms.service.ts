@@ -4,7 +4,7 @@
  * transaction holding the board's row lock, so checks and writes see the same board.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import { DomainError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { sha256 } from '../auth/secrets.ts';
@@ -66,7 +66,7 @@ export async function requireBoard(ctx: BrainstormContext, db: Db, id: string, a
   const row = await findBrainstorm(db, viewerOf(ctx.principal), id, lock);
   if (!row) throw notFound('Brainstorm');
   if (row.guestRole !== null && (access === 'write' || (access === 'comment' && row.guestRole !== 'commenter'))) {
-    throw new ApiError('FORBIDDEN', access === 'comment'
+    throw new DomainError('FORBIDDEN', access === 'comment'
       ? 'This brainstorm is shared with you as a viewer: commenting needs the commenter role'
       : 'This brainstorm is shared with you: only its own workspace can change it');
   }
@@ -94,7 +94,7 @@ function checkParents(ideas: readonly NewIdeaInput[]): void {
     }
     if (at !== undefined && state[at] === 1) {
       const cycle = path.slice(path.indexOf(at));
-      throw new ApiError('CIRCULAR_DEPENDENCY', `Ideas ${cycle.join(' → ')} are each other's parents in a cycle`, { cycle });
+      throw new DomainError('CIRCULAR_DEPENDENCY', `Ideas ${cycle.join(' → ')} are each other's parents in a cycle`, { cycle });
     }
     for (const i of path) state[i] = 2;
   }
@@ -169,7 +169,7 @@ export async function archiveBrainstorm(ctx: BrainstormContext, id: string): Pro
 
 export function restoreBrainstorm(ctx: BrainstormContext, id: string) {
   return changeBoard(ctx, id, async (row, tx) => {
-    if (!row.archived) throw new ApiError('NOT_ARCHIVED', 'The brainstorm is not archived');
+    if (!row.archived) throw new DomainError('NOT_ARCHIVED', 'The brainstorm is not archived');
     await touchBrainstorm(tx, id, { archived: false });
   });
 }

@@ -3,7 +3,7 @@
  * move up to its parent; irreversible), and what hangs off an idea: comments and files.
  * Each write holds the board's row lock and bumps its version, the ETag of the board.
  */
-import { ApiError, notFound, validationFailed } from '../../platform/errors.ts';
+import { DomainError, notFound, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
@@ -50,7 +50,7 @@ export async function addIdea(ctx: BrainstormContext, brainstormId: string, inpu
   return ctx.sql.begin(async (tx) => {
     const board = await requireBoard(ctx, tx, brainstormId, 'write', true);
     if (board.ideaCount >= MAX_IDEAS) {
-      throw new ApiError('VALIDATION_FAILED', `A brainstorm holds at most ${MAX_IDEAS} ideas`, {
+      throw new DomainError('VALIDATION_FAILED', `A brainstorm holds at most ${MAX_IDEAS} ideas`, {
         limit: MAX_IDEAS, errors: [{ in: 'body', pointer: '', message: `the brainstorm already holds ${MAX_IDEAS} ideas` }],
       });
     }
@@ -75,7 +75,7 @@ export async function editIdea(ctx: BrainstormContext, brainstormId: string, ide
       // Walking up from the new parent must never meet the idea itself.
       for (let at: string | null | undefined = input.parentId; at; at = parents.get(at)) {
         if (at === ideaId) {
-          throw new ApiError('CIRCULAR_DEPENDENCY', input.parentId === ideaId
+          throw new DomainError('CIRCULAR_DEPENDENCY', input.parentId === ideaId
             ? 'An idea cannot be its own parent'
             : 'The new parent lies under this idea: that would make a cycle', { parentId: input.parentId });
         }

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { runTimed, workerModule, type Started } from '../../platform/worker-pool.ts';
 import type { RenderOutput, RenderTask } from './render-task.ts';
 import type { DiagramModel } from './diagram.ts';
@@ -53,7 +53,7 @@ export class RenderService {
 
   async #run(task: RenderTask): Promise<string | Uint8Array> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Too many renders at this moment, retry shortly', undefined, { 'Retry-After': '2' });
+      throw new DomainError('SERVICE_UNAVAILABLE', 'Too many renders at this moment, retry shortly', undefined, { retryAfterSeconds: 2 });
     }
     this.#inFlight++;
     try {
@@ -71,7 +71,7 @@ export class RenderService {
     } catch (err) {
       const timedOut = err instanceof Error && err.name === 'AbortError';
       this.#opts.log.error({ err, kind: task.kind }, 'render failed');
-      throw new ApiError('RENDER_FAILED', timedOut ? 'Rendering took too long' : 'Rendering failed');
+      throw new DomainError('RENDER_FAILED', timedOut ? 'Rendering took too long' : 'Rendering failed');
     } finally {
       this.#inFlight--;
     }

@@ -6,7 +6,7 @@
  * with the workspace locked, so concurrent uploads cannot overrun it together.
  */
 import type { Logger } from 'pino';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import {
@@ -74,7 +74,7 @@ export class Files {
   private judge(usedBytes: number, addBytes: number): void {
     if (usedBytes + addBytes <= this.quotaBytes) return;
     this.refusals++;
-    throw new ApiError('PAYLOAD_TOO_LARGE', `This file would take the workspace past its storage quota of ${this.quotaBytes} bytes`, {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `This file would take the workspace past its storage quota of ${this.quotaBytes} bytes`, {
       quotaBytes: this.quotaBytes, usedBytes,
     });
   }

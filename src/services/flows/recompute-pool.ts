@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import { runTimed, workerModule, type FromWorker, type Started } from '../../platform/worker-pool.ts';
@@ -34,7 +34,7 @@ export interface RecomputePoolOptions {
 }
 
 /** A refused or failed run: the client retries shortly, nothing was changed. */
-const unavailable = (message: string) => new ApiError('SERVICE_UNAVAILABLE', message, undefined, { 'Retry-After': '1' });
+const unavailable = (message: string) => new DomainError('SERVICE_UNAVAILABLE', message, undefined, { retryAfterSeconds: 1 });
 
 export class RecomputePool {
   readonly #opts: RecomputePoolOptions;

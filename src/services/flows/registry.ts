@@ -5,7 +5,7 @@
  * announced on FLOWS_CHANNEL and drops the stale session here.
  */
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
@@ -113,7 +113,7 @@ export class SessionRegistry {
   /** The flow's session; 404 when it does not exist in this workspace. */
   async get(workspaceId: string, flowId: string): Promise<FlowSession> {
     const session = this.sessions.get(flowId) ?? (await this.load(workspaceId, flowId));
-    if (!session || session.snapshot.flow.workspaceId !== workspaceId) throw new ApiError('NOT_FOUND', 'Flow not found');
+    if (!session || session.snapshot.flow.workspaceId !== workspaceId) throw new DomainError('NOT_FOUND', 'Flow not found');
     return session;
   }
 

@@ -9,7 +9,7 @@
  * new state only after commit. A version guard detects another process's write: the
  * session reloads and runs the command once more.
  */
-import { ApiError, type ErrorCode } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_READY } from '../../engine/status.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { announceFlowChange, bumpVersion, insertEvents, type DomainEvent } from '../../storage/flows.store.ts';
@@ -80,11 +80,11 @@ export class FlowSession {
     } catch (error) {
       // A refusal (a conflict with the state) must hold for the committed state, not for a
       // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
-      if (retried || !(error instanceof ApiError) || !STATE_CONFLICTS.has(error.code)) throw error;
+      if (retried || !(error instanceof DomainError) || !STATE_CONFLICTS.has(error.code)) throw error;
       const latest = await this.deps.latestVersion();
       if (latest === null || latest <= previous.version) throw error;
       const fresh = await this.deps.reload();
-      if (!fresh) throw new ApiError('NOT_FOUND', 'Flow not found');
+      if (!fresh) throw new DomainError('NOT_FOUND', 'Flow not found');
       this.snapshot = fresh;
       return this.execute(command, actorId, true);
     }
@@ -104,9 +104,9 @@ export class FlowSession {
     } catch (error) {
       this.committing = 0;
       if (!(error instanceof VersionConflict)) throw error;
-      if (retried) throw new ApiError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
+      if (retried) throw new DomainError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
       const fresh = await this.deps.reload();
-      if (!fresh) throw new ApiError('NOT_FOUND', 'Flow not found');
+      if (!fresh) throw new DomainError('NOT_FOUND', 'Flow not found');
       this.snapshot = fresh;
       return this.execute(command, actorId, true);
     }

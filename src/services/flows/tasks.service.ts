@@ -3,7 +3,7 @@
  * delete with bridging, and dependencies. Each validates against the flow's current
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
-import { ApiError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
@@ -13,12 +13,12 @@ import type { Snapshot } from './snapshot.ts';
 
 export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
   const task = snapshot.task(taskId);
-  if (!task) throw new ApiError('NOT_FOUND', 'Task not found');
+  if (!task) throw new DomainError('NOT_FOUND', 'Task not found');
   return task;
 }
 
 export function refuseStarted(snapshot: Snapshot, task: TaskRecord): void {
-  if (task.progress !== PROGRESS.open) throw new ApiError('TASK_STARTED', 'Work on this task has started: its plan can no longer change', { status: snapshot.statusOf(task.id) });
+  if (task.progress !== PROGRESS.open) throw new DomainError('TASK_STARTED', 'Work on this task has started: its plan can no longer change', { status: snapshot.statusOf(task.id) });
 }
 
 /** An objective named in a body field: it must exist in this flow and not be a sub-task. */
@@ -87,15 +87,15 @@ export async function createTask(ctx: FlowContext, flowId: string, body: NewTask
       const parent = current.task(body.parentId);
       if (!parent) throw validationFailed([{ in: 'body', pointer: '/parentId', message: `${body.parentId} is not a task of this flow` }]);
       if (parent.parentId !== null) throw validationFailed([{ in: 'body', pointer: '/parentId', message: 'sub-tasks are one level deep: the parent must be an objective' }]);
-      if (parent.progress === PROGRESS.done) throw new ApiError('TASK_STARTED', 'The objective is done: reopen it before adding sub-tasks', { status: 'done' });
+      if (parent.progress === PROGRESS.done) throw new DomainError('TASK_STARTED', 'The objective is done: reopen it before adding sub-tasks', { status: 'done' });
     }
     after.forEach((dep, i) => objectiveAt(current, dep, `/after/${i}`));
     before.forEach((dep, i) => objectiveAt(current, dep, `/before/${i}`));
     const started = startedTasks(current, before);
-    if (started.length > 0) throw new ApiError('DOWNSTREAM_STARTED', 'Work after the new step has already started', { tasks: started });
+    if (started.length > 0) throw new DomainError('DOWNSTREAM_STARTED', 'Work after the new step has already started', { tasks: started });
     const reach = downstream(current, before);
     const looped = after.find((dep) => reach.has(dep));
-    if (looped) throw new ApiError('CIRCULAR_DEPENDENCY', 'The new task would wait on work that waits on it', { cycle: [...pathTo(reach, looped), id] });
+    if (looped) throw new DomainError('CIRCULAR_DEPENDENCY', 'The new task would wait on work that waits on it', { cycle: [...pathTo(reach, looped), id] });
 
     const now = new Date().toISOString();
     const task: TaskRecord = {
@@ -186,7 +186,7 @@ export async function addDependency(ctx: FlowContext, flowId: string, taskId: st
     if (task.dependsOn.includes(dependsOnId)) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'this dependency already exists' }]);
     refuseStarted(current, task);
     const reach = downstream(current, [taskId]);
-    if (reach.has(dependsOnId)) throw new ApiError('CIRCULAR_DEPENDENCY', `${dependsOnId} already waits on ${taskId}`, { cycle: pathTo(reach, dependsOnId) });
+    if (reach.has(dependsOnId)) throw new DomainError('CIRCULAR_DEPENDENCY', `${dependsOnId} already waits on ${taskId}`, { cycle: pathTo(reach, dependsOnId) });
     const updated = { ...task, dependsOn: [...task.dependsOn, dependsOnId], updatedAt: new Date().toISOString() };
     return {
       next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
@@ -201,7 +201,7 @@ export async function removeDependency(ctx: FlowContext, flowId: string, taskId:
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const task = requireTask(current, taskId);
-    if (!task.dependsOn.includes(dependsOnId)) throw new ApiError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
+    if (!task.dependsOn.includes(dependsOnId)) throw new DomainError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
     const updated = { ...task, dependsOn: task.dependsOn.filter((dep) => dep !== dependsOnId), updatedAt: new Date().toISOString() };
     return {
       next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },

@@ -3,7 +3,7 @@
  * of CONTRACT §3 (starting a sub-task starts its objective; completing the last open one
  * completes the objective when no deliverable is missing).
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_READY } from '../../engine/status.ts';
 import { updateTask } from '../../storage/flows.store.ts';
 import type { DomainEvent } from '../../storage/flows.store.ts';
@@ -18,9 +18,9 @@ function statusIndex(snapshot: Snapshot, id: string): number {
   return snapshot.status[snapshot.index.get(id)!]!;
 }
 
-function invalid(snapshot: Snapshot, task: TaskRecord, action: string): ApiError {
+function invalid(snapshot: Snapshot, task: TaskRecord, action: string): DomainError {
   const status = snapshot.statusOf(task.id);
-  return new ApiError('INVALID_TRANSITION', `Cannot ${action} a task that is ${status.replace('_', ' ')}`, { status });
+  return new DomainError('INVALID_TRANSITION', `Cannot ${action} a task that is ${status.replace('_', ' ')}`, { status });
 }
 
 const missingDeliverables = (task: TaskRecord) => task.deliverables.filter((d) => !d.satisfied).map(({ id, name }) => ({ id, name }));
@@ -56,7 +56,7 @@ export function startTask(ctx: FlowContext, flowId: string, taskId: string): Pro
     if (status === STATUS_BLOCKED) {
       const holder = task.parentId ? current.task(task.parentId)! : task;
       const blockedBy = holder.dependsOn.filter((dep) => statusIndex(current, dep) !== STATUS_DONE);
-      throw new ApiError('TASK_BLOCKED', 'This task waits on unfinished work', { blockedBy });
+      throw new DomainError('TASK_BLOCKED', 'This task waits on unfinished work', { blockedBy });
     }
     if (status !== STATUS_READY) throw invalid(current, task, 'start');
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.started]];
@@ -76,10 +76,10 @@ export function completeTask(ctx: FlowContext, flowId: string, taskId: string): 
     if (task.progress !== PROGRESS.started) throw invalid(current, task, 'complete');
     const outstanding = (current.children.get(taskId) ?? []).filter((s) => s.progress !== PROGRESS.done);
     if (outstanding.length > 0) {
-      throw new ApiError('SUBTASKS_OUTSTANDING', 'Sub-tasks are not done yet', { subtasks: outstanding.map(({ id, name }) => ({ id, name })) });
+      throw new DomainError('SUBTASKS_OUTSTANDING', 'Sub-tasks are not done yet', { subtasks: outstanding.map(({ id, name }) => ({ id, name })) });
     }
     const missing = missingDeliverables(task);
-    if (missing.length > 0) throw new ApiError('DELIVERABLE_MISSING', 'A required deliverable has not been handed in', { deliverables: missing });
+    if (missing.length > 0) throw new DomainError('DELIVERABLE_MISSING', 'A required deliverable has not been handed in', { deliverables: missing });
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.done]];
     const events = [event('task.completed', flowId, taskId)];
     const parent = task.parentId ? current.task(task.parentId)! : null;
@@ -102,7 +102,7 @@ export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Pr
     // Reopening a sub-task of a done objective reopens the objective too.
     const objective = parent && parent.progress === PROGRESS.done ? parent : parent ? null : task;
     const started = objective ? startedTasks(current, [...downstream(current, [objective.id]).keys()].filter((id) => id !== objective.id)) : [];
-    if (started.length > 0) throw new ApiError('DOWNSTREAM_STARTED', 'Work that waits on this task has already started', { tasks: started });
+    if (started.length > 0) throw new DomainError('DOWNSTREAM_STARTED', 'Work that waits on this task has already started', { tasks: started });
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.started]];
     const events = [event('task.reopened', flowId, taskId)];
     if (parent && objective === parent) {

@@ -10,7 +10,7 @@
  * The token is taken before the look-up and given back when the account exists, so requests
  * racing on one budget can never find more than it allows.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../../storage/db.ts';
 import { returnLookup, takeLookup } from '../../storage/lookup-budgets.store.ts';
@@ -31,9 +31,9 @@ export async function findAccount(sql: Db, principal: Principal, email: string):
   const { granted, left } = await takeLookup(sql, key, LOOKUP_MISSES_PER_HOUR, PER_SECOND);
   if (!granted) {
     const retryAfter = Math.max(1, Math.ceil((1 - left) / PER_SECOND));
-    throw new ApiError('RATE_LIMITED', `Too many addresses without an account from this credential (${LOOKUP_MISSES_PER_HOUR} an hour); try again later`, {
+    throw new DomainError('RATE_LIMITED', `Too many addresses without an account from this credential (${LOOKUP_MISSES_PER_HOUR} an hour); try again later`, {
       limit: LOOKUP_MISSES_PER_HOUR, windowSeconds: 3600, retryAfter,
-    }, { 'Retry-After': String(retryAfter) });
+    }, { retryAfterSeconds: retryAfter });
   }
   let missed = false;
   try {

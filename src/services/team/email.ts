@@ -6,7 +6,7 @@
  * characters, `@`, and a DNS name of at least two labels whose last label is alphabetic or
  * punycode. ASCII only, so that every stored address is also a JSON-schema `email`.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 
 const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 const LOCAL = new RegExp(`^${ATOM}(?:\\.${ATOM})*$`);
@@ -28,6 +28,6 @@ export function isEmail(address: string): boolean {
 /** The address with surrounding white space removed; 400 INVALID_EMAIL when it is not one. */
 export function emailAddress(input: string): string {
   const address = input.trim();
-  if (!isEmail(address)) throw new ApiError('INVALID_EMAIL', `"${input.slice(0, 64)}" is not a valid email address`);
+  if (!isEmail(address)) throw new DomainError('INVALID_EMAIL', `"${input.slice(0, 64)}" is not a valid email address`);
   return address;
 }

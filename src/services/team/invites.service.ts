@@ -2,7 +2,7 @@
  * Invitations. People with a membership and pending invites occupy the workspace's seats;
  * guests (shares) never do. Every seat decision runs under a lock on the workspace row.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Role } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
@@ -58,9 +58,9 @@ export async function createInvite(
   const expiresAt = new Date(Date.now() + INVITE_LINK_DAYS * 86_400_000);
   const result = await ctx.sql.begin(async (tx) => {
     const limit = await lockSeats(tx, workspaceId);
-    if (limit === null) throw new ApiError('NOT_FOUND', 'Workspace not found');
+    if (limit === null) throw new DomainError('NOT_FOUND', 'Workspace not found');
     if (await isMemberEmail(tx, workspaceId, email)) {
-      throw new ApiError('ALREADY_MEMBER', 'This address belongs to a member of the workspace already');
+      throw new DomainError('ALREADY_MEMBER', 'This address belongs to a member of the workspace already');
     }
     const pending = await findPendingInvite(tx, workspaceId, email);
     if (pending) {
@@ -70,7 +70,7 @@ export async function createInvite(
     }
     const used = await seatsUsed(tx, workspaceId);
     if (used >= limit) {
-      throw new ApiError('PLAN_LIMIT_REACHED', `Every seat of this workspace is taken (${used} of ${limit}); revoke a pending invite or add seats`, {
+      throw new DomainError('PLAN_LIMIT_REACHED', `Every seat of this workspace is taken (${used} of ${limit}); revoke a pending invite or add seats`, {
         limit, used,
       });
     }
@@ -88,9 +88,9 @@ export async function createInvite(
 export async function revokeInvite(ctx: TeamContext, inviteId: string): Promise<InviteView> {
   return ctx.sql.begin(async (tx) => {
     const row = await lockInvite(tx, ctx.principal.workspaceId, inviteId);
-    if (!row) throw new ApiError('NOT_FOUND', 'Invite not found');
+    if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
     if (row.status === 'accepted') {
-      throw new ApiError('FORBIDDEN', 'This invite was accepted: the person is a member now; change their role on /v1/team/members instead', {
+      throw new DomainError('FORBIDDEN', 'This invite was accepted: the person is a member now; change their role on /v1/team/members instead', {
         status: 'accepted',
       });
     }
@@ -107,8 +107,8 @@ export async function acceptInvite(sql: Sql, input: { workspaceId: string; invit
   return sql.begin(async (tx) => {
     await lockSeats(tx, input.workspaceId);
     const row = await lockInvite(tx, input.workspaceId, input.inviteId);
-    if (!row) throw new ApiError('NOT_FOUND', 'Invite not found');
-    if (row.status !== 'pending') throw new ApiError('FORBIDDEN', `This invite is ${row.status}`, { status: row.status });
+    if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
+    if (row.status !== 'pending') throw new DomainError('FORBIDDEN', `This invite is ${row.status}`, { status: row.status });
     await addMember(tx, input.workspaceId, input.userId, row.role);
     await announceAuthChange(tx);
     return inviteView(await setInviteStatus(tx, row.id, 'accepted'));

@@ -1,5 +1,5 @@
 /** Workspace members: the people with a membership (guests are shares, never members). */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import type { Db, Sql } from '../../storage/db.ts';
@@ -34,9 +34,9 @@ export async function listMembers(ctx: TeamContext, page: PageRequest): Promise<
 export async function changeMemberRole(ctx: TeamContext, memberId: string, role: Role): Promise<MemberView> {
   const member = await ctx.sql.begin(async (tx) => {
     const row = await lockMember(tx, ctx.principal.workspaceId, memberId);
-    if (!row) throw new ApiError('NOT_FOUND', 'Member not found');
+    if (!row) throw new DomainError('NOT_FOUND', 'Member not found');
     if (row.role === 'owner') {
-      throw new ApiError('FORBIDDEN', "The workspace owner's role cannot be changed through the API; ownership is transferred in the app", {
+      throw new DomainError('FORBIDDEN', "The workspace owner's role cannot be changed through the API; ownership is transferred in the app", {
         memberId, role: 'owner',
       });
     }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Histogram } from 'prom-client';
 import type { Metrics } from '../../platform/metrics.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { isoDate } from '../../engine/calendar.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -149,7 +149,7 @@ export class WorkIndexes {
   /** The flow's ranking at its current version; null once it is archived or gone. */
   private async rank(workspaceId: string, flowId: string, held: RankedFlow | undefined): Promise<RankedFlow | null> {
     const snapshot = await this.registry.snapshot(workspaceId, flowId).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
+      if (error instanceof DomainError && error.code === 'NOT_FOUND') return null;
       throw error;
     });
     if (!snapshot || snapshot.flow.archived) return null;

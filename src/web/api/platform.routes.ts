@@ -1,5 +1,5 @@
 /** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { json, route, type Route } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
 import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
@@ -96,7 +96,7 @@ export function platformRoutes(services: Services): Route[] {
           new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS); }),
         ]);
         clearTimeout(timer);
-        if (!reachable) throw new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, { 'Retry-After': '2' });
+        if (!reachable) throw new DomainError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, { retryAfterSeconds: 2 });
         return json(200, { status: 'ready' });
       },
     }),

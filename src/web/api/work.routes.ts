@@ -3,7 +3,7 @@
  * what it shows (views.ts listTag), so a conditional poll answers 304 from memory while
  * flows it does not show change, and a repeated poll re-serializes nothing.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { ListView } from '../../services/work/flow-ranks.ts';
@@ -22,7 +22,7 @@ export function workRoutes(services: Services): Route[] {
   const person = (ctx: { principal: Principal }) => {
     const userId = ctx.principal.userId;
     if (!userId) {
-      throw new ApiError('FORBIDDEN', 'Only a person token has work of its own: use /v1/work/available?assigneeId=<memberId> instead', {
+      throw new DomainError('FORBIDDEN', 'Only a person token has work of its own: use /v1/work/available?assigneeId=<memberId> instead', {
         use: '/v1/work/available?assigneeId=',
       });
     }

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { errorHeaders } from '../http/error-status.ts';
 import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
@@ -30,7 +31,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
     if (!v.session) return null;
     const orgs = await workspacesOf(sql, v.session.userId);
     const workspace = orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
-    if (!workspace) throw new ApiError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
+    if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
     return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id }, canSwitch: orgs.length > 1 };
   }
 
@@ -142,8 +143,8 @@ export function accessRoutes(deps: AppDeps): Route[] {
             ? await acceptWithSignup(sql, token, { name: field(fields, 'name'), password: field(fields, 'password') })
             : await acceptWithSignin(sql, token, { password: field(fields, 'password'), address: ctx.remoteAddress });
         } catch (error) {
-          if (error instanceof SigninThrottled) return again(429, error.message, 'password', error.headers);
-          if (error instanceof ApiError && error.code === 'VALIDATION_FAILED') {
+          if (error instanceof SigninThrottled) return again(429, error.message, 'password', errorHeaders(error));
+          if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') {
             return again(400, error.message, (error.details?.field as 'name' | 'password' | undefined) ?? null);
           }
           throw error;

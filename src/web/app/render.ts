@@ -2,7 +2,8 @@
  * What every web-app route shares: the page frame (`page()` with its security headers),
  * See-Other redirects, form bodies, and HTML error pages instead of the JSON envelope.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { errorHeaders, httpStatus } from '../http/error-status.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
@@ -59,16 +60,17 @@ export function seeOther(location: string, cookies: string[] = []): Reply {
 }
 
 /** A refusal as a page, for every app route. */
-export function errorPage(error: ApiError): Reply {
-  const title = error.status === 404 ? 'Not found' : error.status === 429 ? 'Too many attempts' : error.status >= 500 ? 'Something went wrong' : 'That did not work';
-  const reply = view(title, messageView(title, error.message), { status: error.status });
-  return { ...reply, headers: { ...reply.headers, ...error.headers } };
+export function errorPage(error: DomainError): Reply {
+  const status = httpStatus(error);
+  const title = status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'That did not work';
+  const reply = view(title, messageView(title, error.message), { status });
+  return { ...reply, headers: { ...reply.headers, ...errorHeaders(error) } };
 }
 
 /** Form fields of a urlencoded body; repeated names (checkboxes) keep every value. */
 export function formFields(ctx: Pick<RequestContext, 'headers' | 'rawBody'>): Map<string, string[]> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as application/x-www-form-urlencoded');
+  if (type !== 'application/x-www-form-urlencoded') throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as application/x-www-form-urlencoded');
   const fields = new Map<string, string[]>();
   for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8'))) fields.set(name, [...(fields.get(name) ?? []), value]);
   return fields;

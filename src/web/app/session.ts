@@ -7,7 +7,7 @@
  * that must equal the `__Host-` CSRF cookie, which another site can neither read nor set.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/database.ts';
 import { newSecret } from '../../services/auth/secrets.ts';
@@ -71,7 +71,7 @@ export function checkCsrf(names: CookieNames, headers: Readonly<Record<string, s
   const expected = parseCookies(headers['cookie'])[names.csrf];
   const ok = expected !== undefined && token !== undefined && expected.length === token.length
     && timingSafeEqual(Buffer.from(expected), Buffer.from(token));
-  if (!ok) throw new ApiError('FORBIDDEN', 'This form has expired or did not come from this site; reload the page and try again');
+  if (!ok) throw new DomainError('FORBIDDEN', 'This form has expired or did not come from this site; reload the page and try again');
 }
 
 /**

@@ -3,7 +3,8 @@
  * its opaque handle; where the browser goes after consent comes from the stored request
  * (a redirect URI the client registered), never from anything the browser sent.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { errorHeaders } from '../http/error-status.ts';
 import { decideAuthorization, pendingAuthorization } from '../../services/auth/authorize.ts';
 import type { Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
@@ -12,7 +13,7 @@ import { checkCsrf, chooseWorkspace, endSession, startSession, visitor } from '.
 import { checkPassword, prepareSignin, SigninThrottled } from '../../services/account/signin.service.ts';
 import { consentView, pickerView, signinView } from './signin.views.ts';
 
-const expiredRequest = () => new ApiError('NOT_FOUND', 'This sign-in request is unknown or has expired. Start again from the application.');
+const expiredRequest = () => new DomainError('NOT_FOUND', 'This sign-in request is unknown or has expired. Start again from the application.');
 const query = (value: unknown) => (typeof value === 'string' ? value : '');
 
 export function signinRoutes(deps: AppDeps): Route[] {
@@ -54,8 +55,8 @@ export function signinRoutes(deps: AppDeps): Route[] {
         try {
           user = await checkPassword(sql, { email, password: field(fields, 'password'), address: ctx.remoteAddress });
         } catch (error) {
-          if (error instanceof SigninThrottled) return again(429, error.message, error.headers);
-          if (error instanceof ApiError && error.code === 'VALIDATION_FAILED') return again(400, error.message);
+          if (error instanceof SigninThrottled) return again(429, error.message, errorHeaders(error));
+          if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') return again(400, error.message);
           throw error;
         }
         if (!user) return again(401, 'That email and password do not match an account.');
@@ -73,7 +74,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (!pending) throw expiredRequest();
         if (!v.session) return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);
         const orgs = await workspacesOf(sql, v.session.userId);
-        if (orgs.length === 0) throw new ApiError('FORBIDDEN', 'You do not belong to any workspace yet, so there is nothing to allow access to.');
+        if (orgs.length === 0) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet, so there is nothing to allow access to.');
         return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
           request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: v.session.workspaceId,
           who: v.session, error: null,

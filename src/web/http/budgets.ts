@@ -3,7 +3,8 @@
  * routes without a credential, and per address for failed credential checks. Spending one
  * that is empty is a 429 RATE_LIMITED with Retry-After; a 304 gives its spend back.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { httpStatus } from './error-status.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Limiter, RateLimiter, RateState } from '../../services/limits/rate-limit.ts';
@@ -55,7 +56,7 @@ export class Budgets {
    * once that is spent the answer is 429 instead of 401.
    */
   failedCredential(error: unknown, head: RequestHead): unknown {
-    if (!(error instanceof ApiError) || error.status !== 401) return error;
+    if (!(error instanceof DomainError) || httpStatus(error) !== 401) return error;
     const limiter = this.limiters.failedCredentialLimiter;
     const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
     if (rate.allowed) return error;
@@ -73,10 +74,10 @@ export class Budgets {
     }
   }
 
-  private refusal(limiter: RateLimiter | Limiter, rate: RateState, reason: string, message: string): ApiError {
+  private refusal(limiter: RateLimiter | Limiter, rate: RateState, reason: string, message: string): DomainError {
     this.metrics.rateLimited.inc({ reason });
-    return new ApiError('RATE_LIMITED', message, {
+    return new DomainError('RATE_LIMITED', message, {
       limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
-    }, { 'Retry-After': String(rate.retryAfterSeconds) });
+    }, { retryAfterSeconds: rate.retryAfterSeconds });
   }
 }

@@ -4,7 +4,7 @@
  * error envelope. Handlers only ever see validated input from an allowed caller.
  */
 import type { Logger } from 'pino';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
@@ -253,9 +253,9 @@ export class Edge {
 
 /** The matched route, or the 404 / 405 its absence answers. */
 function found(head: RequestHead, match: Match): Route {
-  if (match.kind === 'none') throw new ApiError('NOT_FOUND', `No route for ${head.path}`);
+  if (match.kind === 'none') throw new DomainError('NOT_FOUND', `No route for ${head.path}`);
   if (match.kind === 'method') {
-    throw new ApiError('METHOD_NOT_ALLOWED', `${head.method} is not allowed here`, { allow: match.allow }, { Allow: match.allow.join(', ') });
+    throw new DomainError('METHOD_NOT_ALLOWED', `${head.method} is not allowed here`, { allow: match.allow }, { allow: match.allow });
   }
   return match.route;
 }
@@ -263,20 +263,20 @@ function found(head: RequestHead, match: Match): Route {
 /** Plan, scope and role, in that order, before any handler runs. */
 function authorize(route: Route, principal: Principal): void {
   if (principal.plan === 'free' && !route.freePlan) {
-    throw new ApiError('PLAN_REQUIRED', 'API access needs the pro plan', { plan: principal.plan });
+    throw new DomainError('PLAN_REQUIRED', 'API access needs the pro plan', { plan: principal.plan });
   }
   const missing = (route.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
   if (missing.length > 0) {
-    throw new ApiError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, { required: route.scopes, missing });
+    throw new DomainError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, { required: route.scopes, missing });
   }
   const write = route.write ?? route.method !== 'GET';
   if (write && principal.role === 'viewer') {
-    throw new ApiError('FORBIDDEN', 'A viewer credential cannot make changes', { role: principal.role });
+    throw new DomainError('FORBIDDEN', 'A viewer credential cannot make changes', { role: principal.role });
   }
   if (route.minRole && !roleAtLeast(principal.role, route.minRole)) {
-    throw new ApiError('FORBIDDEN', `This call needs role ${route.minRole} or above`, { role: principal.role, minRole: route.minRole });
+    throw new DomainError('FORBIDDEN', `This call needs role ${route.minRole} or above`, { role: principal.role, minRole: route.minRole });
   }
   if (write && principal.pastDue) {
-    throw new ApiError('SUBSCRIPTION_PAST_DUE', 'The subscription is past due: changes are refused until it is paid');
+    throw new DomainError('SUBSCRIPTION_PAST_DUE', 'The subscription is past due: changes are refused until it is paid');
   }
 }

@@ -5,29 +5,30 @@
  */
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../platform/database.ts';
-import { ApiError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import type { OutgoingResponse, RequestHead } from './request.ts';
 import type { Route } from './route.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function failureResponse(log: Logger, error: unknown, headers: Record<string, string>, request: RequestHead, requestId: string, route: Route | null): OutgoingResponse {
-  const apiError = toApiError(error);
+  const domainError = toDomainError(error);
   if (isDatabaseUnavailable(error)) {
     log.warn({ code: (error as { code: string }).code, requestId, method: request.method, path: request.path }, 'database out of reach');
-  } else if (apiError.status >= 500) {
+  } else if (httpStatus(domainError) >= 500) {
     log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
   }
-  Object.assign(headers, apiError.headers);
+  Object.assign(headers, errorHeaders(domainError));
   if (route?.renderError) {
-    const reply = route.renderError(apiError);
+    const reply = route.renderError(domainError);
     Object.assign(headers, reply.headers);
     headers['Content-Type'] = reply.contentType ?? 'text/html; charset=utf-8';
     const body = reply.body === undefined ? null : Buffer.isBuffer(reply.body) ? reply.body : String(reply.body);
     return { status: reply.status, headers, body, cookies: reply.cookies };
   }
   headers['Content-Type'] = JSON_TYPE;
-  return { status: apiError.status, headers, body: JSON.stringify(apiError.toBody()) };
+  return { status: httpStatus(domainError), headers, body: JSON.stringify(errorBody(domainError)) };
 }
 
 // SQLSTATE classes a client can cause with values that passed the schema.
@@ -41,14 +42,14 @@ const CLIENT_SQLSTATES: Record<string, string> = {
   '22021': 'Text is not valid UTF-8',
 };
 
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
+function toDomainError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, { 'Retry-After': '2' });
+    return new DomainError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, { retryAfterSeconds: 2 });
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code in CLIENT_SQLSTATES) {
     return validationFailed([{ in: 'body', pointer: '', message: CLIENT_SQLSTATES[code]! }]);
   }
-  return new ApiError('INTERNAL', 'Internal error');
+  return new DomainError('INTERNAL', 'Internal error');
 }

@@ -4,7 +4,8 @@
  * `Idempotent-Replayed: true`); another body under the key is 422, one still running 409.
  * A stored answer belongs to the principal that made it (principalKey).
  */
-import { ApiError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { httpStatus } from './error-status.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { IdempotencyKeys } from '../../services/idempotency/idempotency.service.ts';
 import type { IncomingRequest, OutgoingResponse } from './request.ts';
@@ -29,14 +30,14 @@ export async function idempotent(
   headers: Record<string, string>,
   run: () => Promise<OutgoingResponse>,
   /** A client error's answer (it is kept and replayed like a success). */
-  refused: (error: ApiError) => OutgoingResponse,
+  refused: (error: DomainError) => OutgoingResponse,
 ): Promise<OutgoingResponse> {
   if (key.length === 0 || key.length > 255) {
     throw validationFailed([{ in: 'header', pointer: '/idempotency-key', message: 'must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
   }
   const claim = await keys.claim(owner, key, `${request.method} ${request.path}?${request.query}`, content);
-  if (claim.kind === 'reused') throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
-  if (claim.kind === 'in-use') throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
+  if (claim.kind === 'reused') throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
+  if (claim.kind === 'in-use') throw new DomainError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
   if (claim.kind === 'replay') {
     // The stored answer, with this request's own id and rate-limit state.
     const { status, headers: stored, body } = claim.response;
@@ -46,7 +47,7 @@ export async function idempotent(
   try {
     response = await run();
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
+    if (error instanceof DomainError && httpStatus(error) < 500) {
       response = refused(error);
     } else {
       await keys.release(owner, key);

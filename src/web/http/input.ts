@@ -1,5 +1,5 @@
 /** Query strings and request bodies: parsed by what the route declares, refused clearly. */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import type { IncomingRequest } from './request.ts';
 import type { Route } from './route.ts';
@@ -29,7 +29,7 @@ export function readBody(route: Route, request: IncomingRequest, validate: ((val
   if (empty && route.bodyOptional) return validate ? validate({}) : {};
   const type = mediaType(request.headers['content-type']);
   if (!empty && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { contentType: type || null });
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { contentType: type || null });
   }
   if (empty) throw validationFailed([{ in: 'body', pointer: '', message: 'a JSON body is required' }]);
   if (nestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
@@ -81,11 +81,11 @@ function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
 /** OAuth endpoints: form bodies only (anything else is `invalid_request`), no repeated fields (RFC 6749 §3.2). */
 function readForm(request: IncomingRequest): Record<string, string> {
   if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-    throw new ApiError('invalid_request', 'Send the body as application/x-www-form-urlencoded');
+    throw new DomainError('invalid_request', 'Send the body as application/x-www-form-urlencoded');
   }
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(request.body.toString('utf8'))) {
-    if (name in form) throw new ApiError('invalid_request', `Parameter ${name} is repeated`);
+    if (name in form) throw new DomainError('invalid_request', `Parameter ${name} is repeated`);
     form[name] = value;
   }
   return form;

@@ -6,7 +6,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal, Role, Scope } from '../../services/auth/principal.ts';
 import type { Logger } from 'pino';
-import type { ApiError, ErrorCode } from '../../platform/errors.ts';
+import type { DomainError, ErrorCode } from '../../platform/errors.ts';
 import type { StagedBlob } from '../../services/files/files.service.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -88,7 +88,7 @@ export interface RouteOptions {
    */
   guest?: 'read' | 'comment';
   /** Renders a refusal for a non-JSON client (an HTML page); the envelope otherwise. */
-  renderError?: (error: ApiError) => Reply;
+  renderError?: (error: DomainError) => Reply;
   /** Body is optional (exports); an empty body validates as `{}`. */
   bodyOptional?: boolean;
   /** Larger cap for this route's body, in bytes (attachments). */
@@ -116,7 +116,7 @@ export interface Route extends RouteOptions {
   handler(ctx: RequestContext): Promise<Reply> | Reply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
-   * quota against the declared Content-Length): throws an ApiError to refuse.
+   * quota against the declared Content-Length): throws a DomainError to refuse.
    */
   beforeBody?(head: BeforeBodyHead): Promise<void> | void;
 }
@@ -168,7 +168,7 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
   handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<Reply> | Reply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
-   * quota against the declared Content-Length): throws an ApiError to refuse.
+   * quota against the declared Content-Length): throws a DomainError to refuse.
    */
   beforeBody?: (head: NoInfer<BeforeBodyHead<PrincipalOf<A>>>) => Promise<void> | void;
 }

@@ -7,7 +7,8 @@
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
 import type { Edge } from './edge.ts';
 import { requestIdOf, type Admission, type OutgoingResponse, type RequestHead } from './request.ts';
@@ -68,14 +69,14 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   };
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
   /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
-  const refusalOf = (headers: Record<string, string>, error: ApiError, close = true): OutgoingResponse => ({
-    status: error.status,
-    headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...error.headers, ...(close ? {} : { Connection: 'close' }) },
-    body: JSON.stringify(error.toBody()),
+  const refusalOf = (headers: Record<string, string>, error: DomainError, close = true): OutgoingResponse => ({
+    status: httpStatus(error),
+    headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...errorHeaders(error), ...(close ? {} : { Connection: 'close' }) },
+    body: JSON.stringify(errorBody(error)),
   });
-  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, error: ApiError, close = true) =>
+  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, error: DomainError, close = true) =>
     send(res, state, refusalOf(headers, error, close), close);
-  const tooLarge = (limit: number) => new ApiError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
+  const tooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
 
   /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
   const answer = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) => {
@@ -104,7 +105,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     });
     const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy);
     if (drained && inFlight === 0) {
-      refuse(res, state, headers, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { 'Retry-After': '1' }));
+      refuse(res, state, headers, new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { retryAfterSeconds: 1 }));
       return;
     }
     const match = edge.match(method, path);
@@ -176,7 +177,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       reserved += bytes;
       return true;
     };
-    const busy = () => refusalOf(headers, new ApiError('SERVICE_UNAVAILABLE', 'Too many request bodies are being received; retry shortly', undefined, { 'Retry-After': '1' }));
+    const busy = () => refusalOf(headers, new DomainError('SERVICE_UNAVAILABLE', 'Too many request bodies are being received; retry shortly', undefined, { retryAfterSeconds: 1 }));
     const done = (response: OutgoingResponse, close: boolean) => {
       awaitingBody = false;
       send(res, state, response, close);
@@ -250,7 +251,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       phase = 'reading';
       if (streaming) {
         const body = (stream = new BodyStream(() => !state.aborted && res.pause(), () => !state.aborted && res.resume()));
-        cutOff = () => body.fail(new ApiError('VALIDATION_FAILED', 'The client went away before the body ended'));
+        cutOff = () => body.fail(new DomainError('VALIDATION_FAILED', 'The client went away before the body ended'));
         awaitingBody = false;
         edge.handle({ ...head, body: EMPTY, bodySource: body }, match, admission).then(
           // Answered before the body ended (refused mid-way): the connection cannot be reused.

@@ -4,7 +4,8 @@
  * address, and 404 (never 401 or 403) for a token that names nothing published. Replies
  * revalidate by ETag, so an unpublished link is a 404 at the very next request.
  */
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { errorBody, httpStatus } from '../http/error-status.ts';
 import { html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import { route, type Reply, type Route } from '../http/route.ts';
@@ -32,28 +33,28 @@ export function acceptsGzip(header: string | undefined): boolean {
 /** `{public_url}`'s path, where these routes are mounted (`/p` by default). */
 export const publicPrefix = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');
 
-function refusalTitle(error: ApiError): string {
-  return error.code === 'RATE_LIMITED' ? 'Too many requests' : error.status === 404 ? 'Not published' : 'Something went wrong';
+function refusalTitle(error: DomainError): string {
+  return error.code === 'RATE_LIMITED' ? 'Too many requests' : httpStatus(error) === 404 ? 'Not published' : 'Something went wrong';
 }
 
-function refusalText(error: ApiError, kind: Kind): string {
+function refusalText(error: DomainError, kind: Kind): string {
   if (error.code === 'RATE_LIMITED') return 'Too many requests from your address. Try again in a minute.';
-  if (error.status === 404) return `This link does not lead to a published ${NOUN[kind]}. It may have been unpublished, or copied incompletely.`;
+  if (httpStatus(error) === 404) return `This link does not lead to a published ${NOUN[kind]}. It may have been unpublished, or copied incompletely.`;
   return 'The page could not be shown. Try again shortly.';
 }
 
 /** A refusal as a page; the embed's stays frameable, so an unpublished embed goes dark in place. */
-const errorPage = (kind: Kind, embed: boolean) => (error: ApiError): Reply =>
+const errorPage = (kind: Kind, embed: boolean) => (error: DomainError): Reply =>
   page({
-    title: `${refusalTitle(error)} · flowplan`, status: error.status,
+    title: `${refusalTitle(error)} · flowplan`, status: httpStatus(error),
     body: html`<h1>${refusalTitle(error)}</h1><p>${refusalText(error, kind)}</p>`,
     ...(embed ? { chrome: 'minimal' as const, frameAncestors: '*' } : {}),
   });
 
 /** The JSON envelope, never cached (heuristic caching of a 404 would outlive a republish). */
-const errorEnvelope = (error: ApiError): Reply => ({
-  status: error.status,
-  body: Buffer.from(JSON.stringify(error.toBody())),
+const errorEnvelope = (error: DomainError): Reply => ({
+  status: httpStatus(error),
+  body: Buffer.from(JSON.stringify(errorBody(error))),
   contentType: 'application/json; charset=utf-8',
   headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
 });
@@ -78,7 +79,7 @@ export function publicRoutes(services: Services, views = new PublicViews(service
       responses: { 200: shape.response },
       handler: async (ctx) => {
         const rendition = await find(kind, ctx.params.token);
-        if (!rendition) throw new ApiError('NOT_FOUND', `No published ${noun} at this link`);
+        if (!rendition) throw new DomainError('NOT_FOUND', `No published ${noun} at this link`);
         return rendition[part][acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
       },
     });

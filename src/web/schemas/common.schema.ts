@@ -15,7 +15,7 @@ export const ErrorSchema: Schema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+        code: { type: 'string', enum: [...ERROR_CODES] },
         message: { type: 'string' },
         details: { type: 'object', additionalProperties: true },
       },

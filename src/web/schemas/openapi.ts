@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document, built from the route table: the same schema objects the edge
  * validates with, so the document cannot drift from what the server enforces.
  */
-import { ERROR_CODES, type ErrorCode } from '../../platform/errors.ts';
+import type { ErrorCode } from '../../platform/errors.ts';
+import { HTTP_STATUS } from '../http/error-status.ts';
 import { SCOPES } from '../../services/auth/principal.ts';
 import { MSGPACK_TYPES } from '../http/msgpack.ts';
 import type { Route, Schema } from '../http/route.ts';
@@ -24,7 +25,7 @@ export const SCOPE_TEXT: Record<string, string> = {
 function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
   const codes = new Map<number, ErrorCode[]>();
   const add = (code: ErrorCode) => {
-    const status = ERROR_CODES[code];
+    const status = HTTP_STATUS[code];
     codes.set(status, [...(codes.get(status) ?? []), code]);
   };
   if (route.params || route.auth === 'bearer') add('NOT_FOUND');
@@ -44,7 +45,7 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
     }
   }
   add('INTERNAL');
-  for (const code of route.errors ?? []) if (!codes.get(ERROR_CODES[code])?.includes(code)) add(code);
+  for (const code of route.errors ?? []) if (!codes.get(HTTP_STATUS[code])?.includes(code)) add(code);
   return codes;
 }
 
