@@ -18,7 +18,6 @@ import { exportRoutes } from './web/api/exports.routes.ts';
 import { RenderService } from './services/exports/render.service.ts';
 import { webhookRoutes } from './web/api/webhooks.routes.ts';
 import { WebhookDeliveries } from './services/webhooks/delivery.job.ts';
-import { Webhooks } from './services/webhooks/webhooks.service.ts';
 import { RateLimiter } from './services/limits/rate-limit.ts';
 import { SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
 import { Foreground } from './platform/foreground.ts';
@@ -123,7 +122,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Requests in flight: webhook delivery keeps out of their way.
   const foreground = new Foreground();
   const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
-  const webhooks = new Webhooks(sql, webhookDeliveries, config);
+  const webhooks = { sql, deliveries: webhookDeliveries, config };
   const files = new Files(sql, config.attachmentQuotaBytes, jobs, log);
   files.registerMetrics(metrics);
   const work = new WorkIndexes(sql, registry);

@@ -3,6 +3,7 @@ import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
 import type { ShareRole } from './team.store.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 export interface BrainstormRow {
   id: string;
@@ -83,10 +84,9 @@ export async function pageBrainstorms(
 ): Promise<Page<BrainstormRow>> {
   const match = filter.q ? sql`and b.name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
   const where = sql`where ${visible(sql, viewer)} and b.archived = ${filter.archived} ${match}`;
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from brainstorms b ${where}`;
-  const items = await sql<BrainstormRow[]>`select ${boardColumns(sql, viewer)} from brainstorms b ${where}
-    order by b.created_at desc, b.id desc limit ${filter.size} offset ${filter.from}`;
-  return { total: count!.total, items };
+  return pageOf<BrainstormRow>(sql, {
+    columns: boardColumns(sql, viewer), source: sql`from brainstorms b ${where}`, order: sql`b.created_at desc, b.id desc`,
+  }, filter);
 }
 
 /**
@@ -185,10 +185,9 @@ export async function insertIdeaComment(sql: Db, row: Omit<IdeaCommentRow, 'crea
 }
 
 export async function pageIdeaComments(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaCommentRow>> {
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from idea_comments where idea_id = ${ideaId}`;
-  const items = await sql<IdeaCommentRow[]>`select id, idea_id, author_id, author_name, body, created_at from idea_comments
-    where idea_id = ${ideaId} order by created_at, id limit ${page.size} offset ${page.from}`;
-  return { total: count!.total, items };
+  return pageOf<IdeaCommentRow>(sql, {
+    columns: sql`id, idea_id, author_id, author_name, body, created_at`, source: sql`from idea_comments where idea_id = ${ideaId}`, order: sql`created_at, id`,
+  }, page);
 }
 
 export interface IdeaFileRow {
@@ -214,10 +213,9 @@ export async function insertIdeaFile(
 }
 
 export async function pageIdeaFiles(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaFileRow>> {
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from idea_attachments where idea_id = ${ideaId}`;
-  const items = await sql<IdeaFileRow[]>`select ${fileColumns(sql)} from idea_attachments
-    where idea_id = ${ideaId} order by uploaded_at, id limit ${page.size} offset ${page.from}`;
-  return { total: count!.total, items };
+  return pageOf<IdeaFileRow>(sql, {
+    columns: fileColumns(sql), source: sql`from idea_attachments where idea_id = ${ideaId}`, order: sql`uploaded_at, id`,
+  }, page);
 }
 
 export async function ideaFileContent(sql: Db, ideaId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
@@ -254,10 +252,10 @@ export async function upsertBrainstormShare(
 }
 
 export async function pageBrainstormShares(sql: Db, brainstormId: string, page: PageRequest): Promise<Page<BrainstormShareRow>> {
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from brainstorm_shares where brainstorm_id = ${brainstormId}`;
-  const items = await sql<BrainstormShareRow[]>`select ${shareColumns(sql)} from brainstorm_shares s join users u on u.id = s.user_id
-    where s.brainstorm_id = ${brainstormId} order by s.created_at, s.id limit ${page.size} offset ${page.from}`;
-  return { total: count!.total, items };
+  return pageOf<BrainstormShareRow>(sql, {
+    columns: shareColumns(sql), source: sql`from brainstorm_shares s join users u on u.id = s.user_id where s.brainstorm_id = ${brainstormId}`,
+    order: sql`s.created_at, s.id`,
+  }, page);
 }
 
 /** Changes the role of the board's share; null when the board has no share with this id. */

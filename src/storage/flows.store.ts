@@ -43,7 +43,8 @@ export interface FlowState {
   /** In creation order (position). */
   readonly tasks: readonly TaskRecord[];
 }
-import type { PageRequest } from '../platform/paging.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 interface FlowRow {
   id: string;
@@ -198,15 +199,11 @@ export async function pageFlowIds(
   sql: Db,
   workspaceId: string,
   filter: PageRequest & { archived: boolean; q?: string },
-): Promise<{ total: number; ids: string[] }> {
+): Promise<Page<{ id: string }>> {
   const match = filter.q ? sql`and name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
-  const rows = await sql<{ id: string; total: number }[]>`select id, count(*) over ()::int as total from flows
-    where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}
-    order by created_at desc, id desc limit ${filter.size} offset ${filter.from}`;
-  if (rows.length > 0) return { total: rows[0]!.total, ids: rows.map((r) => r.id) };
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from flows
-    where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}`;
-  return { total: count!.total, ids: [] };
+  return pageOf<{ id: string }>(sql, {
+    columns: sql`id`, source: sql`from flows where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}`, order: sql`created_at desc, id desc`,
+  }, filter);
 }
 
 /** Every live (not archived) flow of a workspace, oldest first. */

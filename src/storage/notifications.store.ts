@@ -1,6 +1,7 @@
 /** Notification preferences, pending batch events, deliveries and unsubscribe links. */
 import type { Db, Tx } from './db.ts';
-import type { Page } from '../platform/paging.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 export interface SettingsRow {
   email: boolean;
@@ -220,13 +221,11 @@ export async function failStaleClaims(sql: Db, olderThanSeconds: number): Promis
   return result.count;
 }
 
-export async function pageDeliveries(sql: Db, workspaceId: string, memberId: string, size: number, from: number): Promise<Page<DeliveryRow>> {
-  const items = await sql<DeliveryRow[]>`select ${sql.unsafe(DELIVERY_COLUMNS)} from notification_deliveries
-    where workspace_id = ${workspaceId} and member_id = ${memberId}
-    order by created_at desc, id desc limit ${size} offset ${from}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from notification_deliveries
-    where workspace_id = ${workspaceId} and member_id = ${memberId}`;
-  return { total: count!.n, items: [...items] };
+export async function pageDeliveries(sql: Db, workspaceId: string, memberId: string, page: PageRequest): Promise<Page<DeliveryRow>> {
+  return pageOf<DeliveryRow>(sql, {
+    columns: sql.unsafe(DELIVERY_COLUMNS), source: sql`from notification_deliveries where workspace_id = ${workspaceId} and member_id = ${memberId}`,
+    order: sql`created_at desc, id desc`,
+  }, page);
 }
 
 // Digest scheduling

@@ -6,6 +6,7 @@
  */
 import type postgres from 'postgres';
 import type { Sql } from './db.ts';
+import { pageOf } from './paging.ts';
 
 /** What search finds: the schema's enum and the queries here both follow this list. */
 export const SEARCH_TYPES = ['flow', 'task', 'template'] as const;
@@ -80,10 +81,9 @@ export async function searchHits(
         where ${document} @@ ${query} or ${near(title)}`);
     }
     const union = branches.slice(1).reduce((all, branch) => sql`${all} union all ${branch}`, branches[0]!);
-    const rows = await sql<(SearchHit & { total: number })[]>`select type, id, title, flow_id, count(*) over ()::int as total
-      from (${union}) hits
-      order by score desc, type_order, lower(title), id
-      limit ${size}`;
-    return { total: rows[0]?.total ?? 0, hits: rows.map(({ type, id, title, flowId }) => ({ type, id, title, flowId })) };
+    const { total, items } = await pageOf<SearchHit>(sql, {
+      columns: sql`type, id, title, flow_id`, source: sql`from (${union}) hits`, order: sql`score desc, type_order, lower(title), id`,
+    }, { size, from: 0 });
+    return { total, hits: items };
   });
 }

@@ -1,7 +1,8 @@
 /** Comments and attachments of tasks. */
 import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
-import type { Page } from '../platform/paging.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 export interface CommentRow {
   id: string;
@@ -19,11 +20,10 @@ export async function insertComment(sql: Db, row: Omit<CommentRow, 'createdAt'> 
   return created!;
 }
 
-export async function pageComments(sql: Db, taskId: string, size: number, from: number): Promise<Page<CommentRow>> {
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from comments where task_id = ${taskId}`;
-  const items = await sql<CommentRow[]>`select id, task_id, author_id, author_name, body, created_at from comments
-    where task_id = ${taskId} order by created_at, id limit ${size} offset ${from}`;
-  return { total: count!.total, items };
+export async function pageComments(sql: Db, taskId: string, page: PageRequest): Promise<Page<CommentRow>> {
+  return pageOf<CommentRow>(sql, {
+    columns: sql`id, task_id, author_id, author_name, body, created_at`, source: sql`from comments where task_id = ${taskId}`, order: sql`created_at, id`,
+  }, page);
 }
 
 export interface AttachmentRow {
@@ -52,11 +52,10 @@ export async function insertAttachment(
   return created!;
 }
 
-export async function pageAttachments(sql: Db, taskId: string, size: number, from: number): Promise<Page<AttachmentRow>> {
-  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from attachments where task_id = ${taskId}`;
-  const items = await sql<AttachmentRow[]>`select ${attachmentColumns(sql)} from attachments
-    where task_id = ${taskId} order by uploaded_at, id limit ${size} offset ${from}`;
-  return { total: count!.total, items };
+export async function pageAttachments(sql: Db, taskId: string, page: PageRequest): Promise<Page<AttachmentRow>> {
+  return pageOf<AttachmentRow>(sql, {
+    columns: attachmentColumns(sql), source: sql`from attachments where task_id = ${taskId}`, order: sql`uploaded_at, id`,
+  }, page);
 }
 
 export async function attachmentContent(sql: Db, taskId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {

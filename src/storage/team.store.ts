@@ -2,6 +2,7 @@
 import type { Db } from './db.ts';
 import type { MemberRole, Role } from './roles.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 export type InviteStatus = 'pending' | 'accepted' | 'revoked';
 export type ShareRole = 'viewer' | 'commenter';
@@ -31,29 +32,14 @@ export interface ShareRow {
 
 export type { Page, PageRequest };
 
-/** Rows carry `total` (a window count); an empty page past the end needs its own count. */
-async function paged<T extends { total: number }>(
-  rows: readonly T[],
-  count: () => Promise<number>,
-): Promise<Page<Omit<T, 'total'>>> {
-  const items = rows.map(({ total: _total, ...rest }) => rest);
-  return { total: rows.length > 0 ? rows[0]!.total : await count(), items };
-}
-
 // ── members ──────────────────────────────────────────────────────────────────────────
 
 /** People with a membership in the workspace, in the order they joined. */
 export async function pageMembers(sql: Db, workspaceId: string, page: PageRequest): Promise<Page<MemberRow>> {
-  const rows = await sql<(MemberRow & { total: number })[]>`
-    select u.id, u.name, u.email, m.role, count(*) over ()::int as total
-    from memberships m join users u on u.id = m.user_id
-    where m.workspace_id = ${workspaceId}
-    order by m.created_at, m.user_id
-    limit ${page.size} offset ${page.from}`;
-  return paged(rows, async () => {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from memberships where workspace_id = ${workspaceId}`;
-    return row!.n;
-  });
+  return pageOf<MemberRow>(sql, {
+    columns: sql`u.id, u.name, u.email, m.role`, source: sql`from memberships m join users u on u.id = m.user_id where m.workspace_id = ${workspaceId}`,
+    order: sql`m.created_at, m.user_id`,
+  }, page);
 }
 
 /** The membership, locked until the transaction ends; null when the person is not a member there. */
@@ -112,15 +98,9 @@ export async function pageInvites(
   filter: PageRequest & { status?: InviteStatus | undefined },
 ): Promise<Page<InviteRow>> {
   const status = filter.status ? sql`and status = ${filter.status}` : sql``;
-  const rows = await sql<(InviteRow & { total: number })[]>`
-    select id, email, role, status, created_at, count(*) over ()::int as total
-    from invites where workspace_id = ${workspaceId} ${status}
-    order by created_at desc, id desc
-    limit ${filter.size} offset ${filter.from}`;
-  return paged(rows, async () => {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from invites where workspace_id = ${workspaceId} ${status}`;
-    return row!.n;
-  });
+  return pageOf<InviteRow>(sql, {
+    columns: sql`id, email, role, status, created_at`, source: sql`from invites where workspace_id = ${workspaceId} ${status}`, order: sql`created_at desc, id desc`,
+  }, filter);
 }
 
 export async function findPendingInvite(sql: Db, workspaceId: string, email: string): Promise<InviteRow | null> {
@@ -164,15 +144,9 @@ export async function setInviteStatus(sql: Db, id: string, status: Exclude<Invit
 // ── shares ───────────────────────────────────────────────────────────────────────────
 
 export async function pageShares(sql: Db, flowId: string, page: PageRequest): Promise<Page<ShareRow>> {
-  const rows = await sql<(ShareRow & { total: number })[]>`
-    select id, email, role, flow_id, created_at, count(*) over ()::int as total
-    from shares where flow_id = ${flowId}
-    order by created_at, id
-    limit ${page.size} offset ${page.from}`;
-  return paged(rows, async () => {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from shares where flow_id = ${flowId}`;
-    return row!.n;
-  });
+  return pageOf<ShareRow>(sql, {
+    columns: sql`id, email, role, flow_id, created_at`, source: sql`from shares where flow_id = ${flowId}`, order: sql`created_at, id`,
+  }, page);
 }
 
 /** Shares the flow with the address, or changes the role of its existing share (same id). */

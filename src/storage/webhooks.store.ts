@@ -1,7 +1,8 @@
 /** Webhook endpoints, their deliveries (one per endpoint and event) and each attempt. */
 import { tryTransactionLock, type Db, type Tx } from './db.ts';
 import type { OutboxRow } from './jobs.store.ts';
-import type { Page } from '../platform/paging.ts';
+import type { Page, PageRequest } from '../platform/paging.ts';
+import { pageOf } from './paging.ts';
 
 export interface WebhookRow {
   id: string;
@@ -72,10 +73,8 @@ export async function countWebhooks(sql: Db, workspaceId: string): Promise<numbe
   return row!.n;
 }
 
-export async function pageWebhooks(sql: Db, workspaceId: string, size: number, from: number): Promise<Page<WebhookRow>> {
-  const items = await sql<WebhookRow[]>`select * from webhooks where workspace_id = ${workspaceId}
-    order by created_at desc, id desc limit ${size} offset ${from}`;
-  return { total: await countWebhooks(sql, workspaceId), items };
+export async function pageWebhooks(sql: Db, workspaceId: string, page: PageRequest): Promise<Page<WebhookRow>> {
+  return pageOf<WebhookRow>(sql, { columns: sql`*`, source: sql`from webhooks where workspace_id = ${workspaceId}`, order: sql`created_at desc, id desc` }, page);
 }
 
 export async function getWebhook(sql: Db, workspaceId: string, id: string): Promise<WebhookRow | null> {
@@ -287,11 +286,8 @@ export async function getDelivery(sql: Db, webhookId: string, id: string): Promi
   return row ?? null;
 }
 
-export async function pageDeliveries(sql: Db, webhookId: string, size: number, from: number): Promise<Page<DeliveryRow>> {
-  const items = await sql<DeliveryRow[]>`select * from webhook_deliveries where webhook_id = ${webhookId}
-    order by event_id desc limit ${size} offset ${from}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId}`;
-  return { total: count!.n, items };
+export async function pageDeliveries(sql: Db, webhookId: string, page: PageRequest): Promise<Page<DeliveryRow>> {
+  return pageOf<DeliveryRow>(sql, { columns: sql`*`, source: sql`from webhook_deliveries where webhook_id = ${webhookId}`, order: sql`event_id desc` }, page);
 }
 
 /** The latest attempts of these deliveries, oldest first per delivery. */

@@ -10,7 +10,7 @@ import type { SessionRegistry } from '../services/flows/registry.ts';
 import type { RenderService } from '../services/exports/render.service.ts';
 import type { Sql } from '../platform/database.ts';
 import type { WorkIndexes } from '../services/work/workspace-index.ts';
-import type { Webhooks } from '../services/webhooks/webhooks.service.ts';
+import type { WebhookDeps } from '../services/webhooks/webhooks.service.ts';
 import type { Files } from '../services/files/files.service.ts';
 
 export interface Services {
@@ -29,8 +29,8 @@ export interface Services {
   readonly notifications: Notifications;
   /** The render pool: diagram SVG, PNG and PDF drawn in worker threads. */
   readonly render: RenderService;
-  /** Webhook endpoints, their deliveries and manual retries. */
-  readonly webhooks: Webhooks;
+  /** What webhook endpoints, their deliveries and manual retries need (the dispatcher reopens retried ones). */
+  readonly webhooks: WebhookDeps;
   /** Uploaded files: bounded-chunk storage and the per-workspace quota. */
   readonly files: Files;
 }

@@ -1,6 +1,6 @@
 /** Flow-level commands: create (with its task graph), list, change, archive, restore, publish. */
 import { randomBytes } from 'node:crypto';
-import { ApiError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import { DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { buildGraph, topoOrder } from '../../engine/graph.ts';
@@ -54,7 +54,7 @@ function checkAfter(tasks: readonly NewTaskInput[]): void {
   if (problems.length > 0) throw validationFailed(problems);
   const topo = topoOrder(buildGraph(tasks.length, from, to));
   if (topo.cycle) {
-    throw new ApiError('CIRCULAR_DEPENDENCY', `Tasks ${topo.cycle.join(' → ')} depend on each other in a cycle`, { cycle: topo.cycle });
+    throw new DomainError('CIRCULAR_DEPENDENCY', `Tasks ${topo.cycle.join(' → ')} depend on each other in a cycle`, { cycle: topo.cycle });
   }
 }
 
@@ -110,8 +110,8 @@ export async function listFlows(
   ctx: FlowContext,
   query: PageRequest & { archived: boolean; q?: string },
 ): Promise<Page<FlowSummaryView>> {
-  const { total, ids } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
-  const snapshots = await Promise.all(ids.map((id) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)));
+  const { total, items } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
+  const snapshots = await Promise.all(items.map(({ id }) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)));
   return { total, items: snapshots.filter((s): s is Snapshot => s !== null).map((s) => s.summary()) };
 }
 
@@ -147,7 +147,7 @@ export function archiveFlow(ctx: FlowContext, flowId: string): Promise<Snapshot>
 
 export function restoreFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
   return changeFlow(ctx, flowId, (flow) => {
-    if (!flow.archived) throw new ApiError('NOT_ARCHIVED', 'The flow is not archived');
+    if (!flow.archived) throw new DomainError('NOT_ARCHIVED', 'The flow is not archived');
     return { patch: { archived: false }, event: 'flow.restored' };
   });
 }

@@ -3,7 +3,7 @@
  * deliverables. Deliverables and the files that satisfy them change the Flow, so they go
  * through the flow's session; comments and reference files do not touch its version.
  */
-import { ApiError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Files } from '../files/files.service.ts';
@@ -47,20 +47,20 @@ export async function addComment(ctx: FlowContext, flowId: string, taskId: strin
 
 export async function listComments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
   await taskOf(ctx, flowId, taskId);
-  const { total, items } = await pageComments(ctx.sql, taskId, page.size, page.from);
+  const { total, items } = await pageComments(ctx.sql, taskId, page);
   return { total, items: items.map(commentView) };
 }
 
 export async function listAttachments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
   await taskOf(ctx, flowId, taskId);
-  const { total, items } = await pageAttachments(ctx.sql, taskId, page.size, page.from);
+  const { total, items } = await pageAttachments(ctx.sql, taskId, page);
   return { total, items: items.map(attachmentView) };
 }
 
 export async function attachmentFile(ctx: FlowContext, flowId: string, taskId: string, attachmentId: string) {
   await taskOf(ctx, flowId, taskId);
   const file = await attachmentContent(ctx.sql, taskId, attachmentId);
-  if (!file) throw new ApiError('NOT_FOUND', 'Attachment not found');
+  if (!file) throw new DomainError('NOT_FOUND', 'Attachment not found');
   return file;
 }
 
@@ -116,7 +116,7 @@ export async function addDeliverable(ctx: FlowContext, flowId: string, taskId: s
   const id = newId('dlv');
   return session.run((current) => {
     const task = requireTask(current, taskId);
-    if (task.progress === PROGRESS.done) throw new ApiError('INVALID_TRANSITION', 'The task is done: reopen it to require more', { status: 'done' });
+    if (task.progress === PROGRESS.done) throw new DomainError('INVALID_TRANSITION', 'The task is done: reopen it to require more', { status: 'done' });
     const deliverable = { id, name, satisfied: false };
     const updated = { ...task, deliverables: [...task.deliverables, deliverable] };
     return {

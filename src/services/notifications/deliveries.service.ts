@@ -10,7 +10,7 @@ import type { Config } from '../../platform/config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import { finishDelivery, insertDelivery, loadSettings, lockDelivery, pageDeliveries, type DeliveryRow } from '../../storage/notifications.store.ts';
+import { finishDelivery, insertDelivery, loadSettings, lockDelivery, type DeliveryRow } from '../../storage/notifications.store.ts';
 
 export const RETRY_QUEUE = 'notify-retry';
 /** Attempts per email, the first included: back-off base × 4^n gives 1, 4, 16, 64 min by default. */
@@ -59,10 +59,6 @@ export class Deliveries {
       });
     });
     if (next?.status === 'claimed') await this.send(next);
-  }
-
-  list(workspaceId: string, memberId: string, size: number, from: number) {
-    return pageDeliveries(this.sql, workspaceId, memberId, size, from);
   }
 }
 

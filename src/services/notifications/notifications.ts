@@ -12,10 +12,7 @@ import type { Sql } from '../../storage/db.ts';
 import { pruneOutbox } from '../../storage/jobs.store.ts';
 import { failStaleClaims } from '../../storage/notifications.store.ts';
 import { BatchEmails } from './batch.job.ts';
-import type { Principal } from '../auth/principal.ts';
-import { Deliveries, deliveryView } from './deliveries.service.ts';
-import { buildDigest } from './digest.ts';
-import { checkMember } from './preferences.service.ts';
+import { Deliveries } from './deliveries.service.ts';
 import { DigestEmails } from './digest.job.ts';
 
 const MAINTENANCE_QUEUE = 'notify-maintenance';
@@ -36,19 +33,6 @@ export class Notifications {
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS), { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '*/5 * * * *');
-  }
-
-  /** A member's deliveries, newest first (a member of the caller's workspace, else 404). */
-  async deliveriesOf(principal: Principal, memberId: string, size: number, from: number) {
-    await checkMember(this.deps.sql, principal, memberId);
-    const page = await this.deliveries.list(principal.workspaceId, memberId, size, from);
-    return { total: page.total, items: page.items.map(deliveryView) };
-  }
-
-  /** The digest the member would get now, delivered to nobody. */
-  async digestOf(principal: Principal, memberId: string, now = new Date()) {
-    await checkMember(this.deps.sql, principal, memberId);
-    return buildDigest(this.deps.sql, this.deps.registry, principal.workspaceId, memberId, now);
   }
 
   async maintain(staleClaimSeconds: number): Promise<void> {

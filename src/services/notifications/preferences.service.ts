@@ -1,15 +1,26 @@
 /**
- * Notification preferences (CONTRACT §3): account-level settings per member and workspace,
- * and per-flow `muted` overrides; answers are resolved (defaults filled in, override applied).
- * Anyone with notifications:read in the workspace may read a member's; changing another
- * member's needs admin.
+ * A member's notifications as the API shows them (CONTRACT §3): preferences (account-level
+ * settings per member and workspace, and per-flow `muted` overrides, answered resolved:
+ * defaults filled in, override applied), the deliveries sent, and the digest as it would go
+ * now. Anyone with notifications:read in the workspace may read a member's; changing another
+ * member's preferences needs admin.
  */
 import { roleAtLeast, type Principal } from '../auth/principal.ts';
-import { ApiError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import { DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
+import type { PageRequest } from '../../platform/paging.ts';
+import type { SessionRegistry } from '../flows/registry.ts';
+import { deliveryView } from './deliveries.service.ts';
+import { buildDigest } from './digest.ts';
 import {
-  flowInWorkspace, flowMuted, loadSettings, lockSettings, memberEmail, postgresKnowsZone, saveSettings, setFlowMuted, type SettingsRow,
+  flowInWorkspace, flowMuted, loadSettings, lockSettings, memberEmail, pageDeliveries, postgresKnowsZone, saveSettings, setFlowMuted, type SettingsRow,
 } from '../../storage/notifications.store.ts';
+
+export interface NotificationContext {
+  sql: Sql;
+  registry: SessionRegistry;
+  principal: Principal;
+}
 
 export interface PreferencesTarget {
   memberId: string;
@@ -52,31 +63,34 @@ export async function canonicalZone(sql: Sql, name: string): Promise<string | nu
   return (await postgresKnowsZone(sql, zone)) ? zone : null;
 }
 
-export async function checkMember(sql: Sql, principal: Principal, memberId: string): Promise<{ email: string; name: string }> {
+export async function checkMember({ sql, principal }: NotificationContext, memberId: string): Promise<{ email: string; name: string }> {
   const member = await memberEmail(sql, principal.workspaceId, memberId);
-  if (!member) throw new ApiError('NOT_FOUND', 'No such member in this workspace');
+  if (!member) throw new DomainError('NOT_FOUND', 'No such member in this workspace');
   return member;
 }
 
-async function checkTarget(sql: Sql, principal: Principal, target: PreferencesTarget): Promise<void> {
-  await checkMember(sql, principal, target.memberId);
-  if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId))) throw new ApiError('NOT_FOUND', 'Flow not found');
+async function checkTarget(ctx: NotificationContext, target: PreferencesTarget): Promise<void> {
+  const { sql, principal } = ctx;
+  await checkMember(ctx, target.memberId);
+  if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId))) throw new DomainError('NOT_FOUND', 'Flow not found');
 }
 
-export async function getPreferences(sql: Sql, principal: Principal, target: PreferencesTarget) {
-  await checkTarget(sql, principal, target);
+export async function getPreferences(ctx: NotificationContext, target: PreferencesTarget) {
+  const { sql, principal } = ctx;
+  await checkTarget(ctx, target);
   const settings = await loadSettings(sql, principal.workspaceId, target.memberId);
   const muted = target.flowId ? await flowMuted(sql, principal.workspaceId, target.memberId, target.flowId) : null;
   return resolved(target.memberId, target.flowId ?? null, settings, muted);
 }
 
-export async function updatePreferences(sql: Sql, principal: Principal, target: PreferencesTarget, patch: PreferencesPatch) {
+export async function updatePreferences(ctx: NotificationContext, target: PreferencesTarget, patch: PreferencesPatch) {
+  const { sql, principal } = ctx;
   if (principal.userId !== target.memberId && !roleAtLeast(principal.role, 'admin')) {
-    throw new ApiError('FORBIDDEN', "Changing another member's notification preferences needs the admin role");
+    throw new DomainError('FORBIDDEN', "Changing another member's notification preferences needs the admin role");
   }
   const timezone = patch.timezone === undefined ? undefined : await canonicalZone(sql, patch.timezone);
   checkFields(target, patch, timezone);
-  await checkTarget(sql, principal, target);
+  await checkTarget(ctx, target);
   const { workspaceId } = principal;
   if (target.flowId) {
     await setFlowMuted(sql, workspaceId, target.memberId, target.flowId, patch.muted!);
@@ -114,4 +128,17 @@ function checkFields(target: PreferencesTarget, patch: PreferencesPatch, timezon
     problem('/timezone', `unknown time zone ${JSON.stringify(patch.timezone)}: use an IANA name such as Europe/Berlin`);
   }
   if (problems.length > 0) throw validationFailed(problems);
+}
+
+/** A member's deliveries, newest first (a member of the caller's workspace, else 404). */
+export async function memberDeliveries(ctx: NotificationContext, memberId: string, request: PageRequest) {
+  await checkMember(ctx, memberId);
+  const page = await pageDeliveries(ctx.sql, ctx.principal.workspaceId, memberId, request);
+  return { total: page.total, items: page.items.map(deliveryView) };
+}
+
+/** The digest the member would get now, delivered to nobody. */
+export async function digestPreview(ctx: NotificationContext, memberId: string, now = new Date()) {
+  await checkMember(ctx, memberId);
+  return buildDigest(ctx.sql, ctx.registry, ctx.principal.workspaceId, memberId, now);
 }

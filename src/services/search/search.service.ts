@@ -1,6 +1,6 @@
 /** Search across a workspace's flows and tasks and the template catalogue (spec §4). */
 import type { Principal } from '../auth/principal.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { SEARCH_TYPES, type SearchType } from './types.ts';
 import type { Sql } from '../../storage/db.ts';
 import { searchHits, type SearchHit } from '../../storage/search.store.ts';
@@ -37,7 +37,7 @@ function url(appUrl: string, hit: SearchHit): string {
 function typesFor(principal: Principal, type: SearchType | undefined): SearchType[] {
   const templates = principal.scopes.includes('templates:read');
   if (type === 'template' && !templates) {
-    throw new ApiError('INSUFFICIENT_SCOPE', 'Searching templates needs the scope templates:read', {
+    throw new DomainError('INSUFFICIENT_SCOPE', 'Searching templates needs the scope templates:read', {
       required: ['flows:read', 'templates:read'], missing: ['templates:read'],
     });
   }
@@ -45,12 +45,14 @@ function typesFor(principal: Principal, type: SearchType | undefined): SearchTyp
   return SEARCH_TYPES.filter((t) => t !== 'template' || templates);
 }
 
-export async function search(
-  sql: Sql,
-  appUrl: string,
-  principal: Principal,
-  query: SearchQueryInput,
-): Promise<Page<SearchResultView>> {
+export interface SearchContext {
+  sql: Sql;
+  /** Where results link to (the web app's pages). */
+  appUrl: string;
+  principal: Principal;
+}
+
+export async function search({ sql, appUrl, principal }: SearchContext, query: SearchQueryInput): Promise<Page<SearchResultView>> {
   const types = typesFor(principal, query.type);
   const terms = searchTerms(query.q);
   if (!terms) return { total: 0, items: [] };

@@ -6,7 +6,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   attemptsOf, countWebhooks, deleteWebhook, getDelivery, getWebhook, insertWebhook, lockLanes, pageDeliveries, pageWebhooks, reopenDelivery,
@@ -15,6 +15,7 @@ import {
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
 import type { WebhookDeliveries } from './delivery.job.ts';
 import { newWebhookSecret } from './signing.ts';
+import type { PageRequest } from '../../platform/paging.ts';
 
 /** Endpoints per workspace: each event fans out to every one of them. */
 export const MAX_WEBHOOKS = 50;
@@ -28,106 +29,110 @@ export interface WebhookInput {
   description?: string | null;
 }
 
-export class Webhooks {
-  constructor(
-    private readonly sql: Sql,
-    private readonly deliveries: WebhookDeliveries,
-    private readonly config: Config,
-    private readonly resolve: Resolver = systemResolver,
-  ) {}
+/** What the webhook operations need besides the caller, built once (compose.ts). */
+export interface WebhookDeps {
+  sql: Sql;
+  deliveries: WebhookDeliveries;
+  config: Config;
+  /** DNS for the address check (the system resolver unless a test gives its own). */
+  resolve?: Resolver;
+}
 
-  async create(principal: Principal, input: WebhookInput) {
-    const url = await this.checkUrl(input.url);
-    if ((await countWebhooks(this.sql, principal.workspaceId)) >= MAX_WEBHOOKS) {
-      throw new ApiError('PLAN_LIMIT_REACHED', `A workspace has at most ${MAX_WEBHOOKS} webhooks`, { limit: MAX_WEBHOOKS });
+export interface WebhookContext extends WebhookDeps {
+  principal: Principal;
+}
+
+export async function createWebhook(ctx: WebhookContext, input: WebhookInput) {
+  const url = await checkUrl(ctx, input.url);
+  if ((await countWebhooks(ctx.sql, ctx.principal.workspaceId)) >= MAX_WEBHOOKS) {
+    throw new DomainError('PLAN_LIMIT_REACHED', `A workspace has at most ${MAX_WEBHOOKS} webhooks`, { limit: MAX_WEBHOOKS });
+  }
+  const secret = newWebhookSecret();
+  const row = await insertWebhook(ctx.sql, {
+    id: newId('whk'), workspaceId: ctx.principal.workspaceId, url, events: input.events, description: input.description ?? null, secret,
+  });
+  return { ...webhookView(row), secret };
+}
+
+export async function listWebhooks(ctx: WebhookContext, request: PageRequest) {
+  const page = await pageWebhooks(ctx.sql, ctx.principal.workspaceId, request);
+  return { total: page.total, items: page.items.map(webhookView) };
+}
+
+export async function readWebhook(ctx: WebhookContext, id: string) {
+  return webhookView(await requireWebhook(ctx, id));
+}
+
+export async function changeWebhook(ctx: WebhookContext, id: string, patch: Partial<WebhookInput> & { enabled?: boolean }) {
+  await requireWebhook(ctx, id);
+  const url = patch.url === undefined ? undefined : await checkUrl(ctx, patch.url);
+  const row = await updateWebhook(ctx.sql, ctx.principal.workspaceId, id, { ...patch, url });
+  if (!row) throw notFound();
+  return webhookView(row);
+}
+
+export async function removeWebhook(ctx: WebhookContext, id: string): Promise<void> {
+  if (!(await deleteWebhook(ctx.sql, ctx.principal.workspaceId, id))) throw notFound();
+}
+
+/** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
+export async function rotateSecret(ctx: WebhookContext, id: string) {
+  const secret = newWebhookSecret();
+  const row = await rotateWebhookSecret(ctx.sql, ctx.principal.workspaceId, id, secret, ROTATION_OVERLAP_SECONDS);
+  if (!row) throw notFound();
+  return { ...webhookView(row), secret };
+}
+
+export async function listDeliveries(ctx: WebhookContext, id: string, request: PageRequest) {
+  await requireWebhook(ctx, id);
+  const page = await pageDeliveries(ctx.sql, id, request);
+  return { total: page.total, items: await withAttempts(ctx.sql, page.items) };
+}
+
+/** One more attempt of a finished delivery, with the same webhook-id, as soon as its lane lets it. */
+export async function retryDelivery(ctx: WebhookContext, webhookId: string, deliveryId: string) {
+  const webhook = await requireWebhook(ctx, webhookId);
+  const found = await getDelivery(ctx.sql, webhookId, deliveryId);
+  if (!found) throw new DomainError('NOT_FOUND', 'No such delivery');
+  if (!webhook.enabled) throw new DomainError('INVALID_TRANSITION', 'The webhook is disabled: enable it first (PATCH with enabled true)', { enabled: false });
+  await ctx.sql.begin(async (tx) => {
+    const lane = { webhookId, flowKey: found.flowKey };
+    await lockLanes(tx, [lane]);
+    const current = await getDelivery(tx, webhookId, deliveryId);
+    if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
+      throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', { status: current ? deliveryStatus(current) : 'deleted' });
     }
-    const secret = newWebhookSecret();
-    const row = await insertWebhook(this.sql, {
-      id: newId('whk'), workspaceId: principal.workspaceId, url, events: input.events, description: input.description ?? null, secret,
-    });
-    return { ...webhookView(row), secret };
-  }
+    await reopenDelivery(tx, deliveryId);
+    await ctx.deliveries.reopen(tx, lane);
+  });
+  const [view] = await withAttempts(ctx.sql, [(await getDelivery(ctx.sql, webhookId, deliveryId))!]);
+  return view!;
+}
 
-  async list(principal: Principal, size: number, from: number) {
-    const page = await pageWebhooks(this.sql, principal.workspaceId, size, from);
-    return { total: page.total, items: page.items.map(webhookView) };
-  }
+async function requireWebhook(ctx: WebhookContext, id: string): Promise<WebhookRow> {
+  const row = await getWebhook(ctx.sql, ctx.principal.workspaceId, id);
+  if (!row) throw notFound();
+  return row;
+}
 
-  async get(principal: Principal, id: string) {
-    return webhookView(await this.require(principal, id));
-  }
-
-  async update(principal: Principal, id: string, patch: Partial<WebhookInput> & { enabled?: boolean }) {
-    await this.require(principal, id);
-    const url = patch.url === undefined ? undefined : await this.checkUrl(patch.url);
-    const row = await updateWebhook(this.sql, principal.workspaceId, id, { ...patch, url });
-    if (!row) throw notFound();
-    return webhookView(row);
-  }
-
-  async remove(principal: Principal, id: string): Promise<void> {
-    if (!(await deleteWebhook(this.sql, principal.workspaceId, id))) throw notFound();
-  }
-
-  /** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
-  async rotateSecret(principal: Principal, id: string) {
-    const secret = newWebhookSecret();
-    const row = await rotateWebhookSecret(this.sql, principal.workspaceId, id, secret, ROTATION_OVERLAP_SECONDS);
-    if (!row) throw notFound();
-    return { ...webhookView(row), secret };
-  }
-
-  async deliveriesOf(principal: Principal, id: string, size: number, from: number) {
-    await this.require(principal, id);
-    const page = await pageDeliveries(this.sql, id, size, from);
-    return { total: page.total, items: await this.withAttempts(page.items) };
-  }
-
-  /** One more attempt of a finished delivery, with the same webhook-id, as soon as its lane lets it. */
-  async retry(principal: Principal, webhookId: string, deliveryId: string) {
-    const webhook = await this.require(principal, webhookId);
-    const found = await getDelivery(this.sql, webhookId, deliveryId);
-    if (!found) throw new ApiError('NOT_FOUND', 'No such delivery');
-    if (!webhook.enabled) throw new ApiError('INVALID_TRANSITION', 'The webhook is disabled: enable it first (PATCH with enabled true)', { enabled: false });
-    await this.sql.begin(async (tx) => {
-      const lane = { webhookId, flowKey: found.flowKey };
-      await lockLanes(tx, [lane]);
-      const current = await getDelivery(tx, webhookId, deliveryId);
-      if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
-        throw new ApiError('INVALID_TRANSITION', 'The delivery is still being attempted', { status: current ? deliveryStatus(current) : 'deleted' });
-      }
-      await reopenDelivery(tx, deliveryId);
-      await this.deliveries.reopen(tx, lane);
-    });
-    const [view] = await this.withAttempts([(await getDelivery(this.sql, webhookId, deliveryId))!]);
-    return view!;
-  }
-
-  private async require(principal: Principal, id: string): Promise<WebhookRow> {
-    const row = await getWebhook(this.sql, principal.workspaceId, id);
-    if (!row) throw notFound();
-    return row;
-  }
-
-  private async checkUrl(url: string): Promise<string> {
-    try {
-      const target = await resolveTarget(url, this.config.webhookAllowPrivate, this.resolve);
-      return target.url.toString();
-    } catch (error) {
-      if (!(error instanceof TargetRefused)) throw error;
-      throw validationFailed([{ in: 'body', pointer: '/url', message: error.message }], error.message);
-    }
-  }
-
-  private async withAttempts(rows: DeliveryRow[]) {
-    const attempts = await attemptsOf(this.sql, rows.map((r) => r.id), ATTEMPTS_SHOWN);
-    const byDelivery = new Map<string, AttemptRow[]>();
-    for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
-    return rows.map((row) => deliveryView(row, byDelivery.get(row.id) ?? []));
+async function checkUrl(ctx: WebhookContext, url: string): Promise<string> {
+  try {
+    const target = await resolveTarget(url, ctx.config.webhookAllowPrivate, ctx.resolve ?? systemResolver);
+    return target.url.toString();
+  } catch (error) {
+    if (!(error instanceof TargetRefused)) throw error;
+    throw validationFailed([{ in: 'body', pointer: '/url', message: error.message }], error.message);
   }
 }
 
-const notFound = () => new ApiError('NOT_FOUND', 'No such webhook');
+async function withAttempts(sql: Sql, rows: DeliveryRow[]) {
+  const attempts = await attemptsOf(sql, rows.map((r) => r.id), ATTEMPTS_SHOWN);
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+  return rows.map((row) => deliveryView(row, byDelivery.get(row.id) ?? []));
+}
+
+const notFound = () => new DomainError('NOT_FOUND', 'No such webhook');
 
 export function webhookView(row: WebhookRow) {
   const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;

@@ -1,16 +1,20 @@
 /** Notification routes (CONTRACT §3): preferences, deliveries and the digest, per member. */
 import { json, route, type Route } from '../http/route.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { describeUnsubscribe, unsubscribe } from '../../services/notifications/unsubscribe.ts';
 import { confirmPage, donePage, errorPage } from './unsubscribe.views.ts';
-import { getPreferences, updatePreferences } from '../../services/notifications/preferences.service.ts';
+import {
+  digestPreview, getPreferences, memberDeliveries, updatePreferences, type NotificationContext,
+} from '../../services/notifications/preferences.service.ts';
+import type { Principal } from '../../services/auth/principal.ts';
 import {
   DeliveriesQuery, DeliveriesSchema, UnsubscribeParams, DigestQuery, DigestSchema, PatchPreferencesBody, PreferencesQuery, PreferencesSchema,
 } from '../schemas/notification.schema.ts';
 import type { Services } from '../deps.ts';
 
 export function notificationRoutes(services: Services): Route[] {
-  const { sql, notifications } = services;
+  const { sql, registry } = services;
+  const context = (ctx: { principal: Principal }): NotificationContext => ({ sql, registry, principal: ctx.principal });
   const read = { auth: 'bearer', scopes: ['notifications:read'], tags: ['Notifications'] } as const;
   const unsubscribeRoute = {
     path: '/unsubscribe/{token}', auth: 'none', hidden: true, rateLimit: 'address', tags: ['Notifications'],
@@ -24,7 +28,7 @@ export function notificationRoutes(services: Services): Route[] {
       summary: "A member's notification preferences, resolved: account level, or with `flowId` that flow's override applied",
       query: PreferencesQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The resolved preferences', schema: PreferencesSchema } },
-      handler: async (ctx) => json(200, await getPreferences(sql, ctx.principal, ctx.query)),
+      handler: async (ctx) => json(200, await getPreferences(context(ctx), ctx.query)),
     }),
     route({
       auth: 'bearer', scopes: ['notifications:write'], tags: ['Notifications'],
@@ -33,7 +37,7 @@ export function notificationRoutes(services: Services): Route[] {
       query: PreferencesQuery, body: PatchPreferencesBody, errors: ['FORBIDDEN', 'NOT_FOUND'],
       responses: { 200: { description: 'The resolved preferences after the change', schema: PreferencesSchema } },
       handler: async (ctx) =>
-        json(200, await updatePreferences(sql, ctx.principal, ctx.query, ctx.body)),
+        json(200, await updatePreferences(context(ctx), ctx.query, ctx.body)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/notifications/deliveries', operationId: 'listNotificationDeliveries',
@@ -41,14 +45,14 @@ export function notificationRoutes(services: Services): Route[] {
       query: DeliveriesQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'A page of deliveries', schema: DeliveriesSchema } },
       handler: async (ctx) =>
-        json(200, await notifications.deliveriesOf(ctx.principal, ctx.query.memberId, ctx.query.size, ctx.query.from)),
+        json(200, await memberDeliveries(context(ctx), ctx.query.memberId, ctx.query)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/notifications/digest', operationId: 'getNotificationDigest',
       summary: "A member's digest as it would be mailed now, built by the real builder and delivered to nobody",
       query: DigestQuery, errors: ['NOT_FOUND'],
       responses: { 200: { description: 'The digest', schema: DigestSchema } },
-      handler: async (ctx) => json(200, await notifications.digestOf(ctx.principal, ctx.query.memberId)),
+      handler: async (ctx) => json(200, await digestPreview(context(ctx), ctx.query.memberId)),
     }),
     // The link in every email's List-Unsubscribe header: no credential, the token is the key.
     // Hidden from the OpenAPI document: pages for people, not part of the v1 interface.
@@ -56,7 +60,7 @@ export function notificationRoutes(services: Services): Route[] {
       ...unsubscribeRoute, method: 'GET', operationId: 'unsubscribePage', summary: 'Asks whether to unsubscribe (never unsubscribes by itself)',
       handler: async (ctx) => {
         const found = await describeUnsubscribe(sql, ctx.params.token);
-        if (!found) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
+        if (!found) throw new DomainError('NOT_FOUND', 'Unknown unsubscribe link');
         return confirmPage(found.kind, found.email);
       },
     }),
@@ -65,7 +69,7 @@ export function notificationRoutes(services: Services): Route[] {
       bodyKind: 'bytes', maxBodyBytes: 16 * 1024,
       handler: async (ctx) => {
         const done = await unsubscribe(sql, ctx.params.token);
-        if (!done) throw new ApiError('NOT_FOUND', 'Unknown unsubscribe link');
+        if (!done) throw new DomainError('NOT_FOUND', 'Unknown unsubscribe link');
         return donePage(done.kind, done.email);
       },
     }),

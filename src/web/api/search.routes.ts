@@ -13,7 +13,7 @@ export function searchRoutes(services: Services): Route[] {
       summary: 'Find live flows (name, description), their tasks (name) and templates, most relevant first',
       auth: 'bearer', scopes: ['flows:read'], query: SearchQuery, errors: ['VALIDATION_FAILED', 'INSUFFICIENT_SCOPE'],
       responses: { 200: { description: 'Matches, most relevant first; total counts every match', schema: listOf(SearchResultSchema) } },
-      handler: async (ctx) => json(200, await search(sql, config.appUrl, ctx.principal, ctx.query)),
+      handler: async (ctx) => json(200, await search({ sql, appUrl: config.appUrl, principal: ctx.principal }, ctx.query)),
     }),
   ];
 }

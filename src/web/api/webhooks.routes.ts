@@ -5,9 +5,13 @@ import {
   WebhookWithSecretSchema,
 } from '../schemas/webhook.schema.ts';
 import type { Services } from '../deps.ts';
+import type { Principal } from '../../services/auth/principal.ts';
+import {
+  changeWebhook, createWebhook, listDeliveries, listWebhooks, readWebhook, removeWebhook, retryDelivery, rotateSecret, type WebhookContext,
+} from '../../services/webhooks/webhooks.service.ts';
 
 export function webhookRoutes(services: Services): Route[] {
-  const { webhooks } = services;
+  const context = (ctx: { principal: Principal }): WebhookContext => ({ ...services.webhooks, principal: ctx.principal });
   const read = { auth: 'bearer', scopes: ['flows:read'], tags: ['Webhooks'] } as const;
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'admin', tags: ['Webhooks'] } as const;
 
@@ -17,19 +21,19 @@ export function webhookRoutes(services: Services): Route[] {
       summary: 'Register an endpoint for events (Standard Webhooks 1.0); the answer holds the signing secret, shown only this once',
       body: CreateWebhookBody, errors: ['PLAN_LIMIT_REACHED'],
       responses: { 201: { description: 'The endpoint, with its secret', schema: WebhookWithSecretSchema } },
-      handler: async (ctx) => json(201, await webhooks.create(ctx.principal, ctx.body)),
+      handler: async (ctx) => json(201, await createWebhook(context(ctx), ctx.body)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/webhooks', operationId: 'listWebhooks', summary: 'The workspace\'s webhook endpoints, newest first (no secrets)',
       query: WebhooksQuery,
       responses: { 200: { description: 'A page of endpoints', schema: WebhooksSchema } },
-      handler: async (ctx) => json(200, await webhooks.list(ctx.principal, ctx.query.size, ctx.query.from)),
+      handler: async (ctx) => json(200, await listWebhooks(context(ctx), ctx.query)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/webhooks/{webhookId}', operationId: 'getWebhook', summary: 'One webhook endpoint (no secret)',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint', schema: WebhookSchema } },
-      handler: async (ctx) => json(200, await webhooks.get(ctx.principal, ctx.params.webhookId)),
+      handler: async (ctx) => json(200, await readWebhook(context(ctx), ctx.params.webhookId)),
     }),
     route({
       ...write, method: 'PATCH', path: '/v1/webhooks/{webhookId}', operationId: 'updateWebhook',
@@ -37,7 +41,7 @@ export function webhookRoutes(services: Services): Route[] {
       params: WebhookParams, body: UpdateWebhookBody,
       responses: { 200: { description: 'The endpoint', schema: WebhookSchema } },
       handler: async (ctx) =>
-        json(200, await webhooks.update(ctx.principal, ctx.params.webhookId, ctx.body)),
+        json(200, await changeWebhook(context(ctx), ctx.params.webhookId, ctx.body)),
     }),
     route({
       ...write, method: 'DELETE', path: '/v1/webhooks/{webhookId}', operationId: 'deleteWebhook',
@@ -45,7 +49,7 @@ export function webhookRoutes(services: Services): Route[] {
       params: WebhookParams,
       responses: { 204: { description: 'Removed' } },
       handler: async (ctx) => {
-        await webhooks.remove(ctx.principal, ctx.params.webhookId);
+        await removeWebhook(context(ctx), ctx.params.webhookId);
         return noContent();
       },
     }),
@@ -54,14 +58,14 @@ export function webhookRoutes(services: Services): Route[] {
       summary: 'A new signing secret, shown once; for 24 hours deliveries carry signatures by both the new and the previous secret',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint, with its new secret', schema: WebhookWithSecretSchema } },
-      handler: async (ctx) => json(200, await webhooks.rotateSecret(ctx.principal, ctx.params.webhookId)),
+      handler: async (ctx) => json(200, await rotateSecret(context(ctx), ctx.params.webhookId)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/webhooks/{webhookId}/deliveries', operationId: 'listWebhookDeliveries',
       summary: 'Deliveries to an endpoint, newest first, each with its attempts (status code, duration, error)',
       params: WebhookParams, query: WebhooksQuery,
       responses: { 200: { description: 'A page of deliveries', schema: DeliveriesSchema } },
-      handler: async (ctx) => json(200, await webhooks.deliveriesOf(ctx.principal, ctx.params.webhookId, ctx.query.size, ctx.query.from)),
+      handler: async (ctx) => json(200, await listDeliveries(context(ctx), ctx.params.webhookId, ctx.query)),
     }),
     route({
       ...write, method: 'POST', path: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry', operationId: 'retryWebhookDelivery',
@@ -69,7 +73,7 @@ export function webhookRoutes(services: Services): Route[] {
       params: DeliveryParams, errors: ['INVALID_TRANSITION'],
       responses: { 202: { description: 'The delivery, pending its new attempt', schema: DeliverySchema } },
       handler: async (ctx) =>
-        json(202, await webhooks.retry(ctx.principal, ctx.params.webhookId, ctx.params.deliveryId)),
+        json(202, await retryDelivery(context(ctx), ctx.params.webhookId, ctx.params.deliveryId)),
     }),
   ];
 }
