@@ -11,7 +11,8 @@ export interface WebhookRow {
   events: string[];
   description: string | null;
   enabled: boolean;
-  disabledReason: string | null;
+  /** Why the service switched it off (a 410 Gone); null when enabled or switched off by its owner. */
+  disabledReason: 'gone' | null;
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;

@@ -6,7 +6,7 @@
 import { DomainError } from '../../src/platform/errors.ts';
 import { AUTH_CHANNEL } from '../../src/storage/credentials.store.ts';
 import { Type } from '@sinclair/typebox';
-import { route, type Route } from '../../src/web/http/route.ts';
+import { json, route, type Route } from '../../src/web/http/route.ts';
 import { Defaulted } from '../../src/web/schemas/common.schema.ts';
 import type { TestServer } from './server.ts';
 
@@ -47,7 +47,7 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
     if (body.name === 'missing') throw new DomainError('NOT_FOUND', 'Nothing called missing');
     const [row] = await s.sql<{ id: number }[]>`insert into echo_rows (name, count, credential_id, path)
       values (${body.name}, ${body.count ?? null}, ${credentialId}, ${path}) returning id`;
-    return { status: 201, body: { ...body, id: row!.id } };
+    return json(201, { ...body, id: row!.id });
   };
   const routes: Route[] = [
     route({
@@ -70,7 +70,7 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
       // A read over POST (like exports): not a write.
       method: 'POST', path: '/v1/test/lookup', operationId: 'lookup', summary: 'read over POST', auth: 'bearer',
       scopes: ['flows:read'], write: false, body: EchoBody, responses: { 200: { description: 'ok' } },
-      handler: ({ body }) => ({ status: 200, body: { found: body.name } }),
+      handler: ({ body }) => json(200, { found: body.name }),
     }),
     route({
       method: 'GET', path: '/v1/test/items/{itemId}', operationId: 'getItem', summary: 'read with params and query',
@@ -78,13 +78,13 @@ export async function addTestRoutes(s: TestServer): Promise<TestRoutes> {
       params: Type.Object({ itemId: Type.String({ pattern: '^itm_[A-Za-z0-9_-]+$', maxLength: 64 }) }),
       query: Type.Object({ size: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: 25 })) }, { additionalProperties: false }),
       responses: { 200: { description: 'ok' } },
-      handler: ({ params, query }) => ({ status: 200, body: { id: params.itemId, size: query.size } }),
+      handler: ({ params, query }) => json(200, { id: params.itemId, size: query.size }),
     }),
     route({
       // No credential, a budget per client address (as public views have).
       method: 'GET', path: '/test/address', operationId: 'address', summary: 'the caller address', auth: 'none',
       rateLimit: 'address', responses: { 200: { description: 'ok' } },
-      handler: ({ remoteAddress }) => ({ status: 200, body: { remoteAddress } }),
+      handler: ({ remoteAddress }) => json(200, { remoteAddress }),
     }),
   ];
   s.app.edge.add(routes);

@@ -70,3 +70,22 @@ t.test('no credential, no schemas, an upload', async (t) => {
   t.equal(upload.bodyKind, 'upload');
   t.equal(form.bodyKind, 'form');
 });
+
+t.test('a reply is typed by the schema of its status', async (t) => {
+  const Thing = Type.Object({ id: Type.String(), count: Type.Integer(), note: Type.Optional(Type.String()) });
+  const spec = {
+    method: 'GET', path: '/v1/things/{flowId}', operationId: 'getThing', summary: 'thing', auth: 'bearer', params: Params,
+    responses: { 200: { description: 'The thing', schema: Thing }, 202: { description: 'Accepted, no schema' } },
+  } as const;
+  const typed = route({ ...spec, handler: () => json(200, { id: 'x', count: 1 }) });
+  route({ ...spec, handler: () => json(202, { anything: true }) });
+  // @ts-expect-error: a required field of the 200 schema is missing
+  route({ ...spec, handler: () => json(200, { id: 'x' }) });
+  // @ts-expect-error: a field has the wrong type
+  route({ ...spec, handler: () => json(200, { id: 'x', count: 'one' }) });
+  // @ts-expect-error: 201 is not a status this route answers with
+  route({ ...spec, handler: () => json(201, { id: 'x', count: 1 }) });
+  // Bytes already serialised (a pre-assembled body, a file) are the handler's to vouch for.
+  route({ ...spec, handler: () => ({ status: 200, body: Buffer.from('{}'), contentType: 'application/json' }) });
+  t.equal(typed.responses[200]?.schema, Thing, 'the response schema is the one the document shows');
+});

@@ -141,13 +141,13 @@ export async function authorizeLocation(sql: Db, issuer: string, signinUrl: stri
 }
 
 /** RFC 8414 metadata, so clients (oauth4webapi's discovery) find the endpoints. */
-export function authorizationServerMetadata(issuer: string, scopes: readonly string[]): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, scopes: readonly string[]) {
   return {
     issuer,
     authorization_endpoint: `${issuer}/v1/oauth/authorize`,
     token_endpoint: `${issuer}/v1/oauth/token`,
     revocation_endpoint: `${issuer}/v1/oauth/revoke`,
-    scopes_supported: scopes,
+    scopes_supported: [...scopes],
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],

@@ -47,7 +47,7 @@ export interface TaskView {
   estimateHours: number | null;
   criticalPath: boolean;
   subtasks: SubtaskView[];
-  requiredDeliverables: readonly Deliverable[];
+  requiredDeliverables: Deliverable[];
   createdAt: string;
   updatedAt: string;
 }
@@ -116,7 +116,7 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
     estimateHours: task.estimateHours,
     criticalPath: version.critical[i] === 1,
     subtasks,
-    requiredDeliverables: task.deliverables,
+    requiredDeliverables: [...task.deliverables],
     createdAt: task.createdAt,
     updatedAt: task.updatedAt,
   };

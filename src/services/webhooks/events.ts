@@ -21,3 +21,15 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
+function isWebhookEventType(value: string): value is WebhookEventType {
+  return EVENT_TYPES.has(value);
+}
+
+/** A stored event type, as its type: only these are ever stored (events are validated on the way in), so another is a bug. */
+export function webhookEventType(value: string): WebhookEventType {
+  if (!isWebhookEventType(value)) throw new Error(`not a webhook event type: ${value}`);
+  return value;
+}

@@ -10,10 +10,11 @@ import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   attemptsOf, countWebhooks, deleteWebhook, getDelivery, getWebhook, insertWebhook, lockLanes, pageDeliveries, pageWebhooks, reopenDelivery,
-  rotateWebhookSecret, updateWebhook, type AttemptRow, type DeliveryRow, type WebhookRow,
+  rotateWebhookSecret, updateWebhook, type AttemptRow, type DeliveryRow, type DeliveryStatus, type WebhookRow,
 } from '../../storage/webhooks.store.ts';
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
 import type { WebhookDeliveries } from './delivery.job.ts';
+import { webhookEventType } from './events.ts';
 import { newWebhookSecret } from './signing.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
@@ -137,22 +138,23 @@ const notFound = () => new DomainError('NOT_FOUND', 'No such webhook');
 export function webhookView(row: WebhookRow) {
   const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
   return {
-    id: row.id, url: row.url, events: row.events, description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
+    id: row.id, url: row.url, events: row.events.map(webhookEventType), description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
     previousSecretExpiresAt: overlapping?.toISOString() ?? null, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 /** `queued` (a job holds it) and `pending` (waiting for its turn) are one state to a client. */
-function deliveryStatus(row: DeliveryRow): string {
+function deliveryStatus(row: DeliveryRow): Exclude<DeliveryStatus, 'queued'> {
   return row.status === 'queued' ? 'pending' : row.status;
 }
 
 function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
+  const payload: Record<string, unknown> = JSON.parse(row.body);
   return {
-    id: row.id, webhookId: row.webhookId, eventType: row.type, flowId: row.flowKey || null, status: deliveryStatus(row),
+    id: row.id, webhookId: row.webhookId, eventType: webhookEventType(row.type), flowId: row.flowKey || null, status: deliveryStatus(row),
     attempts: row.attempts, nextAttemptAt: row.status === 'queued' ? row.nextAttemptAt?.toISOString() ?? null : null,
     lastStatusCode: row.lastStatusCode, lastError: row.lastError, createdAt: row.createdAt.toISOString(), finishedAt: row.finishedAt?.toISOString() ?? null,
-    payload: JSON.parse(row.body) as unknown,
+    payload,
     attemptLog: attempts.map((a) => ({
       attempt: a.attempt, manual: a.manual, startedAt: a.startedAt.toISOString(), durationMs: a.durationMs,
       statusCode: a.statusCode, error: a.error, retryAfter: a.retryAfter,

@@ -30,7 +30,7 @@ export function brainstormRoutes(services: Services): Route[] {
   const read = { auth: 'bearer', scopes: ['flows:read'], tags: ['Brainstorms'] } as const;
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'member', tags: ['Brainstorms'] } as const;
   const summary = (description: string) => ({ 200: { description, schema: BrainstormSummarySchema } });
-  const board = async (ctx: { params: { brainstormId: string } }, status: number, result: Promise<{ view: unknown; version: number }>) => {
+  const board = async <const S extends number, T>(ctx: { params: { brainstormId: string } }, status: S, result: Promise<{ view: T; version: number }>) => {
     const { view, version } = await result;
     return json(status, view, { etag: etagOf(ctx.params.brainstormId, version) });
   };

@@ -24,7 +24,7 @@ export function platformRoutes(services: Services): Route[] {
       responses: { 200: { description: 'Context', schema: ContextSchema } },
       handler: async ({ principal }) => {
         const p = principal;
-        const context: Record<string, unknown> = {
+        const context = {
           workspaceId: p.workspaceId,
           workspaceName: p.workspaceName,
           credentialId: p.credentialId,
@@ -33,11 +33,7 @@ export function platformRoutes(services: Services): Route[] {
           scopes: p.scopes,
           plan: p.plan,
         };
-        if (p.userId) {
-          context.userId = p.userId;
-          context.orgs = await workspacesOf(sql, p.userId);
-        }
-        return json(200, context);
+        return json(200, p.userId ? { ...context, userId: p.userId, orgs: await workspacesOf(sql, p.userId) } : context);
       },
     }),
     route({

@@ -2,6 +2,7 @@
 import { json, noContent, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
+import type { TaskView } from '../../services/flows/flow-body.ts';
 import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachments, listComments } from '../../services/flows/task-items.service.ts';
 import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan } from '../../services/flows/tasks.service.ts';
 import { assignTask, completeTask, reopenTask, startTask } from '../../services/flows/transitions.service.ts';
@@ -20,17 +21,17 @@ const TASK = `${TASKS}/{taskId}`;
 export function taskRoutes(services: Services): Route[] {
   const { sql, registry, config, files } = services;
   const context = (ctx: { principal: Principal }): FlowContext => ({ sql, registry, principal: ctx.principal });
-  const taskReply = (status: number, snapshot: { taskView(id: string): unknown }, id: string) => json(status, snapshot.taskView(id));
+  const taskReply = <const S extends number>(status: S, snapshot: { taskView(id: string): TaskView }, id: string) => json(status, snapshot.taskView(id));
   const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'member', tags: ['Tasks'] } as const;
   const work = { auth: 'bearer', scopes: ['work:write'], minRole: 'member', tags: ['Work'] } as const;
   const read = { auth: 'bearer', scopes: ['flows:read'], tags: ['Tasks'] } as const;
-  const taskResponse = (description: string, status = 200) => ({ [status]: { description, schema: TaskSchema } });
+  const taskResponse = (description: string) => ({ 200: { description, schema: TaskSchema } });
 
   return [
     route({
       ...write, method: 'POST', path: TASKS, operationId: 'createTask', summary: 'Create a task and link it in (after/before), or a sub-task (parentId)',
       params: FlowParams, body: CreateTaskBody, errors: ['CIRCULAR_DEPENDENCY', 'DOWNSTREAM_STARTED', 'TASK_STARTED'],
-      responses: taskResponse('The new task', 201),
+      responses: { 201: { description: 'The new task', schema: TaskSchema } },
       handler: async (ctx) => {
         const { snapshot, taskId } = await createTask(context(ctx), ctx.params.flowId, ctx.body);
         return taskReply(201, snapshot, taskId);

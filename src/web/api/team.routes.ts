@@ -49,7 +49,7 @@ export function teamRoutes(services: Services): Route[] {
       },
       handler: async (ctx) => {
         const { invite, created } = await createInvite(context(ctx), ctx.body, deliverInvite);
-        return json(created ? 201 : 200, invite);
+        return created ? json(201, invite) : json(200, invite);
       },
     }),
     route({

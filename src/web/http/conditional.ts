@@ -8,7 +8,7 @@ import type { Budgets } from './budgets.ts';
 import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
 import { MsgpackCache, msgpackTag, msgpackWanted } from './msgpack.ts';
 import type { OutgoingResponse } from './request.ts';
-import type { Reply, RequestContext, Route } from './route.ts';
+import type { AnyReply, RequestContext, Route } from './route.ts';
 
 /** MessagePack asked for (GET): its type, and the key its bytes are cached under with the tag. */
 export interface Representation {
@@ -39,7 +39,7 @@ export class Conditional {
    * A GET's 200 as rendered: tags it (ETag, Vary), turns it into MessagePack when asked, and
    * answers 304 when the client holds it already. Returns the bytes to send, or the 304.
    */
-  tagged(route: Route, reply: Reply, payload: string | Buffer, headers: Record<string, string>, ifNoneMatch: string | undefined, rateKey: string | null, representation: Representation | null): string | Buffer | OutgoingResponse {
+  tagged(route: Route, reply: AnyReply, payload: string | Buffer, headers: Record<string, string>, ifNoneMatch: string | undefined, rateKey: string | null, representation: Representation | null): string | Buffer | OutgoingResponse {
     let tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
     if (headers['Content-Type']!.startsWith('application/json')) {
       varyByAccept(headers);

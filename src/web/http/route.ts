@@ -14,10 +14,14 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** A JSON schema object (ajv draft 2020-12 dialect, as OpenAPI 3.1 uses). */
 export type Schema = Record<string, unknown>;
 
+/**
+ * A reply as bytes or text built by the handler (a page, a file, JSON serialised ahead for
+ * speed), or none (204/304). A JSON value goes through `json()`, typed by the route's schema.
+ */
 export interface Reply {
   status: number;
-  /** JSON body; omitted for 204/304. A Buffer is sent as-is with `contentType`. */
-  body?: unknown;
+  /** Sent as is, with `contentType`. */
+  body?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
   /** Strong validator of the representation; GET replies without one get a hash of the body. */
@@ -113,7 +117,7 @@ export interface Route extends RouteOptions {
   // Methods, not properties: a handler typed for its own route's context still fits here.
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?(ctx: RequestContext): Promise<string | null> | string | null;
-  handler(ctx: RequestContext): Promise<Reply> | Reply;
+  handler(ctx: RequestContext): Promise<AnyReply> | AnyReply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws a DomainError to refuse.
@@ -145,6 +149,25 @@ type BodyOf<B, K> = K extends 'form' ? Record<string, string>
   : [B, K] extends [undefined, undefined] ? undefined
   : unknown;
 
+/**
+ * What a handler may answer with a status of its route's `responses`: for a status with a
+ * schema, a JSON body of that schema's static type, or bytes already serialised (pre-assembled
+ * JSON, a file, a page); for one without, any body. A status the route does not list is a
+ * type error, like a body that misses a required field of its schema.
+ */
+export type ReplyOf<R> = Reply | {
+  [S in keyof R & number]: JsonReply<S, R[S] extends { schema: infer X extends TSchema } ? Static<X> : unknown>;
+}[keyof R & number];
+
+/** A JSON reply: `body` is serialised by the edge. */
+export interface JsonReply<S extends number = number, T = unknown> extends Omit<Reply, 'status' | 'body'> {
+  status: S;
+  body: T;
+}
+
+/** Whatever a handler answers, as the edge sends it. */
+export type AnyReply = Reply | JsonReply;
+
 /** The context of a route with these schemas, body kind and credential. */
 export type ContextOf<P, Q, B, K, A extends Auth> = RequestContext<
   Input<P, Record<string, string>>,
@@ -155,9 +178,11 @@ export type ContextOf<P, Q, B, K, A extends Auth> = RequestContext<
 >;
 
 /** A route as written in a route table: its handler's context follows from its schemas. */
-export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Auth> extends RouteOptions {
+export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Auth, R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>>
+  extends Omit<RouteOptions, 'responses'> {
   /** `none`: no credential (token endpoint, health, openapi). */
   auth: A;
+  responses: R;
   params?: P;
   query?: Q;
   bodyKind?: K;
@@ -165,7 +190,7 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
   // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
-  handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<Reply> | Reply;
+  handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<NoInfer<ReplyOf<R>>> | NoInfer<ReplyOf<R>>;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws a DomainError to refuse.
@@ -184,17 +209,18 @@ export function route<
   Q extends TSchema | undefined = undefined,
   B extends TSchema | Schema | undefined = undefined,
   K extends BodyKind | undefined = undefined,
->(spec: RouteSpec<P, Q, B, K, A>): Route;
+  const R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+>(spec: RouteSpec<P, Q, B, K, A, R>): Route;
 // The edge hands the handler what it validated against these very schemas, so the route's own
 // context is the one it gets: the signature above is what ties the two together.
 export function route(spec: Route): Route {
   return spec;
 }
 
-export const json = (status: number, body: unknown, extra: Partial<Reply> = {}): Reply => ({
+export const json = <const S extends number, T>(status: S, body: T, extra: Omit<Reply, 'status' | 'body'> = {}): JsonReply<S, T> => ({
+  ...extra,
   status,
   body,
-  ...extra,
 });
 
 export const noContent = (): Reply => ({ status: 204 });

@@ -1,8 +1,7 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
 import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { dateTime, Defaulted, idParam, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
@@ -17,62 +16,53 @@ const assigneeId = { ...idParam('usr'), description: 'A member of the workspace;
 const orNull = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
-const summaryProperties: Record<string, Schema> = {
-  id: { type: 'string' },
-  name: { type: 'string' },
-  archived: { type: 'boolean' },
-  public: { type: 'boolean' },
-  publicUrl: { type: ['string', 'null'], description: '`{public_url}/brainstorms/{token}`; a fresh token on every publish, null when private' },
-  ideaCount: { type: 'integer' },
+const summaryProperties = {
+  id: Type.String(),
+  name: Type.String(),
+  archived: Type.Boolean(),
+  public: Type.Optional(Type.Boolean()),
+  publicUrl: Type.Optional(Nullable(Type.String(), { description: '`{public_url}/brainstorms/{token}`; a fresh token on every publish, null when private' })),
+  ideaCount: Type.Optional(Type.Integer()),
+  createdAt: Type.Optional(dateTime),
+  updatedAt: Type.Optional(dateTime),
+};
+
+export const BrainstormSummarySchema = Type.Object(summaryProperties);
+
+export const IdeaSchema = Type.Object({
+  id: Type.String(),
+  brainstormId: Type.String(),
+  parentId: Type.Optional(Nullable(Type.String({ description: 'Null for a root idea' }))),
+  title: Type.String(),
+  notes: Type.Optional(Nullable(Type.String())),
+  tags: Type.Optional(Type.Array(Type.String())),
+  assigneeId: Type.Optional(Nullable(Type.String())),
+  commentCount: Type.Optional(Type.Integer()),
+  fileCount: Type.Optional(Type.Integer()),
+  createdAt: Type.Optional(dateTime),
+});
+
+export const BrainstormSchema = Type.Object({
+  ...summaryProperties,
+  ideas: Type.Array(IdeaSchema, { description: 'Every idea on the board, in the order they were added' }),
+});
+
+export const IdeaCommentSchema = Type.Object({
+  id: Type.String(),
+  ideaId: Type.Optional(Type.String()),
+  authorId: Type.Optional(Type.String()),
+  authorName: Type.Optional(Nullable(Type.String())),
+  body: Type.String(),
   createdAt: dateTime,
-  updatedAt: dateTime,
-};
+});
 
-export const BrainstormSummarySchema: Schema = { type: 'object', required: ['id', 'name', 'archived'], properties: summaryProperties };
-
-export const IdeaSchema: Schema = {
-  type: 'object',
-  required: ['id', 'brainstormId', 'title'],
-  properties: {
-    id: { type: 'string' },
-    brainstormId: { type: 'string' },
-    parentId: { type: ['string', 'null'], description: 'Null for a root idea' },
-    title: { type: 'string' },
-    notes: { type: ['string', 'null'] },
-    tags: { type: 'array', items: { type: 'string' } },
-    assigneeId: { type: ['string', 'null'] },
-    commentCount: { type: 'integer' },
-    fileCount: { type: 'integer' },
-    createdAt: dateTime,
-  },
-};
-
-export const BrainstormSchema: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'archived', 'ideas'],
-  properties: { ...summaryProperties, ideas: { type: 'array', items: IdeaSchema, description: 'Every idea on the board, in the order they were added' } },
-};
-
-export const IdeaCommentSchema: Schema = {
-  type: 'object',
-  required: ['id', 'body', 'createdAt'],
-  properties: {
-    id: { type: 'string' }, ideaId: { type: 'string' }, authorId: { type: 'string' }, authorName: { type: ['string', 'null'] },
-    body: { type: 'string' }, createdAt: dateTime,
-  },
-};
-
-export const BrainstormShareSchema: Schema = {
-  type: 'object',
-  required: ['id', 'email', 'role', 'brainstormId'],
-  properties: {
-    id: { type: 'string' },
-    email: { type: 'string', description: 'The account\'s address' },
-    role: { type: 'string', enum: SHARE_ROLES, description: '`viewer` reads; `commenter` also comments on ideas' },
-    brainstormId: { type: 'string' },
-    createdAt: dateTime,
-  },
-};
+export const BrainstormShareSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String({ description: 'The account\'s address' }),
+  role: StringEnum(SHARE_ROLES, { description: '`viewer` reads; `commenter` also comments on ideas' }),
+  brainstormId: Type.String(),
+  createdAt: Type.Optional(dateTime),
+});
 
 export const CreateBrainstormBody = Type.Object({
   name: name(),

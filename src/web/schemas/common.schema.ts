@@ -5,23 +5,6 @@
  */
 import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { ERROR_CODES } from '../../platform/errors.ts';
-import type { Schema } from '../http/route.ts';
-
-export const ErrorSchema: Schema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', enum: [...ERROR_CODES] },
-        message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true },
-      },
-    },
-  },
-};
 
 /** `{ type: 'string', enum: [...] }` (not TypeBox's `anyOf` of constants), typed as the union of the values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> =>
@@ -43,11 +26,7 @@ export const pageQuery = (defaultSize = 25) => ({
   from: Defaulted(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 
-export const listOf = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['total', 'items'],
-  properties: { total: { type: 'integer', minimum: 0 }, items: { type: 'array', items: item } },
-});
+export const listOf = <T extends TSchema>(item: T) => Type.Object({ total: Type.Integer({ minimum: 0 }), items: Type.Array(item) });
 
 export const idParam = (prefix: string) => Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: `^${prefix}_[A-Za-z0-9_-]+$` });
 
@@ -56,4 +35,12 @@ export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type
 /** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1). */
 export const dateInput = Type.String({ maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] });
 
-export const dateTime: Schema = { type: 'string', format: 'date-time' };
+export const dateTime = Type.String({ format: 'date-time' });
+
+export const ErrorSchema = Type.Object({
+  error: Type.Object({
+    code: StringEnum(ERROR_CODES),
+    message: Type.String(),
+    details: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })),
+  }),
+});

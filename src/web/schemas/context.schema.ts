@@ -1,37 +1,24 @@
 /** Context (GET /v1/me) and Token (POST /v1/oauth/token), as the spec's tables give them. */
 import { ROLES, SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { StringEnum } from './common.schema.ts';
+import { Nullable, StringEnum } from './common.schema.ts';
 
-export const ContextSchema: Schema = {
-  type: 'object',
-  required: ['workspaceId', 'workspaceName', 'role', 'scopes', 'plan'],
-  properties: {
-    workspaceId: { type: 'string' },
-    workspaceName: { type: 'string' },
-    credentialId: { type: 'string' },
-    credentialName: { type: ['string', 'null'] },
-    role: { type: 'string', enum: [...ROLES].reverse() },
-    scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
-    plan: { type: 'string', enum: ['free', 'pro'] },
-    userId: { type: 'string', description: 'Person tokens only: the member id of the person acting' },
-    orgs: {
-      type: 'array',
-      description: 'Person tokens only: every workspace the person belongs to',
-      items: {
-        type: 'object',
-        required: ['id', 'name', 'role'],
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
-          plan: { type: 'string', enum: ['free', 'pro'] },
-        },
-      },
-    },
-  },
-};
+export const ContextSchema = Type.Object({
+  workspaceId: Type.String(),
+  workspaceName: Type.String(),
+  credentialId: Type.Optional(Type.String()),
+  credentialName: Type.Optional(Nullable(Type.String())),
+  role: StringEnum([...ROLES].reverse()),
+  scopes: Type.Array(StringEnum([...SCOPES])),
+  plan: StringEnum(['free', 'pro']),
+  userId: Type.Optional(Type.String({ description: 'Person tokens only: the member id of the person acting' })),
+  orgs: Type.Optional(Type.Array(Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    role: StringEnum(['owner', 'admin', 'member', 'viewer']),
+    plan: Type.Optional(StringEnum(['free', 'pro'])),
+  }), { description: 'Person tokens only: every workspace the person belongs to' })),
+});
 
 // The token and revoke endpoints take forms: these document them (the handler checks the fields).
 export const TokenRequestSchema = Type.Object({
@@ -46,17 +33,13 @@ export const TokenRequestSchema = Type.Object({
   scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Space-separated; can only narrow what was granted' })),
 });
 
-export const TokenSchema: Schema = {
-  type: 'object',
-  required: ['access_token', 'token_type', 'expires_in'],
-  properties: {
-    access_token: { type: 'string' },
-    token_type: { type: 'string', enum: ['Bearer'] },
-    expires_in: { type: 'integer' },
-    scope: { type: 'string' },
-    refresh_token: { type: 'string' },
-  },
-};
+export const TokenSchema = Type.Object({
+  access_token: Type.String(),
+  token_type: StringEnum(['Bearer']),
+  expires_in: Type.Integer(),
+  scope: Type.Optional(Type.String()),
+  refresh_token: Type.Optional(Type.String()),
+});
 
 export const RevokeRequestSchema = Type.Object({
   token: Type.String({ maxLength: 200 }),

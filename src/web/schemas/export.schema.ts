@@ -1,6 +1,5 @@
 /** The export request (spec §4, CONTRACT §1): an optional body whose `format` defaults to pdf. */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
 import { Defaulted, StringEnum } from './common.schema.ts';
 
 export const EXPORT_FORMATS = ['pdf', 'png'] as const;
@@ -10,5 +9,5 @@ export const ExportBody = Type.Object({
 }, { additionalProperties: false });
 
 /** OpenAPI 3.1 spelling of a binary body (no `format: binary`). */
-export const BinaryFile: Schema = { type: 'string', contentMediaType: 'application/octet-stream' };
+export const BinaryFile = Type.String({ contentMediaType: 'application/octet-stream' });
 export const EXPORT_MEDIA_TYPES = ['application/pdf', 'image/png'] as const;

@@ -1,7 +1,6 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { dateInput, dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams } from './common.schema.ts';
+import { dateInput, dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
@@ -11,65 +10,52 @@ export const name = (max = 200) => Type.String({ minLength: 1, maxLength: max, p
 export const description = Type.String({ maxLength: 20_000 });
 export const estimate = Type.Number({ minimum: 0, maximum: 100_000 });
 
-export const SubTaskSchema: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'done'],
-  properties: {
-    id: { type: 'string' }, name: { type: 'string' }, done: { type: 'boolean' },
-    assigneeId: { type: ['string', 'null'] }, estimateHours: { type: ['number', 'null'] },
-  },
+export const SubTaskSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  done: Type.Boolean(),
+  assigneeId: Type.Optional(Nullable(Type.String())),
+  estimateHours: Type.Optional(Nullable(Type.Number())),
+});
+
+export const DeliverableSchema = Type.Object({ id: Type.String(), name: Type.String(), satisfied: Type.Boolean() });
+
+export const TaskSchema = Type.Object({
+  id: Type.String(),
+  flowId: Type.String(),
+  parentId: Nullable(Type.String()),
+  name: Type.String(),
+  description: Type.Optional(Nullable(Type.String())),
+  status: StringEnum(TASK_STATUSES),
+  dependsOn: Type.Array(Type.String()),
+  blockedBy: Type.Optional(Type.Array(Type.String())),
+  assigneeId: Type.Optional(Nullable(Type.String())),
+  estimateHours: Type.Optional(Nullable(Type.Number())),
+  criticalPath: Type.Optional(Type.Boolean()),
+  subtasks: Type.Optional(Type.Array(SubTaskSchema)),
+  requiredDeliverables: Type.Optional(Type.Array(DeliverableSchema)),
+  createdAt: Type.Optional(dateTime),
+  updatedAt: Type.Optional(dateTime),
+});
+
+const summaryProperties = {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(Nullable(Type.String())),
+  archived: Type.Boolean(),
+  public: Type.Optional(Type.Boolean()),
+  publicUrl: Type.Optional(Nullable(Type.String())),
+  dueDate: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  taskCount: Type.Optional(Type.Integer()),
+  doneCount: Type.Optional(Type.Integer()),
+  readyCount: Type.Optional(Type.Integer()),
+  createdAt: Type.Optional(dateTime),
+  updatedAt: Type.Optional(dateTime),
 };
 
-export const DeliverableSchema: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'satisfied'],
-  properties: { id: { type: 'string' }, name: { type: 'string' }, satisfied: { type: 'boolean' } },
-};
+export const FlowSummarySchema = Type.Object(summaryProperties);
 
-export const TaskSchema: Schema = {
-  type: 'object',
-  required: ['id', 'flowId', 'parentId', 'name', 'status', 'dependsOn'],
-  properties: {
-    id: { type: 'string' },
-    flowId: { type: 'string' },
-    parentId: { type: ['string', 'null'] },
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    status: { type: 'string', enum: TASK_STATUSES },
-    dependsOn: { type: 'array', items: { type: 'string' } },
-    blockedBy: { type: 'array', items: { type: 'string' } },
-    assigneeId: { type: ['string', 'null'] },
-    estimateHours: { type: ['number', 'null'] },
-    criticalPath: { type: 'boolean' },
-    subtasks: { type: 'array', items: SubTaskSchema },
-    requiredDeliverables: { type: 'array', items: DeliverableSchema },
-    createdAt: dateTime,
-    updatedAt: dateTime,
-  },
-};
-
-const summaryProperties: Record<string, Schema> = {
-  id: { type: 'string' },
-  name: { type: 'string' },
-  description: { type: ['string', 'null'] },
-  archived: { type: 'boolean' },
-  public: { type: 'boolean' },
-  publicUrl: { type: ['string', 'null'] },
-  dueDate: { type: ['string', 'null'], format: 'date-time' },
-  taskCount: { type: 'integer' },
-  doneCount: { type: 'integer' },
-  readyCount: { type: 'integer' },
-  createdAt: dateTime,
-  updatedAt: dateTime,
-};
-
-export const FlowSummarySchema: Schema = { type: 'object', required: ['id', 'name', 'archived'], properties: summaryProperties };
-
-export const FlowSchema: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'archived', 'tasks'],
-  properties: { ...summaryProperties, tasks: { type: 'array', items: TaskSchema } },
-};
+export const FlowSchema = Type.Object({ ...summaryProperties, tasks: Type.Array(TaskSchema) });
 
 export const CreateFlowBody = Type.Object({
   name: name(),

@@ -1,7 +1,6 @@
 /** The authorization endpoint's parameters and the authorization server metadata (RFC 8414). */
 import { SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
 
 // No `type` on these: a malformed or repeated parameter must reach the endpoint, which answers
 // JSON before the redirect URI is trusted and redirects with `error=` after (RFC 6749 §4.1.2.1).
@@ -16,19 +15,15 @@ export const AuthorizeQuerySchema = Type.Object({
   scope: loose(`string, optional: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})`),
 });
 
-export const AuthorizationServerMetadataSchema: Schema = {
-  type: 'object',
-  required: ['issuer', 'authorization_endpoint', 'token_endpoint'],
-  properties: {
-    issuer: { type: 'string' },
-    authorization_endpoint: { type: 'string' },
-    token_endpoint: { type: 'string' },
-    revocation_endpoint: { type: 'string' },
-    scopes_supported: { type: 'array', items: { type: 'string' } },
-    response_types_supported: { type: 'array', items: { type: 'string' } },
-    grant_types_supported: { type: 'array', items: { type: 'string' } },
-    code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
-    token_endpoint_auth_methods_supported: { type: 'array', items: { type: 'string' } },
-    authorization_response_iss_parameter_supported: { type: 'boolean' },
-  },
-};
+export const AuthorizationServerMetadataSchema = Type.Object({
+  issuer: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.Optional(Type.String()),
+  scopes_supported: Type.Optional(Type.Array(Type.String())),
+  response_types_supported: Type.Optional(Type.Array(Type.String())),
+  grant_types_supported: Type.Optional(Type.Array(Type.String())),
+  code_challenge_methods_supported: Type.Optional(Type.Array(Type.String())),
+  token_endpoint_auth_methods_supported: Type.Optional(Type.Array(Type.String())),
+  authorization_response_iss_parameter_supported: Type.Optional(Type.Boolean()),
+});

@@ -1,63 +1,46 @@
 /** Schedule and Report (spec §2). */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { dateInput } from './common.schema.ts';
+import { dateInput, Nullable } from './common.schema.ts';
 
-const day: Schema = { type: 'string', format: 'date' };
+const day = Type.String({ format: 'date' });
 
-export const ScheduleSchema: Schema = {
-  type: 'object',
-  required: ['flowId', 'entries'],
-  properties: {
-    flowId: { type: 'string' },
-    startDate: { ...day, description: 'The working day the schedule starts on' },
-    dueDate: { type: ['string', 'null'], format: 'date' },
-    projectedFinish: { type: ['string', 'null'], format: 'date' },
-    onTrack: { type: ['boolean', 'null'] },
-    entries: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['taskName', 'criticalPath'],
-        properties: {
-          taskId: { type: 'string' }, taskName: { type: 'string' }, earliestStart: day, earliestFinish: day,
-          criticalPath: { type: 'boolean' }, estimated: { type: 'boolean' },
-        },
-      },
-    },
-  },
-};
+export const ScheduleSchema = Type.Object({
+  flowId: Type.String(),
+  startDate: Type.Optional(Type.String({ format: 'date', description: 'The working day the schedule starts on' })),
+  dueDate: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+  projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+  onTrack: Type.Optional(Nullable(Type.Boolean())),
+  entries: Type.Array(Type.Object({
+    taskId: Type.Optional(Type.String()),
+    taskName: Type.String(),
+    earliestStart: Type.Optional(day),
+    earliestFinish: Type.Optional(day),
+    criticalPath: Type.Boolean(),
+    estimated: Type.Optional(Type.Boolean()),
+  })),
+});
 
 export const ScheduleQuery = Type.Object({ startDate: Type.Optional(dateInput) });
 
-const ids: Schema = { type: 'array', items: { type: 'string' } };
+const ids = Type.Array(Type.String());
 
-export const ReportSchema: Schema = {
-  type: 'object',
-  required: ['flowId', 'completion', 'tasksTotal'],
-  properties: {
-    flowId: { type: 'string' },
-    flowName: { type: 'string' },
-    completion: { type: 'number', minimum: 0, maximum: 1 },
-    tasksTotal: { type: 'integer' },
-    tasksDone: { type: 'integer' },
-    tasksReady: { type: 'integer' },
-    tasksBlocked: { type: 'integer' },
-    hoursEstimated: { type: ['number', 'null'] },
-    hoursRemaining: { type: ['number', 'null'] },
-    unestimatedTasks: ids,
-    orphanedTasks: ids,
-    workload: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['memberId', 'openTasks'],
-        properties: { memberId: { type: 'string' }, name: { type: ['string', 'null'] }, openTasks: { type: 'integer' }, hoursRemaining: { type: ['number', 'null'] } },
-      },
-    },
-    topBlockers: {
-      type: 'array',
-      items: { type: 'object', required: ['taskId', 'taskName', 'blocking'], properties: { taskId: { type: 'string' }, taskName: { type: 'string' }, blocking: { type: 'integer' } } },
-    },
-  },
-};
+export const ReportSchema = Type.Object({
+  flowId: Type.String(),
+  flowName: Type.Optional(Type.String()),
+  completion: Type.Number({ minimum: 0, maximum: 1 }),
+  tasksTotal: Type.Integer(),
+  tasksDone: Type.Optional(Type.Integer()),
+  tasksReady: Type.Optional(Type.Integer()),
+  tasksBlocked: Type.Optional(Type.Integer()),
+  hoursEstimated: Type.Optional(Nullable(Type.Number())),
+  hoursRemaining: Type.Optional(Nullable(Type.Number())),
+  unestimatedTasks: Type.Optional(ids),
+  orphanedTasks: Type.Optional(ids),
+  workload: Type.Optional(Type.Array(Type.Object({
+    memberId: Type.String(),
+    name: Type.Optional(Nullable(Type.String())),
+    openTasks: Type.Integer(),
+    hoursRemaining: Type.Optional(Nullable(Type.Number())),
+  }))),
+  topBlockers: Type.Optional(Type.Array(Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer() }))),
+});

@@ -1,7 +1,6 @@
 /** SearchResult (spec §2) and the search query. */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { Defaulted, StringEnum } from './common.schema.ts';
+import { Defaulted, Nullable, StringEnum } from './common.schema.ts';
 import { SEARCH_TYPES } from '../../services/search/types.ts';
 
 export const SearchQuery = Type.Object({
@@ -13,14 +12,10 @@ export const SearchQuery = Type.Object({
   size: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 
-export const SearchResultSchema: Schema = {
-  type: 'object',
-  required: ['id', 'type', 'title'],
-  properties: {
-    id: { type: 'string' },
-    type: { type: 'string', enum: [...SEARCH_TYPES] },
-    title: { type: 'string' },
-    flowId: { type: ['string', 'null'], description: 'The flow itself for a flow, the flow holding a task, null for a template' },
-    url: { type: 'string', format: 'uri', description: 'Where it lives in the app' },
-  },
-};
+export const SearchResultSchema = Type.Object({
+  id: Type.String(),
+  type: StringEnum([...SEARCH_TYPES]),
+  title: Type.String(),
+  flowId: Type.Optional(Nullable(Type.String({ description: 'The flow itself for a flow, the flow holding a task, null for a template' }))),
+  url: Type.Optional(Type.String({ format: 'uri', description: 'Where it lives in the app' })),
+});

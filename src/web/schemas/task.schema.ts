@@ -1,6 +1,5 @@
 /** Task request bodies and the Comment and Attachment resources (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
 import { dateTime, Defaulted, idParam, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { description, estimate, name, TaskSchema } from './flow.schema.ts';
 
@@ -31,23 +30,24 @@ export const CommentBody = Type.Object({
 
 export const DeliverableBody = Type.Object({ name: name(300) }, { additionalProperties: false });
 
-export const CommentSchema: Schema = {
-  type: 'object',
-  required: ['id', 'body', 'createdAt'],
-  properties: {
-    id: { type: 'string' }, taskId: { type: 'string' }, authorId: { type: 'string' }, authorName: { type: ['string', 'null'] },
-    body: { type: 'string' }, createdAt: dateTime,
-  },
-};
+export const CommentSchema = Type.Object({
+  id: Type.String(),
+  taskId: Type.Optional(Type.String()),
+  authorId: Type.Optional(Type.String()),
+  authorName: Type.Optional(Nullable(Type.String())),
+  body: Type.String(),
+  createdAt: dateTime,
+});
 
-export const AttachmentSchema: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'kind'],
-  properties: {
-    id: { type: 'string' }, name: { type: 'string' }, mimeType: { type: 'string' }, sizeBytes: { type: 'integer' },
-    kind: { type: 'string', enum: ['reference', 'deliverable'] }, deliverableId: { type: ['string', 'null'] }, uploadedAt: dateTime,
-  },
-};
+export const AttachmentSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mimeType: Type.Optional(Type.String()),
+  sizeBytes: Type.Optional(Type.Integer()),
+  kind: StringEnum(['reference', 'deliverable']),
+  deliverableId: Type.Optional(Nullable(Type.String())),
+  uploadedAt: Type.Optional(dateTime),
+});
 
 export const AttachmentQuery = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -57,7 +57,7 @@ export const AttachmentQuery = Type.Object({
 
 export const ItemsQuery = Type.Object(pageQuery(25));
 
-export const CompleteSchema: Schema = {
-  type: 'object', required: ['task', 'unblocked'],
-  properties: { task: TaskSchema, unblocked: { type: 'array', items: TaskSchema, description: 'Tasks this completion made ready' } },
-};
+export const CompleteSchema = Type.Object({
+  task: TaskSchema,
+  unblocked: Type.Array(TaskSchema, { description: 'Tasks this completion made ready' }),
+});

@@ -1,6 +1,5 @@
 /** Member, Invite and Share (spec §2) and the bodies of the team and share routes. */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
 import { dateTime, Defaulted, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -17,40 +16,28 @@ const emailInput = Type.String({
   description: 'An email address (local@domain); a malformed one is refused with 400 INVALID_EMAIL. Surrounding white space is ignored.',
 });
 
-export const MemberSchema: Schema = {
-  type: 'object',
-  required: ['id', 'email', 'role'],
-  properties: {
-    id: { type: 'string', description: 'The person\'s id (`usr_…`), the same in every workspace they belong to' },
-    name: { type: 'string' },
-    email: { type: 'string', format: 'email' },
-    role: { type: 'string', enum: MEMBER_ROLES, description: '`owner` acts as `admin` on the API and cannot be changed here' },
-  },
-};
+export const MemberSchema = Type.Object({
+  id: Type.String({ description: 'The person\'s id (`usr_…`), the same in every workspace they belong to' }),
+  name: Type.Optional(Type.String()),
+  email: Type.String({ format: 'email' }),
+  role: StringEnum(MEMBER_ROLES, { description: '`owner` acts as `admin` on the API and cannot be changed here' }),
+});
 
-export const InviteSchema: Schema = {
-  type: 'object',
-  required: ['id', 'email', 'role', 'status'],
-  properties: {
-    id: { type: 'string' },
-    email: { type: 'string' },
-    role: { type: 'string', enum: INVITE_ROLES },
-    status: { type: 'string', enum: INVITE_STATUSES, description: 'A pending invite occupies a seat; accepted and revoked ones do not' },
-    createdAt: dateTime,
-  },
-};
+export const InviteSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: StringEnum(INVITE_ROLES),
+  status: StringEnum(INVITE_STATUSES, { description: 'A pending invite occupies a seat; accepted and revoked ones do not' }),
+  createdAt: Type.Optional(dateTime),
+});
 
-export const ShareSchema: Schema = {
-  type: 'object',
-  required: ['id', 'email', 'role', 'flowId'],
-  properties: {
-    id: { type: 'string' },
-    email: { type: 'string' },
-    role: { type: 'string', enum: SHARE_ROLES },
-    flowId: { type: 'string' },
-    createdAt: dateTime,
-  },
-};
+export const ShareSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: StringEnum(SHARE_ROLES),
+  flowId: Type.String(),
+  createdAt: Type.Optional(dateTime),
+});
 
 export const ListMembersQuery = Type.Object({ ...pageQuery(25) });
 

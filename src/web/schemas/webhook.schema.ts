@@ -1,6 +1,5 @@
 /** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
@@ -29,72 +28,58 @@ export const UpdateWebhookBody = Type.Object({
   description: 'Any of the fields; omitted ones keep their value. `enabled` true switches an endpoint back on (also after a 410 disabled it).',
 });
 
-export const WebhookSchema: Schema = {
-  type: 'object',
-  required: ['id', 'url', 'events', 'enabled', 'createdAt'],
-  properties: {
-    id: { type: 'string', description: '`whk_…`' },
-    url: { type: 'string' },
-    events: { type: 'array', items: eventType },
-    description: { type: ['string', 'null'] },
-    enabled: { type: 'boolean', description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)' },
-    disabledReason: { type: ['string', 'null'], enum: ['gone', null], description: '`gone`: the service switched it off because the receiver answered 410 Gone' },
-    previousSecretExpiresAt: { type: ['string', 'null'], format: 'date-time', description: 'After a rotation: until then deliveries are also signed with the previous secret' },
-    createdAt: dateTime,
-    updatedAt: dateTime,
-  },
+const webhookProperties = {
+  id: Type.String({ description: '`whk_…`' }),
+  url: Type.String(),
+  events: Type.Array(eventType),
+  description: Type.Optional(Nullable(Type.String())),
+  enabled: Type.Boolean({ description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)' }),
+  disabledReason: Type.Optional(Type.Unsafe<'gone' | null>({
+    type: ['string', 'null'], enum: ['gone', null], description: '`gone`: the service switched it off because the receiver answered 410 Gone',
+  })),
+  previousSecretExpiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'After a rotation: until then deliveries are also signed with the previous secret' }))),
+  createdAt: dateTime,
+  updatedAt: Type.Optional(dateTime),
 };
 
-export const WebhookWithSecretSchema: Schema = {
-  ...WebhookSchema,
-  required: [...(WebhookSchema.required as string[]), 'secret'],
-  properties: {
-    ...(WebhookSchema.properties as object),
-    secret: {
-      type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
-      description: 'Shown once. `whsec_` + base64 of 32 random bytes; the HMAC-SHA256 key is the decoded bytes (Standard Webhooks 1.0)',
-    },
-  },
-};
+export const WebhookSchema = Type.Object(webhookProperties);
+
+export const WebhookWithSecretSchema = Type.Object({
+  ...webhookProperties,
+  secret: Type.String({
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description: 'Shown once. `whsec_` + base64 of 32 random bytes; the HMAC-SHA256 key is the decoded bytes (Standard Webhooks 1.0)',
+  }),
+});
 
 export const WebhooksSchema = listOf(WebhookSchema);
 
-const attempt: Schema = {
-  type: 'object', required: ['attempt', 'startedAt', 'durationMs'],
-  properties: {
-    attempt: { type: 'integer', minimum: 1 },
-    manual: { type: 'boolean', description: 'Made by a manual retry' },
-    startedAt: dateTime,
-    durationMs: { type: 'integer', minimum: 0 },
-    statusCode: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when no answer came (refused address, connection error, timeout)' },
-    error: { type: ['string', 'null'] },
-    retryAfter: { type: ['integer', 'null'], description: 'Seconds the receiver asked to wait (Retry-After)' },
-  },
-};
+const attempt = Type.Object({
+  attempt: Type.Integer({ minimum: 1 }),
+  manual: Type.Optional(Type.Boolean({ description: 'Made by a manual retry' })),
+  startedAt: dateTime,
+  durationMs: Type.Integer({ minimum: 0 }),
+  statusCode: Type.Optional(Nullable(Type.Integer({ description: 'The receiver\'s HTTP status; null when no answer came (refused address, connection error, timeout)' }))),
+  error: Type.Optional(Nullable(Type.String())),
+  retryAfter: Type.Optional(Nullable(Type.Integer({ description: 'Seconds the receiver asked to wait (Retry-After)' }))),
+});
 
-export const DeliverySchema: Schema = {
-  type: 'object',
-  required: ['id', 'webhookId', 'eventType', 'status', 'attempts', 'createdAt'],
-  properties: {
-    id: { type: 'string', description: 'The `webhook-id` header: the same on every attempt (`msg_…`)' },
-    webhookId: { type: 'string' },
-    eventType: eventType,
-    flowId: { type: ['string', 'null'] },
-    status: {
-      type: 'string', enum: ['pending', 'sending', 'delivered', 'failed', 'skipped'],
-      description: '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this '
-        + 'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled',
-    },
-    attempts: { type: 'integer', minimum: 0 },
-    nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
-    lastStatusCode: { type: ['integer', 'null'] },
-    lastError: { type: ['string', 'null'] },
-    createdAt: dateTime,
-    finishedAt: { type: ['string', 'null'], format: 'date-time' },
-    payload: { type: 'object', description: 'The body sent, byte for byte the same on every attempt' },
-    attemptLog: { type: 'array', items: attempt, description: 'The latest 20 attempts, oldest first' },
-  },
-};
+export const DeliverySchema = Type.Object({
+  id: Type.String({ description: 'The `webhook-id` header: the same on every attempt (`msg_…`)' }),
+  webhookId: Type.String(),
+  eventType: eventType,
+  flowId: Type.Optional(Nullable(Type.String())),
+  status: StringEnum(['pending', 'sending', 'delivered', 'failed', 'skipped'], { description: '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this '
+        + 'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled' }),
+  attempts: Type.Integer({ minimum: 0 }),
+  nextAttemptAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  lastStatusCode: Type.Optional(Nullable(Type.Integer())),
+  lastError: Type.Optional(Nullable(Type.String())),
+  createdAt: dateTime,
+  finishedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  payload: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'The body sent, byte for byte the same on every attempt' })),
+  attemptLog: Type.Optional(Type.Array(attempt, { description: 'The latest 20 attempts, oldest first' })),
+});
 
 export const DeliveriesSchema = listOf(DeliverySchema);
 

@@ -1,33 +1,20 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import type { Schema } from '../http/route.ts';
-import { listOf, pageQuery } from './common.schema.ts';
+import { listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
 
-export const WorkItemSchema: Schema = {
-  type: 'object',
-  required: ['taskId', 'taskName', 'flowId', 'flowName', 'status', 'subtasks'],
-  properties: {
-    taskId: { type: 'string' },
-    taskName: { type: 'string' },
-    flowId: { type: 'string' },
-    flowName: { type: 'string' },
-    status: { type: 'string', enum: TASK_STATUSES },
-    assigneeId: { type: ['string', 'null'] },
-    estimateHours: { type: ['number', 'null'] },
-    criticalPath: { type: 'boolean' },
-    subtasks: { type: 'array', items: SubTaskSchema },
-    blockedBy: {
-      type: 'array',
-      description: 'On blocked work: unfinished tasks holding it up, most-blocking first',
-      items: {
-        type: 'object',
-        required: ['taskId', 'taskName', 'blocking'],
-        properties: { taskId: { type: 'string' }, taskName: { type: 'string' }, blocking: { type: 'integer', minimum: 0 } },
-      },
-    },
-  },
-};
+export const WorkItemSchema = Type.Object({
+  taskId: Type.String(),
+  taskName: Type.String(),
+  flowId: Type.String(),
+  flowName: Type.String(),
+  status: StringEnum(TASK_STATUSES),
+  assigneeId: Type.Optional(Nullable(Type.String())),
+  estimateHours: Type.Optional(Nullable(Type.Number())),
+  criticalPath: Type.Optional(Type.Boolean()),
+  subtasks: Type.Array(SubTaskSchema),
+  blockedBy: Type.Optional(Type.Array(Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer({ minimum: 0 }) }), { description: 'On blocked work: unfinished tasks holding it up, most-blocking first' })),
+});
 
 export const WorkListSchema = listOf(WorkItemSchema);
 
@@ -38,34 +25,26 @@ export const WorkQuery = Type.Object({
 
 export const MineQuery = Type.Object(pageQuery(25));
 
-export const OverviewSchema: Schema = {
-  type: 'object',
-  required: ['counts', 'flows', 'topBlockers'],
-  properties: {
-    counts: {
-      type: 'object',
-      required: ['available', 'blocked', 'inProgress', 'done'],
-      properties: { available: { type: 'integer' }, blocked: { type: 'integer' }, inProgress: { type: 'integer' }, done: { type: 'integer' } },
-    },
-    flows: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['flowId', 'flowName'],
-        properties: {
-          flowId: { type: 'string' }, flowName: { type: 'string' }, dueDate: { type: ['string', 'null'], format: 'date-time' },
-          projectedFinish: { type: ['string', 'null'], format: 'date' }, onTrack: { type: ['boolean', 'null'] },
-          readyCount: { type: 'integer' }, blockedCount: { type: 'integer' },
-        },
-      },
-    },
-    topBlockers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['taskId', 'taskName', 'flowId', 'blocking'],
-        properties: { taskId: { type: 'string' }, taskName: { type: 'string' }, flowId: { type: 'string' }, blocking: { type: 'integer' } },
-      },
-    },
-  },
-};
+export const OverviewSchema = Type.Object({
+  counts: Type.Object({
+    available: Type.Integer(),
+    blocked: Type.Integer(),
+    inProgress: Type.Integer(),
+    done: Type.Integer(),
+  }),
+  flows: Type.Array(Type.Object({
+    flowId: Type.String(),
+    flowName: Type.String(),
+    dueDate: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+    projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+    onTrack: Type.Optional(Nullable(Type.Boolean())),
+    readyCount: Type.Optional(Type.Integer()),
+    blockedCount: Type.Optional(Type.Integer()),
+  })),
+  topBlockers: Type.Array(Type.Object({
+    taskId: Type.String(),
+    taskName: Type.String(),
+    flowId: Type.String(),
+    blocking: Type.Integer(),
+  })),
+});
