@@ -160,7 +160,8 @@ export async function resolveTarget(text: string, allowPrivate: boolean, resolve
   if (!allowPrivate) {
     for (const { address } of answers) {
       const why = refusedAddress(address);
-      if (why) throw new TargetRefused(`The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses`);
+      if (why) throw new TargetRefused(`The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses `
+        + '(for local testing only, an operator may start the server with WEBHOOK_ALLOW_PRIVATE=1 to reach any)');
     }
   }
   const chosen = answers[0]!;
