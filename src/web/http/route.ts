@@ -15,8 +15,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Schema = Record<string, unknown>;
 
 /**
- * A reply as bytes or text built by the handler (a page, a file, JSON serialised ahead for
- * speed), or none (204/304). A JSON value goes through `json()`, typed by the route's schema.
+ * A reply as bytes the handler built (a page, a file, JSON serialised ahead for speed), or
+ * none (204/304). A JSON value goes through `json()`, typed by the route's schema.
  */
 export interface Reply {
   status: number;
