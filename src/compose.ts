@@ -38,6 +38,9 @@ import { appRoutes } from './web/app/app.routes.ts';
 import { brainstormRoutes } from './web/api/brainstorms.routes.ts';
 import { WorkIndexes } from './services/work/workspace-index.ts';
 import { taskRoutes } from './web/api/tasks.routes.ts';
+import { eventRoutes, eventSocket, STREAM_PATH } from './web/api/events.routes.ts';
+import { EventHub } from './services/events/hub.ts';
+import { EventLogRetention } from './services/events/retention.ts';
 import { recomputeStrategy } from './services/flows/offload.ts';
 import { RecomputePool } from './services/flows/recompute-pool.ts';
 import { SessionRegistry } from './services/flows/registry.ts';
@@ -127,7 +130,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   files.registerMetrics(metrics);
   const work = new WorkIndexes(sql, registry);
   work.registerMetrics(metrics);
-  const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files };
+  const retention = new EventLogRetention(sql, config.eventRetentionDays, log);
+  retention.schedule(jobs);
+  await retention.prepare();
+  const events = new EventHub(sql, auth, log, metrics, config.streamMaxBufferedBytes);
+  const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files, events };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
   const edge = new Edge({
@@ -154,16 +161,19 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   edge.add(notificationRoutes(services));
   edge.add(exportRoutes(services));
   edge.add(webhookRoutes(services));
+  edge.add(eventRoutes(services));
   edge.add([openApiRoute(edge, config)]);
 
   // Workers and outbox subscribers are registered above (route modules, services); start them.
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
+  await events.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
   const demo = await demoCreated;
   const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
   const server: HttpServer = await listen(edge, config.host, config.port, {
     foreground, trustProxy: config.trustProxy, maxBufferedBytes: config.maxBufferedBodyBytes,
+    sockets: { [STREAM_PATH]: eventSocket(edge, events, services) },
   }).catch(async (error: unknown) => {
     await metricsServer.close();
     throw error;
@@ -177,6 +187,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo,
     // Once: a second call waits for the first.
     close: () => closed ??= (async () => {
+      // Streams and long polls end first (streams told to resume elsewhere), or they would hold the close.
+      await events.stop();
       await server.close();
       await metricsServer.close();
       await stopWebhooks();

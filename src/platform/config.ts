@@ -61,6 +61,10 @@ export interface Config {
   readonly metricsPort: number;
   /** APP_ALLOW_INSECURE=1: serve the web app on plain http at a non-loopback APP_URL anyway. */
   readonly appAllowInsecure: boolean;
+  /** Days the event log keeps events (whole day partitions are dropped after). */
+  readonly eventRetentionDays: number;
+  /** Bytes a stream subscriber may have waiting to be sent; past it, it is closed and resumes from its cursor. */
+  readonly streamMaxBufferedBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +151,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     // An instance on a free API port (tests, a second local server) takes a free metrics port too.
     metricsPort: int(env, 'METRICS_PORT', (overrides.port ?? port) === 0 ? 0 : 9464, 0, 65535),
     appAllowInsecure: env.APP_ALLOW_INSECURE === '1',
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
+    streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 1024 * 1024, 16 * 1024),
     ...overrides,
   };
   refuseInsecureApp(config);

@@ -1,5 +1,6 @@
 /** The outbox drain and job statistics (pg-boss's own tables are read here, never written). */
 import { tryTransactionLock, type Db, type Tx } from './db.ts';
+import { EVENTS_CHANNEL } from './event-log.store.ts';
 
 /** Transaction-scoped: one drainer at a time across every process (see jobs/outbox.ts). */
 const DRAIN_LOCK = 7_046_231_907;
@@ -23,8 +24,24 @@ export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
     where processed_at is null order by id limit ${limit}`;
 }
 
-export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error: string | null = null): Promise<void> {
-  await tx`update outbox set processed_at = now(), drain_error = ${error} where id = any(${ids as string[]}::bigint[])`;
+/**
+ * Marks drained events processed and gives them their feed positions, in id order after the
+ * last one given (the drain's lock is held: no other drain gives positions meanwhile), and
+ * wakes the feed's readers at commit. Returns the last position given.
+ */
+export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error: string | null = null): Promise<string | null> {
+  const rows = await tx<{ position: string }[]>`with last as (
+      select greatest((select max(position) from outbox where position is not null), (select dropped_through from event_log_retention)) as p
+    ), batch as (
+      select id, row_number() over (order by id) as n from unnest(${ids as string[]}::bigint[]) as id
+    )
+    update outbox o set processed_at = now(), drain_error = ${error}, position = last.p + batch.n
+    from last, batch where o.id = batch.id and o.position is null
+    returning o.position::text as position`;
+  if (rows.length === 0) return null;
+  const position = rows.reduce((max, r) => (BigInt(r.position) > BigInt(max) ? r.position : max), rows[0]!.position);
+  await tx`select pg_notify(${EVENTS_CHANNEL}, ${position})`;
+  return position;
 }
 
 /** Counts a failed drain of these rows; returns the rows' attempts so far. */
@@ -37,13 +54,6 @@ export async function countDrainFailure(sql: Db, ids: readonly string[]): Promis
 export async function outboxBacklog(sql: Db): Promise<number> {
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from outbox where processed_at is null`;
   return row!.n;
-}
-
-/** Processed events are kept a week for operators, then removed (once webhooks collected them too). */
-export async function pruneOutbox(sql: Db, olderThanDays: number): Promise<number> {
-  const result = await sql`delete from outbox where processed_at < now() - make_interval(days => ${olderThanDays})
-    and webhooks_at is not null`;
-  return result.count;
 }
 
 export async function jobCounts(sql: Db): Promise<{ queue: string; state: string; count: number }[]> {

@@ -12,6 +12,7 @@ import type { Sql } from '../platform/database.ts';
 import type { WorkIndexes } from '../services/work/workspace-index.ts';
 import type { WebhookDeps } from '../services/webhooks/webhooks.service.ts';
 import type { Files } from '../services/files/files.service.ts';
+import type { EventHub } from '../services/events/hub.ts';
 
 export interface Services {
   readonly config: Config;
@@ -33,4 +34,6 @@ export interface Services {
   readonly webhooks: WebhookDeps;
   /** Uploaded files: bounded-chunk storage and the per-workspace quota. */
   readonly files: Files;
+  /** The event log's live side in this process: streams and long polls. */
+  readonly events: EventHub;
 }

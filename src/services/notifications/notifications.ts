@@ -1,7 +1,7 @@
 /**
  * Notification emails, assembled: deliveries (claim → send → sent/failed, retries), batch
  * emails from the outbox, the morning digest, and a maintenance job that fails stale claims
- * and prunes the processed outbox.
+ * (the outbox itself is kept by the event log's retention: src/services/events).
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config.ts';
@@ -9,7 +9,6 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import { pruneOutbox } from '../../storage/jobs.store.ts';
 import { failStaleClaims } from '../../storage/notifications.store.ts';
 import { BatchEmails } from './batch.job.ts';
 import { Deliveries } from './deliveries.service.ts';
@@ -18,7 +17,6 @@ import { DigestEmails } from './digest.job.ts';
 const MAINTENANCE_QUEUE = 'notify-maintenance';
 /** A claim older than this outlived any send (SMTP timeouts are 10–30 s): its process died. */
 const STALE_CLAIM_SECONDS = 15 * 60;
-const OUTBOX_KEEP_DAYS = 7;
 
 export class Notifications {
   readonly deliveries: Deliveries;
@@ -37,7 +35,6 @@ export class Notifications {
 
   async maintain(staleClaimSeconds: number): Promise<void> {
     const failed = await failStaleClaims(this.deps.sql, staleClaimSeconds);
-    const pruned = await pruneOutbox(this.deps.sql, OUTBOX_KEEP_DAYS);
-    if (failed || pruned) this.deps.log.info({ failedStaleClaims: failed, prunedOutbox: pruned }, 'notification maintenance');
+    if (failed) this.deps.log.info({ failedStaleClaims: failed }, 'notification maintenance');
   }
 }

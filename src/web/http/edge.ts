@@ -234,6 +234,7 @@ export class Edge {
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);
     const cookies = reply.cookies;
+    if (reply.stream) return { status: reply.status, headers: { ...headers, 'Content-Type': reply.contentType ?? 'application/octet-stream' }, body: null, stream: reply.stream };
     if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null, cookies };
     const isBytes = Buffer.isBuffer(reply.body);
     let payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);

@@ -36,7 +36,24 @@ export interface OutgoingResponse {
   body: Buffer | string | null;
   /** `Set-Cookie` values, written as one header each. */
   cookies?: string[];
+  /** A streamed body (Server-Sent Events): given the open response once the head is written. */
+  stream?: StreamOpener;
 }
+
+/** A response body written over time, kept open until either side ends it. */
+export interface HttpStream {
+  /** Queues text for the client; nothing happens once the stream has closed. */
+  write(chunk: string): void;
+  /** Bytes queued for the client that its socket has not taken yet. */
+  buffered(): number;
+  /** Called whenever the socket takes queued bytes after it had refused some. */
+  onDrain(fn: () => void): void;
+  /** Called once when the stream ends, by either side. */
+  onClose(fn: () => void): void;
+  end(): void;
+}
+
+export type StreamOpener = (stream: HttpStream) => void;
 
 // A process prefix and a counter: unique, and far cheaper than a UUID per request.
 const REQUEST_ID_PREFIX = randomUUID().slice(0, 8);
@@ -48,3 +65,24 @@ export function requestIdOf(headers: Record<string, string>): string {
   const given = headers['x-request-id'];
   return given && /^[\w.:-]{1,128}$/.test(given) ? given : nextRequestId();
 }
+
+/** A WebSocket as the edge sees it, apart from the socket library. */
+export interface SocketConnection {
+  send(data: string | Buffer, binary: boolean): void;
+  /** Bytes sent that the client's socket has not taken yet. */
+  buffered(): number;
+  close(code: number, reason: string): void;
+}
+
+/** One WebSocket's life, after its upgrade was accepted. */
+export interface SocketSession {
+  open(connection: SocketConnection): void;
+  message(data: Buffer, binary: boolean): void;
+  /** The socket took queued bytes. */
+  drain(): void;
+  /** Closed, by either side. */
+  closed(): void;
+}
+
+/** Decides a WebSocket upgrade from the request head: refused with an HTTP answer, or accepted. */
+export type SocketUpgrade = (head: RequestHead, protocols: string[]) => Promise<{ refused: OutgoingResponse } | { protocol: string | null; session: SocketSession }>;

@@ -8,6 +8,7 @@ import type { Principal, Role, Scope } from '../../services/auth/principal.ts';
 import type { Logger } from 'pino';
 import type { DomainError, ErrorCode } from '../../platform/errors.ts';
 import type { StagedBlob } from '../../services/files/files.service.ts';
+import type { StreamOpener } from './request.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -28,6 +29,8 @@ export interface Reply {
   etag?: string;
   /** `Set-Cookie` values, one header each (the web app's session and CSRF cookies). */
   cookies?: string[];
+  /** A body written over time (Server-Sent Events), with `contentType`: no `body`, no ETag. */
+  stream?: StreamOpener;
 }
 
 /**

@@ -11,7 +11,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
 import type { Edge } from './edge.ts';
-import { requestIdOf, type Admission, type OutgoingResponse, type RequestHead } from './request.ts';
+import { requestIdOf, type Admission, type HttpStream, type OutgoingResponse, type RequestHead, type SocketConnection, type SocketSession, type SocketUpgrade } from './request.ts';
 import type { Match } from './router.ts';
 import type { Foreground } from '../../platform/foreground.ts';
 
@@ -49,10 +49,12 @@ export interface ListenOptions {
   trustProxy?: TrustProxy;
   /** Request body bytes this process holds at once, across requests; past it, 503 (MAX_BUFFERED_BODY_BYTES). */
   maxBufferedBytes?: number;
+  /** WebSocket endpoints by path, each deciding its upgrades. */
+  sockets?: Record<string, SocketUpgrade>;
 }
 
 export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
-  const { foreground, trustProxy = null, maxBufferedBytes = Infinity } = options;
+  const { foreground, trustProxy = null, maxBufferedBytes = Infinity, sockets = {} } = options;
   /** Body bytes held (or reserved for a declared length) by requests still reading theirs. */
   let buffered = 0;
   // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
@@ -68,13 +70,18 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     if (inFlight === 0 && drained) drained();
   };
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+  /** Open streamed responses and WebSockets: ended when the server closes. */
+  const open = new Set<() => void>();
+  /** An answer, or the head of a streamed one (its body goes on after the request is done). */
+  const send = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) =>
+    response.stream ? openStream(res, state, response, open) : sendWhole(res, state, response, close);
   /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
   const refusalOf = (headers: Record<string, string>, error: DomainError, close = true): OutgoingResponse => ({
     status: httpStatus(error),
     headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...errorHeaders(error), ...(close ? {} : { Connection: 'close' }) },
     body: JSON.stringify(errorBody(error)),
   });
-  const refuse = (res: HttpResponse, state: { aborted: boolean }, headers: Record<string, string>, error: DomainError, close = true) =>
+  const refuse = (res: HttpResponse, state: RequestState, headers: Record<string, string>, error: DomainError, close = true) =>
     send(res, state, refusalOf(headers, error, close), close);
   const tooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
 
@@ -274,6 +281,58 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     }, () => refuseBody({ status: 500, headers: {}, body: null }));
   }
 
+  for (const [pattern, upgrade] of Object.entries(sockets)) {
+    app.ws<OpenSocket>(pattern, {
+      // Frames from clients are small (a first message with a bearer); events go the other way.
+      maxPayloadLength: 16 * 1024,
+      idleTimeout: 120,
+      sendPingsAutomatically: true,
+      // The session closes a slow client itself (with a code saying so) well before this.
+      maxBackpressure: 64 * 1024 * 1024,
+      upgrade: (res, req, context) => {
+        const state: RequestState = { aborted: false, onAbort: null };
+        res.onAborted(() => { state.aborted = true; });
+        const headers: Record<string, string> = {};
+        req.forEach((name, value) => { headers[name] = name in headers ? `${headers[name]}, ${value}` : value; });
+        const head: RequestHead = {
+          method: 'GET', path: req.getUrl(), query: req.getQuery() ?? '', headers,
+          remoteAddress: clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy),
+        };
+        const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        upgrade(head, protocols).then((verdict) => {
+          if (state.aborted) return;
+          if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
+          state.aborted = true;
+          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, closed: false, end: NOTHING }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
+            headers['sec-websocket-extensions'] ?? '', context));
+        }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
+      },
+      open: (ws) => {
+        const socket = ws.getUserData();
+        const connection: SocketConnection = {
+          send: (data, binary) => { if (!socket.closed) ws.send(data, binary); },
+          buffered: () => (socket.closed ? 0 : ws.getBufferedAmount()),
+          close: (code, reason) => {
+            if (socket.closed) return;
+            socket.closed = true;
+            ws.end(code, reason);
+          },
+        };
+        socket.end = () => connection.close(1012, 'server restarting: resume from your cursor');
+        open.add(socket.end);
+        socket.session.open(connection);
+      },
+      message: (ws, message, isBinary) => ws.getUserData().session.message(Buffer.from(new Uint8Array(message)), isBinary),
+      drain: (ws) => ws.getUserData().session.drain(),
+      close: (ws) => {
+        const socket = ws.getUserData();
+        socket.closed = true;
+        open.delete(socket.end);
+        socket.session.closed();
+      },
+    });
+  }
+
   const token = await new Promise<us_listen_socket>((resolve, reject) =>
     app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`)))),
   );
@@ -282,6 +341,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     close: (timeoutMs = 10_000) => {
       closing = true;
       uws.us_listen_socket_close(token);
+      for (const end of [...open]) end();
       return new Promise<void>((resolve) => {
         // Then the idle keep-alive connections: left open, each holds the process until its
         // client lets go (undici: 4 s), or until uWS's idle timeout.
@@ -303,6 +363,14 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       });
     },
   };
+}
+
+/** A WebSocket's own state, kept by uWS with the socket. */
+interface OpenSocket {
+  session: SocketSession;
+  closed: boolean;
+  /** Closes it when the server does. */
+  end: () => void;
 }
 
 /** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
@@ -400,17 +468,68 @@ class BodyStream implements AsyncIterable<Buffer> {
 /** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
-function send(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
+function writeHead(res: HttpResponse, response: OutgoingResponse): void {
+  res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
+  // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
+  res.writeHeader('X-Content-Type-Options', 'nosniff');
+  for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+  for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
+}
+
+function sendWhole(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
   if (state.aborted) return;
   state.aborted = true; // a response is written once
   res.cork(() => {
-    res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
-    // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
-    res.writeHeader('X-Content-Type-Options', 'nosniff');
-    for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
-    for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
+    writeHead(res, response);
     // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
     if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
     else res.end(response.body ?? '', close);
+  });
+}
+
+/**
+ * A streamed body: the head now, then whatever the stream writes until either side ends it.
+ * What the socket has not taken is the bytes written less the write offset's progress (the
+ * first write carries the head, and goes out whole on a fresh response).
+ */
+function openStream(res: HttpResponse, state: RequestState, response: OutgoingResponse, open: Set<() => void>): void {
+  if (state.aborted) return;
+  state.aborted = true;
+  let closed = false;
+  let written = 0;
+  let base: number | null = null;
+  const drains: (() => void)[] = [];
+  const closes: (() => void)[] = [];
+  const ended = () => {
+    closed = true;
+    open.delete(end);
+    for (const fn of closes.splice(0)) fn();
+  };
+  const end = () => {
+    if (closed) return;
+    ended();
+    res.cork(() => res.end());
+  };
+  const stream: HttpStream = {
+    write(chunk) {
+      if (closed) return;
+      written += Buffer.byteLength(chunk);
+      res.cork(() => res.write(chunk));
+      base ??= res.getWriteOffset() - written;
+    },
+    buffered: () => (closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base))),
+    onDrain: (fn) => { drains.push(fn); },
+    onClose: (fn) => { closes.push(fn); },
+    end,
+  };
+  state.onAbort = () => { if (!closed) ended(); };
+  res.onWritable(() => {
+    for (const fn of drains) fn();
+    return true;
+  });
+  open.add(end);
+  res.cork(() => {
+    writeHead(res, response);
+    response.stream!(stream);
   });
 }

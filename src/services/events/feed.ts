@@ -1,0 +1,118 @@
+/**
+ * The event feed: the event log read by cursor, as each credential may see it. An event is a
+ * webhook payload (type, timestamp, workspaceId, data) with its id and cursor. A cursor is a
+ * log position (given after commit by the outbox drain), so reading `after` a cursor never
+ * skips an event that committed late. List, then follow: no cursor answers the cursor of now.
+ */
+import { DomainError, validationFailed } from '../../platform/errors.ts';
+import type { Db } from '../../storage/db.ts';
+import {
+  droppedThrough, latestPosition, readEvents, sharedFlowIds, type EventAudience, type EventFilter, type LoggedEvent,
+} from '../../storage/event-log.store.ts';
+import type { Principal } from '../auth/principal.ts';
+import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from '../webhooks/events.ts';
+
+export interface FeedEvent {
+  id: string;
+  cursor: string;
+  type: WebhookEventType;
+  timestamp: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
+
+export interface FeedPage {
+  items: FeedEvent[];
+  next: string;
+  hasMore: boolean;
+}
+
+export interface FeedQuery {
+  after?: string;
+  size: number;
+  types?: string;
+  flowId?: string;
+  /** Seconds to wait for a first event (long poll). */
+  wait: number;
+}
+
+/** What the feed waits on for a long poll: the process's live view of the log (hub.ts). */
+export interface LogWatch {
+  /** Resolves once a position after `position` is known here, after `ms`, or when the process stops. */
+  waitBeyond(position: string, ms: number): Promise<void>;
+}
+
+export interface FeedContext {
+  sql: Db;
+  watch: LogWatch;
+}
+
+const CURSOR = /^(0|[1-9]\d{0,18})$/;
+
+export function feedEvent(row: LoggedEvent): FeedEvent {
+  return {
+    id: `evt_${row.id}`, cursor: row.position, type: webhookEventType(row.type), timestamp: row.createdAt.toISOString(),
+    workspaceId: row.workspaceId, data: row.data,
+  };
+}
+
+/** The event types a `types` list names (all of them when absent); an unknown name is refused. */
+export function parseTypes(text: string | undefined, where: 'query' | 'body' = 'query'): WebhookEventType[] {
+  if (text === undefined || text.trim() === '') return [...WEBHOOK_EVENT_TYPES];
+  const names = [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))];
+  const unknown = names.filter((n) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw validationFailed([{ in: where, pointer: '/types', message: `unknown event type ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}` }]);
+  }
+  return names.map(webhookEventType);
+}
+
+/** Whose events a credential reads: its workspace's, and a person's flows shared from other workspaces (as shared now). */
+export async function audienceOf(sql: Db, principal: Principal): Promise<EventAudience> {
+  return {
+    workspaceId: principal.workspaceId,
+    sharedFlowIds: principal.userId ? await sharedFlowIds(sql, principal.userId, principal.workspaceId) : [],
+  };
+}
+
+/**
+ * A cursor to read after: malformed or ahead of the log is a bad request; one whose events
+ * retention dropped is CURSOR_EXPIRED (410) with the oldest cursor that loses nothing.
+ */
+export async function checkCursor(sql: Db, cursor: string, where: 'query' | 'header' = 'query', latest?: string): Promise<void> {
+  const pointer = where === 'query' ? '/after' : '/last-event-id';
+  if (!CURSOR.test(cursor)) throw validationFailed([{ in: where, pointer, message: 'must be a cursor this API gave' }]);
+  const oldest = await droppedThrough(sql);
+  if (BigInt(cursor) < BigInt(oldest)) {
+    throw new DomainError('CURSOR_EXPIRED', `Events before this cursor are past retention; start again from the cursor ${oldest} (or with no cursor, from now)`, { oldest });
+  }
+  const newest = latest ?? (await latestPosition(sql));
+  if (BigInt(cursor) > BigInt(newest)) throw validationFailed([{ in: where, pointer, message: 'is ahead of the event log: not a cursor this API gave' }]);
+}
+
+export async function readFeed(ctx: FeedContext, principal: Principal, query: FeedQuery): Promise<FeedPage> {
+  const filter: EventFilter = { types: parseTypes(query.types), flowId: query.flowId ?? null };
+  if (query.after === undefined) return { items: [], next: await latestPosition(ctx.sql), hasMore: false };
+  const after = query.after;
+  let latest = await latestPosition(ctx.sql);
+  await checkCursor(ctx.sql, after, 'query', latest);
+  const deadline = Date.now() + query.wait * 1000;
+  let from = after;
+  for (;;) {
+    // Bounded by the newest position seen first: every event up to it is committed and
+    // stamped, so a short page has seen them all and `next` may move past the rest.
+    const rows = await readEvents(ctx.sql, from, query.size + 1, await audienceOf(ctx.sql, principal), filter, latest);
+    const hasMore = rows.length > query.size;
+    const items = rows.slice(0, query.size).map(feedEvent);
+    const left = deadline - Date.now();
+    if (items.length > 0 || left <= 0) {
+      return { items, next: hasMore ? items[items.length - 1]!.cursor : latest, hasMore };
+    }
+    await ctx.watch.waitBeyond(latest, left);
+    const now = await latestPosition(ctx.sql);
+    // Nothing new in the log: the wait ran out (or the process is stopping).
+    if (now === latest) return { items: [], next: latest, hasMore: false };
+    from = latest;
+    latest = now;
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * The live event streams of one process. NOTIFY (sent at the drain's commit, from any
+ * process) wakes the hub, which reads the log after the last position it dispatched, once
+ * for every subscriber, and hands each event to the subscribers that may see it. Each event
+ * is encoded once per format, whoever receives it.
+ *
+ * A subscriber starting from an older cursor first catches up by reading the log itself,
+ * page by page, up to where the hub is; only then (checked and switched with no await in
+ * between) does it join the live dispatch, so it sees every event once, in position order.
+ *
+ * Never the heap: a subscriber whose transport has more than STREAM_MAX_BUFFERED_BYTES
+ * waiting is closed (`slow`: resume from your cursor); catching up waits for its transport
+ * to drain between pages. Credentials are checked again every CHECK_MS, so a revoked one's
+ * streams close within a second, and a person's shares are read again with them.
+ */
+import type { Logger } from 'pino';
+import { Counter, Histogram } from 'prom-client';
+import { Packr } from 'msgpackr';
+import type { Metrics } from '../../platform/metrics.ts';
+import type { Sql } from '../../storage/db.ts';
+import { listenDurably } from '../../storage/listen.ts';
+import {
+  EVENTS_CHANNEL, eventsAfter, latestPosition, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
+} from '../../storage/event-log.store.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
+import { audienceOf, checkCursor, feedEvent, type FeedEvent, type LogWatch } from './feed.ts';
+
+export type CloseReason = 'slow' | 'revoked' | 'stopping';
+export type Transport = 'sse' | 'websocket';
+
+const packr = new Packr({ useRecords: false, variableMapSize: true });
+const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+/** Log rows read per query, live or catching up. */
+const PAGE = 500;
+/** How often credentials and shares of open streams are checked again. */
+const CHECK_MS = 500;
+/** SSE keeps proxies from closing an idle stream with a comment this often. */
+const HEARTBEAT_MS = 15_000;
+
+/** One event, encoded at most once per format whoever receives it. */
+export class HubEvent {
+  private jsonText: string | null = null;
+  private sseText: string | null = null;
+  private packed: Buffer | null = null;
+
+  constructor(readonly event: FeedEvent, readonly flowId: string | null) {}
+
+  json(): string {
+    return (this.jsonText ??= JSON.stringify(this.event));
+  }
+
+  /** A Server-Sent Events frame: the cursor as its id (a reconnect's Last-Event-ID), the type as its event name. */
+  sse(): string {
+    return (this.sseText ??= `id: ${this.event.cursor}\nevent: ${this.event.type}\ndata: ${this.json()}\n\n`);
+  }
+
+  msgpack(): Buffer {
+    return (this.packed ??= packr.pack(this.event));
+  }
+}
+
+/** A transport's side of a subscription (the web layer's SSE response or WebSocket). */
+export interface StreamTarget {
+  readonly transport: Transport;
+  send(event: HubEvent): void;
+  /** Bytes handed to the transport and not yet taken by the client's socket. */
+  buffered(): number;
+  heartbeat(): void;
+  close(reason: CloseReason): void;
+}
+
+export interface StreamRequest {
+  principal: Principal;
+  /** The bearer as given, checked again while the stream is open. */
+  authorization: string;
+  filter: EventFilter;
+  /** Resume after this cursor; null: from now. */
+  after: string | null;
+  /** Where the cursor came from, for the refusal of a bad one. */
+  afterFrom: 'query' | 'header';
+}
+
+export class Subscription {
+  target: StreamTarget | null = null;
+  live = false;
+  closed = false;
+  private drainWaiter: (() => void) | null = null;
+
+  constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
+
+  wants(e: HubEvent): boolean {
+    const { audience, request: { filter } } = this;
+    const visible = e.event.workspaceId === audience.workspaceId || (e.flowId !== null && audience.sharedFlowIds.includes(e.flowId));
+    return visible && filter.types.includes(e.event.type) && (filter.flowId === null || filter.flowId === e.flowId);
+  }
+
+  /** The transport took what was waiting (the web layer calls this on drain). */
+  drained(): void {
+    const wake = this.drainWaiter;
+    this.drainWaiter = null;
+    wake?.();
+  }
+
+  waitForDrain(): Promise<void> {
+    return new Promise((resolve) => (this.drainWaiter = resolve));
+  }
+}
+
+export class EventHub implements LogWatch {
+  private latest = '0';
+  private readonly live = new Map<string, Set<Subscription>>();
+  /** Open subscriptions that see flows of other workspaces (persons with shares). */
+  private readonly guests = new Set<Subscription>();
+  private readonly all = new Set<Subscription>();
+  private waiters: { position: bigint; resolve: () => void; timer: NodeJS.Timeout }[] = [];
+  private pumping = false;
+  private again = false;
+  private stopped = true;
+  private unlisten: (() => Promise<void>) | null = null;
+  private checkTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private checking = false;
+  private readonly delivered: Counter;
+  private readonly closes: Counter;
+  private readonly lag: Histogram;
+  private readonly maxBuffered: number;
+
+  constructor(private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics, maxBufferedBytes: number) {
+    this.maxBuffered = maxBufferedBytes;
+    const registers = [metrics.registry];
+    metrics.gaugeByLabels('flowplan_stream_subscribers', 'Open event streams of this process by transport', ['transport'], async () => {
+      const counts = { sse: 0, websocket: 0 };
+      for (const s of this.all) if (s.target) counts[s.target.transport]++;
+      return (['sse', 'websocket'] as const).map((transport) => ({ labels: { transport }, value: counts[transport] }));
+    });
+    this.delivered = new Counter({ name: 'flowplan_stream_events_total', help: 'Events sent to stream subscribers (one per subscriber and event)', registers });
+    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping)', labelNames: ['reason'] as const, registers });
+    this.lag = new Histogram({
+      name: 'flowplan_stream_lag_seconds', help: 'From an event\'s transaction to its dispatch to live subscribers',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
+    });
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.latest = await latestPosition(this.sql);
+    this.unlisten = await listenDurably(this.sql, EVENTS_CHANNEL, () => this.pump(), () => this.pump());
+    this.checkTimer = setInterval(() => void this.check(), CHECK_MS);
+    this.heartbeatTimer = setInterval(() => {
+      for (const s of this.all) s.target?.heartbeat();
+    }, HEARTBEAT_MS);
+    this.pump();
+  }
+
+  /** Ends every stream (`stopping`: resume elsewhere) and every long poll. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    for (const s of [...this.all]) this.close(s, 'stopping');
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.resolve();
+    }
+    await this.unlisten?.().catch(() => {});
+  }
+
+  waitBeyond(position: string, ms: number): Promise<void> {
+    if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        position: BigInt(position), resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve();
+        }, ms),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Checks a stream request (its cursor: CURSOR_EXPIRED, malformed) and makes its
+   * subscription; nothing is sent until `attach`.
+   */
+  async prepare(request: StreamRequest): Promise<Subscription> {
+    if (request.after !== null) await checkCursor(this.sql, request.after, request.afterFrom);
+    const audience = await audienceOf(this.sql, request.principal);
+    return new Subscription(request, audience, request.after ?? this.latest);
+  }
+
+  /** Starts sending to the transport: catching up from the subscription's cursor, then live. */
+  attach(sub: Subscription, target: StreamTarget): void {
+    if (this.stopped) {
+      target.close('stopping');
+      return;
+    }
+    sub.target = target;
+    this.all.add(sub);
+    void this.catchUp(sub).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'event stream could not catch up; closing it (the client resumes from its cursor)');
+      this.close(sub, 'stopping');
+    });
+  }
+
+  /** The client went away. */
+  detach(sub: Subscription): void {
+    this.remove(sub);
+  }
+
+  private close(sub: Subscription, reason: CloseReason): void {
+    if (sub.closed) return;
+    this.remove(sub);
+    this.closes.labels(reason).inc();
+    sub.target?.close(reason);
+  }
+
+  private remove(sub: Subscription): void {
+    sub.closed = true;
+    sub.drained();
+    this.all.delete(sub);
+    this.guests.delete(sub);
+    const set = this.live.get(sub.audience.workspaceId);
+    set?.delete(sub);
+    if (set?.size === 0) this.live.delete(sub.audience.workspaceId);
+  }
+
+  private async catchUp(sub: Subscription): Promise<void> {
+    while (!sub.closed) {
+      if (BigInt(sub.cursor) >= BigInt(this.latest)) {
+        this.join(sub);
+        return;
+      }
+      if (sub.target!.buffered() > this.maxBuffered / 2) {
+        await sub.waitForDrain();
+        continue;
+      }
+      const through = this.latest;
+      const rows = await readEvents(this.sql, sub.cursor, PAGE, sub.audience, sub.request.filter, through);
+      for (const row of rows) {
+        if (sub.closed) return;
+        this.deliver(sub, new HubEvent(feedEvent(row), row.flowId));
+      }
+      sub.cursor = rows.length === PAGE ? rows[rows.length - 1]!.position : through;
+    }
+  }
+
+  private join(sub: Subscription): void {
+    sub.live = true;
+    const key = sub.audience.workspaceId;
+    let set = this.live.get(key);
+    if (!set) this.live.set(key, (set = new Set()));
+    set.add(sub);
+    if (sub.audience.sharedFlowIds.length > 0) this.guests.add(sub);
+  }
+
+  private deliver(sub: Subscription, event: HubEvent): void {
+    sub.target!.send(event);
+    this.delivered.inc();
+    if (sub.target!.buffered() > this.maxBuffered) this.close(sub, 'slow');
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.readOn().catch((error: unknown) => {
+      this.log.warn({ err: error }, 'event hub could not read the log; trying again in 1 s');
+      setTimeout(() => this.pump(), 1000).unref();
+    }).finally(() => {
+      this.pumping = false;
+      if (this.again) {
+        this.again = false;
+        this.pump();
+      }
+    });
+  }
+
+  private async readOn(): Promise<void> {
+    for (;;) {
+      const rows = await eventsAfter(this.sql, this.latest, PAGE);
+      if (rows.length === 0) return;
+      const now = Date.now();
+      for (const row of rows) this.dispatch(row, now);
+      this.latest = rows[rows.length - 1]!.position;
+      this.wakeWaiters();
+      if (rows.length < PAGE) return;
+    }
+  }
+
+  private dispatch(row: LoggedEvent, now: number): void {
+    if (!EVENT_TYPES.has(row.type)) return;
+    const event = new HubEvent(feedEvent(row), row.flowId);
+    this.lag.observe((now - row.createdAt.getTime()) / 1000);
+    for (const sub of this.live.get(row.workspaceId) ?? []) if (sub.wants(event)) this.deliver(sub, event);
+    for (const sub of this.guests) if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event)) this.deliver(sub, event);
+  }
+
+  private wakeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const latest = BigInt(this.latest);
+    this.waiters = this.waiters.filter((w) => {
+      if (w.position >= latest) return true;
+      clearTimeout(w.timer);
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** Credentials of open streams, checked again (each once), and persons' shares read anew. */
+  private async check(): Promise<void> {
+    if (this.checking || this.all.size === 0) return;
+    this.checking = true;
+    try {
+      const byCredential = new Map<string, Subscription[]>();
+      for (const s of this.all) {
+        const list = byCredential.get(s.request.authorization);
+        if (list) list.push(s);
+        else byCredential.set(s.request.authorization, [s]);
+      }
+      for (const [authorization, subs] of byCredential) {
+        let principal: Principal;
+        try {
+          principal = await this.auth.authenticate(authorization);
+        } catch {
+          for (const s of subs) this.close(s, 'revoked');
+          continue;
+        }
+        if (!principal.userId) continue;
+        const audience = await audienceOf(this.sql, principal);
+        for (const s of subs) {
+          s.audience = { ...s.audience, sharedFlowIds: audience.sharedFlowIds };
+          if (!s.live || s.closed) continue;
+          if (audience.sharedFlowIds.length > 0) this.guests.add(s);
+          else this.guests.delete(s);
+        }
+      }
+    } catch (error) {
+      this.log.warn({ err: error }, 'event streams: credential check failed; trying again');
+    } finally {
+      this.checking = false;
+    }
+  }
+}

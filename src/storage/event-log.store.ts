@@ -1,0 +1,151 @@
+/**
+ * The event log (sql/0016_event_log.sql): the outbox, read by position. Positions are given
+ * by the outbox drain (jobs.store.ts markOutboxProcessed) after commit; readers see stamped
+ * events only. Retention is whole partitions of one UTC day.
+ */
+import type { Db, Sql } from './db.ts';
+
+/** Drained events committed: the payload is the last position given (NOTIFY is sent at commit). */
+export const EVENTS_CHANNEL = 'flowplan_events';
+
+export interface LoggedEvent {
+  position: string;
+  id: string;
+  workspaceId: string;
+  flowId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** Whose events a reader may see: one workspace's, and (for a person) the flows other workspaces share with them. */
+export interface EventAudience {
+  workspaceId: string;
+  sharedFlowIds: readonly string[];
+}
+
+export interface EventFilter {
+  types: readonly string[];
+  flowId: string | null;
+}
+
+/** The newest position given, or (nothing left) the last one dropped. */
+export async function latestPosition(sql: Db): Promise<string> {
+  const [row] = await sql<{ position: string }[]>`select greatest(
+      (select max(position) from outbox where position is not null),
+      (select dropped_through from event_log_retention))::text as position`;
+  return row!.position;
+}
+
+/** The last position dropped by retention: a cursor before it has lost events. */
+export async function droppedThrough(sql: Db): Promise<string> {
+  const [row] = await sql<{ position: string }[]>`select dropped_through::text as position from event_log_retention`;
+  return row!.position;
+}
+
+/**
+ * Up to `limit` events after `after`, in position order, that the audience may see and the
+ * filter keeps; `through` bounds the read (a stream catching up to where the live feed is).
+ */
+export function readEvents(
+  sql: Db, after: string, limit: number, audience: EventAudience, filter: EventFilter, through: string | null = null,
+): Promise<LoggedEvent[]> {
+  const { workspaceId, sharedFlowIds } = audience;
+  const flowClause = filter.flowId === null ? sql`` : sql`and flow_id = ${filter.flowId}`;
+  const throughClause = through === null ? sql`` : sql`and position <= ${through}::bigint`;
+  const own = sql`select position, id, workspace_id, flow_id, type, data, created_at from outbox
+    where workspace_id = ${workspaceId} and position > ${after}::bigint ${throughClause}
+      and type = any(${filter.types as string[]}) ${flowClause}`;
+  if (sharedFlowIds.length === 0) return sql<LoggedEvent[]>`${own} order by position limit ${limit}`;
+  return sql<LoggedEvent[]>`select * from (
+      (${own} order by position limit ${limit})
+      union all
+      (select position, id, workspace_id, flow_id, type, data, created_at from outbox
+        where flow_id = any(${sharedFlowIds as string[]}) and workspace_id <> ${workspaceId}
+          and position > ${after}::bigint ${throughClause} and type = any(${filter.types as string[]}) ${flowClause}
+        order by position limit ${limit})
+    ) e order by position limit ${limit}`;
+}
+
+/** Every event stamped after `after`, up to `through`, for the live fan-out (one read per process). */
+export function eventsAfter(sql: Db, after: string, limit: number): Promise<LoggedEvent[]> {
+  return sql<LoggedEvent[]>`select position, id, workspace_id, flow_id, type, data, created_at from outbox
+    where position > ${after}::bigint order by position limit ${limit}`;
+}
+
+/** The flows of other workspaces shared with this person now (a revoked share is gone at once). */
+export async function sharedFlowIds(sql: Db, userId: string, ownWorkspaceId: string): Promise<string[]> {
+  const rows = await sql<{ flowId: string }[]>`select f.id as flow_id from shares s
+      join users u on lower(u.email) = lower(s.email) join flows f on f.id = s.flow_id
+    where u.id = ${userId} and f.workspace_id <> ${ownWorkspaceId}`;
+  return rows.map((r) => r.flowId);
+}
+
+// ── retention ────────────────────────────────────────────────────────────────────────
+
+const DAY_MS = 86_400_000;
+
+function partitionName(day: Date): string {
+  return `outbox_${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+function utcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+}
+
+/** Creates the day partitions from today (UTC) through `daysAhead` days on that do not exist yet; returns their names. */
+export async function ensureEventPartitions(sql: Sql, daysAhead: number, now = new Date()): Promise<string[]> {
+  const today = utcDay(now);
+  const wanted = Array.from({ length: daysAhead + 1 }, (_, i) => new Date(today.getTime() + i * DAY_MS));
+  const existing = new Set((await partitions(sql)).map((p) => p.name));
+  const created: string[] = [];
+  for (const day of wanted) {
+    const name = partitionName(day);
+    if (existing.has(name)) continue;
+    const from = day.toISOString();
+    const to = new Date(day.getTime() + DAY_MS).toISOString();
+    await sql.unsafe(`create table if not exists ${name} partition of outbox for values from ('${from}') to ('${to}')`);
+    created.push(name);
+  }
+  return created;
+}
+
+interface Partition {
+  name: string;
+  /** The partition's day (UTC midnight), from its name. */
+  day: Date;
+}
+
+async function partitions(sql: Db): Promise<Partition[]> {
+  const rows = await sql<{ name: string }[]>`select c.relname as name from pg_inherits i
+      join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+    where p.relname = 'outbox' and p.relnamespace = current_schema()::regnamespace order by c.relname`;
+  return rows.flatMap(({ name }) => {
+    const m = /^outbox_(\d{4})(\d{2})(\d{2})$/.exec(name);
+    return m ? [{ name, day: new Date(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`) }] : [];
+  });
+}
+
+/**
+ * Drops the day partitions that ended more than `retentionDays` days ago, oldest first, and
+ * records the last position they held. A partition with an event not yet drained is kept (and
+ * so is every later one): an event is never lost before it had its position.
+ */
+export async function dropExpiredPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<{ dropped: string[]; keptUndrained: string | null }> {
+  const cutoff = utcDay(now).getTime() - retentionDays * DAY_MS;
+  const dropped: string[] = [];
+  for (const partition of await partitions(sql)) {
+    if (partition.day.getTime() + DAY_MS > cutoff) break;
+    const kept = await sql.begin(async (tx) => {
+      const [row] = await tx.unsafe<{ undrained: number; last: string | null }[]>(
+        `select count(*) filter (where position is null)::int as undrained, max(position)::text as last from ${partition.name}`);
+      if (row!.undrained > 0) return true;
+      if (row!.last !== null) await tx`update event_log_retention set dropped_through = greatest(dropped_through, ${row!.last}::bigint)`;
+      await tx.unsafe(`drop table ${partition.name}`);
+      return false;
+    });
+    if (kept) return { dropped, keptUndrained: partition.name };
+    dropped.push(partition.name);
+  }
+  return { dropped, keptUndrained: null };
+}
