@@ -9,9 +9,10 @@
  * between) does it join the live dispatch, so it sees every event once, in position order.
  *
  * Never the heap: a subscriber whose transport has more than STREAM_MAX_BUFFERED_BYTES
- * waiting is closed (`slow`: resume from your cursor); catching up waits for its transport
- * to drain between pages. Credentials are checked again every CHECK_MS, so a revoked one's
- * streams close within a second, and a person's shares are read again with them.
+ * waiting when the next event comes is closed (`slow`: resume from your cursor); catching up
+ * waits for its transport to drain instead, reading the log at the client's pace.
+ * Credentials are checked again every CHECK_MS, so a revoked one's streams close within a
+ * second, and a person's shares are read again with them.
  */
 import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
@@ -36,6 +37,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 const PAGE = 500;
 /** How often credentials and shares of open streams are checked again. */
 const CHECK_MS = 500;
+/** A stream catching up looks at its buffer again this often when no drain was signalled. */
+const DRAIN_CHECK_MS = 50;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
 const HEARTBEAT_MS = 15_000;
 
@@ -103,8 +106,15 @@ export class Subscription {
     wake?.();
   }
 
-  waitForDrain(): Promise<void> {
-    return new Promise((resolve) => (this.drainWaiter = resolve));
+  /** Resolves when the transport drains, or after `ms` (a drain may come between a look at the buffer and this). */
+  waitForDrain(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.drainWaiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
 
@@ -233,13 +243,11 @@ export class EventHub implements LogWatch {
         this.join(sub);
         return;
       }
-      if (sub.target!.buffered() > this.maxBuffered / 2) {
-        await sub.waitForDrain();
-        continue;
-      }
       const through = this.latest;
       const rows = await readEvents(this.sql, sub.cursor, PAGE, sub.audience, sub.request.filter, through);
       for (const row of rows) {
+        // Catching up goes at the client's pace: the log is read again, never held here.
+        while (!sub.closed && sub.target!.buffered() > this.maxBuffered / 2) await sub.waitForDrain(DRAIN_CHECK_MS);
         if (sub.closed) return;
         this.deliver(sub, new HubEvent(feedEvent(row), row.flowId));
       }
@@ -256,10 +264,11 @@ export class EventHub implements LogWatch {
     if (sub.audience.sharedFlowIds.length > 0) this.guests.add(sub);
   }
 
+  /** Sends unless the client has not taken what it was sent before (past the limit): then it is closed instead. */
   private deliver(sub: Subscription, event: HubEvent): void {
+    if (sub.target!.buffered() > this.maxBuffered) return this.close(sub, 'slow');
     sub.target!.send(event);
     this.delivered.inc();
-    if (sub.target!.buffered() > this.maxBuffered) this.close(sub, 'slow');
   }
 
   private pump(): void {

@@ -117,36 +117,16 @@ const validateQuery = compile<StreamQuery>(EventStreamQuery, 'query');
  */
 export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 'log'>): SocketUpgrade {
   const match = edge.match('GET', STREAM_PATH);
-  return async (head, protocols) => {
-    const format = protocols.includes(MSGPACK_PROTOCOL) ? MSGPACK_PROTOCOL : protocols.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : null;
-    const bearer = protocols.find((p) => p.startsWith('bearer.'))?.slice('bearer.'.length);
-    const requestId = requestIdOf(head.headers);
-    const refusal = (error: unknown) => ({ refused: failureResponse(services.log, error, { 'X-Request-Id': requestId }, head, requestId, null) });
-    let query: StreamQuery;
-    try {
-      query = validateQuery(parseQuery(head.query));
-    } catch (error) {
-      return refusal(error);
-    }
-    const session = new EventSocketSession(hub, format === MSGPACK_PROTOCOL, query, head.headers['last-event-id']);
-    if (bearer === undefined) return { protocol: format, session };
-    const authorization = `Bearer ${bearer}`;
-    const verdict = await edge.admit({ ...head, headers: { ...head.headers, authorization } }, match);
-    if ('refused' in verdict) return verdict;
-    try {
-      await session.prepare(verdict.admitted.principal!, authorization);
-    } catch (error) {
-      return refusal(error);
-    }
-    return { protocol: format, session };
-  };
-
   /** Judges a first message's bearer as the upgrade would have. */
   async function admitLate(token: string): Promise<{ principal: Principal; authorization: string } | { code: number; reason: string }> {
     const authorization = `Bearer ${token}`;
     const head: RequestHead = { method: 'GET', path: STREAM_PATH, query: '', headers: { authorization }, remoteAddress: '' };
     const verdict = await edge.admit(head, match);
-    if ('refused' in verdict) return { code: 4401, reason: String(verdict.refused.body ?? 'refused').slice(0, 120) };
+    if ('refused' in verdict) {
+      const { error } = JSON.parse(String(verdict.refused.body)) as { error: { code: string; message: string } };
+      // A close reason has room for 123 bytes: the envelope's code and the start of its message.
+      return { code: verdict.refused.status === 429 ? 4429 : 4401, reason: `${error.code}: ${error.message}`.slice(0, 120) };
+    }
     return { principal: verdict.admitted.principal!, authorization };
   }
 
@@ -217,4 +197,28 @@ export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 
       });
     }
   }
+
+  return async (head, protocols) => {
+    const format = protocols.includes(MSGPACK_PROTOCOL) ? MSGPACK_PROTOCOL : protocols.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : null;
+    const bearer = protocols.find((p) => p.startsWith('bearer.'))?.slice('bearer.'.length);
+    const requestId = requestIdOf(head.headers);
+    const refusal = (error: unknown) => ({ refused: failureResponse(services.log, error, { 'X-Request-Id': requestId }, head, requestId, null) });
+    let query: StreamQuery;
+    try {
+      query = validateQuery(parseQuery(head.query));
+    } catch (error) {
+      return refusal(error);
+    }
+    const session = new EventSocketSession(hub, format === MSGPACK_PROTOCOL, query, head.headers['last-event-id']);
+    if (bearer === undefined) return { protocol: format, session };
+    const authorization = `Bearer ${bearer}`;
+    const verdict = await edge.admit({ ...head, headers: { ...head.headers, authorization } }, match);
+    if ('refused' in verdict) return verdict;
+    try {
+      await session.prepare(verdict.admitted.principal!, authorization);
+    } catch (error) {
+      return refusal(error);
+    }
+    return { protocol: format, session };
+  };
 }

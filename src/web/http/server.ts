@@ -303,12 +303,12 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
           if (state.aborted) return;
           if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
           state.aborted = true;
-          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, closed: false, end: NOTHING }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
+          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
             headers['sec-websocket-extensions'] ?? '', context));
         }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
       },
       open: (ws) => {
-        const socket = ws.getUserData();
+        const socket = ws.getUserData().state;
         const connection: SocketConnection = {
           send: (data, binary) => { if (!socket.closed) ws.send(data, binary); },
           buffered: () => (socket.closed ? 0 : ws.getBufferedAmount()),
@@ -320,15 +320,15 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         };
         socket.end = () => connection.close(1012, 'server restarting: resume from your cursor');
         open.add(socket.end);
-        socket.session.open(connection);
+        ws.getUserData().session.open(connection);
       },
       message: (ws, message, isBinary) => ws.getUserData().session.message(Buffer.from(new Uint8Array(message)), isBinary),
       drain: (ws) => ws.getUserData().session.drain(),
       close: (ws) => {
-        const socket = ws.getUserData();
-        socket.closed = true;
-        open.delete(socket.end);
-        socket.session.closed();
+        const { session, state } = ws.getUserData();
+        state.closed = true;
+        open.delete(state.end);
+        session.closed();
       },
     });
   }
@@ -365,12 +365,17 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   };
 }
 
-/** A WebSocket's own state, kept by uWS with the socket. */
+/**
+ * What uWS keeps with a WebSocket. Our own flags live one object down: uWS puts the user
+ * data's properties on its WebSocket object, where `closed` is already taken.
+ */
 interface OpenSocket {
   session: SocketSession;
-  closed: boolean;
-  /** Closes it when the server does. */
-  end: () => void;
+  state: {
+    closed: boolean;
+    /** Closes it when the server does. */
+    end: () => void;
+  };
 }
 
 /** Whether the request was answered or abandoned, and what its body phase undoes on abort. */

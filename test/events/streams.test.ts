@@ -1,0 +1,215 @@
+/**
+ * The live streams: Server-Sent Events at /v1/events/stream and the WebSocket at /v1/stream
+ * (JSON or MessagePack frames; the bearer as a subprotocol or in the first message). Resume
+ * from a cursor, filters, a revoked credential's streams closing, a slow consumer closed with
+ * "resume from your cursor", events written on one process reaching subscribers on another.
+ */
+import t, { type Test } from 'tap';
+import { unpack } from 'msgpackr';
+import WebSocket from 'ws';
+import { SCOPES } from '../../src/services/auth/principal.ts';
+import { createKey } from '../../src/services/auth/provision.ts';
+import { startChildServer } from '../jobs/child.ts';
+import { assertError, cli, startTestServer, until, type TestServer } from '../helpers/server.ts';
+
+interface Event { id: string; cursor: string; type: string; timestamp: string; workspaceId: string; data: Record<string, unknown> }
+
+const server = (t: Test, overrides = {}) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000, ...overrides });
+
+/** An SSE client: the frames as they arrive (id, event, data), and how the stream ended. */
+async function sse(t: Test, base: string, token: string, query = '', headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal });
+  const frames: { id?: string; event?: string; data: string }[] = [];
+  const comments: string[] = [];
+  let ended = false;
+  const reading = (async () => {
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const frame: { id?: string; event?: string; data: string } = { data: '' };
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line);
+            else if (line.startsWith('id: ')) frame.id = line.slice(4);
+            else if (line.startsWith('event: ')) frame.event = line.slice(7);
+            else if (line.startsWith('data: ')) frame.data += line.slice(6);
+          }
+          if (frame.data) frames.push(frame);
+        }
+      }
+    } catch {
+      // aborted by the test
+    }
+    ended = true;
+  })();
+  t.teardown(async () => {
+    controller.abort();
+    await reading;
+  });
+  const events = () => frames.filter((f) => f.event !== 'close').map((f) => JSON.parse(f.data) as Event);
+  return { res, frames, comments, events, ended: () => ended, close: () => controller.abort() };
+}
+
+/** A WebSocket client: decoded events, and its close code and reason once closed. */
+function socket(t: Test, base: string, protocols: string[], query = '') {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/v1/stream${query}`, protocols);
+  const events: Event[] = [];
+  const state: { code: number | null; reason: string; status: number | null; protocol: string | null } = { code: null, reason: '', status: null, protocol: null };
+  ws.on('message', (data, binary) => events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event));
+  ws.on('close', (code, reason) => { state.code = code; state.reason = String(reason); });
+  ws.on('unexpected-response', (_req, res) => { state.status = res.statusCode ?? null; state.code = -1; res.resume(); });
+  ws.on('error', () => {});
+  const opened = new Promise<boolean>((resolve) => {
+    ws.once('open', () => { state.protocol = ws.protocol; resolve(true); });
+    ws.once('close', () => resolve(false));
+    ws.once('unexpected-response', () => resolve(false));
+  });
+  t.teardown(() => ws.terminate());
+  return { ws, events, state, opened };
+}
+
+const newFlow = async (s: TestServer, name: string, token = s.adminKey) => {
+  const res = await s.api('POST', '/v1/flows', { token, body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] } });
+  return res.body as { id: string; tasks: { id: string }[] };
+};
+
+t.test('SSE: live events with the cursor as id, resume with Last-Event-ID, filters', async (t) => {
+  const s = await server(t);
+  const stream = await sse(t, s.url, s.adminKey);
+  t.equal(stream.res.status, 200);
+  t.match(stream.res.headers.get('content-type'), /^text\/event-stream/);
+  t.equal(stream.res.headers.get('cache-control'), 'no-store');
+  const filtered = await sse(t, s.url, s.adminKey, '?types=task.started');
+  const flow = await newFlow(s, 'Live');
+  await s.api('POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0]!.id}/start`, { token: s.adminKey });
+  await until(async () => stream.events().length, (n) => n >= 2, 30_000);
+  const [created, started] = stream.events();
+  t.match(created, { type: 'flow.created', id: /^evt_/, cursor: /^\d+$/, workspaceId: s.workspaceId, data: { flowId: flow.id, name: 'Live' } });
+  t.match(started, { type: 'task.started', data: { taskId: flow.tasks[0]!.id } });
+  t.equal(stream.frames[0]!.id, created!.cursor, 'the SSE id is the cursor');
+  t.equal(stream.frames[0]!.event, 'flow.created', 'the SSE event is the type');
+  // The same events as the feed, byte for byte in meaning.
+  const feed = await s.api('GET', `/v1/events?after=${BigInt(created!.cursor) - 1n}`, { token: s.adminKey });
+  t.same(feed.body.items.slice(0, 2), [created, started]);
+  await until(async () => filtered.events().length, (n) => n >= 1, 30_000);
+  t.same(filtered.events().map((e) => e.type), ['task.started'], 'types filter');
+
+  // A reconnect with the last id it saw gets what it missed, then goes on live.
+  await s.api('POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0]!.id}/complete`, { token: s.adminKey });
+  const resumed = await sse(t, s.url, s.adminKey, '', { 'last-event-id': created!.cursor });
+  await until(async () => resumed.events().length, (n) => n >= 3, 30_000);
+  t.same(resumed.events().map((e) => e.type), ['task.started', 'task.completed', 'task.unblocked'], 'from after the cursor, in order');
+  await s.api('PATCH', `/v1/flows/${flow.id}`, { token: s.adminKey, body: { description: 'later' } });
+  await until(async () => resumed.events().length, (n) => n >= 4, 30_000);
+  t.equal(resumed.events()[3]!.type, 'flow.updated', 'then live');
+  const ids = resumed.events().map((e) => e.id);
+  t.equal(new Set(ids).size, ids.length, 'nothing twice across catch-up and live');
+
+  const expired = await fetch(`${s.url}/v1/events/stream`, { headers: { authorization: `Bearer ${s.adminKey}`, 'last-event-id': 'x' } });
+  t.equal(expired.status, 400, 'a malformed Last-Event-ID is refused before the stream opens');
+  await expired.body?.cancel();
+  const unauthorized = await fetch(`${s.url}/v1/events/stream`);
+  t.equal(unauthorized.status, 401);
+  await unauthorized.body?.cancel();
+});
+
+t.test('WebSocket: JSON and MessagePack frames, the bearer as a subprotocol or first message', async (t) => {
+  const s = await server(t);
+  // From a cursor: whenever each socket is subscribed, it has everything after it.
+  const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
+  const json = socket(t, s.url, ['flowplan.v1.json', `bearer.${s.adminKey}`], `?after=${next}`);
+  const packed = socket(t, s.url, ['flowplan.v1.msgpack', `bearer.${s.adminKey}`], `?after=${next}`);
+  const late = socket(t, s.url, ['flowplan.v1.json'], `?after=${next}`);
+  t.ok(await json.opened, 'json socket opened');
+  t.ok(await packed.opened, 'msgpack socket opened');
+  t.ok(await late.opened, 'first-message socket opened');
+  t.equal(json.state.protocol, 'flowplan.v1.json', 'the format protocol is chosen, never the bearer');
+  t.equal(packed.state.protocol, 'flowplan.v1.msgpack');
+  late.ws.send(JSON.stringify({ token: s.adminKey }));
+  const flow = await newFlow(s, 'Sockets');
+  for (const client of [json, packed, late]) {
+    await until(async () => client.events.filter((e) => e.data.flowId === flow.id).length, (n) => n >= 1, 30_000);
+  }
+  const jsonEvent = json.events.find((e) => e.data.flowId === flow.id);
+  t.match(jsonEvent, { type: 'flow.created', id: /^evt_/, cursor: /^\d+$/, data: { name: 'Sockets' } });
+  t.same(packed.events.find((e) => e.data.flowId === flow.id), jsonEvent, 'MessagePack decodes to the same event');
+  t.same(late.events.find((e) => e.data.flowId === flow.id), jsonEvent, 'first-message auth streams the same');
+
+  const refused = socket(t, s.url, ['flowplan.v1.json', 'bearer.fpk_nope']);
+  t.notOk(await refused.opened);
+  t.equal(refused.state.status, 401, 'a bad bearer subprotocol is refused before the upgrade');
+  const badFirst = socket(t, s.url, ['flowplan.v1.json']);
+  t.ok(await badFirst.opened);
+  badFirst.ws.send(JSON.stringify({ token: 'fpk_nope' }));
+  await until(async () => badFirst.state.code, (c) => c !== null, 30_000);
+  t.equal(badFirst.state.code, 4401, 'a bad first-message bearer closes with 4401');
+  const badQuery = socket(t, s.url, [`bearer.${s.adminKey}`], '?types=nope');
+  t.notOk(await badQuery.opened);
+  t.equal(badQuery.state.status, 400, 'a bad filter is refused before the upgrade');
+  const plain = await s.api('GET', '/v1/stream', { token: s.adminKey });
+  assertError(t, plain, 426, 'UPGRADE_REQUIRED');
+});
+
+t.test('a revoked credential\'s streams close within a second or so', async (t) => {
+  const s = await server(t);
+  const { id, key } = await createKey(s.sql, { workspaceId: s.workspaceId, role: 'admin', scopes: [...SCOPES] });
+  const stream = await sse(t, s.url, key);
+  const ws = socket(t, s.url, ['flowplan.v1.json', `bearer.${key}`]);
+  t.ok(await ws.opened);
+  const revoked = await cli(s.databaseUrl, ['key', 'revoke', '--id', id]);
+  t.equal(revoked.code, 0, revoked.stderr);
+  const at = Date.now();
+  await until(async () => ws.state.code, (c) => c !== null, 30_000);
+  await until(async () => stream.ended(), (e) => e, 30_000);
+  t.equal(ws.state.code, 4401);
+  t.match(stream.frames.at(-1), { event: 'close', data: /4401/ });
+  t.comment(`closed ${Date.now() - at} ms after the revocation was committed`);
+});
+
+t.test('a slow consumer is closed with "resume from your cursor", and resumes losing nothing', async (t) => {
+  const s = await server(t, { streamMaxBufferedBytes: 16 * 1024 });
+  const slow = socket(t, s.url, ['flowplan.v1.json', `bearer.${s.adminKey}`]);
+  t.ok(await slow.opened);
+  const flow = await newFlow(s, 'Big');
+  await until(async () => slow.events.length, (n) => n >= 1, 30_000);
+  const resumeFrom = slow.events[0]!.cursor;
+  // The client stops reading; large events fill the socket buffers, then the server's limit.
+  (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  const big = 'x'.repeat(200_000);
+  for (let i = 0; i < 60; i++) {
+    await s.sql`insert into outbox (workspace_id, flow_id, type, data) values (${s.workspaceId}, ${flow.id}, 'task.updated', ${s.sql.json({ flowId: flow.id, taskId: `tsk_${i}`, changes: ['description'], pad: big })})`;
+  }
+  (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+  await until(async () => slow.state.code, (c) => c !== null, 60_000);
+  t.equal(slow.state.code, 4000, 'closed as a slow consumer');
+  t.match(slow.state.reason, /resume from your cursor/);
+  // It resumes from the last cursor it read and gets the rest exactly once.
+  const lastRead = slow.events.at(-1)!.cursor;
+  const again = socket(t, s.url, ['flowplan.v1.json', `bearer.${s.adminKey}`], `?after=${lastRead}`);
+  t.ok(await again.opened);
+  await until(async () => slow.events.length + again.events.length, (n) => n >= 61, 60_000);
+  const all = [...slow.events, ...again.events].filter((e) => BigInt(e.cursor) >= BigInt(resumeFrom));
+  const tasks = all.filter((e) => e.type === 'task.updated').map((e) => e.data.taskId);
+  t.same(tasks, Array.from({ length: 60 }, (_, i) => `tsk_${i}`), 'every event once, in order, across the close');
+  const metrics = await s.metrics();
+  t.match(metrics, /flowplan_stream_closes_total\{reason="slow"\} [1-9]/);
+});
+
+t.test('an event written on one process reaches subscribers on another', async (t) => {
+  const s = await server(t);
+  const child = await startChildServer(t, s.databaseUrl);
+  const onChild = socket(t, child.url, ['flowplan.v1.json', `bearer.${s.adminKey}`]);
+  const sseOnChild = await sse(t, child.url, s.adminKey);
+  t.ok(await onChild.opened);
+  const flow = await newFlow(s, 'Across');
+  await until(async () => onChild.events.length + sseOnChild.events().length, (n) => n >= 2, 30_000);
+  t.match(onChild.events[0], { type: 'flow.created', data: { flowId: flow.id } });
+  t.match(sseOnChild.events()[0], { type: 'flow.created', data: { flowId: flow.id } });
+});
