@@ -152,7 +152,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsPort: int(env, 'METRICS_PORT', (overrides.port ?? port) === 0 ? 0 : 9464, 0, 65535),
     appAllowInsecure: env.APP_ALLOW_INSECURE === '1',
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
-    streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 1024 * 1024, 16 * 1024),
+    streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024),
     ...overrides,
   };
   refuseInsecureApp(config);

@@ -2,9 +2,13 @@
  * The examples as a user runs them, each a process of its own against a real server:
  * examples/oauth-pkce.ts with Chromium doing the person's part (sign-in, consent, the redirect
  * to the loopback listener, then whatever else the browser asks that listener for), and
- * examples/poll-work.ts working a flow to the end with conditional MessagePack polls.
+ * examples/poll-work.ts working a flow to the end with conditional MessagePack polls, and
+ * examples/follow-events.ts following the event stream and resuming from its saved cursor.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
 import { artifact, openBrowser } from '../helpers/browser.ts';
@@ -101,4 +105,22 @@ t.test('examples/poll-work.ts works a flow to the end with conditional MessagePa
   const flow = await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey });
   t.same(flow.body.tasks.map((task: { status: string }) => task.status), ['done', 'done', 'done', 'done', 'done'], 'every task of the flow is done');
   t.equal(flow.body.doneCount, 5);
+});
+
+t.test('examples/follow-events.ts follows live, and a restart resumes from the saved cursor', async (t) => {
+  const s = await startTestServer(t);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'follow-events-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { FLOWPLAN_URL: s.url, KEY: s.adminKey, CURSOR_FILE: `${dir}/cursor`, EXIT_AFTER: '2' };
+  const first = runExample(t, 'examples/follow-events.ts', ['--types', 'flow.created'], env);
+  // It starts from now: the flows are made once its socket is open.
+  await until(async () => (await s.metrics()).match(/flowplan_stream_subscribers\{transport="websocket"\} (\d+)/)?.[1], (n) => n === '1', 30_000);
+  for (const name of ['One', 'Two', 'Three', 'Four']) t.equal((await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name } })).status, 201);
+  t.equal(await first.exited, 0, first.stderr());
+  const lines = first.stdout().trim().split('\n');
+  t.match(lines, [/^\d+ flow\.created .*"name":"One"/, /^\d+ flow\.created .*"name":"Two"/]);
+  // Stopped after two: the next run picks up after the second, with nothing lost or repeated.
+  const second = runExample(t, 'examples/follow-events.ts', ['--types', 'flow.created'], env);
+  t.equal(await second.exited, 0, second.stderr());
+  t.match(second.stdout().trim().split('\n'), [/"name":"Three"/, /"name":"Four"/]);
 });
