@@ -213,3 +213,25 @@ t.test('an event written on one process reaches subscribers on another', async (
   t.match(onChild.events[0], { type: 'flow.created', data: { flowId: flow.id } });
   t.match(sseOnChild.events()[0], { type: 'flow.created', data: { flowId: flow.id } });
 });
+
+t.test('the AsyncAPI 3.0 document describes both streams, every event type and the close codes', async (t) => {
+  const s = await server(t);
+  const res = await s.api('GET', '/v1/asyncapi.json');
+  t.equal(res.status, 200);
+  const doc = res.body;
+  t.equal(doc.asyncapi, '3.0.0');
+  t.equal(doc.channels.socket.address, '/v1/stream');
+  t.equal(doc.channels.sse.address, '/v1/events/stream');
+  const { WEBHOOK_EVENT_TYPES } = await import('../../src/services/webhooks/events.ts');
+  t.same(Object.values(doc.channels.socket.messages).map((m) => (m as { name: string }).name).sort(), [...WEBHOOK_EVENT_TYPES].sort());
+  for (const message of Object.values(doc.components.messages) as { payload: { required: string[]; properties: Record<string, unknown> } }[]) {
+    t.same([...message.payload.required].sort(), ['cursor', 'data', 'id', 'timestamp', 'type', 'workspaceId']);
+  }
+  for (const op of Object.values(doc.operations) as { channel: { $ref: string }; messages: { $ref: string }[] }[]) {
+    for (const ref of [op.channel.$ref, ...op.messages.map((m) => m.$ref)]) {
+      const target = ref.slice(2).split('/').reduce((node: Record<string, unknown> | undefined, key) => node?.[key] as Record<string, unknown> | undefined, doc);
+      t.ok(target, `${ref} resolves`);
+    }
+  }
+  t.match(doc.info.description, /4000 \(slow consumer: resume from your cursor\)/);
+});
