@@ -52,9 +52,10 @@ create index outbox_position on outbox (position) where position is not null;
 create index outbox_workspace_position on outbox (workspace_id, position) where position is not null;
 create index outbox_flow_position on outbox (flow_id, position) where position is not null;
 
--- The last position whose partition was dropped: a cursor before it has lost events (410).
-create table event_log_retention (
-  only_row      boolean primary key default true check (only_row),
-  dropped_through bigint not null default 0
+-- Per workspace, the last position of its events that retention dropped: a cursor of that
+-- workspace before it may have lost events (410). Per workspace, so that a quiet workspace's
+-- cursor stays good however far others' events move on, and no cursor tells of others' activity.
+create table event_log_dropped (
+  workspace_id    text primary key,
+  dropped_through bigint not null
 );
-insert into event_log_retention default values;

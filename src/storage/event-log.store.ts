@@ -29,17 +29,31 @@ export interface EventFilter {
   flowId: string | null;
 }
 
-/** The newest position given, or (nothing left) the last one dropped. */
+/** The newest position given (or, everything dropped, the last one dropped): where positions go on from. */
 export async function latestPosition(sql: Db): Promise<string> {
   const [row] = await sql<{ position: string }[]>`select greatest(
       (select max(position) from outbox where position is not null),
-      (select dropped_through from event_log_retention))::text as position`;
+      (select max(dropped_through) from event_log_dropped), 0)::text as position`;
   return row!.position;
 }
 
-/** The last position dropped by retention: a cursor before it has lost events. */
-export async function droppedThrough(sql: Db): Promise<string> {
-  const [row] = await sql<{ position: string }[]>`select dropped_through::text as position from event_log_retention`;
+/**
+ * The newest position of an event this audience may see (or of its dropped ones; 0 when none):
+ * its cursor of now. Never the log's own newest, which would tell of other workspaces' activity.
+ */
+export async function audienceLatest(sql: Db, audience: EventAudience): Promise<string> {
+  const [row] = await sql<{ position: string }[]>`select greatest(
+      (select max(position) from outbox where workspace_id = ${audience.workspaceId} and position is not null),
+      (select max(position) from outbox where flow_id = any(${audience.sharedFlowIds as string[]}) and position is not null),
+      (select dropped_through from event_log_dropped where workspace_id = ${audience.workspaceId}), 0)::text as position`;
+  return row!.position;
+}
+
+/** The last position of events this audience could see that retention dropped ('0': none). */
+export async function audienceDroppedThrough(sql: Db, audience: EventAudience): Promise<string> {
+  const [row] = await sql<{ position: string }[]>`select coalesce(max(dropped_through), 0)::text as position from event_log_dropped
+    where workspace_id = ${audience.workspaceId}
+      or workspace_id in (select workspace_id from flows where id = any(${audience.sharedFlowIds as string[]}))`;
   return row!.position;
 }
 
@@ -128,7 +142,7 @@ async function partitions(sql: Db): Promise<Partition[]> {
 
 /**
  * Drops the day partitions that ended more than `retentionDays` days ago, oldest first, and
- * records the last position they held. A partition with an event not yet drained is kept (and
+ * records, per workspace, the last position of its events they held. A partition with an event not yet drained is kept (and
  * so is every later one): an event is never lost before it had its position.
  */
 export async function dropExpiredPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<{ dropped: string[]; keptUndrained: string | null }> {
@@ -137,10 +151,12 @@ export async function dropExpiredPartitions(sql: Sql, retentionDays: number, now
   for (const partition of await partitions(sql)) {
     if (partition.day.getTime() + DAY_MS > cutoff) break;
     const kept = await sql.begin(async (tx) => {
-      const [row] = await tx.unsafe<{ undrained: number; last: string | null }[]>(
-        `select count(*) filter (where position is null)::int as undrained, max(position)::text as last from ${partition.name}`);
+      const [row] = await tx.unsafe<{ undrained: number }[]>(
+        `select count(*) filter (where position is null)::int as undrained from ${partition.name}`);
       if (row!.undrained > 0) return true;
-      if (row!.last !== null) await tx`update event_log_retention set dropped_through = greatest(dropped_through, ${row!.last}::bigint)`;
+      await tx.unsafe(`insert into event_log_dropped (workspace_id, dropped_through)
+        select workspace_id, max(position) from ${partition.name} group by workspace_id
+        on conflict (workspace_id) do update set dropped_through = greatest(event_log_dropped.dropped_through, excluded.dropped_through)`);
       await tx.unsafe(`drop table ${partition.name}`);
       return false;
     });

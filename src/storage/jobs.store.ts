@@ -31,7 +31,7 @@ export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
  */
 export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error: string | null = null): Promise<string | null> {
   const rows = await tx<{ position: string }[]>`with last as (
-      select greatest((select max(position) from outbox where position is not null), (select dropped_through from event_log_retention)) as p
+      select greatest((select max(position) from outbox where position is not null), (select max(dropped_through) from event_log_dropped), 0) as p
     ), batch as (
       select id, row_number() over (order by id) as n from unnest(${ids as string[]}::bigint[]) as id
     )

@@ -214,6 +214,11 @@ t.test('a cursor past retention answers 410 CURSOR_EXPIRED with the oldest curso
   const expired = await s.api('GET', `/v1/events?after=${from}`, { token: s.adminKey });
   assertError(t, expired, 410, 'CURSOR_EXPIRED');
   t.equal(expired.body.error.details.oldest, next, 'the oldest cursor is the last one dropped');
+  // Another workspace's cursor is not expired by the loss of events it could never see.
+  const quiet = await createWorkspace(s.sql, { name: 'Quiet', plan: 'pro' });
+  const quietKey = (await createKey(s.sql, { workspaceId: quiet.id, role: 'admin', scopes: [...SCOPES] })).key;
+  t.same((await s.api('GET', '/v1/events?after=0', { token: quietKey })).body, { items: [], next: '0', hasMore: false }, 'a quiet workspace keeps its cursor');
+  t.same((await s.api('GET', '/v1/events', { token: quietKey })).body.next, '0', 'and its cursor of now tells nothing of others\' events');
   const resumed = await s.api('GET', `/v1/events?after=${expired.body.error.details.oldest}`, { token: s.adminKey });
   t.same(resumed.body, { items: [], next, hasMore: false });
   const [count] = await s.sql<{ n: number }[]>`select count(*)::int as n from outbox`;

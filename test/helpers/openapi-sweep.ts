@@ -22,6 +22,8 @@ export interface Operation {
   query: { name: string; required: boolean; schema: Schema }[];
   /** The request body's media type and schema, if the operation has one. */
   body: { type: string; schema: Schema; required: boolean } | null;
+  /** Its answer is a stream that stays open (Server-Sent Events): a sweep reading answers whole cannot call it. */
+  streams: boolean;
 }
 
 /** The server's OpenAPI document (no credential). */
@@ -47,6 +49,7 @@ export function operations(doc: any): Operation[] {
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
         query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: Boolean(p.required), schema: p.schema ?? {} })),
         body: type && media ? { type, schema: media.schema ?? {}, required: Boolean(op.requestBody.required) } : null,
+        streams: Object.keys(op.responses?.['200']?.content ?? {}).includes('text/event-stream'),
       });
     }
   }

@@ -7,7 +7,7 @@
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import {
-  droppedThrough, latestPosition, readEvents, sharedFlowIds, type EventAudience, type EventFilter, type LoggedEvent,
+  audienceDroppedThrough, audienceLatest, latestPosition, readEvents, sharedFlowIds, type EventAudience, type EventFilter, type LoggedEvent,
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from '../webhooks/events.ts';
@@ -76,42 +76,47 @@ export async function audienceOf(sql: Db, principal: Principal): Promise<EventAu
 }
 
 /**
- * A cursor to read after: malformed or ahead of the log is a bad request; one whose events
- * retention dropped is CURSOR_EXPIRED (410) with the oldest cursor that loses nothing.
+ * A cursor to read after: malformed or ahead of the log is a bad request; one behind events of
+ * this audience that retention dropped is CURSOR_EXPIRED (410) with the oldest cursor that
+ * loses nothing.
  */
-export async function checkCursor(sql: Db, cursor: string, where: 'query' | 'header' = 'query', latest?: string): Promise<void> {
+export async function checkCursor(sql: Db, cursor: string, audience: EventAudience, where: 'query' | 'header' = 'query', latest?: string): Promise<void> {
   const pointer = where === 'query' ? '/after' : '/last-event-id';
   if (!CURSOR.test(cursor)) throw validationFailed([{ in: where, pointer, message: 'must be a cursor this API gave' }]);
-  const oldest = await droppedThrough(sql);
+  const oldest = await audienceDroppedThrough(sql, audience);
   if (BigInt(cursor) < BigInt(oldest)) {
-    throw new DomainError('CURSOR_EXPIRED', `Events before this cursor are past retention; start again from the cursor ${oldest} (or with no cursor, from now)`, { oldest });
+    throw new DomainError('CURSOR_EXPIRED', `Events after this cursor are past retention; start again from the cursor ${oldest} (or with no cursor, from now)`, { oldest });
   }
   const newest = latest ?? (await latestPosition(sql));
   if (BigInt(cursor) > BigInt(newest)) throw validationFailed([{ in: where, pointer, message: 'is ahead of the event log: not a cursor this API gave' }]);
 }
 
+/**
+ * A page of events after `after` (none: the cursor of now). `next` is the last event's cursor,
+ * or `after` itself when there was none: cursors move with the reader's own events only, so
+ * they say nothing of other workspaces' activity.
+ */
 export async function readFeed(ctx: FeedContext, principal: Principal, query: FeedQuery): Promise<FeedPage> {
   const filter: EventFilter = { types: parseTypes(query.types), flowId: query.flowId ?? null };
-  if (query.after === undefined) return { items: [], next: await latestPosition(ctx.sql), hasMore: false };
+  const audience = await audienceOf(ctx.sql, principal);
+  if (query.after === undefined) return { items: [], next: await audienceLatest(ctx.sql, audience), hasMore: false };
   const after = query.after;
   let latest = await latestPosition(ctx.sql);
-  await checkCursor(ctx.sql, after, 'query', latest);
+  await checkCursor(ctx.sql, after, audience, 'query', latest);
   const deadline = Date.now() + query.wait * 1000;
   let from = after;
   for (;;) {
     // Bounded by the newest position seen first: every event up to it is committed and
-    // stamped, so a short page has seen them all and `next` may move past the rest.
+    // stamped, so none can appear later behind the cursor this page hands out.
     const rows = await readEvents(ctx.sql, from, query.size + 1, await audienceOf(ctx.sql, principal), filter, latest);
     const hasMore = rows.length > query.size;
     const items = rows.slice(0, query.size).map(feedEvent);
     const left = deadline - Date.now();
-    if (items.length > 0 || left <= 0) {
-      return { items, next: hasMore ? items[items.length - 1]!.cursor : latest, hasMore };
-    }
+    if (items.length > 0 || left <= 0) return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : after, hasMore };
     await ctx.watch.waitBeyond(latest, left);
     const now = await latestPosition(ctx.sql);
     // Nothing new in the log: the wait ran out (or the process is stopping).
-    if (now === latest) return { items: [], next: latest, hasMore: false };
+    if (now === latest) return { items: [], next: after, hasMore: false };
     from = latest;
     latest = now;
   }

@@ -196,8 +196,8 @@ export class EventHub implements LogWatch {
    * subscription; nothing is sent until `attach`.
    */
   async prepare(request: StreamRequest): Promise<Subscription> {
-    if (request.after !== null) await checkCursor(this.sql, request.after, request.afterFrom);
     const audience = await audienceOf(this.sql, request.principal);
+    if (request.after !== null) await checkCursor(this.sql, request.after, audience, request.afterFrom);
     return new Subscription(request, audience, request.after ?? this.latest);
   }
 
