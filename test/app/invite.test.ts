@@ -30,6 +30,13 @@ t.test('invitations', async (t) => {
     t.match(mail!.parsed.subject, /invited to Demo/);
     t.ok(sent.link.startsWith(`${s.app.services.config.appUrl}/invite?token=inv_`), 'a link into the app');
     t.match(mail!.parsed.html, /<a href="[^"]+\/invite\?token=inv_/);
+    // The link is whole in the plain-text part as it travels, not only once a client has
+    // decoded it: quoted-printable would cut it with a soft line break at 76 characters.
+    const plain = /Content-Type: text\/plain[^]*?\r?\n\r?\n([^]*?)\r?\n--/.exec(mail!.raw);
+    t.match(mail!.raw, /Content-Type: text\/plain; charset=utf-8\r?\nContent-Transfer-Encoding: base64/i, 'the text part is base64');
+    const decoded = Buffer.from(plain![1]!.replace(/\s+/g, ''), 'base64').toString('utf8');
+    t.ok(decoded.split(/\s+/).includes(sent.link), 'the exact link, on a line of its own, in the text as sent');
+    t.equal(/<a href="([^"]+\/invite\?token=[^"]+)"/.exec(mail!.parsed.html as string)![1], sent.link, 'the HTML links to the same address');
     const [row] = await s.sql<{ tokenHash: string }[]>`select token_hash from invites where email = 'newcomer@example.com'`;
     t.not(row!.tokenHash, sent.token, 'stored as a hash only');
 

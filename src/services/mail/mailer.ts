@@ -51,7 +51,9 @@ export class Mailer {
   }
 
   async send(message: MailMessage, messageId = this.newMessageId()): Promise<SentMail> {
-    const mail = { from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: message.headers, messageId };
+    // Base64, not quoted-printable, for the text: QP breaks lines at 76 characters with a soft
+    // break, which some clients and every copy-paste of the raw text leave inside a long link.
+    const mail = { from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: message.headers, messageId, textEncoding: 'base64' as const };
     if (this.smtp) {
       await this.smtp.sendMail(mail);
       return { messageId, transport: 'smtp' };
