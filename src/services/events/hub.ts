@@ -17,6 +17,7 @@
 import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
 import { Packr } from 'msgpackr';
+import type { Foreground } from '../../platform/foreground.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
@@ -137,7 +138,11 @@ export class EventHub implements LogWatch {
   private readonly lag: Histogram;
   private readonly maxBuffered: number;
 
-  constructor(private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics, maxBufferedBytes: number) {
+  constructor(
+    private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics, maxBufferedBytes: number,
+    /** The API's load: a long poll that waits is not work, so it steps out of it while it waits (webhooks read it). */
+    private readonly foreground: Foreground | null = null,
+  ) {
     this.maxBuffered = maxBufferedBytes;
     const registers = [metrics.registry];
     metrics.gaugeByLabels('flowplan_stream_subscribers', 'Open event streams of this process by transport', ['transport'], async () => {
@@ -179,7 +184,8 @@ export class EventHub implements LogWatch {
 
   waitBeyond(position: string, ms: number): Promise<void> {
     if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.foreground?.leave();
+    return new Promise<void>((resolve) => {
       const waiter = {
         position: BigInt(position), resolve,
         timer: setTimeout(() => {
@@ -188,7 +194,7 @@ export class EventHub implements LogWatch {
         }, ms),
       };
       this.waiters.push(waiter);
-    });
+    }).finally(() => this.foreground?.enter());
   }
 
   /**
