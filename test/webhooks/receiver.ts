@@ -90,10 +90,12 @@ export function verify(secret: string, received: Received): any {
  * and every delivery finished. What a receiver holds then is all it will get.
  */
 export async function deliveriesSettled(sql: Sql): Promise<void> {
+  // By part, so a wait that runs out says which one is stuck.
   await until(
-    async () => (await sql<{ n: number }[]>`
-      select (select count(*) from outbox where processed_at is null or webhooks_at is null)::int
-           + (select count(*) from webhook_deliveries where status in ('pending', 'queued', 'sending'))::int as n`)[0]!.n,
-    (n) => n === 0,
+    async () => (await sql<{ undrained: number; uncollected: number; unfinished: number }[]>`select
+        (select count(*) from outbox where processed_at is null)::int as undrained,
+        (select count(*) from outbox where webhooks_at is null)::int as uncollected,
+        (select count(*) from webhook_deliveries where status in ('pending', 'queued', 'sending'))::int as unfinished`)[0]!,
+    (n) => n.undrained + n.uncollected + n.unfinished === 0,
   );
 }
