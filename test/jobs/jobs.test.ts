@@ -60,7 +60,7 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
   t.match(report.webhooks, { collecting: Number, pending: 0, queued: 0, sending: 0, failedLastDay: 0 });
   const text = await cli(s.databaseUrl, ['jobs']);
   t.match(text.stdout, /test-flaky .* 1\n/);
-  t.match(text.stdout, /webhook deliveries: 0 queued, 0 sending, 0 waiting behind earlier ones; 0 given up in the last day/);
+  t.match(text.stdout, /webhook lanes: 0 due, 0 sending, 0 waiting out a retry delay; 0 deliveries given up in the last day/);
   t.match(text.stdout, /failed jobs \(newest first\):\n .* test-flaky /);
 });
 

@@ -1,6 +1,6 @@
 /**
  * A process killed while a receiver holds its webhook request: the delivery was claimed
- * (`sending`, with a lease: its `next_attempt_at`) before the request went out, so it is neither lost nor sent under
+ * (`sending`, with a lease: its lane's `next_attempt_at`) before the request went out, so it is neither lost nor sent under
  * a new identity. Once the lease has lapsed, another process's maintenance sweep sends it
  * again with the same `webhook-id` and body (at least once, as Standard Webhooks expects:
  * the receiver deduplicates by id), and it ends `delivered`, exactly once more.
@@ -24,12 +24,12 @@ t.test('killed mid-send: the same delivery is sent again by another process, und
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
 
   const [first] = await receiver.waitFor(1);
-  const [row] = await s.sql`select id, status, attempts from webhook_deliveries where webhook_id = ${hook.id}`;
+  const [row] = (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items;
   t.match(row, { id: first!.headers['webhook-id'], status: 'sending', attempts: 1 }, 'claimed (committed) before the request went out');
   await child.kill();
 
   // The claim's lease (two minutes) has run out, as it would have by now in real time.
-  await s.sql`update webhook_deliveries set next_attempt_at = now() - interval '1 second' where id = ${row!.id}`;
+  await s.sql`update webhook_lanes set next_attempt_at = now() - interval '1 second' where webhook_id = ${hook.id} and state = 'sending'`;
   const next = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl, webhookAllowPrivate: true, cronCheckSeconds: 1 }));
   t.teardown(() => next.close());
 

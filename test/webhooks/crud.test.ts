@@ -7,8 +7,8 @@ import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../src/services/webhooks/events.ts';
 import { MAX_WEBHOOKS } from '../../src/services/webhooks/webhooks.service.ts';
-import { ok, startFlowServer } from '../helpers/flows.ts';
-import { assertError, type TestServer } from '../helpers/server.ts';
+import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+import { assertError, until, type TestServer } from '../helpers/server.ts';
 
 const config = { webhookAllowPrivate: true };
 const URL_OK = 'https://hooks.example.test/flowplan';
@@ -128,8 +128,8 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
   const other = await createWorkspace(s.sql, { name: 'Other' });
   const { key } = await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] });
   const mine = await ok(t, s, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/mine', events: ['flow.created'] }, 201);
-  const [delivery] = await s.sql`insert into webhook_deliveries (id, webhook_id, workspace_id, event_id, flow_key, type, body, status, attempt_limit)
-    values ('msg_test1234', ${mine.id}, ${s.workspaceId}, 1, '', 'flow.created', '{}', 'failed', 1) returning id`;
+  await newFlow(t, s, { name: 'Delivered to mine', tasks: [] });
+  const delivery = (await until(async () => (await ok(t, s, 'GET', `/v1/webhooks/${mine.id}/deliveries`)).items, (items: { id: string }[]) => items.length > 0))[0]!;
   const W = `/v1/webhooks/${mine.id}`;
   for (const [method, path, body] of [
     ['GET', W], ['PATCH', W, { enabled: false }], ['DELETE', W], ['POST', `${W}/rotate-secret`], ['GET', `${W}/deliveries`],

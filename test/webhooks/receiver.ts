@@ -86,16 +86,17 @@ export function verify(secret: string, received: Received): any {
 }
 
 /**
- * Resolves once nothing more will be sent: every committed event collected into deliveries,
- * and every delivery finished. What a receiver holds then is all it will get.
+ * Resolves once nothing more will be sent: every committed event drained and read by the
+ * webhook collector, and every lane with nothing left to send. What a receiver holds then is
+ * all it will get.
  */
 export async function deliveriesSettled(sql: Sql): Promise<void> {
   // By part, so a wait that runs out says which one is stuck.
   await until(
     async () => (await sql<{ undrained: number; uncollected: number; unfinished: number }[]>`select
         (select count(*) from outbox where processed_at is null)::int as undrained,
-        (select count(*) from outbox where webhooks_at is null)::int as uncollected,
-        (select count(*) from webhook_deliveries where status in ('pending', 'queued', 'sending'))::int as unfinished`)[0]!,
+        (select count(*) from outbox where position > (select position from webhook_collector))::int as uncollected,
+        (select count(*) from webhook_lanes where state <> 'idle')::int as unfinished`)[0]!,
     (n) => n.undrained + n.uncollected + n.unfinished === 0,
   );
 }

@@ -1,10 +1,10 @@
 /**
  * What `flowplan jobs` shows an operator: each queue's jobs by state, recent failures, the
- * outbox backlog, and webhook deliveries waiting (their rows are the work; jobs only wake it).
+ * outbox backlog, and webhook lanes with work (the lanes are the work; jobs only wake it).
  */
 import type { Sql } from '../../storage/db.ts';
 import { failedJobs, jobsInstalled, outboxBacklog, queueSummaries, setAsideOutboxEvents } from '../../storage/jobs.store.ts';
-import { webhookBacklog } from '../../storage/webhooks.store.ts';
+import { webhookBacklog } from '../../storage/webhook-lanes.store.ts';
 
 export async function jobsReport(sql: Sql, failedLimit: number) {
   const installed = await jobsInstalled(sql);
@@ -30,7 +30,7 @@ export function formatJobsReport(report: Awaited<ReturnType<typeof jobsReport>>)
   lines.push('', `outbox: ${report.outbox.backlog} event(s) waiting, ${report.outbox.setAside.length} set aside after repeated failures`);
   for (const e of report.outbox.setAside) lines.push(`  #${e.id} ${e.type} ${e.flowId ?? ''}: ${e.error}`);
   const w = report.webhooks;
-  lines.push('', `webhook deliveries: ${w.queued} queued, ${w.sending} sending, ${w.pending} waiting behind earlier ones; ${w.failedLastDay} given up in the last day; ${w.collecting} events not collected yet`);
+  lines.push('', `webhook lanes: ${w.queued} due, ${w.sending} sending, ${w.pending} waiting out a retry delay; ${w.failedLastDay} deliveries given up in the last day; ${w.collecting} events not collected yet`);
   lines.push('', report.failed.length ? 'failed jobs (newest first):' : 'no failed jobs');
   for (const j of report.failed) lines.push(`  ${j.completedOn ?? j.createdOn} ${j.queue} ${j.id} after ${j.retryCount} retries: ${JSON.stringify(j.output)}`);
   return lines.join('\n');

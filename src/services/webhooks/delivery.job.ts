@@ -1,31 +1,31 @@
 /**
- * Webhook deliveries: the rows are the work, pg-boss jobs are their durable wake-ups. This is
- * the dispatcher's loop: it sends, records outcomes and schedules retries; the collector
- * (collector.ts) makes deliveries of domain events, and outcome.ts decides what each
- * attempt's result means.
+ * Webhook deliveries: lanes are the work, pg-boss jobs are their durable wake-ups. This is the
+ * dispatcher's loop: it sends, records outcomes and schedules retries; the collector
+ * (collector.ts) tells lanes of new events, and outcome.ts decides what each attempt's result
+ * means.
  *
- * Order: a lane is one endpoint and one flow. Only a lane's earliest unfinished delivery, its
- * head, is `queued` (or `sending`); the others wait as `pending`. When a head ends (delivered,
- * given up, skipped) the next one is promoted in the same transaction. Every change to a lane
- * holds its advisory lock, so a delivery collected while the head finishes is never left
- * unpromoted. A later event of a flow therefore never reaches an endpoint before an earlier
- * one; a failing endpoint holds up that flow's events to it (and only those) until it
- * recovers or is given up on.
+ * Lanes: a lane is one endpoint and one flow, a cursor into the event log (the position of the
+ * last event it finished) and its head's attempts (webhook-lanes.store.ts). It sends one event
+ * at a time, in position order: when its head ends (delivered, given up, skipped) the next
+ * event past the cursor becomes the head in the same transaction. A later event of a flow
+ * therefore never reaches an endpoint before an earlier one; a failing endpoint holds up that
+ * flow's events to it (and only those) until it recovers or is given up on. No row is written
+ * per event until an attempt finishes: then a log row, which the delivery log reads.
  *
- * Throughput: each process runs one dispatcher. It claims due heads in batches (one
- * statement, `skip locked`, so processes share the work), sends them side by side over
- * kept-alive connections, and writes the outcomes of everything that finished meanwhile in
- * one transaction, which also promotes those lanes' next deliveries and claims the due ones
- * for this process at once: a lane moves on without a round trip through a queue. When
- * nothing is due it collects the next events. While the API is busy the Governor slows all
- * of this to WEBHOOK_BUSY_RATE deliveries a second, so webhooks take the time requests leave.
+ * Throughput: each process runs one dispatcher. It claims due lanes in batches (`skip locked`,
+ * so processes share the work), sends side by side over kept-alive connections, and writes
+ * the outcomes of everything that finished meanwhile in one transaction, which also moves
+ * those lanes on and claims their next events for this process at once: a lane moves on
+ * without a round trip through a queue. When nothing is due it collects the next events. While
+ * the API is busy the Governor slows all of this to WEBHOOK_BUSY_RATE deliveries a second, so
+ * webhooks take the time requests leave.
  *
- * Wake-ups: when heads become due (collected, promoted, retried, reopened) a `webhook-dispatch`
- * job is sent in the same transaction, for now or for the retry time (pg-boss's `short`
- * policy keeps at most one waiting per key, so a busy collector sends few), and NOTIFY wakes
- * every process's dispatcher at commit; drained events wake the collector. The job's handler
- * runs the dispatcher until nothing is due. A process that dies mid-send leaves claims whose
- * lease lapses: they are then due like any queued delivery, and the sweep (every minute, and
+ * Wake-ups: when lanes become due (woken, moved on, retried, a manual retry) a
+ * `webhook-dispatch` job is sent in the same transaction, for now or for the retry time
+ * (pg-boss's `short` policy keeps at most one waiting per key), and NOTIFY wakes every
+ * process's dispatcher at commit; the drain's NOTIFY of new positions wakes the collector. The
+ * job's handler runs the dispatcher until nothing is due. A process that dies mid-send leaves
+ * claims whose lease lapses: their lanes are then due again, and the sweep (every minute, and
  * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
  * with the same webhook-id: at least once. When a failed attempt is tried again, or given up
  * on (and its endpoint disabled, after 410 Gone), is outcome.ts's to say.
@@ -39,16 +39,19 @@ import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from '../jobs/soonest-timer.ts';
+import { disableWebhooks, webhooksByIds, type WebhookRow } from '../../storage/webhooks.store.ts';
 import {
-  announceWebhookWork, claimDue, disableWebhooks, dueCounts, lockLanes, promoteLaneHeads, recordOutcomes, webhookBacklog, webhooksByIds,
-  WEBHOOKS_CHANNEL, type ClaimedDelivery, type Lane, type Outcome, type WebhookRow,
-} from '../../storage/webhooks.store.ts';
+  advanceLanes, announceWebhookWork, claimDue, dueCounts, finishAttempts, insertLog, lockLanes, webhookBacklog, WEBHOOKS_CHANNEL,
+  type ClaimedAttempt, type Lane, type LaneOutcome, type LogRow,
+} from '../../storage/webhook-lanes.store.ts';
+import { EVENTS_CHANNEL } from '../../storage/event-log.store.ts';
 import { Governor } from './governor.ts';
 import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
 import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
-import { collectEvents, siftEvents, uniqueLanes } from './collector.ts';
-import { classifyAttempt, type AttemptResult } from './outcome.ts';
+import { collectEvents } from './collector.ts';
+import { classifyAttempt, MAX_ATTEMPTS, type AttemptResult } from './outcome.ts';
+import { deliveryBody, deliveryId } from './message.ts';
 
 export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
@@ -64,8 +67,10 @@ const COLLECT_BATCH = 200;
 const RETRY_TICK_MS = 10;
 
 interface Finished {
-  delivery: ClaimedDelivery;
-  outcome: Outcome;
+  claim: ClaimedAttempt;
+  outcome: LaneOutcome;
+  /** The log row; none for an event retention dropped (nothing to describe it by). */
+  log: LogRow | null;
   /** The endpoint answered 410 Gone. */
   gone: boolean;
 }
@@ -110,16 +115,13 @@ export class WebhookDeliveries {
       name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
       labelNames: ['outcome'] as const, registers: [metrics.registry],
     });
-    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Unfinished webhook deliveries by state (pending: behind an earlier one in its lane; collecting: events not yet made deliveries), across every process', ['state'], async () => {
+    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Webhook lanes with work by state (pending: waiting out a retry delay; queued: due; sending), and events not yet read by the collector (collecting), across every process', ['state'], async () => {
       const counts = await webhookBacklog(sql);
       return (['collecting', 'pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
     });
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
     jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
-    jobs.onOutbox('webhooks', async (events, tx) => {
-      if (await siftEvents(tx, events)) this.kick(true);
-    });
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
     jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
@@ -127,35 +129,39 @@ export class WebhookDeliveries {
 
   /**
    * Starts this process's dispatcher (when it runs jobs): wakes it whenever delivery work
-   * commits anywhere (NOTIFY at commit) and sweeps once now, so claims left by a process that
+   * commits anywhere, and its collector whenever the drain gives events positions (NOTIFY at
+   * commit, so what it reads is visible), and sweeps once now, so claims left by a process that
    * died are sent without waiting for the schedule. Returns the stop.
    */
   async start(): Promise<() => Promise<void>> {
     if (!this.jobs.runsWorkers) return async () => {};
     const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick(true));
+    const unlistenEvents = await listenDurably(this.sql, EVENTS_CHANNEL, () => this.kick(true), () => this.kick(true));
     this.governor.start();
     await this.sweep();
     return async () => {
+      await unlistenEvents();
       await unlisten();
       await this.stop();
     };
   }
 
   /**
-   * Collects up to `limit` events into deliveries, claiming up to `claim` of the heads due now
-   * for this process. Returns how many events it took (-1: another process is collecting) and
-   * what it claimed.
+   * Collects up to `limit` events, claiming up to `claim` of the lanes it made due for this
+   * process. Returns how many events it read (-1: another process is collecting) and what it
+   * claimed.
    */
-  private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
+  private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedAttempt[] }> {
     return this.sql.begin(async (tx) => {
       const { events, lanes } = await collectEvents(tx, limit);
       return { events, claimed: await this.promote(tx, lanes, claim) };
     });
   }
 
-  /** A manual retry (the delivery was reopened in `tx`): one more attempt, as soon as its lane lets it. */
-  async reopen(tx: Tx, lane: Lane): Promise<void> {
-    await this.promote(tx, [lane], 0);
+  /** A manual retry (added to its lane in `tx`): wakes whoever will send it, at commit. */
+  async reopen(tx: Tx): Promise<void> {
+    await this.wakeAt(tx, [new Date()]);
+    await announceWebhookWork(tx);
   }
 
   /** Runs the dispatcher until nothing is due (or RUN_MS passed: the next wake-up goes on). */
@@ -241,7 +247,7 @@ export class WebhookDeliveries {
           break;
         }
         this.wanted = false;
-        const batch = await claimDue(this.sql, room, LEASE_SECONDS);
+        const { claimed: batch } = await claimDue(this.sql, room, LEASE_SECONDS);
         if (batch.length < room && this.collectWanted) {
           // Cleared first: a kick while this collects asks for another round.
           this.collectWanted = false;
@@ -274,8 +280,8 @@ export class WebhookDeliveries {
     return Math.min(CONCURRENCY - inFlight, this.governor.allowance());
   }
 
-  /** Sends claimed deliveries side by side; each outcome joins the next flush. */
-  private async dispatch(batch: readonly ClaimedDelivery[]): Promise<void> {
+  /** Sends claimed attempts side by side; each outcome joins the next flush. */
+  private async dispatch(batch: readonly ClaimedAttempt[]): Promise<void> {
     this.inFlight += batch.length;
     let hooks: Map<string, WebhookRow>;
     try {
@@ -307,29 +313,38 @@ export class WebhookDeliveries {
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
+  private async attempt(claim: ClaimedAttempt, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
     const startedAt = new Date();
-    const { gone, attempt, ...outcome } = classifyAttempt(await this.send(delivery, hook, target, startedAt), delivery, this.config.webhookRetryBaseSeconds);
-    this.attempts.labels(outcome.status).inc();
+    const attemptLimit = claim.manual ? claim.attempts : MAX_ATTEMPTS;
+    const { gone, attempt, status, delaySeconds, statusCode, error } = classifyAttempt(
+      await this.send(claim, hook, target, startedAt), { attempts: claim.attempts, attemptLimit }, this.config.webhookRetryBaseSeconds,
+    );
+    this.attempts.labels(status).inc();
+    const { event } = claim;
     return {
-      delivery, gone,
-      outcome: {
-        id: delivery.id, ...outcome,
-        attempt: attempt && { deliveryId: delivery.id, attempt: delivery.attempts, manual: delivery.manual, startedAt, ...attempt },
+      claim, gone,
+      outcome: { webhookId: claim.webhookId, flowKey: claim.flowKey, position: claim.position, manual: claim.manual, status, delaySeconds },
+      log: event && {
+        webhookId: claim.webhookId, position: claim.position, flowKey: claim.flowKey, type: event.type, eventCreatedAt: event.createdAt,
+        // A skip sent nothing: the claim's attempt is given back.
+        attempt: attempt ? claim.attempts : claim.attempts - 1, manual: claim.manual, sent: attempt !== null, outcome: status,
+        startedAt: attempt && startedAt, durationMs: attempt?.durationMs ?? null, statusCode, error, retryAfter: attempt?.retryAfter ?? null,
       },
     };
   }
 
-  /** Signs and posts the delivery to the address checked for this batch, unless its endpoint is gone or disabled. */
-  private async send(delivery: ClaimedDelivery, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined, startedAt: Date): Promise<AttemptResult> {
+  /** Signs and posts the event to the address checked for this batch, unless its endpoint is gone or disabled. */
+  private async send(claim: ClaimedAttempt, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined, startedAt: Date): Promise<AttemptResult> {
     if (!hook?.enabled || !target) return { kind: 'endpoint-disabled' };
+    if (!claim.event) return { kind: 'event-gone' };
     try {
       const resolved = await target;
       if (resolved instanceof TargetRefused) return { kind: 'refused', reason: resolved.message };
       const secrets = [hook.secret];
       if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
-      const headers = signedHeaders(secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
-      return { kind: 'sent', result: await post(resolved, headers, delivery.body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved)) };
+      const body = deliveryBody(claim.event);
+      const headers = signedHeaders(secrets, deliveryId(claim.webhookId, claim.position), Math.floor(Date.now() / 1000), body);
+      return { kind: 'sent', result: await post(resolved, headers, body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved)) };
     } catch (error) {
       return { kind: 'not-sent', reason: (error as Error).message, durationMs: Date.now() - startedAt.getTime() };
     }
@@ -337,8 +352,8 @@ export class WebhookDeliveries {
 
   /**
    * Writes every outcome that came in, in one transaction per round (those that finish while
-   * it commits make the next round); the lanes that moved on get their next heads, and the
-   * due ones are claimed here and sent straight away.
+   * it commits make the next round); the lanes move on to their next events, and the due ones
+   * are claimed here and sent straight away.
    */
   private async flush(): Promise<void> {
     if (this.flushing) return;
@@ -346,7 +361,7 @@ export class WebhookDeliveries {
     try {
       while (this.finished.length > 0) {
         const batch = this.finished.splice(0);
-        let next: ClaimedDelivery[];
+        let next: ClaimedAttempt[];
         try {
           next = await this.sql.begin((tx) => this.record(tx, batch));
         } catch (error) {
@@ -374,25 +389,26 @@ export class WebhookDeliveries {
     this.settle();
   }
 
-  private async record(tx: Tx, batch: readonly Finished[]): Promise<ClaimedDelivery[]> {
-    await lockLanes(tx, uniqueLanes(batch.map((f) => f.delivery)));
-    const retries = await recordOutcomes(tx, batch.map((f) => f.outcome));
-    const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.delivery.webhookId))];
+  private async record(tx: Tx, batch: readonly Finished[]): Promise<ClaimedAttempt[]> {
+    const lanes = uniqueLanes(batch.map((f) => f.claim));
+    await lockLanes(tx, lanes);
+    await insertLog(tx, batch.flatMap((f) => (f.log ? [f.log] : [])));
+    const retries = await finishAttempts(tx, batch.map((f) => f.outcome));
+    const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.claim.webhookId))];
     if (gone.length > 0) {
       await disableWebhooks(tx, gone, 'gone');
       this.log.info({ webhookIds: gone }, 'webhook endpoint answered 410 Gone: disabled');
     }
     if (retries.length > 0) await this.wakeAt(tx, retries);
-    // A retry keeps its lane; every other outcome lets the lane's next delivery go.
-    const moved = uniqueLanes(batch.filter((f) => f.outcome.status !== 'retry').map((f) => f.delivery));
-    const claimed = await this.promote(tx, moved, this.stopped ? 0 : this.room(this.inFlight - batch.length));
+    // A retried head keeps its lane until its delay is out (unless a manual retry waits); every other outcome lets the lane's next event go.
+    const claimed = await this.promote(tx, lanes, this.stopped ? 0 : this.room(this.inFlight - batch.length));
     this.governor.spend(claimed.length);
     return claimed;
   }
 
-  /** Promotes the lanes' next heads (claiming up to `claim` due ones) and wakes whoever should send the rest. */
-  private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedDelivery[]> {
-    const { claimed, queued } = await promoteLaneHeads(tx, lanes, claim, LEASE_SECONDS);
+  /** Moves the lanes on (claiming up to `claim` due ones) and wakes whoever should send the rest. */
+  private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedAttempt[]> {
+    const { claimed, queued } = await advanceLanes(tx, lanes, claim, LEASE_SECONDS);
     if (queued.length > 0) {
       await this.wakeAt(tx, queued.map((q) => q.nextAttemptAt));
       if (queued.some((q) => q.due)) await announceWebhookWork(tx);
@@ -400,7 +416,7 @@ export class WebhookDeliveries {
     return claimed;
   }
 
-  /** A wake-up job for each moment (to the second) deliveries become due; those due now share one. */
+  /** A wake-up job for each moment (to the second) lanes become due; those due now share one. */
   private async wakeAt(tx: Tx, times: readonly Date[]): Promise<void> {
     const now = Date.now();
     const seconds = new Set(times.map((at) => (at.getTime() <= now ? 0 : Math.ceil(at.getTime() / 1000))));
@@ -415,4 +431,10 @@ export class WebhookDeliveries {
     const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
     if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
+}
+
+function uniqueLanes(rows: readonly Lane[]): Lane[] {
+  const lanes = new Map<string, Lane>();
+  for (const { webhookId, flowKey } of rows) lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
+  return [...lanes.values()];
 }

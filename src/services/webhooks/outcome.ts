@@ -10,7 +10,7 @@
  */
 import type { AttemptOutcome } from './sender.ts';
 
-/** Attempts a delivery gets in all (its attempt limit, set when it is collected). */
+/** Attempts a delivery gets in all (a manual retry's limit is its one more). */
 export const MAX_ATTEMPTS = 10;
 const MAX_DELAY_SECONDS = 10 * 3600;
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
@@ -22,8 +22,10 @@ export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, r
 
 /** How an attempt went, as the dispatcher saw it. */
 export type AttemptResult =
-  /** The endpoint was deleted or disabled after the delivery was made: nothing was sent. */
+  /** The endpoint was deleted or disabled after the event was committed: nothing was sent. */
   | { kind: 'endpoint-disabled' }
+  /** Retention dropped the event before it could be sent (its lane was held up that long): nothing was sent. */
+  | { kind: 'event-gone' }
   /** The address guard refused where the endpoint's name leads now: nothing was sent. */
   | { kind: 'refused'; reason: string }
   /** The attempt failed before a request went out. */
@@ -52,6 +54,9 @@ export function classifyAttempt(
 ): Classified {
   if (result.kind === 'endpoint-disabled') {
     return { status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', gone: false, attempt: null };
+  }
+  if (result.kind === 'event-gone') {
+    return { status: 'skipped', delaySeconds: 0, statusCode: null, error: 'event no longer kept (past the event retention)', gone: false, attempt: null };
   }
   const attempt: AttemptOutcome = result.kind === 'sent' ? result.result
     : result.kind === 'refused' ? { statusCode: null, durationMs: 0, error: result.reason, retryAfter: null }

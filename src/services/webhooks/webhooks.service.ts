@@ -7,11 +7,14 @@ import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
 import { DomainError, validationFailed } from '../../platform/errors.ts';
-import type { Sql } from '../../storage/db.ts';
+import type { Sql, Tx } from '../../storage/db.ts';
 import {
-  attemptsOf, countWebhooks, deleteWebhook, getDelivery, getWebhook, insertWebhook, lockLanes, pageDeliveries, pageWebhooks, reopenDelivery,
-  rotateWebhookSecret, updateWebhook, type AttemptRow, type DeliveryRow, type DeliveryStatus, type WebhookRow,
+  countWebhooks, deleteWebhook, getWebhook, insertWebhook, pageWebhooks, rotateWebhookSecret, updateWebhook, type WebhookRow,
 } from '../../storage/webhooks.store.ts';
+import {
+  addManualRetry, attemptsOf, lockLanes, pageDeliveries, type AttemptRow, type DeliveryRow, type DeliveryStatus,
+} from '../../storage/webhook-lanes.store.ts';
+import { deliveryBody, deliveryId, positionOf } from './message.ts';
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
 import type { WebhookDeliveries } from './delivery.job.ts';
 import { webhookEventType } from './events.ts';
@@ -87,27 +90,32 @@ export async function rotateSecret(ctx: WebhookContext, id: string) {
 export async function listDeliveries(ctx: WebhookContext, id: string, request: PageRequest) {
   await requireWebhook(ctx, id);
   const page = await pageDeliveries(ctx.sql, id, request);
-  return { total: page.total, items: await withAttempts(ctx.sql, page.items) };
+  return { total: page.total, items: await withAttempts(ctx.sql, id, page.items) };
 }
 
-/** One more attempt of a finished delivery, with the same webhook-id, as soon as its lane lets it. */
-export async function retryDelivery(ctx: WebhookContext, webhookId: string, deliveryId: string) {
+/** One more attempt of a finished delivery, with the same webhook-id, before the rest of its lane (once an attempt in flight there ends). */
+export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: string) {
   const webhook = await requireWebhook(ctx, webhookId);
-  const found = await getDelivery(ctx.sql, webhookId, deliveryId);
-  if (!found) throw new DomainError('NOT_FOUND', 'No such delivery');
+  const position = positionOf(webhookId, id);
+  const found = position && await delivery(ctx.sql, webhookId, position);
+  if (!position || !found) throw new DomainError('NOT_FOUND', 'No such delivery');
   if (!webhook.enabled) throw new DomainError('INVALID_TRANSITION', 'The webhook is disabled: enable it first (PATCH with enabled true)', { enabled: false });
   await ctx.sql.begin(async (tx) => {
     const lane = { webhookId, flowKey: found.flowKey };
     await lockLanes(tx, [lane]);
-    const current = await getDelivery(tx, webhookId, deliveryId);
+    const current = await delivery(tx, webhookId, position);
     if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
       throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', { status: current ? deliveryStatus(current) : 'deleted' });
     }
-    await reopenDelivery(tx, deliveryId);
-    await ctx.deliveries.reopen(tx, lane);
+    await addManualRetry(tx, lane, position);
+    await ctx.deliveries.reopen(tx);
   });
-  const [view] = await withAttempts(ctx.sql, [(await getDelivery(ctx.sql, webhookId, deliveryId))!]);
+  const [view] = await withAttempts(ctx.sql, webhookId, [(await delivery(ctx.sql, webhookId, position))!]);
   return view!;
+}
+
+async function delivery(sql: Sql | Tx, webhookId: string, position: string): Promise<DeliveryRow | null> {
+  return (await pageDeliveries(sql, webhookId, { size: 1, from: 0 }, position)).items[0] ?? null;
 }
 
 async function requireWebhook(ctx: WebhookContext, id: string): Promise<WebhookRow> {
@@ -126,11 +134,11 @@ async function checkUrl(ctx: WebhookContext, url: string): Promise<string> {
   }
 }
 
-async function withAttempts(sql: Sql, rows: DeliveryRow[]) {
-  const attempts = await attemptsOf(sql, rows.map((r) => r.id), ATTEMPTS_SHOWN);
+async function withAttempts(sql: Sql, webhookId: string, rows: DeliveryRow[]) {
+  const attempts = await attemptsOf(sql, webhookId, rows.map((r) => r.position), ATTEMPTS_SHOWN);
   const byDelivery = new Map<string, AttemptRow[]>();
-  for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
-  return rows.map((row) => deliveryView(row, byDelivery.get(row.id) ?? []));
+  for (const a of attempts) byDelivery.set(a.position, [...(byDelivery.get(a.position) ?? []), a]);
+  return rows.map((row) => deliveryView(webhookId, row, byDelivery.get(row.position) ?? []));
 }
 
 const notFound = () => new DomainError('NOT_FOUND', 'No such webhook');
@@ -143,18 +151,18 @@ export function webhookView(row: WebhookRow) {
   };
 }
 
-/** `queued` (a job holds it) and `pending` (waiting for its turn) are one state to a client. */
+/** `queued` (its lane's next, with a time) and `pending` (waiting for its turn) are one state to a client. */
 function deliveryStatus(row: DeliveryRow): Exclude<DeliveryStatus, 'queued'> {
   return row.status === 'queued' ? 'pending' : row.status;
 }
 
-function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
-  const payload: Record<string, unknown> = JSON.parse(row.body);
+function deliveryView(webhookId: string, row: DeliveryRow, attempts: AttemptRow[]) {
   return {
-    id: row.id, webhookId: row.webhookId, eventType: webhookEventType(row.type), flowId: row.flowKey || null, status: deliveryStatus(row),
+    id: deliveryId(webhookId, row.position), webhookId, eventType: webhookEventType(row.type), flowId: row.flowKey || null, status: deliveryStatus(row),
     attempts: row.attempts, nextAttemptAt: row.status === 'queued' ? row.nextAttemptAt?.toISOString() ?? null : null,
     lastStatusCode: row.lastStatusCode, lastError: row.lastError, createdAt: row.createdAt.toISOString(), finishedAt: row.finishedAt?.toISOString() ?? null,
-    payload,
+    // Past the event retention the log keeps the delivery, not its body.
+    ...(row.event ? { payload: JSON.parse(deliveryBody(row.event)) as Record<string, unknown> } : {}),
     attemptLog: attempts.map((a) => ({
       attempt: a.attempt, manual: a.manual, startedAt: a.startedAt.toISOString(), durationMs: a.durationMs,
       statusCode: a.statusCode, error: a.error, retryAfter: a.retryAfter,
