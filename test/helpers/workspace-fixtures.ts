@@ -152,7 +152,6 @@ export async function snapshot(s: TestServer, doc: any, w: Furnished): Promise<S
       : has('flow_id') ? s.sql`where flow_id in (select id from flows where workspace_id = ${ws})`
       : has('brainstorm_id') ? s.sql`where brainstorm_id in (select id from brainstorms where workspace_id = ${ws})`
       : has('webhook_id') ? s.sql`where webhook_id in (select id from webhooks where workspace_id = ${ws})`
-      : has('delivery_id') ? s.sql`where delivery_id in (select id from webhook_deliveries where workspace_id = ${ws})`
       : null;
     if (!where && UNSCOPED_SKIP.has(table)) continue;
     const [row] = await s.sql<{ n: number; digest: string | null }[]>`

@@ -9,8 +9,8 @@
  * batches at once, and a flow's events could then reach subscribers out of commit order;
  * the drain is only a few statements per batch, so one drainer keeps up. Within a flow,
  * commits are serialised by the flow's version, so ordering by id is commit order. (Webhooks,
- * which promise that order to receivers, collect events themselves the same way: see
- * src/services/webhooks/delivery.job.ts.)
+ * which promise that order to receivers, read events by the positions given here, after
+ * commit: see src/services/webhooks/collector.ts.)
  */
 import type { Logger } from 'pino';
 import type { Sql, Tx } from '../../storage/db.ts';
