@@ -331,7 +331,8 @@ export async function pageDeliveries(sql: Db, webhookId: string, page: PageReque
     ),
     open as (
       select o.position, coalesce(o.flow_id, '') as flow_key, o.type, o.created_at from outbox o, h
-      where o.position > (select least(min(l.done_through), min(c.position)) from cur c left join lanes l on true) ${one(sql`o.position`)}
+      -- An idle lane has nothing past its cursor that the collector has read: only busy lanes reach back further.
+      where o.position > (select least(min(l.done_through), min(c.position)) from cur c left join lanes l on l.state <> 'idle') ${one(sql`o.position`)}
         and ${forEndpoint(sql)}
         and o.position > coalesce((select l.done_through from lanes l where l.flow_key = coalesce(o.flow_id, '')), (select position from cur))
     ),
