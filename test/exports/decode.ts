@@ -9,6 +9,10 @@ export interface DecodedPdf {
   /** The smallest rendered font size of any text item, in points. */
   minFontSize: number;
   items: number;
+  /** Text of each page. */
+  pageTexts: string[];
+  /** The document information dictionary (Title, Subject, CreationDate, …). */
+  info: Record<string, unknown>;
 }
 
 export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
@@ -33,8 +37,9 @@ export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
     page.cleanup();
   }
   const pages = pdf.numPages;
+  const { info } = await pdf.getMetadata();
   await pdf.destroy();
-  return { pages, text: texts.join('\n'), minFontSize, items };
+  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown> };
 }
 
 export interface DecodedPng {
@@ -58,4 +63,30 @@ export function decodePng(bytes: Buffer): DecodedPng {
     sampled++;
   }
   return { width: png.width, height: png.height, colours: colours.size, inked: inked / sampled };
+}
+
+/** The fonts a PDF uses and whether each is embedded, as poppler's `pdffonts` reports them; null without poppler-utils. */
+export async function pdffonts(bytes: Buffer): Promise<{ name: string; embedded: boolean }[] | null> {
+  const { execFile } = await import('node:child_process');
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'pdffonts-'));
+  try {
+    const file = join(dir, 'in.pdf');
+    await writeFile(file, bytes);
+    const out = await new Promise<string | null>((resolve, reject) => execFile('pdffonts', [file], (error, stdout) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') resolve(null);
+      else if (error) reject(error);
+      else resolve(stdout);
+    }));
+    if (out === null) return null;
+    // name type encoding emb sub uni object ID: the header and a rule, then a line a font.
+    return out.trim().split('\n').slice(2).map((line) => {
+      const cells = line.trim().split(/\s+/);
+      return { name: cells[0]!, embedded: cells.at(-5) === 'yes' };
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

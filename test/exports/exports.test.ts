@@ -7,7 +7,7 @@ import { threadId } from 'node:worker_threads';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, startTestServer, type TestServer } from '../helpers/server.ts';
-import { decodePdf, decodePng } from './decode.ts';
+import { decodePdf, decodePng, pdffonts } from './decode.ts';
 
 interface FileResponse {
   status: number;
@@ -63,7 +63,7 @@ t.test('PDF by default: the delivery document, decoded', async (t) => {
   t.not(s.app.services.render.lastThreadId, threadId, 'in a worker thread, not on the event loop');
 
   const pdf = await decodePdf(res.bytes);
-  t.ok(pdf.pages >= 4, `title, diagram, plan and schedule pages (${pdf.pages})`);
+  t.equal(pdf.pages, 3, 'page one (title block and diagram), the plan and the schedule');
   t.match(pdf.text, 'Website relaunch');
   t.match(pdf.text, '2030-06-28', 'due date');
   t.match(pdf.text, schedule.projectedFinish, 'projected finish');
@@ -80,6 +80,51 @@ t.test('PDF by default: the delivery document, decoded', async (t) => {
   const asked = await exportFile(s, flow.id, { format: 'pdf' });
   t.equal(asked.status, 200);
   t.equal(asked.headers.get('content-type'), 'application/pdf');
+});
+
+t.test('the PDF reads as a printed plan: summary of every status, plurals, schedule by start day, metadata, embedded fonts', async (t) => {
+  // Created out of start order: "Write up" first but it waits for the others.
+  const flow = await newFlow(t, s, {
+    name: 'Quarterly report',
+    tasks: [
+      { name: 'Write up', after: [2], estimateHours: 4 },
+      { name: 'Collect numbers', estimateHours: 8 },
+      { name: 'Check numbers', after: [1], estimateHours: 2 },
+      { name: 'Book room', estimateHours: 1 },
+      { name: 'Order cake', estimateHours: 1 },
+    ],
+  });
+  const id = Object.fromEntries(flow.tasks.map((task: { id: string; name: string }) => [task.name, task.id]));
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${id['Book room']}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${id['Order cake']}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${id['Order cake']}/complete`);
+  const before = Date.now();
+  const pdf = await decodePdf((await exportFile(s, flow.id)).bytes);
+  const [one, plan, schedule] = pdf.pageTexts as [string, string, string];
+  t.match(one, 'Quarterly report');
+  t.match(one, '5 tasks: 1 done, 1 in progress, 1 ready, 2 blocked', 'page one counts every status, the task in progress too');
+  t.match(one, 'Collect numbers', 'and carries the diagram');
+  t.match(plan, '5 tasks: 1 done, 1 in progress, 1 ready, 2 blocked');
+  t.match(plan, 'Collect numbers: holds up 2 tasks');
+  t.match(plan, 'Check numbers: holds up 1 task', 'one task, not "1 tasks"');
+  t.notMatch(pdf.text, /\b1 tasks\b/, 'no "1 tasks" anywhere');
+  // Collect numbers and Book room both run on day 1: creation order between them.
+  const order = ['Order cake', 'Collect numbers', 'Book room', 'Check numbers', 'Write up'].map((name) => schedule.indexOf(name));
+  t.ok(order.every((at) => at >= 0), 'every task scheduled');
+  t.strictSame([...order].sort((a, b) => a - b), order, `schedule rows by start day, done first (${order.join(', ')})`);
+  t.equal(pdf.info.Title, 'Quarterly report');
+  t.match(pdf.info.Subject, /Delivery plan/);
+  const created = /^D:(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)/.exec(String(pdf.info.CreationDate));
+  t.ok(created, `a creation date (${String(pdf.info.CreationDate)})`);
+  const at = Date.UTC(+created![1]!, +created![2]! - 1, +created![3]!, +created![4]!, +created![5]!, +created![6]!);
+  t.ok(Math.abs(at - before) < 10 * 60_000, 'the creation date is the export\'s (pdfkit writes it in UTC)');
+  t.ok(pdf.minFontSize >= 6, `smallest text ${pdf.minFontSize.toFixed(2)} pt`);
+  const fonts = await pdffonts((await exportFile(s, flow.id)).bytes);
+  if (fonts === null) t.comment('pdffonts (poppler-utils) is not installed: fonts not checked');
+  else {
+    t.ok(fonts.length >= 2, `fonts listed: ${fonts.map((f) => f.name).join(', ')}`);
+    for (const f of fonts) t.ok(f.embedded, `${f.name} is embedded`);
+  }
 });
 
 t.test('PNG: the diagram, real pixels', async (t) => {

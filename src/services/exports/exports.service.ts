@@ -50,7 +50,7 @@ export async function exportFlow(ctx: ExportContext, flowId: string, format: Exp
       start: entry.earliestStart ?? null,
       finish: entry.earliestFinish ?? null,
     };
-  });
+  }).sort((a, b) => (a.startDay ?? 0) - (b.startDay ?? 0) || (a.finishDay ?? 0) - (b.finishDay ?? 0));
   const criticalPath = schedule.entries
     .filter((e) => e.criticalPath)
     .sort((a, b) => snapshot.es[snapshot.index.get(a.taskId)!]! - snapshot.es[snapshot.index.get(b.taskId)!]!)
@@ -58,7 +58,7 @@ export async function exportFlow(ctx: ExportContext, flowId: string, format: Exp
   const document: PlanDocument = {
     model, startDate: start, rows, criticalPath, report,
     unestimatedNames: report.unestimatedTasks.map((id) => snapshot.task(id)!.name),
-    generatedAt: now.toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    generatedAt: now,
   };
   return { bytes: await ctx.render.pdf(document), contentType: 'application/pdf', disposition };
 }
