@@ -17,24 +17,13 @@ import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import elk from 'elkjs/lib/elk.bundled.js';
 import { layout } from '../src/services/exports/layout.ts';
 import type { DiagramModel } from '../src/services/exports/diagram.ts';
+import { flowBody } from './export-flows.ts';
 import { rawLoad } from './raw-load.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const SIZES = [50, 500, 5000];
 const RUNS: Record<number, number> = { 50: 7, 500: 5, 5000: 3 };
 const PEERS_5000 = process.argv.includes('--peers-5000');
-
-/** Plans shaped like real ones: each task waits for up to three of the 60 before it. */
-function flowBody(n: number) {
-  let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const tasks = Array.from({ length: n }, (_, i) => {
-    const after = new Set<number>();
-    for (let k = 0; k < 3 && i > 0; k++) after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 60))));
-    return { name: `Task ${i} of the plan`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
-  });
-  return { name: `Export bench ${n}`, dueDate: '2030-12-31', tasks };
-}
 
 const PUBLIC_TASKS = 500;
 const LOAD_SECONDS = 8;

@@ -62,7 +62,7 @@ const COLUMNS: { title: string; width: number; cell: (r: PlanRow) => string }[] 
 
 export async function planPdf(plan: PlanDocument): Promise<Buffer> {
   const doc = new PDFDocument({
-    size: 'A4', layout: 'landscape', margin: MARGIN, autoFirstPage: true, font: FONT_REGULAR,
+    size: 'A4', layout: 'landscape', margin: MARGIN, autoFirstPage: true,
     info: {
       Title: plan.model.flowName, Subject: `Delivery plan: dependency diagram, schedule and report of ${plan.model.flowName}`,
       Creator: 'flowplan', CreationDate: plan.generatedAt, ModDate: plan.generatedAt,
