@@ -13,6 +13,7 @@
  * shares this machine's cores with the server.
  * Prints one JSON line: { name, machine, workers, exports: [...], layout: [...], publicPage }.
  */
+import { execFileSync } from 'node:child_process';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import elk from 'elkjs/lib/elk.bundled.js';
 import { layout } from '../src/services/exports/layout.ts';
@@ -31,6 +32,13 @@ const CONNECTIONS = 50;
 /** One load run on the page (after the bench's own renders, the server is otherwise idle). */
 const load = (url: string, headers: Record<string, string>, seconds = LOAD_SECONDS) =>
   rawLoad(url, headers, { connections: CONNECTIONS, seconds, threads: 2 });
+
+/** One export in a process of its own (bench/export-one.ts): its time and the memory it adds at its peak. */
+function exportAlone(format: string, n: number): { ms: number; extraMB: number; baselineMB: number } {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/export-one.ts', format, String(n)], { encoding: 'utf8' });
+  const { ms, extraMB, baselineMB } = JSON.parse(out) as { ms: number; extraMB: number; baselineMB: number };
+  return { ms, extraMB, baselineMB };
+}
 
 const median = (values: number[]) => Number([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!.toFixed(1));
 
@@ -63,7 +71,7 @@ for (const n of SIZES) {
       if (res.status !== 200) throw new Error(`export ${format} ${n}: ${res.status} ${file.toString()}`);
       bytes = file.length;
     }
-    exports.push({ tasks: n, format, runs: times.length, p50Ms: median(times), bytes, peakRssMB: Math.round(peakRss / 2 ** 20) });
+    exports.push({ tasks: n, format, runs: times.length, p50Ms: median(times), bytes, peakRssMB: Math.round(peakRss / 2 ** 20), alone: exportAlone(format, n) });
   }
 
   const model: DiagramModel = {

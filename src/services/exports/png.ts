@@ -10,20 +10,26 @@ import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
 import { layout, PITCH_X } from './layout.ts';
 import { tileSvg } from './svg.ts';
 
-const MAX_PIXELS = 16_000_000;
-const MAX_SIDE = 16_000;
+/** The largest PNG an export draws (16 megapixels, 16,000 px a side: at most 64 MB of pixels in its worker). */
+export const MAX_PIXELS = 16_000_000;
+export const MAX_SIDE = 16_000;
 /** Down to this zoom, the smallest text (11 px) stays readable (8 px). */
 const MIN_ZOOM = 0.72;
 
+const sizeOf = (svg: string) => {
+  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [number, number, number];
+  return { w, h };
+};
+
 /** The zoom that keeps the image within bounds, or null when text would get too small. */
 function zoomFor(svg: string): number | null {
-  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [number, number, number];
+  const { w, h } = sizeOf(svg);
   const zoom = Math.min(1, MAX_SIDE / w, MAX_SIDE / h, Math.sqrt(MAX_PIXELS / (w * h)));
   return zoom >= MIN_ZOOM ? zoom : null;
 }
 
-/** The model restricted to its critical tasks (edges between them kept), as many as fit. */
-function criticalView(model: DiagramModel): { model: DiagramModel; caption: string } {
+/** The model restricted to its critical tasks (edges between them kept), as many as fit, and a caption that says why. */
+function criticalView(model: DiagramModel, full: { w: number; h: number }): { model: DiagramModel; caption: string } {
   const keep = new Map<number, number>();
   model.tasks.forEach((task, i) => task.critical && keep.set(i, keep.size));
   const maxTasks = Math.floor(MAX_SIDE / PITCH_X);
@@ -34,7 +40,8 @@ function criticalView(model: DiagramModel): { model: DiagramModel; caption: stri
   });
   return {
     model: { ...model, tasks },
-    caption: `${tasks.length} of ${model.tasks.length} tasks shown (the critical path); every task is in the PDF export`,
+    caption: `The whole diagram (${Math.round(full.w)} × ${Math.round(full.h)} px) is over a PNG's maximum of ${MAX_PIXELS / 1e6} megapixels at a legible size: `
+      + `${tasks.length} of ${model.tasks.length} tasks are shown (the critical path); every task is in the PDF export`,
   };
 }
 
@@ -42,7 +49,7 @@ export function diagramPng(model: DiagramModel): Buffer {
   let svg = tileSvg(model, layout(model));
   let zoom = zoomFor(svg);
   if (zoom === null) {
-    const view = criticalView(model);
+    const view = criticalView(model, sizeOf(svg));
     svg = tileSvg(view.model, layout(view.model), undefined, { caption: view.caption });
     zoom = zoomFor(svg) ?? MIN_ZOOM;
   }
