@@ -9,6 +9,8 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Agent } from '../auth/agent.ts';
 import { createPerson } from '../helpers/people.ts';
+import { emailHtmlProblems, htmlLinks, plainTextAsSent, textLinks } from '../helpers/mail-checks.ts';
+import { sha256 } from '../../src/services/auth/secrets.ts';
 
 async function invite(s: TestServer, smtp: TestSmtp, email: string, role = 'member'): Promise<{ status: number; token: string; link: string }> {
   const before = smtp.messages.filter((m) => m.to.includes(email)).length;
@@ -22,6 +24,22 @@ t.test('invitations', async (t) => {
   const smtp = await startSmtp(t);
   const s = await startTestServer(t, { smtpUrl: smtp.url });
   const members = async () => (await s.api('GET', '/v1/team/members', { token: s.adminKey })).body.items as { email: string; role: string }[];
+
+  t.test('the email reads well in any client: the link whole on its own line in the raw text part, exact everywhere', async (t) => {
+    await invite(s, smtp, 'whole-link@example.com');
+    const [mail] = smtp.messages.filter((m) => m.to.includes('whole-link@example.com'));
+    const wire = plainTextAsSent(mail!);
+    const [link] = textLinks(wire);
+    const token = new URL(link!).searchParams.get('token')!;
+    const [row] = await s.sql<{ tokenHash: string }[]>`select token_hash from invites where email = 'whole-link@example.com'`;
+    t.equal(sha256(token), row!.tokenHash, 'the link found in the raw text part carries the issued token whole');
+    const expected = `${s.app.services.config.appUrl}/invite?token=${token}`;
+    t.ok(wire.split('\n').includes(expected), 'the link is a line of its own as sent');
+    t.same(textLinks(wire), [expected]);
+    t.same(textLinks(mail!.parsed.text!), [expected], 'the parsed plain text has exactly that link');
+    t.same(htmlLinks(mail!.parsed.html as string), [expected, expected], 'the button and the spelled-out address');
+    t.same(emailHtmlProblems(mail!.parsed.html as string), [], 'inline styles, table layout, no external assets');
+  });
 
   t.test('the email carries a single-use link; sign-up joins with the invited role', async (t) => {
     const sent = await invite(s, smtp, 'newcomer@example.com', 'viewer');

@@ -7,6 +7,7 @@ import t from 'tap';
 import { loadConfig } from '../../src/platform/config.ts';
 import { Mailer } from '../../src/services/mail/mailer.ts';
 import { startSmtp } from '../helpers/smtp.ts';
+import { plainTextAsSent, textLinks } from '../helpers/mail-checks.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -27,6 +28,20 @@ t.test('SMTP: text and HTML alternatives, From, Message-ID and extra headers arr
   t.equal(mail!.parsed.messageId, sent.messageId);
   t.match(sent.messageId, /^<[^@>]+@plan\.example\.com>$/);
   t.equal(mail!.header('list-unsubscribe'), '<https://plan.example.com/u/x>');
+});
+
+t.test('a link longer than a quoted-printable line stays whole on its line in the raw text part', async (t) => {
+  const smtp = await startSmtp(t);
+  const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url }), log);
+  t.teardown(() => mailer.close());
+  const url = `https://plan.example.com/app/invite?token=inv_${'x'.repeat(120)}&next=%2Fapp`;
+  // Non-ASCII text and a long line: what made nodemailer pick quoted-printable.
+  await mailer.send({ to: 'long@example.com', subject: 'Links', text: `Open this … now:\n${url}\nor this: ${url}\n`, html: `<p><a href="${url}">Open</a></p>` });
+  const [mail] = await smtp.waitFor((m) => m.to.includes('long@example.com'));
+  const wire = plainTextAsSent(mail!);
+  t.ok(wire.split('\n').includes(url), 'the link is a whole line of the text part as sent');
+  t.same(textLinks(wire), [url, url], 'no line break falls inside either link');
+  t.same(textLinks(mail!.parsed.text!), [url, url], 'and the parsed text has them exactly');
 });
 
 t.test('SMTP refusal and a dropped connection reject the send', async (t) => {

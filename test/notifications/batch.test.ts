@@ -9,6 +9,7 @@ import type { Test } from 'tap';
 import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
 import { personToken } from '../helpers/people.ts';
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.ts';
+import { emailHtmlProblems, htmlLinks, plainTextAsSent, textLinks } from '../helpers/mail-checks.ts';
 import { startTestServer, until, type TestServer } from '../helpers/server.ts';
 
 async function emailOf(s: TestServer, id: string): Promise<string> {
@@ -61,6 +62,14 @@ t.test('batch emails', async (t) => {
     t.equal(m.parsed.from?.value[0]?.address, 'notifications@plan.example.com');
     t.match(m.header('list-unsubscribe'), /^<https:\/\/plan\.example\.com\/unsubscribe\/[A-Za-z0-9_-]{32}>$/);
     t.equal(m.header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+    // The footer links to the app's settings page (no API call named) and keeps the unsubscribe link.
+    const unsubscribe = /^<(.+)>$/.exec(m.header('list-unsubscribe')!)![1]!;
+    const settings = `https://plan.example.com/app/notifications?workspace=${hand.workspaceId}`;
+    t.same(textLinks(plainTextAsSent(m)), [settings, unsubscribe], 'each link whole on a line of the raw text part');
+    t.same(textLinks(m.parsed.text!), [settings, unsubscribe]);
+    t.same(htmlLinks(m.parsed.html as string), [settings, unsubscribe]);
+    t.notMatch(m.parsed.text, /PATCH|\/v1\//, 'no API call named');
+    t.same(emailHtmlProblems(m.parsed.html as string), [], 'inline styles, table layout, no external assets');
     const rows = await until(() => deliveries(hand, ada), (r) => r[0]?.status === 'sent');
     t.equal(rows.length, 1, 'one email for three events');
     t.match(rows[0], { kind: 'batch', status: 'sent', itemCount: 3, flowIds: [flow.id], suppressed: 0, transport: 'smtp', attempt: 1, subject: m.parsed.subject });

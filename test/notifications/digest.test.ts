@@ -10,6 +10,7 @@ import { SCOPES } from '../../src/services/auth/principal.ts';
 import { spreadSeconds } from '../../src/services/notifications/digest.job.ts';
 import { idsByName, member, newFlow, ok } from '../helpers/flows.ts';
 import { startSmtp } from '../helpers/smtp.ts';
+import { emailHtmlProblems, htmlLinks, plainTextAsSent, textLinks } from '../helpers/mail-checks.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 
@@ -143,6 +144,13 @@ t.test('digest', async (t) => {
     t.match(mail!.parsed.html, /Flows at risk \(1\)/);
     t.match(mail!.header('list-unsubscribe'), /\/unsubscribe\/[A-Za-z0-9_-]+>$/);
     t.equal(mail!.header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+    const unsubscribe = /^<(.+)>$/.exec(mail!.header('list-unsubscribe')!)![1]!;
+    const settings = `${s.app.services.config.appUrl}/notifications?workspace=${s.workspaceId}`;
+    t.same(textLinks(plainTextAsSent(mail!)), [settings, unsubscribe], 'the footer links to the settings page, each link whole in the raw text part');
+    t.same(textLinks(mail!.parsed.text!), [settings, unsubscribe]);
+    t.same(htmlLinks(mail!.parsed.html as string), [settings, unsubscribe]);
+    t.notMatch(mail!.parsed.text, /PATCH|\/v1\//, 'no API call named');
+    t.same(emailHtmlProblems(mail!.parsed.html as string), [], 'inline styles, table layout, no external assets');
     const after = (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body.items;
     t.match(after, [{ kind: 'digest', status: 'sent', digestDate: '2026-12-01', itemCount: Number, attempt: 1 }]);
     t.equal(after.length, 1);

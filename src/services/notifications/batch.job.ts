@@ -17,7 +17,7 @@ import {
 } from '../../storage/notifications.store.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Deliveries } from './deliveries.service.ts';
-import { batchEmail, type BatchItem } from './email.ts';
+import { batchEmail, settingsUrl, type BatchItem } from './email.ts';
 import { unsubscribeUrl } from './unsubscribe.ts';
 
 export const BATCH_QUEUE = 'notify-batch';
@@ -108,7 +108,7 @@ export class BatchEmails {
     const message = batchEmail(items, {
       to: person!.email, name: person!.name,
       unsubscribeUrl: await unsubscribeUrl(tx, this.config.baseUrl, workspaceId, memberId, 'batch'),
-      settingsHint: 'Change it with PATCH /v1/notifications/preferences.',
+      settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
     });
     return insertDelivery(tx, {
       ...base, status: 'claimed', subject: message.subject, itemCount: wanted.length, messageId: this.mailer.newMessageId(), message,

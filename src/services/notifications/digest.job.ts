@@ -16,7 +16,7 @@ import type { Sql } from '../../storage/db.ts';
 import { digestCandidates, insertDelivery, loadSettings, memberEmail } from '../../storage/notifications.store.ts';
 import type { Deliveries } from './deliveries.service.ts';
 import { buildDigest } from './digest.ts';
-import { digestEmail } from './email.ts';
+import { digestEmail, settingsUrl } from './email.ts';
 import { unsubscribeUrl } from './unsubscribe.ts';
 
 export const DIGEST_TICK_QUEUE = 'notify-digest-tick';
@@ -85,7 +85,7 @@ export class DigestEmails {
       const message = digestEmail(digest, {
         to: person.email, name: person.name,
         unsubscribeUrl: await unsubscribeUrl(this.sql, this.config.baseUrl, workspaceId, memberId, 'digest'),
-        settingsHint: 'Change the hour or switch it off with PATCH /v1/notifications/preferences.',
+        settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
       });
       row = await insertDelivery(this.sql, { ...base, status: 'claimed', subject: message.subject, itemCount, flowIds, messageId: this.mailer.newMessageId(), message });
     }

@@ -4,6 +4,7 @@
  * per-kind link.
  */
 import { html, type Html } from '../../platform/html.ts';
+import { mailDocument, mailLink, mailStyle } from '../mail/layout.ts';
 import type { StoredMessage } from '../../storage/notifications.store.ts';
 import type { Digest, DigestItem } from './digest.ts';
 
@@ -17,8 +18,15 @@ export interface Envelope {
   to: string;
   name: string;
   unsubscribeUrl: string;
-  /** Where the member changes what they get (shown in the footer). */
-  settingsHint: string;
+  /** The app's notification settings page for this workspace (linked from the footer). */
+  settingsUrl: string;
+}
+
+/** Where the app shows a member's notification settings, under `{app_url}`. */
+export const SETTINGS_PATH = '/notifications';
+
+export function settingsUrl(appUrl: string, workspaceId: string): string {
+  return `${appUrl.replace(/\/$/, '')}${SETTINGS_PATH}?workspace=${encodeURIComponent(workspaceId)}`;
 }
 
 function headers(envelope: Envelope): Record<string, string> {
@@ -31,19 +39,18 @@ function headers(envelope: Envelope): Record<string, string> {
 }
 
 function layout(title: string, body: Html, envelope: Envelope, what: string): string {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 40rem">
-<p>Hello ${envelope.name},</p>
-${body}
-<hr>
-<p style="font-size: 0.9em; color: #555">You get this email because ${what} is switched on for you in flowplan. ${envelope.settingsHint}
-<a href="${envelope.unsubscribeUrl}">Unsubscribe from these emails</a>.</p>
-</body></html>`.text;
+  return mailDocument({
+    title,
+    body: html`<p style="${mailStyle.p}">Hello ${envelope.name},</p>
+${body}`,
+    footer: html`<p style="margin: 0 0 8px 0">You get this email because ${what} is switched on for you in flowplan.</p>
+<p style="margin: 0">${mailLink(envelope.settingsUrl, 'Change your notification settings')} · ${mailLink(envelope.unsubscribeUrl, 'Unsubscribe from these emails')}</p>`,
+  });
 }
 
+/** Each link on a line of its own, so a client's link detection takes it whole. */
 function textFooter(envelope: Envelope, what: string): string {
-  return `\n--\nYou get this email because ${what} is switched on for you in flowplan. ${envelope.settingsHint}\nUnsubscribe: ${envelope.unsubscribeUrl}\n`;
+  return `\n--\nYou get this email because ${what} is switched on for you in flowplan.\nChange your notification settings:\n${envelope.settingsUrl}\nUnsubscribe:\n${envelope.unsubscribeUrl}\n`;
 }
 
 /** Subjects are one header line: user text loses its line breaks and control characters. */
@@ -69,8 +76,8 @@ export function batchEmail(items: readonly BatchItem[], envelope: Envelope): Sto
   ].filter((s) => s.items.length > 0);
   const what = 'email about assignments and unblocked work';
   const text = `Hello ${envelope.name},\n\n${sections.map((s) => `${s.title}:\n${s.items.map((i) => `  - ${i.taskName} (${i.flowName})`).join('\n')}\n`).join('\n')}${textFooter(envelope, what)}`;
-  const body = sections.map((s) => html`<h2 style="font-size: 1.1em">${s.title}</h2>
-<ul>${s.items.map((i) => html`<li><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`);
+  const body = sections.map((s) => html`<h2 style="${mailStyle.h2}">${s.title}</h2>
+<ul style="${mailStyle.ul}">${s.items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`);
   return { to: envelope.to, subject, text, html: layout(subject, html`${body}`, envelope, what), headers: headers(envelope) };
 }
 
@@ -107,18 +114,18 @@ export function digestEmail(digest: Digest, envelope: Envelope): StoredMessage {
     if (items.length === 0) continue;
     const extra = more(key, items.length);
     textParts.push(`${title} (${digest.counts[key]}):\n${items.map(itemLine).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`);
-    htmlParts.push(html`<h2 style="font-size: 1.1em">${title} (${digest.counts[key]})</h2>
-<ul>${items.map((i) => html`<li><strong>${i.nodeTitle}</strong> in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p>… and ${extra} more</p>` : ''}`);
+    htmlParts.push(html`<h2 style="${mailStyle.h2}">${title} (${digest.counts[key]})</h2>
+<ul style="${mailStyle.ul}">${items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.nodeTitle}</strong> in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p style="${mailStyle.p}">… and ${extra} more</p>` : ''}`);
   }
   if (digest.completed.length) {
     textParts.push(`Done in the last 24 hours (${digest.counts.completed}):\n${digest.completed.map((i) => `  - ${i.nodeTitle} (${i.questName})`).join('\n')}\n`);
-    htmlParts.push(html`<h2 style="font-size: 1.1em">Done in the last 24 hours (${digest.counts.completed})</h2>
-<ul>${digest.completed.map((i) => html`<li>${i.nodeTitle} in ${i.questName}</li>`)}</ul>`);
+    htmlParts.push(html`<h2 style="${mailStyle.h2}">Done in the last 24 hours (${digest.counts.completed})</h2>
+<ul style="${mailStyle.ul}">${digest.completed.map((i) => html`<li style="${mailStyle.li}">${i.nodeTitle} in ${i.questName}</li>`)}</ul>`);
   }
   if (digest.atRisk.length) {
     textParts.push(`Flows at risk (${digest.counts.atRisk}):\n${digest.atRisk.map((f) => `  - ${f.questName}: due ${f.dueDate.slice(0, 10)}, projected ${f.projectedFinish}`).join('\n')}\n`);
-    htmlParts.push(html`<h2 style="font-size: 1.1em">Flows at risk (${digest.counts.atRisk})</h2>
-<ul>${digest.atRisk.map((f) => html`<li><strong>${f.questName}</strong>: due ${f.dueDate.slice(0, 10)}, projected to finish ${f.projectedFinish}</li>`)}</ul>`);
+    htmlParts.push(html`<h2 style="${mailStyle.h2}">Flows at risk (${digest.counts.atRisk})</h2>
+<ul style="${mailStyle.ul}">${digest.atRisk.map((f) => html`<li style="${mailStyle.li}"><strong>${f.questName}</strong>: due ${f.dueDate.slice(0, 10)}, projected to finish ${f.projectedFinish}</li>`)}</ul>`);
   }
   const text = `Hello ${envelope.name},\n\n${textParts.join('\n')}${textFooter(envelope, what)}`;
   return { to: envelope.to, subject, text, html: layout(subject, html`${htmlParts}`, envelope, what), headers: headers(envelope) };

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config.ts';
 import { html } from '../../platform/html.ts';
+import { mailDocument, mailStyle } from '../mail/layout.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findWorkspace } from '../../storage/workspaces.store.ts';
@@ -21,10 +22,15 @@ export function inviteDelivery(deps: { sql: Sql; config: Config; mailer: Mailer;
       await deps.mailer.send({
         to: invite.email,
         subject: `You are invited to ${name} on flowplan`,
+        // The link on a line of its own, so a client's link detection takes it whole.
         text: `You are invited to join ${name} on flowplan as ${invite.role}.\n\nAccept the invitation (the link works once, until ${until}):\n${link}\n\nIf you did not expect this, ignore this email.\n`,
-        html: html`<p>You are invited to join <strong>${name}</strong> on flowplan as <strong>${invite.role}</strong>.</p>
-<p><a href="${link}">Accept the invitation</a></p>
-<p>The link works once, until ${until}. If you did not expect this, ignore this email.</p>`.text,
+        html: mailDocument({
+          title: `You are invited to ${name} on flowplan`,
+          body: html`<p style="${mailStyle.p}">You are invited to join <strong>${name}</strong> on flowplan as <strong>${invite.role}</strong>.</p>
+<p style="${mailStyle.p}"><a href="${link}" style="${mailStyle.button}">Accept the invitation</a></p>
+<p style="${mailStyle.p}">Or open this address in your browser:<br><a href="${link}" style="${mailStyle.url}">${link}</a></p>`,
+          footer: html`<p style="margin: 0">The link works once, until ${until}. If you did not expect this, ignore this email.</p>`,
+        }),
       });
     } catch (error) {
       deps.log.error({ err: error, to: invite.email }, 'invitation email not sent');
