@@ -59,6 +59,11 @@ export async function mutedFlows(sql: Db, workspaceId: string, memberId: string)
   return new Set(rows.map((r) => r.flowId));
 }
 
+/** The live flows of a workspace a member may mute, by name (at most `limit`). */
+export function liveFlowNames(sql: Db, workspaceId: string, limit: number): Promise<{ id: string; name: string }[]> {
+  return sql<{ id: string; name: string }[]>`select id, name from flows where workspace_id = ${workspaceId} and not archived order by lower(name), id limit ${limit}`;
+}
+
 export async function setFlowMuted(sql: Db, workspaceId: string, memberId: string, flowId: string, muted: boolean): Promise<void> {
   await sql`insert into notification_flow_settings (workspace_id, member_id, flow_id, muted) values (${workspaceId}, ${memberId}, ${flowId}, ${muted})
     on conflict (workspace_id, member_id, flow_id) do update set muted = excluded.muted, updated_at = now()`;

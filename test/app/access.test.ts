@@ -103,8 +103,9 @@ t.test('API access', async (t) => {
     const other = new Agent(s.url);
     await other.post('/app/signin', { email: member.email, password: member.password }, await other.get('/app/signin'));
     const page = await other.get('/app/access');
-    t.equal(page.status, 200);
+    t.equal(page.status, 403);
     t.match(page.text, /Only admins manage API keys/);
+    t.match(page.text, /href="\/app">Back to your home page</, 'and a way back home');
     const create = await other.post('/app/access/keys', { name: 'Sneaky', role: 'admin', scope: 'flows:read' }, page);
     t.equal(create.status, 403);
     t.match(create.headers.get('content-type'), /text\/html/);

@@ -116,11 +116,55 @@ t.test('sign-in and consent in Chromium', async (t) => {
   await invitePage.screenshot({ path: artifact('app-invite-error.png'), fullPage: true });
   await invitePage.fill('#name', 'Ivy Invitee');
   await invitePage.fill('#password', 'a long enough password');
-  await Promise.all([invitePage.waitForURL(/\/app\/access/), invitePage.click('text=Create account and join')]);
-  t.match(await invitePage.textContent('main'), /Only admins manage API keys/);
+  await Promise.all([invitePage.waitForURL((url) => url.pathname === '/app'), invitePage.click('text=Create account and join')]);
+  // A new member lands on a home page of their own: a welcome, what to do next, and Sign out.
+  t.match(await invitePage.textContent('h1'), 'Welcome, Ivy Invitee');
+  t.match(await invitePage.textContent('main'), /You are a member of Demo/);
+  t.match(await invitePage.textContent('main'), /Nothing is assigned to you/);
+  t.equal(await invitePage.isVisible('button:has-text("Sign out")'), true, 'Sign out on the page');
+  t.equal(await invitePage.isVisible('nav a:has-text("API access")'), false, 'no API access link for a member');
   const joined = await s.api('GET', '/v1/team/members', { token: s.adminKey });
-  t.match(joined.body.items.find((m: { email: string }) => m.email === 'browser.invitee@example.com'), { role: 'member', name: 'Ivy Invitee' });
+  const ivy = joined.body.items.find((m: { email: string }) => m.email === 'browser.invitee@example.com');
+  t.match(ivy, { role: 'member', name: 'Ivy Invitee' });
+  // Work assigned to her shows on the home page, linking to the published flow.
+  const flow = (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Office move', tasks: [{ name: 'Pack the archive', assigneeId: ivy.id }, { name: 'Book movers', assigneeId: ivy.id, after: [0] }] } })).body;
+  const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })).body;
+  await invitePage.reload();
+  t.match(await invitePage.textContent('tbody tr td'), /^Pack the archive/, 'her ready task');
+  t.notMatch(await invitePage.textContent('tbody'), /Book movers/, 'not the blocked one');
+  t.equal(await invitePage.getAttribute('tbody a', 'href'), published.publicUrl, 'linked to the published flow');
+  await invitePage.screenshot({ path: artifact('app-home.png'), fullPage: true });
+  // The notification settings page, from the home page: every setting, saved with the form.
+  await Promise.all([invitePage.waitForURL(/\/app\/notifications/), invitePage.click('nav a:has-text("Notification settings")')]);
+  t.equal(await invitePage.isChecked('#email'), true, 'the master switch, on by default');
+  await invitePage.uncheck('#assigned');
+  await invitePage.selectOption('#timezone', 'Europe/Berlin');
+  await invitePage.selectOption('#digestHour', '7');
+  await invitePage.check(`#mute-${flow.id}`);
+  await Promise.all([invitePage.waitForLoadState(), invitePage.click('text=Save settings')]);
+  t.match(await invitePage.textContent('[role="status"]'), 'Saved.');
+  t.equal(await invitePage.isChecked('#assigned'), false);
+  await invitePage.screenshot({ path: artifact('app-settings.png'), fullPage: true });
+  const preferences = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}`, { token: s.adminKey });
+  t.match(preferences.body, { email: true, events: { assigned: false, unlocked: true, digest: true }, timezone: 'Europe/Berlin', digestHour: 7 }, 'as the API reads them');
+  const muted = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}&flowId=${flow.id}`, { token: s.adminKey });
+  t.equal(muted.body.muted, true, 'the flow is muted');
   await invitee.close();
+
+  // Tables keep their words whole, even on a phone: a one-word cell is one line; ids wrap only inside code.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(`${s.url}/app/access`);
+  const split = await page.evaluate(`[...document.querySelectorAll('th, td')].filter((cell) => {
+    const text = cell.textContent.trim();
+    if (!text || /\\s/.test(text) || cell.querySelector('.visually-hidden')) return false;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+  }).map((cell) => cell.textContent.trim())`);
+  t.same(split, [], 'no one-word cell broken across lines at 360 px');
+  t.equal(await page.evaluate('getComputedStyle(document.querySelector("td")).overflowWrap'), 'break-word');
+  t.equal(await page.evaluate('getComputedStyle(document.querySelector("code")).overflowWrap'), 'anywhere');
+  await page.screenshot({ path: artifact('app-access-narrow.png'), fullPage: true });
 
   t.same(violations, [], 'no Content-Security-Policy violations');
   await context.close();

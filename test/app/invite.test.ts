@@ -68,7 +68,7 @@ t.test('invitations', async (t) => {
     t.match(short.text, /aria-describedby="password-hint invite-error"/, 'the error is tied to the password field');
     const joined = await agent.post('/app/invite', { token: sent.token, mode: 'signup', name: 'Nia New', password: 'a long enough password' }, page);
     t.equal(joined.status, 303, joined.text);
-    t.equal(joined.location, '/app/access');
+    t.equal(joined.location, '/app', 'to the home page');
     t.ok(agent.jar.has('__Host-fp_session'), 'signed in');
     t.match((await members()).find((m) => m.email === 'newcomer@example.com'), { role: 'viewer' });
     const invites = await s.api('GET', '/v1/team/invites', { token: s.adminKey });

@@ -137,7 +137,7 @@ t.test('sign-in and consent', async (t) => {
     };
     const first = await signIn();
     t.equal(first.status, 303);
-    t.equal(first.location, '/app/access');
+    t.equal(first.location, '/app', 'to the home page');
     const session1 = agent.jar.get('__Host-fp_session')!;
     t.match(first.headers.getSetCookie().find((c) => c.startsWith('__Host-fp_session='))!, /HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/);
     t.equal((await agent.get('/app/access')).status, 200);

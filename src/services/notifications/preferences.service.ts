@@ -13,7 +13,8 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import { deliveryView } from './deliveries.service.ts';
 import { buildDigest } from './digest.ts';
 import {
-  flowInWorkspace, flowMuted, loadSettings, lockSettings, memberEmail, pageDeliveries, postgresKnowsZone, saveSettings, setFlowMuted, type SettingsRow,
+  flowInWorkspace, flowMuted, liveFlowNames, loadSettings, lockSettings, memberEmail, mutedFlows, pageDeliveries, postgresKnowsZone, saveSettings, setFlowMuted,
+  type SettingsRow,
 } from '../../storage/notifications.store.ts';
 
 export interface NotificationContext {
@@ -96,8 +97,14 @@ export async function updatePreferences(ctx: NotificationContext, target: Prefer
     await setFlowMuted(sql, workspaceId, target.memberId, target.flowId, patch.muted!);
     return resolved(target.memberId, target.flowId, await loadSettings(sql, workspaceId, target.memberId), patch.muted!);
   }
-  const settings = await sql.begin(async (tx) => {
-    const current = await lockSettings(tx, workspaceId, target.memberId);
+  const settings = await applySettings(sql, workspaceId, target.memberId, patch, timezone ?? undefined);
+  return resolved(target.memberId, null, settings, null);
+}
+
+/** Writes the account-level fields of a patch over the member's current settings (a zone already made canonical). */
+async function applySettings(sql: Sql, workspaceId: string, memberId: string, patch: PreferencesPatch, timezone: string | undefined): Promise<SettingsRow> {
+  return sql.begin(async (tx) => {
+    const current = await lockSettings(tx, workspaceId, memberId);
     const next: SettingsRow = {
       email: patch.email ?? current.email,
       assigned: patch.events?.assigned ?? current.assigned,
@@ -106,10 +113,39 @@ export async function updatePreferences(ctx: NotificationContext, target: Prefer
       timezone: timezone ?? current.timezone,
       digestHour: patch.digestHour ?? current.digestHour,
     };
-    await saveSettings(tx, workspaceId, target.memberId, next);
+    await saveSettings(tx, workspaceId, memberId, next);
     return next;
   });
-  return resolved(target.memberId, null, settings, null);
+}
+
+/** The flows a settings page lists to mute, at most. */
+export const MUTABLE_FLOWS_SHOWN = 500;
+
+/** A person's own notification settings in a workspace, as the app's settings page shows them: every live flow with whether they muted it. */
+export async function ownSettings(sql: Sql, workspaceId: string, userId: string) {
+  const [settings, muted, flows] = await Promise.all([
+    loadSettings(sql, workspaceId, userId), mutedFlows(sql, workspaceId, userId), liveFlowNames(sql, workspaceId, MUTABLE_FLOWS_SHOWN),
+  ]);
+  return { settings, flows: flows.map((flow) => ({ ...flow, muted: muted.has(flow.id) })) };
+}
+
+/**
+ * A person's own settings from the app's form: every field given (a form sends them all), and
+ * the flows listed with the ones ticked muted. The same rules as the API's PATCH; nothing is
+ * written when a field is refused.
+ */
+export async function saveOwnSettings(
+  sql: Sql, workspaceId: string, userId: string,
+  form: { email: boolean; events: { assigned: boolean; unlocked: boolean; digest: boolean }; timezone: string; digestHour: number; muted: ReadonlySet<string> },
+): Promise<void> {
+  const timezone = await canonicalZone(sql, form.timezone);
+  const problems: ValidationProblem[] = [];
+  if (timezone === null) problems.push({ in: 'body', pointer: '/timezone', message: `unknown time zone ${JSON.stringify(form.timezone)}: use an IANA name such as Europe/Berlin` });
+  if (!Number.isInteger(form.digestHour) || form.digestHour < 0 || form.digestHour > 23) problems.push({ in: 'body', pointer: '/digestHour', message: 'the digest hour is a whole hour from 0 to 23' });
+  if (problems.length > 0) throw validationFailed(problems, problems.map((p) => p.message).join('; '));
+  await applySettings(sql, workspaceId, userId, { email: form.email, events: form.events, digestHour: form.digestHour }, timezone!);
+  const { flows } = await ownSettings(sql, workspaceId, userId);
+  for (const flow of flows) if (flow.muted !== form.muted.has(flow.id)) await setFlowMuted(sql, workspaceId, userId, flow.id, form.muted.has(flow.id));
 }
 
 /** The body's fields must fit the level asked for; a zone must be one the tz database knows. */

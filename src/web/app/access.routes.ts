@@ -26,13 +26,13 @@ export function accessRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, auth } = deps;
 
   /** The signed-in visitor and the workspace the page is about; null when a sign-in is needed. */
-  async function signedIn(ctx: Pick<RequestContext, 'headers'>): Promise<{ v: Visitor; access: AccessContext; canSwitch: boolean } | null> {
+  async function signedIn(ctx: Pick<RequestContext, 'headers'>): Promise<{ v: Visitor; access: AccessContext } | null> {
     const v = await visitor(sql, names, ctx.headers);
     if (!v.session) return null;
     const orgs = await workspacesOf(sql, v.session.userId);
     const workspace = orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
     if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
-    return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id }, canSwitch: orgs.length > 1 };
+    return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id } };
   }
 
   async function accessPage(
@@ -44,12 +44,12 @@ export function accessRoutes(deps: AppDeps): Route[] {
     const [org] = (await workspacesOf(sql, who.access.userId)).filter((o) => o.id === who.access.workspaceId);
     if (!['owner', 'admin'].includes(org!.role)) {
       return view('API access', messageView(`API access: ${org!.name}`, `You are ${org!.role === 'member' ? 'a member' : 'a viewer'} of ${org!.name}. Only admins manage API keys and clients.`,
-        who.canSwitch ? { href: `${prefix}/workspaces`, text: 'Switch workspace' } : undefined), { cookies: who.v.cookies });
+        { href: prefix || '/', text: 'Back to your home page' }), { status: 403, cookies: who.v.cookies });
     }
     const { credentials, firstParty } = await listAccess(who.access);
     return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
       workspaceName: org!.name, credentials, firstParty, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
-      notice: state.notice ?? null, canSwitch: who.canSwitch,
+      notice: state.notice ?? null,
     }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
   }
 
@@ -135,7 +135,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
         if (mode === 'accept' && v.session) {
           const invite = await acceptAsSignedIn(sql, token, { id: v.session.userId, email: v.session.email });
           const session = await startSession(sql, names, v.sessionHash, v.session.userId, invite.workspaceId);
-          return seeOther(`${prefix}/access`, session.cookies);
+          return seeOther(prefix || '/', session.cookies);
         }
         let joined: { userId: string; invite: { workspaceId: string } } | null;
         try {
@@ -151,7 +151,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
         }
         if (!joined) return again(401, 'That password is not right.', 'password');
         const session = await startSession(sql, names, v.sessionHash, joined.userId, joined.invite.workspaceId);
-        return seeOther(`${prefix}/access`, session.cookies);
+        return seeOther(prefix || '/', session.cookies);
       },
     }),
   ];

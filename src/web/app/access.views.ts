@@ -5,17 +5,17 @@ import { SCOPE_TEXT } from '../schemas/openapi.ts';
 import type { CredentialListRow } from '../../services/account/access.service.ts';
 import type { InviteLink } from '../../services/account/invite-links.service.ts';
 import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
+import { appNav } from './home.views.ts';
 
 const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
 
 export function accessView(form: FormContext, input: {
   workspaceName: string; credentials: CredentialListRow[]; firstParty: CredentialListRow[]; who: { name: string; email: string };
-  created: { id: string; key: string; rotated: boolean } | null; error: string | null; notice: string | null; canSwitch: boolean;
+  created: { id: string; key: string; rotated: boolean } | null; error: string | null; notice: string | null;
 }): Html {
   const { prefix } = form;
   return html`<h1>API access: ${input.workspaceName}</h1>
-${signoutForm(form, input.who)}
-${input.canSwitch ? html`<p><a href="${prefix}/workspaces">Switch workspace</a></p>` : ''}
+${appNav(form, { who: input.who, admin: true, current: 'access' })}
 ${input.created ? html`<section class="secret" aria-labelledby="new-key-title">
   <h2 id="new-key-title">${input.created.rotated ? 'Your replacement key (the old one is revoked)' : 'Your new API key'}</h2>
   <p id="new-key-hint">Copy it now: it is shown only once and stored only as a hash.</p>

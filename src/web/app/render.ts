@@ -5,6 +5,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import { errorHeaders, httpStatus } from '../http/error-status.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
+import type { WorkIndexes } from '../../services/work/workspace-index.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
@@ -24,10 +25,12 @@ export interface AppDeps {
   readonly prefix: string;
   /** The authorization server's issuer (`iss`, RFC 9207). */
   readonly issuer: string;
+  /** The work views' indexes (the home page lists a person's own work). */
+  readonly work: WorkIndexes;
 }
 
-export function appDeps(sql: Sql, config: Config, auth: Authenticator): AppDeps {
-  return { sql, config, auth, names: cookieNames(config), prefix: appPrefix(config), issuer: config.baseUrl };
+export function appDeps(sql: Sql, config: Config, auth: Authenticator, work: WorkIndexes): AppDeps {
+  return { sql, config, auth, work, names: cookieNames(config), prefix: appPrefix(config), issuer: config.baseUrl };
 }
 
 /**

@@ -19,12 +19,10 @@ const query = (value: unknown) => (typeof value === 'string' ? value : '');
 export function signinRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, issuer } = deps;
   prepareSignin();
+  /** Where a person lands once signed in. */
+  const home = prefix || '/';
   const consentPath = (request: string) => `${prefix}/consent?request=${encodeURIComponent(request)}`;
   return [
-    appRoute({
-      method: 'GET', path: prefix || '/', operationId: 'appHome', summary: 'The app: API access when signed in, else sign-in',
-      handler: async ({ headers }) => seeOther((await visitor(sql, names, headers)).session ? `${prefix}/access` : `${prefix}/signin`),
-    }),
     appRoute({
       method: 'GET', path: `${prefix}/signin`, operationId: 'appSignin', summary: 'Sign-in page',
       handler: async ({ headers, query: q }) => {
@@ -32,7 +30,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const request = query(q.request) || null;
         const pending = request ? await pendingAuthorization(sql, request) : null;
         if (request && !pending) throw expiredRequest();
-        if (v.session) return seeOther(request ? consentPath(request) : `${prefix}/access`, v.cookies);
+        if (v.session) return seeOther(request ? consentPath(request) : home, v.cookies);
         const notice = q.signedout ? 'You are signed out.' : null;
         return view('Sign in', signinView({ prefix, csrf: v.csrf }, { request, clientName: pending?.clientName ?? null, email: '', error: null, notice }), { cookies: v.cookies });
       },
@@ -62,7 +60,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (!user) return again(401, 'That email and password do not match an account.');
         const orgs = await workspacesOf(sql, user.id);
         const session = await startSession(sql, names, v.sessionHash, user.id, orgs[0]?.id ?? null);
-        return seeOther(request ? consentPath(request) : `${prefix}/access`, session.cookies);
+        return seeOther(request ? consentPath(request) : home, session.cookies);
       },
     }),
     appRoute({
@@ -124,7 +122,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (!v.session || !v.sessionHash) return seeOther(`${prefix}/signin`);
         const workspaceId = field(fields, 'workspace');
         await chooseWorkspace(sql, v.sessionHash, v.session.userId, workspaceId);
-        return seeOther(`${prefix}/access`);
+        return seeOther(home);
       },
     }),
     appRoute({
