@@ -1,6 +1,8 @@
 /**
  * The public pages in real Chromium: the flow page draws its diagram with the task names,
- * works with JavaScript off, fits a 360 px phone without sideways page scrolling, stays
+ * works with JavaScript off, fits a 360 px phone without sideways page scrolling (a wide
+ * diagram or idea tree shrinks to its box, nothing hidden, with a full-size control that needs
+ * no script), has a favicon, stays
  * readable in light and dark mode (contrast measured), and its embed loads inside an <iframe> on another origin (while
  * the full page refuses to be framed). Screenshots go to test-artifacts/.
  */
@@ -65,22 +67,65 @@ t.test('public pages in Chromium', async (t) => {
     await context.close();
   });
 
-  await t.test('360 px wide: no sideways page scroll; the diagram scrolls in its own box', async (t) => {
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true });
-    const page = await context.newPage();
-    for (const path of [widePath, seeded.flowPath, seeded.boardPath]) {
-      await page.goto(s.url + path);
-      // Strings, not functions: the tests compile without the DOM's types.
-      const sizes = await page.evaluate(`({
-        doc: document.documentElement.scrollWidth, view: window.innerWidth,
-        boxScroll: document.querySelector('.diagram').scrollWidth, boxWidth: document.querySelector('.diagram').clientWidth,
-      })`) as { doc: number; view: number; boxScroll: number; boxWidth: number };
-      t.ok(sizes.doc <= sizes.view, `${path}: page ${sizes.doc} px within the ${sizes.view} px viewport`);
-      if (path === widePath) t.ok(sizes.boxScroll > sizes.boxWidth, `the wide diagram scrolls inside its box (${sizes.boxScroll} > ${sizes.boxWidth})`);
+  // A wide idea tree: fourteen root ideas side by side, far wider than a laptop's page.
+  const board = (await s.api('POST', '/v1/brainstorms', {
+    token: s.adminKey, body: { name: 'Wide board', ideas: Array.from({ length: 14 }, (_, i) => ({ title: `Root idea ${i + 1}` })) },
+  })).body;
+  const boardPath = new URL((await ok(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl).pathname;
+
+  /** Where the diagram's box and its drawing are, and the last root's box (a tree) or the last task's (a flow). */
+  const geometry = (page: Page) => page.evaluate(`(() => {
+    const box = document.querySelector('.diagram').getBoundingClientRect();
+    const svg = document.querySelector('.diagram svg');
+    const shapes = [...svg.querySelectorAll('.idea rect, rect.fp-node')];
+    const last = shapes.reduce((a, b) => (b.getBoundingClientRect().right > a.getBoundingClientRect().right ? b : a)).getBoundingClientRect();
+    return {
+      doc: document.documentElement.scrollWidth, view: window.innerWidth, boxLeft: box.left, boxRight: box.right,
+      lastRight: last.right, svgWidth: svg.getBoundingClientRect().width, natural: Number(svg.getAttribute('width')),
+      boxScroll: document.querySelector('.diagram').scrollWidth, boxClient: document.querySelector('.diagram').clientWidth,
+    };
+  })()`) as Promise<Record<'doc' | 'view' | 'boxLeft' | 'boxRight' | 'lastRight' | 'svgWidth' | 'natural' | 'boxScroll' | 'boxClient', number>>;
+
+  for (const [viewport, scale] of [[{ width: 360, height: 740 }, 2], [{ width: 1200, height: 900 }, 1]] as const) {
+    await t.test(`${viewport.width} px wide: wide diagrams shrink to fit, nothing hidden; full size scrolls in its box`, async (t) => {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: scale, isMobile: viewport.width < 500, javaScriptEnabled: false });
+      const page = await context.newPage();
+      for (const path of [widePath, boardPath, seeded.flowPath, seeded.boardPath]) {
+        await page.goto(s.url + path);
+        const g = await geometry(page);
+        t.ok(g.doc <= g.view, `${path}: page ${g.doc} px within the ${g.view} px viewport`);
+        t.ok(g.lastRight <= g.boxRight + 0.5, `${path}: the rightmost box is inside the visible box (${g.lastRight.toFixed(0)} <= ${g.boxRight.toFixed(0)})`);
+        t.ok(g.boxScroll <= g.boxClient + 1, `${path}: nothing to scroll to while shrunk`);
+        if (g.natural > g.boxRight - g.boxLeft) {
+          t.ok(g.svgWidth < g.natural, `${path}: shrunk (${g.svgWidth.toFixed(0)} of ${g.natural} px)`);
+          // The control, without JavaScript: the details toggle.
+          await page.click('.zoom summary');
+          const full = await geometry(page);
+          t.equal(Math.round(full.svgWidth), Math.round(full.natural), `${path}: at full size on demand`);
+          t.ok(full.boxScroll > full.boxClient, `${path}: then it scrolls inside its box (${full.boxScroll} > ${full.boxClient})`);
+          t.ok(full.doc <= full.view, `${path}: still no sideways page scroll`);
+        }
+      }
+      await page.goto(s.url + widePath);
+      await page.screenshot({ path: artifact(`public-flow-${viewport.width}.png`), fullPage: true });
+      await page.goto(s.url + boardPath);
+      await page.screenshot({ path: artifact(`public-brainstorm-wide-${viewport.width}.png`), fullPage: true });
+      await page.click('.zoom summary');
+      await page.screenshot({ path: artifact(`public-brainstorm-wide-${viewport.width}-full.png`), fullPage: true });
+      await context.close();
+    });
+  }
+
+  await t.test('a favicon, linked from every page', async (t) => {
+    for (const [path, type] of [['/favicon.ico', 'image/x-icon'], ['/favicon.svg', 'image/svg+xml']] as const) {
+      const res = await fetch(s.url + path);
+      t.equal(res.status, 200, path);
+      t.equal(res.headers.get('content-type'), type);
+      t.ok((await res.arrayBuffer()).byteLength > 100);
     }
-    await page.goto(s.url + widePath);
-    await page.screenshot({ path: artifact('public-flow-360.png'), fullPage: true });
-    await context.close();
+    const page = await (await fetch(s.url + seeded.flowPath)).text();
+    t.match(page, /<link rel="icon" href="\/favicon.svg" type="image\/svg\+xml">/);
+    t.match(page, /<link rel="icon" href="\/favicon.ico"/);
   });
 
   for (const scheme of ['light', 'dark'] as const) {
@@ -101,6 +146,13 @@ t.test('public pages in Chromium', async (t) => {
       t.ok(contrast(colours.diagram, colours.diagramBg) >= 4.5, `diagram text ${colours.diagram} on ${colours.diagramBg}`);
       await page.screenshot({ path: artifact(`public-flow-${scheme}.png`), fullPage: true });
       await page.goto(s.url + seeded.boardPath);
+      const idea = await page.evaluate(`(() => {
+        const style = (selector) => getComputedStyle(document.querySelector(selector));
+        return { box: style('.fp-brainstorm .idea rect').fill, title: style('.fp-brainstorm .idea-title').fill, bg: style('body').backgroundColor };
+      })()`) as Record<'box' | 'title' | 'bg', string>;
+      const darkBox = contrast(idea.box, 'rgb(0, 0, 0)') < 4.5;
+      t.equal(darkBox, scheme === 'dark', `idea boxes follow the ${scheme} scheme (${idea.box})`);
+      t.ok(contrast(idea.title, idea.box) >= 4.5, `idea titles ${idea.title} on ${idea.box}`);
       await page.screenshot({ path: artifact(`public-brainstorm-${scheme}.png`), fullPage: true });
       await context.close();
     });

@@ -14,6 +14,9 @@ const STYLESHEET = readFileSync(new URL('./assets/flowplan.css', import.meta.url
 const STYLESHEET_TAG = hash('sha1', STYLESHEET, 'base64url');
 /** The version in the query string lets browsers cache the file and still see a new one at once. */
 export const STYLESHEET_PATH = `/assets/flowplan.css?v=${STYLESHEET_TAG}`;
+/** The icon: SVG for browsers that take it, ICO (16, 32, 48 px) at the address every browser asks for (made by scripts/favicon.ts). */
+const ICON_SVG = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
+const ICON_ICO = readFileSync(new URL('./assets/favicon.ico', import.meta.url));
 
 export interface PageInput {
   /** The document's title (also its accessible name). */
@@ -54,7 +57,7 @@ export function page(input: PageInput): Reply {
   const full = (input.chrome ?? 'full') === 'full';
   const markup = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
-<title>${input.title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}">${input.head}${(input.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
+<title>${input.title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">${input.head}${(input.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
 <body class="${full ? 'fp-page' : 'fp-page fp-embed'}">${full ? html`<a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header"><span class="brand">flowplan</span></header>` : ''}
 <main id="main" tabindex="-1">${input.body}</main>${full ? html`
@@ -77,16 +80,18 @@ export function page(input: PageInput): Reply {
   };
 }
 
+const asset = (path: string, operationId: string, summary: string, body: Buffer, contentType: string): Route => ({
+  method: 'GET', path, operationId, summary, auth: 'none', hidden: true, rateLimit: 'address',
+  responses: { 200: { description: summary, contentType: contentType.split(';')[0]! } },
+  handler: () => ({ status: 200, body, contentType, etag: hash('sha1', body, 'base64url'), headers: { 'Cache-Control': 'public, max-age=86400' } }),
+});
+
 /**
- * The stylesheet as a static file. Not part of the API, so hidden from the OpenAPI document;
- * cacheable for a day (the page links it with its version) and revalidated by its ETag.
+ * The stylesheet and the icon as static files. Not part of the API, so hidden from the OpenAPI
+ * document; cacheable for a day (the page links the stylesheet with its version) and revalidated by their ETags.
  */
-export const assetRoutes: Route[] = [{
-  method: 'GET', path: '/assets/flowplan.css', operationId: 'getStylesheet', summary: 'The pages\' stylesheet',
-  auth: 'none', hidden: true, rateLimit: 'address',
-  responses: { 200: { description: 'CSS', contentType: 'text/css' } },
-  handler: () => ({
-    status: 200, body: STYLESHEET, contentType: 'text/css; charset=utf-8', etag: STYLESHEET_TAG,
-    headers: { 'Cache-Control': 'public, max-age=86400' },
-  }),
-}];
+export const assetRoutes: Route[] = [
+  asset('/favicon.ico', 'getFaviconIco', 'The icon (ICO)', ICON_ICO, 'image/x-icon'),
+  asset('/favicon.svg', 'getFaviconSvg', 'The icon (SVG)', ICON_SVG, 'image/svg+xml'),
+  asset('/assets/flowplan.css', 'getStylesheet', "The pages' stylesheet", STYLESHEET, 'text/css; charset=utf-8'),
+];

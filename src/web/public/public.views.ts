@@ -98,9 +98,22 @@ function flowFacts(model: DiagramModel): Html {
 </dl>`;
 }
 
-/** The diagram in its own scrolling box, so a wide flow never scrolls the page sideways. */
-const diagramBox = (svg: string, label: string) =>
-  html`<div class="diagram" role="region" tabindex="0" aria-label="${label}">${trusted(svg)}</div>`;
+/** Narrower than this, a diagram fits a phone as it is: no full-size control. */
+const FITS_ANY_SCREEN = 360;
+
+/**
+ * The diagram in its own box, shrunk to the box's width so no part of a wide one is hidden;
+ * `zoom` adds the control that shows it at full size, scrolling inside the box (a details
+ * toggle: no script needed). The page never scrolls sideways.
+ */
+function diagramBox(svg: string, label: string, zoom: boolean): Html {
+  const width = Number(/ width="([\d.]+)"/.exec(svg)?.[1] ?? 0);
+  const control = zoom && width > FITS_ANY_SCREEN
+    ? html`<details class="zoom"><summary>Show at full size (${Math.round(width)} px wide: scroll inside the box)</summary></details>
+`
+    : '';
+  return html`${control}<div class="diagram" role="region" tabindex="0" aria-label="${label}">${trusted(svg)}</div>`;
+}
 
 function taskList(model: DiagramModel): Html {
   if (model.tasks.length === 0) return html`<p>This flow has no tasks yet.</p>`;
@@ -110,17 +123,17 @@ function taskList(model: DiagramModel): Html {
 
 export async function flowRendition(model: DiagramModel, svg: string, token: string): Promise<Rendition> {
   const title = model.flowName;
-  const label = `Dependency diagram of ${title} (scrolls sideways when wide)`;
+  const label = `Dependency diagram of ${title}`;
   const pageBody = html`<h1>${title}</h1>
 ${flowFacts(model)}
 <section aria-labelledby="diagram-heading"><h2 id="diagram-heading">Dependency diagram</h2>
 <p class="muted">Thick red borders mark the critical path: the tasks that decide the finish date.</p>
-${diagramBox(svg, label)}</section>
+${diagramBox(svg, label, true)}</section>
 <section aria-labelledby="tasks-heading"><h2 id="tasks-heading">Tasks</h2>${taskList(model)}</section>
 <p><a href="${token}.json">This flow as JSON</a> · <a href="${token}/diagram.svg">The diagram as SVG</a></p>`;
   const embedBody = html`<h1><a href="../../flows/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${flowFacts(model)}
-${diagramBox(svg, label)}`;
+${diagramBox(svg, label, false)}`;
   const [pageReply, embed, json, image] = await Promise.all([
     htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
     htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
@@ -150,13 +163,13 @@ ${idea.tags.map((tag) => html` <span class="tag">#${tag}</span>`)}</li>`;
 
 export async function brainstormRendition(model: PublicBrainstorm, svg: string, token: string): Promise<Rendition> {
   const title = model.name;
-  const label = `Idea tree of ${title} (scrolls sideways when wide)`;
+  const label = `Idea tree of ${title}`;
   const pageBody = html`<h1>${title}</h1>
-<section aria-labelledby="tree-heading"><h2 id="tree-heading">Idea tree</h2>${diagramBox(svg, label)}</section>
+<section aria-labelledby="tree-heading"><h2 id="tree-heading">Idea tree</h2>${diagramBox(svg, label, true)}</section>
 <section aria-labelledby="ideas-heading"><h2 id="ideas-heading">Ideas</h2>${ideaList(model)}</section>
 <p><a href="${token}.json">This brainstorm as JSON</a> · <a href="${token}/diagram.svg">The tree as SVG</a></p>`;
   const embedBody = html`<h1><a href="../../brainstorms/${token}" target="_blank" rel="noopener">${title}</a></h1>
-${diagramBox(svg, label)}`;
+${diagramBox(svg, label, false)}`;
   const [pageReply, embed, json, image] = await Promise.all([
     htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
     htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
