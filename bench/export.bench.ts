@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import elk from 'elkjs/lib/elk.bundled.js';
-import { layout } from '../src/services/exports/layout.ts';
+import { layeredLayout } from '../src/services/exports/layout.ts';
 import type { DiagramModel } from '../src/services/exports/diagram.ts';
 import { flowBody } from './export-flows.ts';
 import { rawLoad } from './raw-load.ts';
@@ -79,7 +79,7 @@ for (const n of SIZES) {
     tasks: body.tasks.map((task, i) => ({ id: `t${i}`, name: task.name, status: 'ready', estimateHours: task.estimateHours, critical: false, dependsOn: task.after })),
   };
   let started = performance.now();
-  layout(model);
+  layeredLayout(model);
   const entry: Record<string, unknown> = { tasks: n, layeredMs: Number((performance.now() - started).toFixed(1)) };
   if (n < 5000 || PEERS_5000) {
     const edges = body.tasks.flatMap((task, i) => task.after.map((dep) => [dep, i] as const));

@@ -15,8 +15,8 @@ import { markStarted, type Started } from '../src/platform/worker-pool.ts';
 export default async function run(task: RenderTask & { fail?: boolean } & Started): Promise<RenderOutput> {
   markStarted(task);
   if (task.fail) throw new Error('render failure forced by the test hook');
-  if (task.kind === 'svg') return { result: diagramSvgOf(task.model, task.options), threadId };
-  const bytes = task.kind === 'png' ? diagramPng(task.model) : await planPdf(task.document);
+  if (task.kind === 'svg') return { result: await diagramSvgOf(task.model, task.options), threadId };
+  const bytes = task.kind === 'png' ? await diagramPng(task.model) : await planPdf(task.document);
   // A copy of its own: a small Buffer may sit in Node's shared pool, which must not move.
   const value: RenderOutput = { result: new Uint8Array(bytes), threadId };
   const buffers = [(value.result as Uint8Array).buffer];

@@ -27,7 +27,7 @@ t.test('user set-password', async (t) => {
   // Signed in twice before the change: the web app, and an app holding a refresh token.
   const web = await signIn(s, person.email, person.password);
   t.equal(web.status, 303, 'signed in with the old password');
-  t.equal((await web.agent.get('/app/access')).status, 200);
+  t.equal((await web.agent.get('/app')).status, 200);
   const { verifier, challenge } = pkce();
   const callback = await signInAndConsent(new Agent(s.url), { ...person, challenge });
   const tokens = await token(s, {
@@ -60,5 +60,5 @@ t.test('user set-password', async (t) => {
   t.equal((await signIn(s, person.email, person.password)).status, 401, 'the old password no longer signs in');
   const again = await signIn(s, person.email, next);
   t.equal(again.status, 303, 'the new one does');
-  t.equal((await again.agent.get('/app/access')).status, 200);
+  t.equal((await again.agent.get('/app')).status, 200);
 });

@@ -1,5 +1,9 @@
 /** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF. */
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PNG } from 'pngjs';
 
 export interface DecodedPdf {
@@ -65,28 +69,42 @@ export function decodePng(bytes: Buffer): DecodedPng {
   return { width: png.width, height: png.height, colours: colours.size, inked: inked / sampled };
 }
 
-/** The fonts a PDF uses and whether each is embedded, as poppler's `pdffonts` reports them; null without poppler-utils. */
-export async function pdffonts(bytes: Buffer): Promise<{ name: string; embedded: boolean }[] | null> {
-  const { execFile } = await import('node:child_process');
-  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const dir = await mkdtemp(join(tmpdir(), 'pdffonts-'));
+/**
+ * Runs a poppler-utils tool on the PDF (its path replaces `{pdf}` in the arguments, the
+ * output's prefix `{out}`) and hands back stdout and the files it wrote; null when poppler-utils
+ * is not installed.
+ */
+async function poppler(tool: string, args: string[], bytes: Buffer): Promise<{ stdout: string; files: Map<string, Buffer> } | null> {
+  const dir = await mkdtemp(join(tmpdir(), `${tool}-`));
   try {
-    const file = join(dir, 'in.pdf');
-    await writeFile(file, bytes);
-    const out = await new Promise<string | null>((resolve, reject) => execFile('pdffonts', [file], (error, stdout) => {
+    const pdf = join(dir, 'in.pdf');
+    await writeFile(pdf, bytes);
+    const stdout = await new Promise<string | null>((resolve, reject) => execFile(tool, args.map((a) => a.replace('{pdf}', pdf).replace('{out}', join(dir, 'out'))), (error, out) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') resolve(null);
       else if (error) reject(error);
-      else resolve(stdout);
+      else resolve(out);
     }));
-    if (out === null) return null;
-    // name type encoding emb sub uni object ID: the header and a rule, then a line a font.
-    return out.trim().split('\n').slice(2).map((line) => {
-      const cells = line.trim().split(/\s+/);
-      return { name: cells[0]!, embedded: cells.at(-5) === 'yes' };
-    });
+    if (stdout === null) return null;
+    const files = new Map<string, Buffer>();
+    for (const name of await readdir(dir)) if (name.startsWith('out')) files.set(name, await readFile(join(dir, name)));
+    return { stdout, files };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The fonts a PDF uses and whether each is embedded, as poppler's `pdffonts` reports them; null without poppler-utils. */
+export async function pdffonts(bytes: Buffer): Promise<{ name: string; embedded: boolean }[] | null> {
+  const run = await poppler('pdffonts', ['{pdf}'], bytes);
+  // name type encoding emb sub uni object ID: the header and a rule, then a line a font.
+  return run && run.stdout.trim().split('\n').slice(2).map((line) => {
+    const cells = line.trim().split(/\s+/);
+    return { name: cells[0]!, embedded: cells.at(-5) === 'yes' };
+  });
+}
+
+/** One page of a PDF as a printer would put it on paper: `pdftoppm` at `dpi`, decoded; null without poppler-utils. */
+export async function pdfPage(bytes: Buffer, page: number, dpi = 72): Promise<PNG | null> {
+  const run = await poppler('pdftoppm', ['-png', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', '{pdf}', '{out}'], bytes);
+  return run && PNG.sync.read(run.files.get('out.png')!);
 }

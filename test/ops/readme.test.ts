@@ -177,8 +177,9 @@ t.test('README.md: every shell block runs, or says why not', { skip: hasCurl() ?
     const page = await agent.get(new URL(webApp!).pathname);
     const signedIn = await agent.post('/app/signin', { email: email!, password: password! }, page);
     t.equal(signedIn.status, 303, signedIn.text);
-    t.equal(signedIn.location, '/app/access', 'signed in, on the API access page');
-    const access = await agent.get(signedIn.location!);
+    t.equal(signedIn.location, '/app', 'signed in, on the home page');
+    t.match((await agent.get(signedIn.location!)).text, /href="\/app\/access"/, 'which leads an owner to API access');
+    const access = await agent.get('/app/access');
     t.match(access.text, 'Demo admin key', 'which lists the Demo key');
   });
 

@@ -1,35 +1,121 @@
 /**
- * Layered left-to-right layout of the diagram, and its paging into tiles.
+ * Where each task's box goes and which way each dependency runs, for every picture of a flow
+ * (SVG, PNG, PDF draw this one geometry). No edge passes through a box.
  *
- * Measured on this machine (random DAGs, ~1.5 edges a task): Graphviz `dot` in WASM
- * (@hpcc-js/wasm-graphviz) took 175 ms / 590 ms / 14.6 s at 50 / 500 / 5,000 tasks, ELK
- * layered (elkjs) 564 ms / 2.1 s / 30.7 s: neither leaves room for the PDF of a 5,000-task
- * flow within its 20 s budget. Our graphs are DAGs, so this module places each task one
- * layer right of the latest thing it waits for (longest path) and orders every layer by
- * the barycentre of its predecessors: O(tasks + edges) per sweep, milliseconds at 5,000
- * tasks, and a grid that pages cleanly for the PDF.
+ * Up to GRAPHVIZ_MAX tasks, Graphviz `dot` (@hpcc-js/wasm-graphviz, in WASM) lays the flow out
+ * left to right and routes each edge as a spline around the boxes. Measured on this machine
+ * (random DAGs, ~1.5 edges a task): dot took 124 ms / 520 ms / 14.6 s at 50 / 500 / 5,000
+ * tasks, ELK layered 365 ms / 1.7 s / 30.7 s: neither leaves room for a 5,000-task PDF in its
+ * 20 s budget. Larger flows get our layered layout: each task one layer right of the latest
+ * thing it waits for (longest path), layers ordered by the barycentre of predecessors
+ * (milliseconds at 5,000 tasks), with orthogonal edges whose bends sit in the gaps between
+ * layers and between rows, where no box is.
  */
+import type { Graphviz } from '@hpcc-js/wasm-graphviz';
 import type { DiagramModel } from './diagram.ts';
 
-export const NODE_W = 200;
+export const NODE_W = 180;
 export const NODE_H = 58;
-export const GAP_X = 56;
+export const GAP_X = 40;
 export const GAP_Y = 14;
 export const PITCH_X = NODE_W + GAP_X;
 export const PITCH_Y = NODE_H + GAP_Y;
+/** Up to this many tasks Graphviz lays the flow out; beyond, the layered layout (see above). */
+export const GRAPHVIZ_MAX = 400;
+
+/** One dependency's line, from the box it waits for to its own: a polyline, or cubic Bézier segments (1 + 3n points). */
+export interface Route {
+  from: number;
+  to: number;
+  /** x, y, x, y, … in diagram units; the last point is the arrow's tip. */
+  points: number[];
+  curve: boolean;
+}
 
 export interface Layout {
-  /** Per task: its layer (column) and row. */
-  layer: Int32Array;
-  row: Int32Array;
-  layers: number;
-  /** The tallest layer's task count. */
-  rows: number;
+  /** Top-left corner of each task's NODE_W × NODE_H box. */
+  x: Float64Array;
+  y: Float64Array;
+  routes: Route[];
+  /** Everything drawn lies within [0, width] × [0, height]. */
+  width: number;
+  height: number;
+  engine: 'graphviz' | 'layered';
+}
+
+/** A window of the drawing, in diagram units: [x0, x1) × [y0, y1). */
+export interface Tile {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+let graphviz: Promise<Graphviz> | null = null;
+
+/** The layout of a model: Graphviz's up to GRAPHVIZ_MAX tasks (its WASM loaded once per thread), the layered one beyond. */
+export async function layout(model: DiagramModel): Promise<Layout> {
+  if (model.tasks.length === 0 || model.tasks.length > GRAPHVIZ_MAX) return layeredLayout(model);
+  graphviz ??= import('@hpcc-js/wasm-graphviz').then(({ Graphviz }) => Graphviz.load());
+  return graphvizLayout(model, await graphviz);
+}
+
+const inches = (units: number) => (units / 72).toFixed(4);
+
+/** Graphviz `dot`, left to right, fixed-size boxes, spline edges around them; y flipped to grow downwards. */
+export function graphvizLayout(model: DiagramModel, gv: Graphviz): Layout {
+  const n = model.tasks.length;
+  const edges = model.tasks.flatMap((task, to) => task.dependsOn.map((from) => `n${from}->n${to};`)).join('');
+  const dot = `digraph{rankdir=LR;nodesep=${inches(GAP_Y)};ranksep=${inches(GAP_X)};splines=true;`
+    + `node[shape=box,fixedsize=true,width=${inches(NODE_W)},height=${inches(NODE_H)},label=""];${Array.from({ length: n }, (_, i) => `n${i};`).join('')}${edges}}`;
+  const out = JSON.parse(gv.layout(dot, 'json', 'dot')) as {
+    bb: string; objects: { _gvid: number; pos: string }[]; edges: { tail: number; head: number; pos: string }[];
+  };
+  const top = Number(out.bb.split(',')[3]);
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  for (const node of out.objects) {
+    const [cx, cy] = node.pos.split(',').map(Number) as [number, number];
+    x[node._gvid] = cx - NODE_W / 2;
+    y[node._gvid] = top - cy - NODE_H / 2;
+  }
+  const routes = out.edges.map((e): Route => {
+    // "e,tipx,tipy p0 p1 p2 p3 …": the spline's control points, then the arrow's tip.
+    const parts = e.pos.split(' ');
+    const tip = parts[0]!.slice(2).split(',').map(Number) as [number, number];
+    const spline = parts.slice(1).flatMap((p) => p.split(',').map(Number));
+    const points = [...spline, tip[0], tip[1]].map((v, i) => (i % 2 === 0 ? v : top - v));
+    // The tip continues the spline's last point in a straight line: one more segment, straight.
+    const [lx, ly] = [points.at(-4)!, points.at(-3)!];
+    points.splice(points.length - 2, 0, lx + (points.at(-2)! - lx) / 3, ly + (points.at(-1)! - ly) / 3, lx + (2 * (points.at(-2)! - lx)) / 3, ly + (2 * (points.at(-1)! - ly)) / 3);
+    return { from: e.tail, to: e.head, points, curve: true };
+  });
+  return shifted({ x, y, routes, width: 0, height: 0, engine: 'graphviz' });
+}
+
+/** Moves the drawing so that its extent starts at (0, 0), and sets its size. */
+function shifted(l: Layout): Layout {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let i = 0; i < l.x.length; i++) {
+    minX = Math.min(minX, l.x[i]!); minY = Math.min(minY, l.y[i]!);
+    maxX = Math.max(maxX, l.x[i]! + NODE_W); maxY = Math.max(maxY, l.y[i]! + NODE_H);
+  }
+  for (const r of l.routes) {
+    for (let k = 0; k < r.points.length; k += 2) {
+      minX = Math.min(minX, r.points[k]!); maxX = Math.max(maxX, r.points[k]!);
+      minY = Math.min(minY, r.points[k + 1]!); maxY = Math.max(maxY, r.points[k + 1]!);
+    }
+  }
+  if (!Number.isFinite(minX)) return { ...l, width: NODE_W, height: NODE_H };
+  for (let i = 0; i < l.x.length; i++) { l.x[i]! -= minX; l.y[i]! -= minY; }
+  for (const r of l.routes) for (let k = 0; k < r.points.length; k += 2) { r.points[k]! -= minX; r.points[k + 1]! -= minY; }
+  return { ...l, width: maxX - minX, height: maxY - minY };
 }
 
 const SWEEPS = 2;
 
-export function layout(model: DiagramModel): Layout {
+/** The layered layout: layers by longest path, rows by barycentre, edges orthogonal through the gaps. */
+export function layeredLayout(model: DiagramModel): Layout {
   const n = model.tasks.length;
   const layer = new Int32Array(n);
   // dependsOn indexes may point forward (a task added later can be depended on by an
@@ -69,29 +155,63 @@ export function layout(model: DiagramModel): Layout {
       byLayer[l]!.forEach((task, r) => (row[task] = r));
     }
   }
-  return { layer, row, layers, rows: byLayer.reduce((max, tasks) => Math.max(max, tasks.length), 0) };
+  const rows = byLayer.reduce((max, tasks) => Math.max(max, tasks.length), 0);
+  const x = Float64Array.from(layer, (l) => l * PITCH_X);
+  const y = Float64Array.from(row, (r) => r * PITCH_Y);
+  const routes = model.tasks.flatMap((task, to) => task.dependsOn.map((from) => orthogonal(from, to, x, y, rows)));
+  return shifted({ x, y, routes, width: 0, height: 0, engine: 'layered' });
 }
 
-/** A rectangle of the grid: layers [layer0, layer1) × rows [row0, row1). */
-export interface Tile {
-  layer0: number;
-  layer1: number;
-  row0: number;
-  row1: number;
+/** Where in a gap a line runs: spread by the task, kept clear of the boxes on either side. */
+const lane = (gap: number, key: number) => 6 + ((key * 7919) % Math.max(1, gap - 12));
+
+/**
+ * Out of the right of the box waited for, down or up in the gap after its layer; for a longer
+ * jump along the gap between rows (above the target's row, below it for the first row) to the
+ * gap before the target's layer; then into the target's left side.
+ */
+function orthogonal(from: number, to: number, x: Float64Array, y: Float64Array, rows: number): Route {
+  const x1 = x[from]! + NODE_W, y1 = y[from]! + NODE_H / 2;
+  const x2 = x[to]! - 2, y2 = y[to]! + NODE_H / 2;
+  const out = x1 + lane(GAP_X, to);
+  if (x[to]! - x[from]! <= PITCH_X) return { from, to, points: [x1, y1, out, y1, out, y2, x2, y2], curve: false };
+  const targetRow = Math.round(y[to]! / PITCH_Y);
+  const channelRow = targetRow === 0 && rows > 1 ? 1 : targetRow;
+  const yc = channelRow * PITCH_Y - GAP_Y / 2 + (lane(GAP_Y, from) - GAP_Y / 2) * 0.3;
+  const into = x[to]! - GAP_X + lane(GAP_X, from);
+  return { from, to, points: [x1, y1, out, y1, out, yc, into, yc, into, y2, x2, y2], curve: false };
 }
 
-/** The whole grid as one tile (at least one cell, so an empty flow still has a frame). */
-export const wholeGrid = (l: Layout): Tile => ({ layer0: 0, layer1: Math.max(1, l.layers), row0: 0, row1: Math.max(1, l.rows) });
+/** The whole drawing as one tile. */
+export const wholeTile = (l: Layout): Tile => ({ x0: 0, y0: 0, x1: Math.max(l.width, 1), y1: Math.max(l.height, 1) });
 
-/** Tiles of at most `cols` layers × `rows` rows that hold at least one task, in reading order. */
-export function tiles(model: DiagramModel, l: Layout, cols: number, rows: number): Tile[] {
+/**
+ * Windows of at most `w` × `h` units over the drawing that hold at least one box (by its
+ * centre), in reading order. A box across a window's edge is drawn in both, cut at the edge.
+ */
+export function tiles(l: Layout, w: number, h: number): Tile[] {
+  const across = Math.max(1, Math.ceil(l.width / w));
   const used = new Set<number>();
-  const across = Math.ceil(Math.max(1, l.layers) / cols);
-  for (let i = 0; i < model.tasks.length; i++) used.add(Math.floor(l.row[i]! / rows) * across + Math.floor(l.layer[i]! / cols));
-  if (used.size === 0) return [wholeGrid(l)];
+  for (let i = 0; i < l.x.length; i++) {
+    used.add(Math.floor((l.y[i]! + NODE_H / 2) / h) * across + Math.floor((l.x[i]! + NODE_W / 2) / w));
+  }
+  if (used.size === 0) return [wholeTile(l)];
   return [...used].sort((a, b) => a - b).map((key) => {
-    const tx = key % across;
-    const ty = Math.floor(key / across);
-    return { layer0: tx * cols, layer1: (tx + 1) * cols, row0: ty * rows, row1: (ty + 1) * rows };
+    const tx = key % across, ty = Math.floor(key / across);
+    return { x0: tx * w, y0: ty * h, x1: Math.min((tx + 1) * w, Math.max(l.width, 1)), y1: Math.min((ty + 1) * h, Math.max(l.height, 1)) };
   });
 }
+
+/** Whether a route's bounding box meets a tile (a route may cross a tile without an end in it). */
+export function routeMeets(route: Route, tile: Tile): boolean {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let k = 0; k < route.points.length; k += 2) {
+    minX = Math.min(minX, route.points[k]!); maxX = Math.max(maxX, route.points[k]!);
+    minY = Math.min(minY, route.points[k + 1]!); maxY = Math.max(maxY, route.points[k + 1]!);
+  }
+  return maxX >= tile.x0 && minX <= tile.x1 && maxY >= tile.y0 && minY <= tile.y1;
+}
+
+/** Whether a box meets a tile. */
+export const boxMeets = (l: Layout, i: number, tile: Tile): boolean =>
+  l.x[i]! + NODE_W > tile.x0 && l.x[i]! < tile.x1 && l.y[i]! + NODE_H > tile.y0 && l.y[i]! < tile.y1;

@@ -5,7 +5,7 @@
  * and keeps every name real, searchable text.
  */
 import type { DiagramModel } from './diagram.ts';
-import { NODE_H, NODE_W, PITCH_X, PITCH_Y, type Layout, type Tile } from './layout.ts';
+import { boxMeets, NODE_H, NODE_W, routeMeets, type Layout, type Tile } from './layout.ts';
 import { CRITICAL, FONT_NAME, FONT_SMALL, finishText, hoursText, INK, nameLines, STATUS_FILL, STATUS_LABEL } from './svg.ts';
 
 /** Header band above the grid, in diagram units (title, finish line, legend). */
@@ -16,10 +16,7 @@ const ASCENT = 0.93;
 type Doc = PDFKit.PDFDocument;
 
 export function tileSize(tile: Tile): { w: number; h: number } {
-  return {
-    w: Math.max((tile.layer1 - tile.layer0) * PITCH_X - (PITCH_X - NODE_W), 620),
-    h: HEADER_H + (tile.row1 - tile.row0) * PITCH_Y - (PITCH_Y - NODE_H),
-  };
+  return { w: Math.max(tile.x1 - tile.x0, 620), h: HEADER_H + tile.y1 - tile.y0 };
 }
 
 function text(doc: Doc, value: string, x: number, baseline: number, size: number, bold = false, colour = INK, align: 'left' | 'right' = 'left'): void {
@@ -43,31 +40,25 @@ function header(doc: Doc, model: DiagramModel, caption: string): void {
 
 /** Draws one tile at the current origin, in diagram units (the caller scales). */
 export function drawTile(doc: Doc, model: DiagramModel, l: Layout, tile: Tile, caption: string): void {
-  const { w, h } = tileSize(tile);
   header(doc, model, caption);
-  const ox = tile.layer0 * PITCH_X;
-  const oy = tile.row0 * PITCH_Y - HEADER_H;
-  const inTile = (i: number) => l.layer[i]! >= tile.layer0 && l.layer[i]! < tile.layer1 && l.row[i]! >= tile.row0 && l.row[i]! < tile.row1;
   doc.save();
-  // Edges with one end on another page run to this page's border and are cut there.
-  doc.rect(0, HEADER_H, w, h - HEADER_H).clip();
-  doc.translate(-ox, -oy);
+  // Edges and boxes reaching past the tile are cut at its border.
+  doc.rect(0, HEADER_H, tile.x1 - tile.x0, tile.y1 - tile.y0).clip();
+  doc.translate(-tile.x0, HEADER_H - tile.y0);
+  for (const route of l.routes) {
+    if (!routeMeets(route, tile)) continue;
+    const critical = model.tasks[route.to]!.critical && model.tasks[route.from]!.critical;
+    const colour = critical ? CRITICAL : '#6b6b6b';
+    const p = route.points;
+    doc.lineWidth(critical ? 2.5 : 1).moveTo(p[0]!, p[1]!);
+    if (route.curve) for (let k = 2; k + 5 < p.length; k += 6) doc.bezierCurveTo(p[k]!, p[k + 1]!, p[k + 2]!, p[k + 3]!, p[k + 4]!, p[k + 5]!);
+    else for (let k = 2; k < p.length; k += 2) doc.lineTo(p[k]!, p[k + 1]!);
+    doc.stroke(colour);
+    arrowhead(doc, p, colour);
+  }
   model.tasks.forEach((task, i) => {
-    const here = inTile(i);
-    for (const dep of task.dependsOn) {
-      if (!here && !inTile(dep)) continue;
-      const critical = task.critical && model.tasks[dep]!.critical;
-      const x1 = l.layer[dep]! * PITCH_X + NODE_W, y1 = l.row[dep]! * PITCH_Y + NODE_H / 2;
-      const x2 = l.layer[i]! * PITCH_X - 2, y2 = l.row[i]! * PITCH_Y + NODE_H / 2;
-      const bend = Math.min(48, (x2 - x1) / 2);
-      const colour = critical ? CRITICAL : '#6b6b6b';
-      doc.lineWidth(critical ? 2.5 : 1).moveTo(x1, y1).bezierCurveTo(x1 + bend, y1, x2 - bend, y2, x2, y2).stroke(colour);
-      doc.polygon([x2, y2], [x2 - 8, y2 - 4], [x2 - 8, y2 + 4]).fill(colour);
-    }
-  });
-  model.tasks.forEach((task, i) => {
-    if (!inTile(i)) return;
-    const x = l.layer[i]! * PITCH_X, y = l.row[i]! * PITCH_Y;
+    if (!boxMeets(l, i, tile)) return;
+    const x = l.x[i]!, y = l.y[i]!;
     doc.lineWidth(task.critical ? 3.5 : 1).roundedRect(x, y, NODE_W, NODE_H, 6).fillAndStroke(STATUS_FILL[task.status], task.critical ? CRITICAL : INK);
     nameLines(task.name).forEach((line, k) => text(doc, line, x + 8, y + 17 + k * 15, FONT_NAME, true));
     text(doc, `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`, x + 8, y + NODE_H - 7, FONT_SMALL);
@@ -75,4 +66,12 @@ export function drawTile(doc: Doc, model: DiagramModel, l: Layout, tile: Tile, c
   });
   doc.restore();
   doc.lineWidth(1);
+}
+
+/** A filled arrowhead at the route's tip, pointing along its last segment. */
+function arrowhead(doc: Doc, p: number[], colour: string): void {
+  const tx = p.at(-2)!, ty = p.at(-1)!;
+  const angle = Math.atan2(ty - p.at(-3)!, tx - p.at(-4)!);
+  const back = (side: number) => [tx - 8 * Math.cos(angle) + side * 4 * Math.sin(angle), ty - 8 * Math.sin(angle) - side * 4 * Math.cos(angle)] as [number, number];
+  doc.polygon([tx, ty], back(1), back(-1)).fill(colour);
 }

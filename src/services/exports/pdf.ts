@@ -9,8 +9,8 @@ import PDFDocument from 'pdfkit';
 import type { ReportView } from '../flows/report.ts';
 import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
-import { layout, tiles, wholeGrid, type Layout, type Tile } from './layout.ts';
-import { drawTile, tileSize } from './pdf-diagram.ts';
+import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, tiles, wholeTile, type Layout, type Tile } from './layout.ts';
+import { drawTile, HEADER_H, tileSize } from './pdf-diagram.ts';
 import { count } from '../../platform/plural.ts';
 import { CRITICAL, finishText, FONT_SMALL, hoursText, INK, STATUS_LABEL } from './svg.ts';
 
@@ -41,11 +41,16 @@ export interface PlanDocument {
 
 const MIN_PT = 6;
 const MARGIN = 40;
-const TILE_COLS = 5;
-const TILE_ROWS = 9;
+/** A page's part of a diagram too large for one page, in diagram units: five layers by nine rows of the layered layout. */
+const TILE_W = 5 * PITCH_X;
+const TILE_H = 9 * PITCH_Y;
+/** How far a part reaches into its neighbours. */
+const OVERLAP = 24;
 const LIST_MAX = 50;
 /** A task's dot on the page map: the status fills are too pale at that size. */
 const STATUS_INK: Record<DiagramModel['tasks'][number]['status'], string> = { done: '#43a047', in_progress: '#1e88e5', ready: '#f9a825', blocked: '#8d6e63' };
+/** Page one's diagram keeps this far from the paper's edges (printers need about 15 pt). */
+const PAGE_ONE_EDGE = 20;
 /** Page one enlarges a small diagram at most this much. */
 const MAX_FILL = 2;
 const BODY = 9;
@@ -77,7 +82,7 @@ export async function planPdf(plan: PlanDocument): Promise<Buffer> {
     doc.on('error', reject);
   });
   titleBlock(doc, plan);
-  diagramPages(doc, plan.model);
+  await diagramPages(doc, plan.model);
   planPages(doc, plan);
   doc.end();
   await done;
@@ -129,13 +134,15 @@ const generated = (plan: PlanDocument) => `${plan.generatedAt.toISOString().slic
 /**
  * The diagram: on page one under the title block, scaled to fill what is left, when it fits
  * there with its smallest text at MIN_PT or more; else page one shows a map of the pages and
- * the diagram follows in tiles, each saying where it continues.
+ * the diagram follows in tiles that overlap their neighbours by OVERLAP, with the cut marked
+ * and the neighbour's page named at each cut edge.
  */
-function diagramPages(doc: PDFKit.PDFDocument, model: DiagramModel): void {
+async function diagramPages(doc: PDFKit.PDFDocument, model: DiagramModel): Promise<void> {
   if (model.tasks.length === 0) return;
-  const l = layout(model);
-  const area = { x: MARGIN, y: doc.y, w: width(doc), h: doc.page.height - MARGIN - doc.y };
-  const whole = wholeGrid(l);
+  const l = await layout(model);
+  // The diagram may use the page's width down to PAGE_ONE_EDGE, wider than the text's margins.
+  const area = { x: PAGE_ONE_EDGE, y: doc.y, w: doc.page.width - 2 * PAGE_ONE_EDGE, h: doc.page.height - PAGE_ONE_EDGE - doc.y };
+  const whole = wholeTile(l);
   const size = tileSize(whole);
   const fill = Math.min(area.w / size.w, area.h / size.h, MAX_FILL);
   if (fill * FONT_SMALL >= MIN_PT) {
@@ -144,50 +151,62 @@ function diagramPages(doc: PDFKit.PDFDocument, model: DiagramModel): void {
     doc.restore();
     return;
   }
-  const parts = tiles(model, l, TILE_COLS, TILE_ROWS);
-  // Page one holds the title block and the map; tile k is on page k + 2.
-  const pageOf = new Map(parts.map((tile, k) => [`${tile.layer0}:${tile.row0}`, k + 2]));
+  const parts = tiles(l, TILE_W, TILE_H);
+  // Page one holds the title block and the map; part k is on page k + 2.
+  const pageAt = new Map(parts.map((tile, k) => [`${tile.x0 / TILE_W}:${tile.y0 / TILE_H}`, k + 2]));
   pageMap(doc, model, l, parts, area);
   parts.forEach((tile, k) => {
     doc.addPage();
-    const neighbour = (dl: number, dr: number) => pageOf.get(`${tile.layer0 + dl * TILE_COLS}:${tile.row0 + dr * TILE_ROWS}`);
-    const next = ([['left', -1, 0], ['right', 1, 0], ['above', 0, -1], ['below', 0, 1]] as const)
-      .flatMap(([side, dl, dr]) => { const page = neighbour(dl, dr); return page ? [`${side} on page ${page}`] : []; });
-    const caption = `part ${k + 1} of ${parts.length}: layers ${tile.layer0 + 1}–${Math.min(tile.layer1, l.layers)}, rows ${tile.row0 + 1}–${Math.min(tile.row1, l.rows)}` +
-      (next.length > 0 ? ` · continues ${next.join(', ')}` : '');
-    const { w, h } = tileSize(tile);
+    const at = (dx: number, dy: number) => pageAt.get(`${tile.x0 / TILE_W + dx}:${tile.y0 / TILE_H + dy}`);
+    const sides = { left: at(-1, 0), right: at(1, 0), above: at(0, -1), below: at(0, 1) };
+    const next = Object.entries(sides).flatMap(([side, page]) => (page ? [`${side} on page ${page}`] : []));
+    const caption = `part ${k + 1} of ${parts.length}` + (next.length > 0 ? ` · continues ${next.join(', ')}` : '');
+    // What is drawn reaches OVERLAP into each neighbour, so nothing at a cut is lost between pages.
+    const drawn: Tile = {
+      x0: sides.left ? tile.x0 - OVERLAP : tile.x0, x1: sides.right ? tile.x1 + OVERLAP : tile.x1,
+      y0: sides.above ? tile.y0 - OVERLAP : tile.y0, y1: sides.below ? tile.y1 + OVERLAP : tile.y1,
+    };
+    const { w, h } = tileSize(drawn);
     const scale = Math.min(width(doc) / w, (doc.page.height - 2 * MARGIN) / h, 1);
     // Tiles are sized for the page; a smaller scale would put text under MIN_PT.
     if (scale * FONT_SMALL < MIN_PT) throw new Error(`diagram tile ${w}×${h} too large for the page`);
     doc.save().translate(MARGIN, MARGIN).scale(scale);
-    drawTile(doc, model, l, tile, caption);
+    drawTile(doc, model, l, drawn, caption);
+    cutMarks(doc, tile, drawn, sides);
     doc.restore();
   });
 }
 
-/** Where each part of a diagram too large for one page is: the grid of parts, each with its page number. */
+/** Dashed lines where the neighbouring pages take over, each with the page it continues on. */
+function cutMarks(doc: PDFKit.PDFDocument, tile: Tile, drawn: Tile, sides: Record<'left' | 'right' | 'above' | 'below', number | undefined>): void {
+  const X = (x: number) => x - drawn.x0;
+  const Y = (y: number) => HEADER_H + y - drawn.y0;
+  doc.save().lineWidth(1).dash(6, { space: 4 }).strokeColor(CRITICAL);
+  const label = (text: string, x: number, y: number) => doc.font('DejaVu-Bold').fontSize(FONT_SMALL).fillColor(CRITICAL).text(text, x, y, { lineBreak: false });
+  if (sides.left) { doc.moveTo(X(tile.x0), Y(drawn.y0)).lineTo(X(tile.x0), Y(drawn.y1)).stroke(); label(`← p. ${sides.left}`, X(tile.x0) + 4, Y(drawn.y0) + 2); }
+  if (sides.right) { doc.moveTo(X(tile.x1), Y(drawn.y0)).lineTo(X(tile.x1), Y(drawn.y1)).stroke(); label(`p. ${sides.right} →`, X(tile.x1) - 60, Y(drawn.y0) + 2); }
+  if (sides.above) { doc.moveTo(X(drawn.x0), Y(tile.y0)).lineTo(X(drawn.x1), Y(tile.y0)).stroke(); label(`↑ p. ${sides.above}`, X(drawn.x0) + 4, Y(tile.y0) + 2); }
+  if (sides.below) { doc.moveTo(X(drawn.x0), Y(tile.y1)).lineTo(X(drawn.x1), Y(tile.y1)).stroke(); label(`↓ p. ${sides.below}`, X(drawn.x0) + 4, Y(tile.y1) - FONT_SMALL - 4); }
+  doc.undash().restore();
+  doc.fillColor(INK);
+}
+
+/** Where each part of a diagram too large for one page is: the parts as drawn, each with its page number, and every task as a dot. */
 function pageMap(doc: PDFKit.PDFDocument, model: DiagramModel, l: Layout, parts: readonly Tile[], area: { x: number; y: number; w: number; h: number }): void {
   doc.font('DejaVu-Bold').fontSize(12).fillColor(INK).text('Page map', area.x, area.y);
   doc.font('DejaVu').fontSize(BODY).text(`The diagram is too large for one page at a legible size: it follows in ${count(parts.length, 'part')}, laid out as below (each part names its neighbours' pages).`, { width: area.w });
   const top = doc.y + 8;
-  const across = Math.ceil(Math.max(1, l.layers) / TILE_COLS);
-  const down = Math.ceil(Math.max(1, l.rows) / TILE_ROWS);
-  const cell = Math.min(area.w / across, (area.y + area.h - top) / down, 90);
-  parts.forEach((tile) => {
-    const x = area.x + (tile.layer0 / TILE_COLS) * cell, y = top + (tile.row0 / TILE_ROWS) * cell;
-    doc.lineWidth(0.5).rect(x + 1, y + 1, cell - 2, cell - 2).fillAndStroke('#f7f7f7', INK);
-  });
+  const k = Math.min(area.w / l.width, (area.y + area.h - top) / l.height, 90 / TILE_W);
+  for (const tile of parts) doc.lineWidth(0.5).rect(area.x + tile.x0 * k + 1, top + tile.y0 * k + 1, (tile.x1 - tile.x0) * k - 2, (tile.y1 - tile.y0) * k - 2).fillAndStroke('#f7f7f7', INK);
   // Each task as a dot where it is, in its status colour: the map has the diagram's shape.
-  const dot = Math.max(1, Math.min(cell / TILE_COLS, cell / TILE_ROWS) * 0.6);
+  const dot = Math.max(1, NODE_H * k * 0.6);
   model.tasks.forEach((task, i) => {
-    doc.rect(area.x + (l.layer[i]! + 0.2) * (cell / TILE_COLS), top + (l.row[i]! + 0.2) * (cell / TILE_ROWS), dot, dot * 0.6).fill(task.critical ? CRITICAL : STATUS_INK[task.status]);
+    doc.rect(area.x + (l.x[i]! + NODE_W / 2) * k - dot / 2, top + (l.y[i]! + NODE_H / 2) * k - dot * 0.3, dot, dot * 0.6).fill(task.critical ? CRITICAL : STATUS_INK[task.status]);
   });
-  parts.forEach((tile, k) => {
-    const x = area.x + (tile.layer0 / TILE_COLS) * cell, y = top + (tile.row0 / TILE_ROWS) * cell;
-    doc.fillColor(INK).font('DejaVu-Bold').fontSize(Math.max(MIN_PT, Math.min(BODY, cell / 4))).text(`p. ${k + 2}`, x + 3, y + 3, { width: cell - 6, lineBreak: false });
+  parts.forEach((tile, n) => {
+    doc.fillColor(INK).font('DejaVu-Bold').fontSize(Math.max(MIN_PT, Math.min(BODY, ((tile.x1 - tile.x0) * k) / 4))).text(`p. ${n + 2}`, area.x + tile.x0 * k + 3, top + tile.y0 * k + 3, { lineBreak: false });
   });
   doc.font('DejaVu');
-  doc.fillColor(INK).lineWidth(1);
 }
 
 function bulletList(doc: PDFKit.PDFDocument, items: string[], empty: string): void {

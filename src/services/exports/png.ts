@@ -45,12 +45,12 @@ function criticalView(model: DiagramModel, full: { w: number; h: number }): { mo
   };
 }
 
-export function diagramPng(model: DiagramModel): Buffer {
-  let svg = tileSvg(model, layout(model));
+export async function diagramPng(model: DiagramModel): Promise<Buffer> {
+  let svg = tileSvg(model, await layout(model));
   let zoom = zoomFor(svg);
   if (zoom === null) {
     const view = criticalView(model, sizeOf(svg));
-    svg = tileSvg(view.model, layout(view.model), undefined, { caption: view.caption });
+    svg = tileSvg(view.model, await layout(view.model), undefined, { caption: view.caption });
     zoom = zoomFor(svg) ?? MIN_ZOOM;
   }
   const resvg = new Resvg(svg, {

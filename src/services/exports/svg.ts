@@ -8,15 +8,15 @@
  */
 import { html, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
-import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, wholeGrid, type Layout, type Tile } from './layout.ts';
+import { boxMeets, layout, NODE_H, NODE_W, routeMeets, wholeTile, type Layout, type Route, type Tile } from './layout.ts';
 
 export const FONT_FAMILY = 'DejaVu Sans, Verdana, sans-serif';
 /** Sizes in SVG units; the PDF never scales a tile below MIN_SCALE, so no text is under 6 pt. */
 export const FONT_NAME = 13;
-export const FONT_SMALL = 11;
+export const FONT_SMALL = 12;
 const MARGIN = 16;
 const HEADER_H = 64;
-const NAME_CHARS = 22;
+const NAME_CHARS = 20;
 const ARIA_CRITICAL_MAX = 30;
 
 export const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
@@ -92,14 +92,13 @@ ${task.critical ? html`<text class="fp-critical-text" x="${x + NODE_W - 8}" y="$
 `;
 }
 
-/** One dependency arrow; its stroke and marker come from its group (edgeGroups), which keeps big diagrams small. */
-function edge(from: number, to: number, l: Layout): Html {
-  const x1 = l.layer[from]! * PITCH_X + NODE_W;
-  const y1 = l.row[from]! * PITCH_Y + NODE_H / 2;
-  const x2 = l.layer[to]! * PITCH_X - 2;
-  const y2 = l.row[to]! * PITCH_Y + NODE_H / 2;
-  const bend = Math.min(48, (x2 - x1) / 2);
-  return html`<path d="M${x1} ${y1}C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}"/>`;
+/** A route as path data (its stroke and marker come from its group: edgeGroups keeps big diagrams small). */
+export function routePath(route: Route): string {
+  const p = route.points.map((v) => Math.round(v * 10) / 10);
+  if (!route.curve) return `M${p[0]} ${p[1]}${Array.from({ length: p.length / 2 - 1 }, (_, k) => `L${p[2 * k + 2]} ${p[2 * k + 3]}`).join('')}`;
+  let d = `M${p[0]} ${p[1]}`;
+  for (let k = 2; k + 5 < p.length; k += 6) d += `C${p[k]} ${p[k + 1]} ${p[k + 2]} ${p[k + 3]} ${p[k + 4]} ${p[k + 5]}`;
+  return d;
 }
 
 function edgeGroups(normal: Html[], critical: Html[]): Html {
@@ -116,23 +115,23 @@ function legend(y: number): Html {
 }
 
 /** The SVG of one tile of a laid-out model; the whole diagram when no tile is given. */
-export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeGrid(l), options: SvgOptions = {}): string {
-  const contentW = (tile.layer1 - tile.layer0) * PITCH_X - (PITCH_X - NODE_W);
-  const contentH = (tile.row1 - tile.row0) * PITCH_Y - (PITCH_Y - NODE_H);
-  const width = Math.max(contentW + 2 * MARGIN, 620);
-  const height = HEADER_H + contentH + 2 * MARGIN;
-  const inTile = (i: number) => l.layer[i]! >= tile.layer0 && l.layer[i]! < tile.layer1 && l.row[i]! >= tile.row0 && l.row[i]! < tile.row1;
+export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l), options: SvgOptions = {}): string {
+  const contentW = tile.x1 - tile.x0;
+  const contentH = tile.y1 - tile.y0;
+  const width = Math.max(Math.ceil(contentW) + 2 * MARGIN, 620);
+  const height = HEADER_H + Math.ceil(contentH) + 2 * MARGIN;
   const nodes: Html[] = [];
+  model.tasks.forEach((task, i) => {
+    if (boxMeets(l, i, tile)) nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10));
+  });
   const edges: Html[] = [];
   const criticalEdges: Html[] = [];
-  model.tasks.forEach((task, i) => {
-    const here = inTile(i);
-    if (here) nodes.push(node(task, l.layer[i]! * PITCH_X, l.row[i]! * PITCH_Y));
-    // An edge with one end off the tile is drawn too, clipped at the tile's border.
-    for (const dep of task.dependsOn) {
-      if (here || inTile(dep)) (task.critical && model.tasks[dep]!.critical ? criticalEdges : edges).push(edge(dep, i, l));
-    }
-  });
+  // A route with an end off the tile is drawn too, cut at the tile's border.
+  for (const route of l.routes) {
+    if (!routeMeets(route, tile)) continue;
+    const critical = model.tasks[route.to]!.critical && model.tasks[route.from]!.critical;
+    (critical ? criticalEdges : edges).push(html`<path d="${routePath(route)}"/>`);
+  }
   const title = `Dependency diagram of ${model.flowName}`;
   const label = `${title}: ${model.tasks.length} tasks. Critical path: ${criticalNames(model)}. ${finishText(model)}.`;
   const marker = (id: string, colour: string) =>
@@ -144,11 +143,11 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeGrid(l
 <text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${model.flowName.slice(0, 120)}</text>
 <text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
 ${legend(48)}
-<svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.layer0 * PITCH_X} ${tile.row0 * PITCH_Y} ${contentW} ${contentH}" overflow="hidden">
+<svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="hidden">
 ${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`.text;
 }
 
 /** The whole diagram as one SVG (the public page, diagram.svg). */
-export function diagramSvgOf(model: DiagramModel, options: SvgOptions = {}): string {
-  return tileSvg(model, layout(model), undefined, options);
+export async function diagramSvgOf(model: DiagramModel, options: SvgOptions = {}): Promise<string> {
+  return tileSvg(model, await layout(model), undefined, options);
 }
