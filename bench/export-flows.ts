@@ -1,3 +1,6 @@
+import type { DiagramModel } from '../src/services/exports/diagram.ts';
+import type { PlanDocument } from '../src/services/exports/pdf.ts';
+
 /** The flows bench:export draws: plans shaped like real ones, each task waiting for up to three of the 60 before it. */
 export function flowBody(n: number) {
   let seed = 42;
@@ -9,3 +12,34 @@ export function flowBody(n: number) {
   });
   return { name: `Export bench ${n}`, dueDate: '2030-12-31', tasks };
 }
+
+/** The flow of bench:export as the renderers get it: statuses by position, the longest path critical. */
+export function plan(n: number): PlanDocument {
+  const body = flowBody(n);
+  const finish: number[] = [];
+  const from: number[] = [];
+  body.tasks.forEach((task, i) => {
+    const before = task.after.reduce((best, d) => (best < 0 || finish[d]! > finish[best]! ? d : best), -1);
+    from[i] = before;
+    finish[i] = (before < 0 ? 0 : finish[before]!) + task.estimateHours;
+  });
+  const critical = new Set<number>();
+  for (let i = finish.indexOf(Math.max(...finish)); i >= 0; i = from[i]!) critical.add(i);
+  const statuses = ['done', 'in_progress', 'ready', 'blocked'] as const;
+  const model: DiagramModel = {
+    flowId: 'flw_bench', flowName: body.name, version: 1, dueDate: body.dueDate, projectedFinish: '2030-11-29', onTrack: true,
+    tasks: body.tasks.map((task, i) => ({
+      id: `t${i}`, name: task.name, status: i < n / 10 ? 'done' : statuses[1 + (i % 3)]!, estimateHours: task.estimateHours, critical: critical.has(i), dependsOn: task.after,
+    })),
+  };
+  return {
+    model, startDate: '2030-01-07', criticalPath: [...critical].map((i) => body.tasks[i]!.name),
+    rows: body.tasks.map((task, i) => ({ name: task.name, status: model.tasks[i]!.status, estimateHours: task.estimateHours, critical: critical.has(i), startDay: i, finishDay: i + 1, start: '2030-01-07', finish: '2030-01-08' })),
+    report: {
+      flowId: 'flw_bench', flowName: body.name, completion: 0.1, tasksTotal: n, tasksDone: n / 10, tasksReady: 0, tasksBlocked: 0, hoursEstimated: null, hoursRemaining: null,
+      unestimatedTasks: [], orphanedTasks: [], workload: [], topBlockers: [],
+    },
+    unestimatedNames: [], generatedAt: new Date(),
+  };
+}
+

@@ -135,8 +135,10 @@ t.test('public pages in Chromium', async (t) => {
       await page.goto(s.url + seeded.flowPath);
       const colours = await page.evaluate(`(() => {
         const style = (selector) => getComputedStyle(document.querySelector(selector));
-        return { bg: style('body').backgroundColor, text: style('body').color, muted: style('.muted').color, link: style('main a').color, late: style('.task-list .critical').color, diagram: style('.fp-diagram').color, diagramBg: style('.fp-diagram .fp-bg').fill };
-      })()`) as Record<'bg' | 'text' | 'muted' | 'link' | 'late' | 'diagram' | 'diagramBg', string>;
+        return { bg: style('body').backgroundColor, text: style('body').color, muted: style('.muted').color, link: style('main a').color, late: style('.task-list .critical').color, diagram: style('.fp-diagram').color, diagramBg: style('.fp-diagram .fp-bg').fill, box: style('.fp-diagram .fp-node').fill };
+      })()`) as Record<'bg' | 'text' | 'muted' | 'link' | 'late' | 'diagram' | 'diagramBg' | 'box', string>;
+      t.equal(contrast(colours.box, 'rgb(0, 0, 0)') < 4.5, scheme === 'dark', `task boxes follow the ${scheme} scheme (${colours.box})`);
+      t.ok(contrast(colours.diagram, colours.box) >= 4.5, `box text ${colours.diagram} on ${colours.box}`);
       const darkBackground = contrast(colours.bg, 'rgb(0, 0, 0)') < 4.5;
       t.equal(darkBackground, scheme === 'dark', `the ${scheme} scheme is in use (${colours.bg})`);
       for (const key of ['text', 'muted', 'link', 'late'] as const) {

@@ -123,7 +123,8 @@ function titleBlock(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
     if (i < facts.length - 1) doc.text('   ', { continued: true });
   });
   doc.font('DejaVu').fontSize(11).text(
-    `${statusSummary(model)} · ${Math.round(report.completion * 100)} % complete · ${hours(report.hoursEstimated)} estimated, ${hours(report.hoursRemaining)} remaining`,
+    `${statusSummary(model)} · ${Math.round(report.completion * 100)} % complete · `
+      + (report.hoursEstimated === null ? 'no estimates yet' : `${hours(report.hoursEstimated)} estimated, ${hours(report.hoursRemaining)} remaining`),
     { width: width(doc) },
   ).moveDown(0.5);
   if (model.tasks.length === 0) doc.fontSize(13).text('This flow has no tasks yet.');
