@@ -85,6 +85,18 @@ t.test('the render pool refuses past its bound with 503 and Retry-After', async 
   t.ok((await render.png(model)).length > 0, 'and the next one is taken');
 });
 
+t.test('concurrent exports queue for the one export slot instead of drawing at once; diagram SVGs do not wait', async (t) => {
+  const render = new RenderService({ threads: 2, timeoutMs: 30_000, maxInFlight: 8, log: pino({ level: 'silent' }) });
+  t.teardown(() => render.close());
+  const model = randomModel(300, 5, 2);
+  const exports = [render.png(model), render.png(model), render.png(model)];
+  t.match(render.stats(), { exporting: true, exportsWaiting: 2, inFlight: 3 }, 'one draws, two wait their turn (counted in flight)');
+  t.ok((await render.diagramSvg(randomModel(5, 1, 1))).startsWith('<svg'), 'an SVG meanwhile goes straight to the pool');
+  const files = await Promise.all(exports);
+  t.ok(files.every((f) => f.length > 0 && f.equals(files[0]!)), 'every export drawn, the same bytes');
+  t.match(render.stats(), { exporting: false, exportsWaiting: 0, inFlight: 0 });
+});
+
 /** A random DAG of n tasks, each waiting for up to `fanIn` earlier ones in a shuffled order (so indexes run both ways). */
 function randomModel(n: number, seed: number, fanIn: number) {
   let state = seed;

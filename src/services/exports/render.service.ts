@@ -4,6 +4,9 @@
  * never exports should not hold), with a timeout per render counted from the moment a worker
  * begins it, and a bound on renders in flight: past it, callers get 503 with Retry-After
  * instead of a queue that only grows. A render that throws or overruns its time is 502 RENDER_FAILED.
+ * PNG and PDF exports run one at a time per process (a large one holds up to ~200 MB while it
+ * draws: bench:export's `alone.extraMB`); the rest wait their turn in order, so concurrent
+ * exports queue instead of multiplying memory. Diagram SVGs, small and cached, do not wait.
  */
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
@@ -31,6 +34,9 @@ export class RenderService {
   #pool: Piscina<RenderTask & { fail?: boolean } & Started, RenderOutput> | null = null;
   #inFlight = 0;
   #completed = 0;
+  /** Exports waiting for the one export slot, in arrival order; `#exporting` holds it. */
+  readonly #exportQueue: (() => void)[] = [];
+  #exporting = false;
   /** The thread that ran the last render (tests prove the pool ran it). */
   lastThreadId = 0;
 
@@ -44,18 +50,31 @@ export class RenderService {
   }
 
   async png(model: DiagramModel): Promise<Buffer> {
-    return Buffer.from((await this.#run({ kind: 'png', model })) as Uint8Array);
+    return Buffer.from((await this.#export({ kind: 'png', model })) as Uint8Array);
   }
 
   async pdf(document: PlanDocument): Promise<Buffer> {
-    return Buffer.from((await this.#run({ kind: 'pdf', document })) as Uint8Array);
+    return Buffer.from((await this.#export({ kind: 'pdf', document })) as Uint8Array);
   }
 
-  async #run(task: RenderTask): Promise<string | Uint8Array> {
+  /** An export in its turn: counted in flight (and refused past the bound) while it waits too. */
+  async #export(task: RenderTask): Promise<string | Uint8Array> {
+    return this.#run(task, async () => {
+      if (this.#exporting) await new Promise<void>((resolve) => this.#exportQueue.push(resolve));
+      this.#exporting = true;
+    }, () => {
+      const next = this.#exportQueue.shift();
+      if (next) next();
+      else this.#exporting = false;
+    });
+  }
+
+  async #run(task: RenderTask, turn?: () => Promise<void>, done?: () => void): Promise<string | Uint8Array> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
       throw new DomainError('SERVICE_UNAVAILABLE', 'Too many renders at this moment, retry shortly', undefined, { retryAfterSeconds: 2 });
     }
     this.#inFlight++;
+    await turn?.();
     try {
       const pool = (this.#pool ??= new Piscina({
         filename: WORKER_URL.href,
@@ -74,11 +93,15 @@ export class RenderService {
       throw new DomainError('RENDER_FAILED', timedOut ? 'Rendering took too long' : 'Rendering failed');
     } finally {
       this.#inFlight--;
+      done?.();
     }
   }
 
-  stats(): { inFlight: number; completed: number; utilization: number; queueSize: number } {
-    return { inFlight: this.#inFlight, completed: this.#completed, utilization: this.#pool?.utilization ?? 0, queueSize: this.#pool?.queueSize ?? 0 };
+  stats(): { inFlight: number; completed: number; utilization: number; queueSize: number; exportsWaiting: number; exporting: boolean } {
+    return {
+      inFlight: this.#inFlight, completed: this.#completed, utilization: this.#pool?.utilization ?? 0, queueSize: this.#pool?.queueSize ?? 0,
+      exportsWaiting: this.#exportQueue.length, exporting: this.#exporting,
+    };
   }
 
   async close(): Promise<void> {
