@@ -29,6 +29,9 @@ t.test('5,000 tasks: PDF legible and complete, PNG drawn', async (t) => {
   t.ok(pdf.minFontSize >= 6, `smallest of ${pdf.items} texts is ${pdf.minFontSize.toFixed(2)} pt`);
   t.match(pdf.text, 'Large rollout');
   t.match(pdf.text, '2031-12-31');
+  t.match(pdf.pageTexts[0], /Page map[\s\S]*p\. 2[\s\S]*p\. 3/, 'page one maps the parts to their pages');
+  t.match(pdf.pageTexts[1], /part 1 of \d+ · continues (right|below) on page \d+/, 'each part names where it continues');
+  t.match(pdf.pageTexts[1], /p\. \d+ →|↓ p\. \d+/, 'and marks the cut with the next page');
   const missing = critical.filter((name) => !pdf.text.includes(name));
   t.strictSame(missing, [], 'every critical task is named');
 
