@@ -71,6 +71,8 @@ export interface StartOptions {
   database?: Database;
   /** Test hook: every render fails in its worker (RENDER_FAILED). Only tests pass it; no setting reaches it. */
   failRenders?: boolean;
+  /** Test hook: every render waits this long in its worker first (a slow export). Only tests pass it. */
+  renderDelayMs?: number;
   /** Test hook: the recompute pool runs this worker module (one that fails on cue) with this timeout. */
   recomputeWorker?: { url: URL; timeoutMs: number };
   /**
@@ -119,7 +121,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   pool.registerMetrics(metrics);
   registerConnectionMetrics(metrics, sql);
   const mailer = new Mailer(config, log);
-  const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders });
+  const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders, renderDelayMs: options.renderDelayMs });
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   // Requests in flight: webhook delivery keeps out of their way.

@@ -8,6 +8,7 @@ import { createKey, createWorkspace } from '../../src/services/auth/provision.ts
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, startTestServer, type TestServer } from '../helpers/server.ts';
 import { decodePdf, decodePng, pdffonts } from './decode.ts';
+import { rawRequest } from '../helpers/raw.ts';
 
 interface FileResponse {
   status: number;
@@ -202,4 +203,20 @@ t.test('a render that fails is 502 RENDER_FAILED (test hook)', async (t) => {
   assertError(t, asApi(await exportFile(failing, flow.id, { format: 'png' })), 502, 'RENDER_FAILED');
   t.equal((await failing.api('GET', `/v1/flows/${flow.id}`, { token: failing.adminKey })).status, 200, 'the server carries on');
   t.equal((await exportFile(s, (await newFlow(t, s, PLAN)).id)).status, 200, 'a server started without the hook renders');
+});
+
+t.test('an export slower than uWS idle timeout is still answered (test hook)', async (t) => {
+  // uWS re-arms a ~10 s idle timer (4 s granularity) when a paused socket reads on: a render
+  // past it was cut off when its body had come with the head, the client seeing the socket
+  // close. Head and body go in one write here; 14 s is past the latest the timer fires.
+  const slow = await startTestServer(t, {}, {}, { renderDelayMs: 14_000 });
+  const flow = await newFlow(t, slow, PLAN);
+  const body = JSON.stringify({ format: 'pdf' });
+  const started = Date.now();
+  const res = await rawRequest(Number(new URL(slow.url).port), `POST /v1/flows/${flow.id}/exports HTTP/1.1\r\nHost: 127.0.0.1\r\n`
+    + `Authorization: Bearer ${slow.adminKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`, 60_000);
+  t.equal(res.status, 200, `the PDF arrives (${res.ended})`);
+  t.equal(res.headers['content-type'], 'application/pdf');
+  t.ok(Date.now() - started >= 14_000, `after the render's wait (${Date.now() - started} ms)`);
+  t.equal((await slow.api('GET', `/v1/flows/${flow.id}`, { token: slow.adminKey })).status, 200, 'and the server serves on');
 });

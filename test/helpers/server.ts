@@ -64,7 +64,7 @@ export async function startTestServer(
    * Test hooks of startApp; the recompute pool starts cold, and no demo person is made (a
    * password hash at the floor), unless a test asks otherwise.
    */
-  hooks: Pick<StartOptions, 'failRenders' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'> = {},
+  hooks: Pick<StartOptions, 'failRenders' | 'renderDelayMs' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'> = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   // Metrics on a free port even when a test fixes the API port: 9464 is one per machine.

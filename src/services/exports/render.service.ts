@@ -27,11 +27,13 @@ export interface RenderServiceOptions {
   log: Logger;
   /** Test hook: every render fails in the worker. Set only by tests through startApp's options. */
   failRenders?: boolean;
+  /** Test hook: every render waits this long in the worker first. Set only by tests through startApp's options. */
+  renderDelayMs?: number;
 }
 
 export class RenderService {
   readonly #opts: RenderServiceOptions;
-  #pool: Piscina<RenderTask & { fail?: boolean } & Started, RenderOutput> | null = null;
+  #pool: Piscina<RenderTask & { fail?: boolean; delayMs?: number } & Started, RenderOutput> | null = null;
   #inFlight = 0;
   #completed = 0;
   /** Exports waiting for the one export slot, in arrival order; `#exporting` holds it. */
@@ -82,7 +84,7 @@ export class RenderService {
         minThreads: 0,
         idleTimeout: IDLE_TIMEOUT_MS,
       }));
-      const input = this.#opts.failRenders ? { ...task, fail: true } : task;
+      const input = { ...task, ...(this.#opts.failRenders ? { fail: true } : {}), ...(this.#opts.renderDelayMs ? { delayMs: this.#opts.renderDelayMs } : {}) };
       const output = await runTimed(pool, input, this.#opts.timeoutMs);
       this.#completed++;
       this.lastThreadId = output.threadId;

@@ -227,9 +227,19 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       awaitingBody = false;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       chunks.length = 0;
+      // Paused while the handler works: uWS re-arms its ~10 s idle timeout when a socket is
+      // resumed, and would cut off a handler that takes longer (a large export); a paused socket
+      // has none. It reads on once the answer is written.
+      if (!state.aborted) res.pause();
       edge.handle({ ...head, body }, match, admission!).then(
-        (response) => send(res, state, response, closing),
-        () => send(res, state, { status: 500, headers: {}, body: null }, true),
+        (response) => {
+          if (!state.aborted) res.resume();
+          send(res, state, response, closing);
+        },
+        () => {
+          if (!state.aborted) res.resume();
+          send(res, state, { status: 500, headers: {}, body: null }, true);
+        },
       ).finally(() => {
         release();
         finish();
@@ -273,10 +283,10 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       const arrived = early;
       early = [];
       for (const { chunk, isLast } of arrived) if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
-      // Read on: the rest of the body, or (the body complete) the connection's next request.
+      // Read on: the rest of the body (a complete one is being handled, its socket paused).
       if (phase === 'reading') {
         if (stream) stream.resumeIfRoom();
-        else res.resume();
+        else if (awaitingBody) res.resume();
       }
     }, () => refuseBody({ status: 500, headers: {}, body: null }));
   }
