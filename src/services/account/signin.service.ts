@@ -13,6 +13,7 @@
  *   nobody can lock the real person out by failing on purpose from elsewhere.
  */
 import { DomainError } from '../../platform/errors.ts';
+import { count } from '../../platform/plural.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findUserByEmail, type UserRow } from '../../storage/workspaces.store.ts';
@@ -48,7 +49,7 @@ export function prepareSignin(): void {
 /** Thrown when sign-in is refused for now; carries the minutes to wait. */
 export class SigninThrottled extends DomainError {
   constructor(readonly minutes: number) {
-    super('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { retryAfter: minutes * 60 }, { retryAfterSeconds: minutes * 60 });
+    super('RATE_LIMITED', `Too many failed sign-ins. Try again in ${count(minutes, 'minute')}.`, { retryAfter: minutes * 60 }, { retryAfterSeconds: minutes * 60 });
   }
 }
 

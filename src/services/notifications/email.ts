@@ -4,6 +4,7 @@
  * per-kind link.
  */
 import { html, type Html } from '../../platform/html.ts';
+import { count } from '../../platform/plural.ts';
 import { mailDocument, mailLink, mailStyle } from '../mail/layout.ts';
 import type { StoredMessage } from '../../storage/notifications.store.ts';
 import type { Digest, DigestItem } from './digest.ts';
@@ -63,8 +64,8 @@ export function batchSubject(items: readonly BatchItem[]): string {
   const unlocked = items.filter((i) => i.kind === 'unlocked');
   if (items.length === 1) return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${oneLine(items[0]!.taskName)}`;
   const parts = [];
-  if (assigned.length) parts.push(`${assigned.length} task${assigned.length === 1 ? '' : 's'} assigned to you`);
-  if (unlocked.length) parts.push(`${unlocked.length} task${unlocked.length === 1 ? '' : 's'} ready to start`);
+  if (assigned.length) parts.push(`${count(assigned.length, 'task')} assigned to you`);
+  if (unlocked.length) parts.push(`${count(unlocked.length, 'task')} ready to start`);
   return parts.join(', ');
 }
 
@@ -97,9 +98,9 @@ export function digestSubject(digest: Digest): string {
   const parts = [];
   if (c.ready) parts.push(`${c.ready} ready`);
   if (c.inProgress) parts.push(`${c.inProgress} in progress`);
-  if (c.atRisk) parts.push(`${c.atRisk} flow${c.atRisk === 1 ? '' : 's'} at risk`);
+  if (c.atRisk) parts.push(`${count(c.atRisk, 'flow')} at risk`);
   if (parts.length === 0 && c.completed) parts.push(`${c.completed} done yesterday`);
-  if (parts.length === 0) parts.push(`${c.available + c.blocked} open task${c.available + c.blocked === 1 ? '' : 's'}`);
+  if (parts.length === 0) parts.push(`${count(c.available + c.blocked, 'open task')}`);
   return `Your day in flowplan: ${parts.join(', ')}`;
 }
 

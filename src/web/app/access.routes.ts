@@ -9,12 +9,12 @@ import { DomainError } from '../../platform/errors.ts';
 import { errorHeaders } from '../http/error-status.ts';
 import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
-import { workspacesOf } from '../../services/team/members.service.ts';
 import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from '../../services/account/access.service.ts';
 import { accessView, inviteView } from './access.views.ts';
 import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from '../../services/account/invite-links.service.ts';
-import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
-import { checkCsrf, startSession, visitor, type Visitor } from './session.ts';
+import { count } from '../../platform/plural.ts';
+import { appRoute, field, formFields, seeOther, signedIn, view, type AppDeps } from './render.ts';
+import { checkCsrf, startSession, visitor } from './session.ts';
 import { SigninThrottled } from '../../services/account/signin.service.ts';
 import { messageView } from './signin.views.ts';
 
@@ -25,30 +25,26 @@ const CLIENT_ID = Type.Object({ id: Type.String({ pattern: '^cli_[A-Za-z0-9_-]{1
 export function accessRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, auth } = deps;
 
-  /** The signed-in visitor and the workspace the page is about; null when a sign-in is needed. */
-  async function signedIn(ctx: Pick<RequestContext, 'headers'>): Promise<{ v: Visitor; access: AccessContext } | null> {
-    const v = await visitor(sql, names, ctx.headers);
-    if (!v.session) return null;
-    const orgs = await workspacesOf(sql, v.session.userId);
-    const workspace = orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
-    if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
-    return { v, access: { sql, auth, userId: v.session.userId, workspaceId: workspace.id } };
+  /** The signed-in visitor, the workspace the page is about, and what the access service needs; null when a sign-in is needed. */
+  async function signedInAccess(ctx: Pick<RequestContext, 'headers'>) {
+    const who = await signedIn(deps, ctx.headers);
+    return who && { ...who, access: { sql, auth, userId: who.v.session.userId, workspaceId: who.workspace.id } satisfies AccessContext };
   }
 
   async function accessPage(
     ctx: Pick<RequestContext, 'headers'>,
     state: { created?: { id: string; key: string; rotated: boolean }; error?: string; notice?: string; status?: number } = {},
   ): Promise<Reply> {
-    const who = await signedIn(ctx);
+    const who = await signedInAccess(ctx);
     if (!who) return seeOther(`${prefix}/signin`);
-    const [org] = (await workspacesOf(sql, who.access.userId)).filter((o) => o.id === who.access.workspaceId);
-    if (!['owner', 'admin'].includes(org!.role)) {
-      return view('API access', messageView(`API access: ${org!.name}`, `You are ${org!.role === 'member' ? 'a member' : 'a viewer'} of ${org!.name}. Only admins manage API keys and clients.`,
+    const org = who.workspace;
+    if (!['owner', 'admin'].includes(org.role)) {
+      return view('API access', messageView(`API access: ${org.name}`, `You are ${org.role === 'member' ? 'a member' : 'a viewer'} of ${org.name}. Only admins manage API keys and clients.`,
         { href: prefix || '/', text: 'Back to your home page' }), { status: 403, cookies: who.v.cookies });
     }
     const { credentials, firstParty } = await listAccess(who.access);
     return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
-      workspaceName: org!.name, credentials, firstParty, who: who.v.session!, created: state.created ?? null, error: state.error ?? null,
+      workspaceName: org.name, credentials, firstParty, who: who.v.session, created: state.created ?? null, error: state.error ?? null,
       notice: state.notice ?? null,
     }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
   }
@@ -60,7 +56,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
   ): Promise<Reply> => {
     const fields = formFields(ctx);
     checkCsrf(names, ctx.headers, field(fields, 'csrf'));
-    const who = await signedIn(ctx);
+    const who = await signedInAccess(ctx);
     if (!who) return seeOther(`${prefix}/signin`);
     return run(who.access, fields);
   };
@@ -100,8 +96,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
       summary: "End the workspace's sign-ins through a first-party client", params: CLIENT_ID,
       handler: (ctx) => accessAction(ctx, async (access) => {
         const ended = await endClientSignins(access, ctx.params.id);
-        const people = ended.people === 1 ? '1 person' : `${ended.people} people`;
-        return accessPage(ctx, { notice: `Ended the sign-ins through ${ended.name} in this workspace (${people} signed out).` });
+        return accessPage(ctx, { notice: `Ended the sign-ins through ${ended.name} in this workspace (${count(ended.people, 'person', 'people')} signed out).` });
       }),
     }),
     appRoute({

@@ -4,10 +4,8 @@ import { html, type Html } from '../../platform/html.ts';
 import { SCOPE_TEXT } from '../schemas/openapi.ts';
 import type { CredentialListRow } from '../../services/account/access.service.ts';
 import type { InviteLink } from '../../services/account/invite-links.service.ts';
-import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
+import { csrfField, errorBox, signoutForm, type FormContext } from './signin.views.ts';
 import { appNav } from './home.views.ts';
-
-const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
 
 export function accessView(form: FormContext, input: {
   workspaceName: string; credentials: CredentialListRow[]; firstParty: CredentialListRow[]; who: { name: string; email: string };

@@ -4,12 +4,10 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
-import { workspacesOf } from '../../services/team/members.service.ts';
 import { homeWork } from '../../services/account/home.service.ts';
 import { ownSettings, saveOwnSettings } from '../../services/notifications/preferences.service.ts';
-import type { OrgRow } from '../../services/account/signin.service.ts';
-import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
-import { checkCsrf, visitor, type Visitor } from './session.ts';
+import { appRoute, field, formFields, seeOther, signedIn, view, type AppDeps } from './render.ts';
+import { checkCsrf } from './session.ts';
 import { homeView, settingsView } from './home.views.ts';
 
 /** Every zone Intl knows, UTC first: the settings page's choices. */
@@ -18,22 +16,8 @@ const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zon
 export function homeRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, work } = deps;
 
-  /**
-   * The signed-in visitor, their workspaces and the one the page is about: `asked` when given
-   * (an email's link names its workspace; not one of theirs: 404), else the session's.
-   */
-  async function signedIn(headers: RequestContext['headers'], asked = ''): Promise<{ v: Visitor & { session: NonNullable<Visitor['session']> }; orgs: OrgRow[]; workspace: OrgRow } | null> {
-    const v = await visitor(sql, names, headers);
-    if (!v.session) return null;
-    const orgs = await workspacesOf(sql, v.session.userId);
-    const workspace = asked ? orgs.find((org) => org.id === asked) : orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
-    if (asked && !workspace) throw new DomainError('NOT_FOUND', 'You are not a member of that workspace.');
-    if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
-    return { v: v as Visitor & { session: NonNullable<Visitor['session']> }, orgs, workspace };
-  }
-
   async function settingsPage(headers: RequestContext['headers'], asked: string, state: { error?: string; notice?: string; status?: number } = {}): Promise<Reply> {
-    const who = await signedIn(headers, asked);
+    const who = await signedIn(deps, headers, asked);
     if (!who) return seeOther(`${prefix}/signin`);
     const { settings, flows } = await ownSettings(sql, who.workspace.id, who.v.session.userId);
     const zones = ZONES.includes(settings.timezone) ? ZONES : [settings.timezone, ...ZONES];
@@ -46,7 +30,7 @@ export function homeRoutes(deps: AppDeps): Route[] {
     appRoute({
       method: 'GET', path: prefix || '/', operationId: 'appHome', summary: 'Home: your work and workspaces when signed in, else sign-in',
       handler: async ({ headers }) => {
-        const who = await signedIn(headers);
+        const who = await signedIn(deps, headers);
         if (!who) return seeOther(`${prefix}/signin`);
         const mine = await homeWork(work, who.workspace.id, who.v.session.userId);
         return view('Home', homeView({ prefix, csrf: who.v.csrf }, { who: who.v.session, workspace: who.workspace, workspaces: who.orgs, work: mine }), { cookies: who.v.cookies });
@@ -62,7 +46,7 @@ export function homeRoutes(deps: AppDeps): Route[] {
         const fields = formFields(ctx);
         checkCsrf(names, ctx.headers, field(fields, 'csrf'));
         const asked = field(fields, 'workspace');
-        const who = await signedIn(ctx.headers, asked);
+        const who = await signedIn(deps, ctx.headers, asked);
         if (!who) return seeOther(`${prefix}/signin`);
         const on = (name: string) => field(fields, name) === 'on';
         try {

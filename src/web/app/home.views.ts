@@ -3,9 +3,7 @@ import { html, type Html } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import type { HomeWorkItem } from '../../services/account/home.service.ts';
 import type { OrgRow } from '../../services/account/signin.service.ts';
-import { errorBox, signoutForm, type FormContext } from './signin.views.ts';
-
-const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
+import { csrfField, errorBox, signoutForm, type FormContext } from './signin.views.ts';
 
 export interface Who {
   name: string;

@@ -13,7 +13,9 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Reply, RequestContext, Route, RouteSpec } from '../http/route.ts';
 import type { Sql } from '../../platform/database.ts';
 import { appPrefix } from '../app-url.ts';
-import { cookieNames, type CookieNames } from './session.ts';
+import { cookieNames, visitor, type CookieNames, type Visitor } from './session.ts';
+import { workspacesOf } from '../../services/team/members.service.ts';
+import type { OrgRow } from '../../services/account/signin.service.ts';
 import { messageView } from './signin.views.ts';
 
 export interface AppDeps {
@@ -56,6 +58,24 @@ export function view(
   if (!target.dropFormAction) return reply;
   const csp = reply.headers!['Content-Security-Policy']!.split('; ').filter((d) => !d.startsWith('form-action')).join('; ');
   return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': csp } };
+}
+
+/** A visitor with a live session. */
+export type SignedInVisitor = Visitor & { session: NonNullable<Visitor['session']> };
+
+/**
+ * The signed-in visitor, their workspaces and the one a page is about: `asked` when given (an
+ * email's link names its workspace; not one of theirs: 404), else the session's. Null when a
+ * sign-in is needed.
+ */
+export async function signedIn(deps: AppDeps, headers: RequestContext['headers'], asked = ''): Promise<{ v: SignedInVisitor; orgs: OrgRow[]; workspace: OrgRow } | null> {
+  const v = await visitor(deps.sql, deps.names, headers);
+  if (!v.session) return null;
+  const orgs = await workspacesOf(deps.sql, v.session.userId);
+  const workspace = asked ? orgs.find((org) => org.id === asked) : orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
+  if (asked && !workspace) throw new DomainError('NOT_FOUND', 'You are not a member of that workspace.');
+  if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
+  return { v: v as SignedInVisitor, orgs, workspace };
 }
 
 export function seeOther(location: string, cookies: string[] = []): Reply {

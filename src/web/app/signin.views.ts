@@ -13,7 +13,7 @@ export interface FormContext {
   csrf: string;
 }
 
-const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
+export const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
 
 export function errorBox(id: string, message: string | null): Html {
   return message ? html`<p class="form-error" id="${id}" role="alert">${message}</p>` : html``;
