@@ -1,8 +1,9 @@
 /**
  * Issue 17, item 9: archiving takes a published flow or brainstorm off the public web. All
  * four public addresses of each answer 404 at the very next request, in this process and in a
- * second one on the same database, even to a client revalidating a copy it already holds;
- * restoring brings them back under the same token.
+ * second one on the same database, even to a client revalidating a copy it already holds.
+ * Archiving withdraws the link (issue 30, item 12): a restore comes back private, so an owner
+ * who archived to kill a leaked link never gets it back; publishing again makes a new one.
  */
 import t from 'tap';
 import { startApp } from '../../src/compose.ts';
@@ -11,14 +12,14 @@ import { ok, startFlowServer } from '../helpers/flows.ts';
 import { request } from '../helpers/server.ts';
 import { publicPaths, seedPublished } from '../public/helpers.ts';
 
-t.test('archive: every public address is 404 at once in every process; restore brings the same link back', async (t) => {
+t.test('archive: every public address is 404 at once in every process; restore stays private, a new publish a new link', async (t) => {
   const s = await startFlowServer(t);
   const seeded = await seedPublished(t, s);
   const second = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }));
   t.teardown(() => second.close());
   const bases = [s.url, second.url];
-  const flowPaths = publicPaths(seeded.flowPath, null);
-  const boardPaths = publicPaths(null, seeded.boardPath);
+  let flowPaths = publicPaths(seeded.flowPath, null);
+  let boardPaths = publicPaths(null, seeded.boardPath);
 
   /** Every path from both processes; the ETags each answered with, to revalidate later. */
   const expect = async (paths: string[], status: number, what: string, etags = new Map<string, string>()) => {
@@ -46,9 +47,14 @@ t.test('archive: every public address is 404 at once in every process; restore b
     await expect(boardPaths, 200, 'the brainstorm is not affected');
 
     const restored = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/restore`);
-    t.equal(restored.public, true);
-    t.equal(restored.publicUrl, before.publicUrl, 'the same link');
-    await expect(flowPaths, 200, 'restored flow');
+    t.equal(restored.public, false, 'restored private');
+    t.equal(restored.publicUrl, null);
+    await expect(flowPaths, 404, 'restored flow, old link');
+    const republished = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
+    t.not(republished.publicUrl, before.publicUrl, 'publishing again makes a new link');
+    await expect(flowPaths, 404, 'the old link stays dead');
+    flowPaths = publicPaths(new URL(republished.publicUrl).pathname, null);
+    await expect(flowPaths, 200, 'the new link works');
   });
 
   t.test('a brainstorm, archived through the second process', async (t) => {
@@ -58,8 +64,13 @@ t.test('archive: every public address is 404 at once in every process; restore b
     await expect(flowPaths, 200, 'the flow is not affected');
 
     const restored = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/restore`);
-    t.equal(restored.public, true);
-    t.equal(new URL(restored.publicUrl).pathname, seeded.boardPath, 'the same link');
-    await expect(boardPaths, 200, 'restored brainstorm');
+    t.equal(restored.public, false, 'restored private');
+    t.equal(restored.publicUrl, null);
+    await expect(boardPaths, 404, 'restored brainstorm, old link');
+    const republished = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/publish`);
+    t.not(new URL(republished.publicUrl).pathname, seeded.boardPath, 'publishing again makes a new link');
+    await expect(boardPaths, 404, 'the old link stays dead');
+    boardPaths = publicPaths(null, new URL(republished.publicUrl).pathname);
+    await expect(boardPaths, 200, 'the new link works');
   });
 });

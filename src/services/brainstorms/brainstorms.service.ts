@@ -163,7 +163,8 @@ export async function archiveBrainstorm(ctx: BrainstormContext, id: string): Pro
   await ctx.sql.begin(async (tx) => {
     const row = await requireBoard(ctx, tx, id, 'write', true);
     if (row.ideaCount === 0) await deleteBrainstorm(tx, id);
-    else if (!row.archived) await touchBrainstorm(tx, id, { archived: true });
+    // The public link goes with it, so a restore never brings a leaked one back (docs/security.md).
+    else if (!row.archived) await touchBrainstorm(tx, id, { archived: true, publicToken: null });
   });
 }
 

@@ -141,8 +141,9 @@ export function updateFlow(ctx: FlowContext, flowId: string, body: { name?: stri
   return changeFlow(ctx, flowId, () => ({ patch, event: 'flow.updated' }));
 }
 
+/** Archiving also withdraws the public link, so a restore never brings a leaked one back (docs/security.md). */
 export function archiveFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
-  return changeFlow(ctx, flowId, () => ({ patch: { archived: true }, event: 'flow.archived' }));
+  return changeFlow(ctx, flowId, () => ({ patch: { archived: true, publicToken: null }, event: 'flow.archived' }));
 }
 
 export function restoreFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {

@@ -70,6 +70,16 @@ export async function checkMember({ sql, principal }: NotificationContext, membe
   return member;
 }
 
+/**
+ * What was mailed to a person, and what their digest holds, is theirs: another member's needs
+ * the admin role (docs/security.md), as changing their preferences does.
+ */
+function requireSelfOrAdmin(principal: Principal, memberId: string, what: string): void {
+  if (principal.userId !== memberId && !roleAtLeast(principal.role, 'admin')) {
+    throw new DomainError('FORBIDDEN', `${what} needs the admin role`);
+  }
+}
+
 async function checkTarget(ctx: NotificationContext, target: PreferencesTarget): Promise<void> {
   const { sql, principal } = ctx;
   await checkMember(ctx, target.memberId);
@@ -86,9 +96,7 @@ export async function getPreferences(ctx: NotificationContext, target: Preferenc
 
 export async function updatePreferences(ctx: NotificationContext, target: PreferencesTarget, patch: PreferencesPatch) {
   const { sql, principal } = ctx;
-  if (principal.userId !== target.memberId && !roleAtLeast(principal.role, 'admin')) {
-    throw new DomainError('FORBIDDEN', "Changing another member's notification preferences needs the admin role");
-  }
+  requireSelfOrAdmin(principal, target.memberId, "Changing another member's notification preferences");
   const timezone = patch.timezone === undefined ? undefined : await canonicalZone(sql, patch.timezone);
   checkFields(target, patch, timezone);
   await checkTarget(ctx, target);
@@ -168,6 +176,7 @@ function checkFields(target: PreferencesTarget, patch: PreferencesPatch, timezon
 
 /** A member's deliveries, newest first (a member of the caller's workspace, else 404). */
 export async function memberDeliveries(ctx: NotificationContext, memberId: string, request: PageRequest) {
+  requireSelfOrAdmin(ctx.principal, memberId, "Reading another member's deliveries");
   await checkMember(ctx, memberId);
   const page = await pageDeliveries(ctx.sql, ctx.principal.workspaceId, memberId, request);
   return { total: page.total, items: page.items.map(deliveryView) };
@@ -175,6 +184,7 @@ export async function memberDeliveries(ctx: NotificationContext, memberId: strin
 
 /** The digest the member would get now, delivered to nobody. */
 export async function digestPreview(ctx: NotificationContext, memberId: string, now = new Date()) {
+  requireSelfOrAdmin(ctx.principal, memberId, "Reading another member's digest");
   await checkMember(ctx, memberId);
   return buildDigest(ctx.sql, ctx.registry, ctx.principal.workspaceId, memberId, now);
 }

@@ -41,16 +41,16 @@ export function notificationRoutes(services: Services): Route[] {
     }),
     route({
       ...read, method: 'GET', path: '/v1/notifications/deliveries', operationId: 'listNotificationDeliveries',
-      summary: 'Emails sent to a member, or deliberately not sent, one row per attempt, newest first',
-      query: DeliveriesQuery, errors: ['NOT_FOUND'],
+      summary: "Emails sent to a member, or deliberately not sent, one row per attempt, newest first; another member's needs admin",
+      query: DeliveriesQuery, errors: ['FORBIDDEN', 'NOT_FOUND'],
       responses: { 200: { description: 'A page of deliveries', schema: DeliveriesSchema } },
       handler: async (ctx) =>
         json(200, await memberDeliveries(context(ctx), ctx.query.memberId, ctx.query)),
     }),
     route({
       ...read, method: 'GET', path: '/v1/notifications/digest', operationId: 'getNotificationDigest',
-      summary: "A member's digest as it would be mailed now, built by the real builder and delivered to nobody",
-      query: DigestQuery, errors: ['NOT_FOUND'],
+      summary: "A member's digest as it would be mailed now, built by the real builder and delivered to nobody; another member's needs admin",
+      query: DigestQuery, errors: ['FORBIDDEN', 'NOT_FOUND'],
       responses: { 200: { description: 'The digest', schema: DigestSchema } },
       handler: async (ctx) => json(200, await digestPreview(context(ctx), ctx.query.memberId)),
     }),
