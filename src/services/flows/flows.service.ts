@@ -122,12 +122,12 @@ async function changeFlow(ctx: FlowContext, flowId: string, decide: (flow: FlowR
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const { patch, event } = decide(current.flow);
-    const changed = Object.entries(patch).some(([key, value]) => current.flow[key as keyof FlowRecord] !== value);
-    if (!changed) return { next: null, result: (next) => next };
+    const changes = Object.entries(patch).filter(([key, value]) => current.flow[key as keyof FlowRecord] !== value).map(([key]) => key);
+    if (changes.length === 0) return { next: null, result: (next) => next };
     const flow = nextFlow(current.flow, patch);
     return {
       next: { flow, tasks: current.state.tasks },
-      events: event ? [{ type: event, data: { flowId, changes: Object.keys(patch) } }] : [],
+      events: event ? [{ type: event, data: { flowId, changes } }] : [],
       result: (next) => next,
     };
   }, actorId(ctx.principal));
