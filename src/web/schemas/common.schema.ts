@@ -4,6 +4,7 @@
  * symbol keys, which neither reads), and a static type to the handler through `route()`.
  */
 import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { FIRST_DAY, LAST_DAY } from '../../services/flows/dates.ts';
 import { ERROR_CODES } from '../../platform/errors.ts';
 import { wordedPattern } from '../http/validator.ts';
 
@@ -57,8 +58,11 @@ export const idParam = (prefix: string) =>
 
 export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type.Object(params);
 
-/** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1). */
-export const dateInput = Type.String({ maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] });
+/** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1), in the range src/services/flows/dates.ts enforces. */
+export const dateInput = Type.String({
+  maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }],
+  description: `A date (YYYY-MM-DD, that day's UTC midnight) or an ISO 8601 date-time, between ${FIRST_DAY} and ${LAST_DAY} (UTC); outside is 400 VALIDATION_FAILED`,
+});
 
 export const dateTime = Type.String({ format: 'date-time' });
 
