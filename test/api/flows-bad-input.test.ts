@@ -52,7 +52,10 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
   assertError(t, await s.api('POST', '/v1/flows', { token: s.adminKey }), 400, 'VALIDATION_FAILED', 'no body');
   const huge = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', description: 'd'.repeat(5 * 1024 * 1024) } });
   assertError(t, huge, 413, 'PAYLOAD_TOO_LARGE');
-  assertError(t, await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', tasks: [{ name: 'a', after: [1] }, { name: 'b', after: [0] }] } }), 400, 'CIRCULAR_DEPENDENCY');
+  const cycle = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', tasks: [{ name: 'a', after: [1] }, { name: 'b', after: [0] }] } });
+  assertError(t, cycle, 400, 'CIRCULAR_DEPENDENCY');
+  t.match(cycle.body.error.message, /^These tasks wait on each other in a cycle: "[ab]" \(#[01]\) → "[ab]" \(#[01]\) → "[ab]" \(#[01]\)/, 'a cycle names its tasks (issue 29, item 11)');
+  t.same(new Set(cycle.body.error.details.tasks.map((m: { index: number; name: string }) => `${m.index}:${m.name}`)), new Set(['0:a', '1:b']));
   await assertUnchanged(t, s, before, 'refused flow creations');
 
   const base = `/v1/flows/${flow.id}/tasks`;
@@ -147,4 +150,30 @@ t.test('a control character in a name or free text is a 400 with its pointer, in
   t.equal(kept.description, 'line one\r\nline two\n\tindented');
   const comment = await ok(t, s, 'POST', `/v1/flows/${kept.id}/tasks/${kept.tasks[0].id}/comments`, { body: 'a\nb\tc' }, 201);
   t.equal(comment.body, 'a\nb\tc');
+});
+
+t.test('a refusal says in words what is allowed: the values of an enum, YYYY-MM-DD for a date, never a regular expression (issue 29, item 11)', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Existing', tasks: [{ name: 'A' }] });
+  const cases: [string, string, unknown, string, string][] = [
+    ['POST', `/v1/flows/${flow.id}/exports`, { format: 'gif' }, '/format', 'must be one of: pdf, png'],
+    ['POST', '/v1/team/invites', { email: 'a@example.com', role: 'owner' }, '/role', 'must be one of: admin, member, viewer'],
+    ['GET', '/v1/team/invites?status=open', undefined, '/status', 'must be one of: pending, accepted, revoked'],
+    ['POST', '/v1/flows', { name: 'x', dueDate: 'next friday' }, '/dueDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['PATCH', `/v1/flows/${flow.id}`, { dueDate: '2026-13-01' }, '/dueDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['GET', `/v1/flows/${flow.id}/schedule?startDate=01.02.2026`, undefined, '/startDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['POST', '/v1/flows', { name: 'x', tasks: [{ name: 'a', assigneeId: 'bob' }] }, '/tasks/0/assigneeId', 'must be an id of the form usr_…'],
+    ['POST', '/v1/flows', { name: ' \t ' }, '/name', 'must not be blank'],
+    ['GET', '/v1/search?q=%20', undefined, '/q', 'must not be blank'],
+  ];
+  for (const [method, path, body, pointer, message] of cases) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', `${method} ${path}`);
+    const errors: { pointer: string; message: string }[] = res.body?.error?.details?.errors ?? [];
+    t.ok(errors.some((e) => e.pointer === pointer && e.message === message), `${method} ${path}: ${pointer} ${message} in ${JSON.stringify(errors)}`);
+    for (const e of [...errors, res.body.error]) t.notMatch(e.message, /pattern|format "|\\S|\^|anyOf/, `no regular expression or schema keyword: ${e.message}`);
+  }
 });
