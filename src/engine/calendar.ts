@@ -6,6 +6,15 @@ const DAY_MS = 86_400_000;
 const HOURS_PER_DAY = 8;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * The days a date may name: inputs outside are refused, and a schedule day past the last
+ * reads as the last (a YYYY-MM-DD has four year digits; 9999-12-31 is a Friday, so a start
+ * within the range stays within it).
+ */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '9999-12-31';
+const LAST_MS = Date.UTC(9999, 11, 31);
+
 /** Working days a task lasts: max(1, ceil(hours / 8)); unknown (null) or nonsense counts as 1. */
 export function durationDays(hours: number | null): number {
   if (hours === null || !Number.isFinite(hours)) return 1;
@@ -20,8 +29,21 @@ export function startOfSchedule(date: string): string {
   return isoDate(new Date(ms + shift * DAY_MS));
 }
 
-/** The working day `offset` working days after `start` (a working day); 0 gives start. */
+/**
+ * The working day `offset` working days after `start` (a working day); 0 gives start. A day
+ * past LAST_DAY reads LAST_DAY (`fitsCalendar` tells whether it would).
+ */
 export function addWorkingDays(start: string, offset: number): string {
+  const ms = workingDayMs(start, offset);
+  return ms > LAST_MS ? LAST_DAY : isoDate(new Date(ms));
+}
+
+/** Whether the working day `offset` after `start` is on or before LAST_DAY. */
+export function fitsCalendar(start: string, offset: number): boolean {
+  return workingDayMs(start, offset) <= LAST_MS;
+}
+
+function workingDayMs(start: string, offset: number): number {
   if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`Offset must be a non-negative integer, got ${offset}`);
   const ms = parseDate(start);
   const weekday = (new Date(ms).getUTCDay() + 6) % 7; // Monday = 0 … Sunday = 6
@@ -29,7 +51,7 @@ export function addWorkingDays(start: string, offset: number): string {
   const rest = offset % 5;
   // Whole weeks are 7 calendar days; the remainder crosses one weekend if it passes Friday.
   const days = Math.floor(offset / 5) * 7 + rest + (weekday + rest > 4 ? 2 : 0);
-  return isoDate(new Date(ms + days * DAY_MS));
+  return ms + days * DAY_MS;
 }
 
 export function isoDate(d: Date): string {
@@ -40,7 +62,8 @@ export function isoDate(d: Date): string {
 function parseDate(date: string): number {
   const m = DATE_RE.exec(date);
   if (m === null) throw new RangeError(`Not a YYYY-MM-DD date: ${date}`);
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  // Not Date.UTC(y, …): it reads years 0–99 as 1900–1999.
+  const ms = new Date(0).setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (isoDate(new Date(ms)) !== date) throw new RangeError(`Not a valid date: ${date}`);
   return ms;
 }

@@ -65,3 +65,32 @@ export function validationFailed(errors: ValidationProblem[], message?: string):
     { errors },
   );
 }
+
+/** One member of a cycle: its name, and its id or (in a request that creates it) its index. */
+export interface CycleMember {
+  id?: string;
+  index?: number;
+  name: string;
+}
+
+const CYCLE_NAMED = 8;
+const CYCLE_NAME_CHARS = 80;
+
+/**
+ * CIRCULAR_DEPENDENCY naming the members of the cycle, in order, so a person can see which
+ * link to drop: `lead`, then `"A" (tsk_1) → "B" (tsk_2) → "A" (tsk_1)` and what an arrow means.
+ * The message names the first few; `details[key]` the first hundred (`details` keeps `extra`).
+ */
+export function circularDependency(
+  lead: string, members: readonly CycleMember[], arrow: string, key: 'tasks' | 'ideas', extra: Record<string, unknown> = {},
+): DomainError {
+  const label = (m: CycleMember) => {
+    const name = m.name.length > CYCLE_NAME_CHARS ? `${m.name.slice(0, CYCLE_NAME_CHARS - 1)}…` : m.name;
+    return `"${name}" (${m.id ?? `#${m.index}`})`;
+  };
+  const shown = members.length > CYCLE_NAMED
+    ? [...members.slice(0, CYCLE_NAMED).map(label), `… ${members.length - CYCLE_NAMED} more`]
+    : members.map(label);
+  const loop = [...shown, label(members[0]!)].join(' → ');
+  return new DomainError('CIRCULAR_DEPENDENCY', `${lead}: ${loop} (${arrow})`, { ...extra, [key]: members.slice(0, 100) });
+}

@@ -139,9 +139,10 @@ export async function findIdea(sql: Db, brainstormId: string, id: string): Promi
 }
 
 /** Every idea's parent: the tree the re-parent check walks. */
-export async function ideaParents(sql: Db, brainstormId: string): Promise<Map<string, string | null>> {
-  const rows = await sql<{ id: string; parentId: string | null }[]>`select id, parent_id from ideas where brainstorm_id = ${brainstormId}`;
-  return new Map(rows.map((r) => [r.id, r.parentId]));
+/** Each idea of the board: its parent, and its title (to name a cycle a re-parent would make). */
+export async function ideaParents(sql: Db, brainstormId: string): Promise<Map<string, { parentId: string | null; title: string }>> {
+  const rows = await sql<{ id: string; parentId: string | null; title: string }[]>`select id, parent_id, title from ideas where brainstorm_id = ${brainstormId}`;
+  return new Map(rows.map((r) => [r.id, { parentId: r.parentId, title: r.title }]));
 }
 
 export async function updateIdea(

@@ -52,7 +52,10 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
   assertError(t, await s.api('POST', '/v1/flows', { token: s.adminKey }), 400, 'VALIDATION_FAILED', 'no body');
   const huge = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', description: 'd'.repeat(5 * 1024 * 1024) } });
   assertError(t, huge, 413, 'PAYLOAD_TOO_LARGE');
-  assertError(t, await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', tasks: [{ name: 'a', after: [1] }, { name: 'b', after: [0] }] } }), 400, 'CIRCULAR_DEPENDENCY');
+  const cycle = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'x', tasks: [{ name: 'a', after: [1] }, { name: 'b', after: [0] }] } });
+  assertError(t, cycle, 400, 'CIRCULAR_DEPENDENCY');
+  t.match(cycle.body.error.message, /^These tasks wait on each other in a cycle: "[ab]" \(#[01]\) → "[ab]" \(#[01]\) → "[ab]" \(#[01]\)/, 'a cycle names its tasks (issue 29, item 11)');
+  t.same(new Set(cycle.body.error.details.tasks.map((m: { index: number; name: string }) => `${m.index}:${m.name}`)), new Set(['0:a', '1:b']));
   await assertUnchanged(t, s, before, 'refused flow creations');
 
   const base = `/v1/flows/${flow.id}/tasks`;
@@ -85,4 +88,92 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
   }
   assertError(t, await s.api('POST', `${base}/${id.A}/dependencies`, { token: s.adminKey, body: { taskId: id.B } }), 400, 'CIRCULAR_DEPENDENCY');
   await assertUnchanged(t, s, before, 'refused task changes');
+});
+
+t.test('a control character in a name or free text is a 400 with its pointer, in words, and writes nothing (issue 29, items 2 and 11)', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Existing', tasks: [{ name: 'A' }] });
+  const task = flow.tasks[0].id as string;
+  const board = await ok(t, s, 'POST', '/v1/brainstorms', { name: 'Board', ideas: [{ title: 'Idea' }] }, 201);
+  const idea = (await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas[0].id as string;
+  const template = (await ok(t, s, 'GET', '/v1/templates')).items[0].id as string;
+  const before = await visible(s, [flow.id]);
+  const boardBefore = await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`);
+
+  const oneLine = 'must not contain control characters (U+0000–U+001F, U+007F)';
+  const names: [string, string, string, unknown, string][] = [
+    ['flow name with a newline', 'POST', '/v1/flows', { name: 'Launch\nplan' }, '/name'],
+    ['flow name with a NUL', 'POST', '/v1/flows', { name: 'a\u0000b' }, '/name'],
+    ['flow name with DEL', 'POST', '/v1/flows', { name: 'a\u007Fb' }, '/name'],
+    ['task name with a tab', 'POST', '/v1/flows', { name: 'x', tasks: [{ name: 'a\tb' }] }, '/tasks/0/name'],
+    ['renamed flow with ESC', 'PATCH', `/v1/flows/${flow.id}`, { name: '\u001B[31mred' }, '/name'],
+    ['new task with a carriage return', 'POST', `/v1/flows/${flow.id}/tasks`, { name: 'a\rb' }, '/name'],
+    ['renamed task with a bell', 'PATCH', `/v1/flows/${flow.id}/tasks/${task}`, { name: 'ding\u0007' }, '/name'],
+    ['deliverable name', 'POST', `/v1/flows/${flow.id}/tasks/${task}/deliverables`, { name: 'spec\n.pdf' }, '/name'],
+    ['brainstorm name', 'POST', '/v1/brainstorms', { name: 'B\u0001' }, '/name'],
+    ['renamed brainstorm', 'PATCH', `/v1/brainstorms/${board.id}`, { name: 'B\nC' }, '/name'],
+    ['idea title on create', 'POST', '/v1/brainstorms', { name: 'B', ideas: [{ title: 'i\u0002' }] }, '/ideas/0/title'],
+    ['idea title', 'POST', `/v1/brainstorms/${board.id}/ideas`, { title: 'x\ny' }, '/title'],
+    ['idea tag', 'PATCH', `/v1/brainstorms/${board.id}/ideas/${idea}`, { tags: ['ok', 'bad\u001F'] }, '/tags/1'],
+    ['flow name from a template', 'POST', `/v1/templates/${template}/flows`, { name: 'T\u0000' }, '/name'],
+  ];
+  for (const [what, method, path, body, pointer] of names) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', what);
+    const problem = (res.body?.error?.details?.errors ?? []).find((e: { pointer: string }) => e.pointer === pointer);
+    t.ok(problem?.message.startsWith(oneLine), `${what}: ${pointer} ${problem?.message}`);
+  }
+  const upload = await s.api('POST', `/v1/flows/${flow.id}/tasks/${task}/attachments?name=${encodeURIComponent('a\nb.txt')}`,
+    { token: s.adminKey, raw: 'x', headers: { 'content-type': 'text/plain' } });
+  assertError(t, upload, 400, 'VALIDATION_FAILED', 'file name with a newline');
+  t.same(upload.body.error.details.errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]), [['query', '/name']]);
+
+  const text = 'must not contain control characters (U+0000–U+001F, U+007F) other than tab and line breaks';
+  const freeText: [string, string, string, unknown, string][] = [
+    ['flow description with a NUL', 'POST', '/v1/flows', { name: 'x', description: 'a\u0000' }, '/description'],
+    ['task description with ESC', 'PATCH', `/v1/flows/${flow.id}/tasks/${task}`, { description: '\u001B[2J' }, '/description'],
+    ['comment with a form feed', 'POST', `/v1/flows/${flow.id}/tasks/${task}/comments`, { body: 'page\fbreak' }, '/body'],
+    ['idea notes with a vertical tab', 'POST', `/v1/brainstorms/${board.id}/ideas`, { title: 'x', notes: 'a\u000Bb' }, '/notes'],
+    ['idea comment with DEL', 'POST', `/v1/brainstorms/${board.id}/ideas/${idea}/comments`, { body: 'x\u007F' }, '/body'],
+  ];
+  for (const [what, method, path, body, pointer] of freeText) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', what);
+    const problem = (res.body?.error?.details?.errors ?? []).find((e: { pointer: string }) => e.pointer === pointer);
+    t.equal(problem?.message, text, `${what}: ${pointer}`);
+  }
+  await assertUnchanged(t, s, before, 'refused control characters');
+  t.same(await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`), boardBefore, 'the brainstorm is unchanged');
+
+  // Free text keeps its lines and tabs, CRLF included; a name keeps any printable Unicode.
+  const kept = await newFlow(t, s, { name: 'Ünïcode ✓ مرحبا', description: 'line one\r\nline two\n\tindented', tasks: [{ name: 'a' }] });
+  t.equal(kept.description, 'line one\r\nline two\n\tindented');
+  const comment = await ok(t, s, 'POST', `/v1/flows/${kept.id}/tasks/${kept.tasks[0].id}/comments`, { body: 'a\nb\tc' }, 201);
+  t.equal(comment.body, 'a\nb\tc');
+});
+
+t.test('a refusal says in words what is allowed: the values of an enum, YYYY-MM-DD for a date, never a regular expression (issue 29, item 11)', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Existing', tasks: [{ name: 'A' }] });
+  const cases: [string, string, unknown, string, string][] = [
+    ['POST', `/v1/flows/${flow.id}/exports`, { format: 'gif' }, '/format', 'must be one of: pdf, png'],
+    ['POST', '/v1/team/invites', { email: 'a@example.com', role: 'owner' }, '/role', 'must be one of: admin, member, viewer'],
+    ['GET', '/v1/team/invites?status=open', undefined, '/status', 'must be one of: pending, accepted, revoked'],
+    ['POST', '/v1/flows', { name: 'x', dueDate: 'next friday' }, '/dueDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['PATCH', `/v1/flows/${flow.id}`, { dueDate: '2026-13-01' }, '/dueDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['GET', `/v1/flows/${flow.id}/schedule?startDate=01.02.2026`, undefined, '/startDate',
+      'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)'],
+    ['POST', '/v1/flows', { name: 'x', tasks: [{ name: 'a', assigneeId: 'bob' }] }, '/tasks/0/assigneeId', 'must be an id of the form usr_…'],
+    ['POST', '/v1/flows', { name: ' \t ' }, '/name', 'must not be blank'],
+    ['GET', '/v1/search?q=%20', undefined, '/q', 'must not be blank'],
+  ];
+  for (const [method, path, body, pointer, message] of cases) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', `${method} ${path}`);
+    const errors: { pointer: string; message: string }[] = res.body?.error?.details?.errors ?? [];
+    t.ok(errors.some((e) => e.pointer === pointer && e.message === message), `${method} ${path}: ${pointer} ${message} in ${JSON.stringify(errors)}`);
+    for (const e of [...errors, res.body.error]) t.notMatch(e.message, /pattern|format "|\\S|\^|anyOf/, `no regular expression or schema keyword: ${e.message}`);
+  }
 });

@@ -79,6 +79,29 @@ t.test('attachments: raw bytes in, same bytes and type out; over 25 MiB is 413 a
   t.equal(max.body.sizeBytes, 25 * 1024 * 1024);
 });
 
+t.test('an upload declaring no concrete media type (*/*, text/*, malformed) is stored and served as application/octet-stream (issue 29, item 12)', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
+  const path = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments`;
+  const board = await ok(t, s, 'POST', '/v1/brainstorms', { name: 'Board', ideas: [{ title: 'Idea' }] }, 201);
+  const idea = (await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas[0].id;
+  const ideaPath = `/v1/brainstorms/${board.id}/ideas/${idea}/attachments`;
+  const cases: [string, string][] = [
+    ['*/*', 'application/octet-stream'], ['text/*', 'application/octet-stream'], ['nonsense', 'application/octet-stream'],
+    ['image/png; =x', 'application/octet-stream'], ['image/png;', 'image/png;'], ['text/plain; charset=utf-8', 'text/plain; charset=utf-8'], ['image/svg+xml', 'image/svg+xml'],
+  ];
+  for (const [declared, stored] of cases) {
+    for (const base of [path, ideaPath]) {
+      const up = await s.api('POST', `${base}?name=f.bin`, { token: s.adminKey, raw: 'bytes', headers: { 'content-type': declared } });
+      t.equal(up.status, 201, `${declared} uploaded to ${base}`);
+      t.equal(up.body?.mimeType, stored, `${declared} is stored as ${stored}`);
+      const content = await fetch(`${s.url}${base}/${up.body.id}/content`, { headers: { authorization: `Bearer ${s.adminKey}` } });
+      t.equal(content.headers.get('content-type'), stored, `${declared} is served as ${stored}`);
+      t.equal(await content.text(), 'bytes');
+    }
+  }
+});
+
 t.test('deliverables: required before completion, satisfied by an upload', async (t) => {
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, { name: 'Deliver', tasks: [{ name: 'A' }, { name: 'B', after: [0] }] });

@@ -40,6 +40,9 @@ t.test('create a task with after/before: links in, replacing the direct edge', a
   t.ok(Array.isArray(loop.body.error.details.cycle));
   t.equal(loop.body.error.details.cycle[0], id.A);
   t.ok(loop.body.error.details.cycle.includes(id.B));
+  t.match(loop.body.error.message, `"A" (${id.A}) → `, 'the refusal names the tasks (issue 29, item 11)');
+  t.match(loop.body.error.message, `"B" (${id.B}) → "Loop" (tsk_`);
+  t.match(loop.body.error.details.tasks, [{ id: id.A, name: 'A' }]);
   const unknown = await s.api('POST', base, { token: s.adminKey, body: { name: 'U', after: ['tsk_unknown'] } });
   assertError(t, unknown, 400, 'VALIDATION_FAILED');
   t.equal(unknown.body.error.details.errors[0].pointer, '/after/0');
@@ -149,7 +152,10 @@ t.test('add and remove dependencies', async (t) => {
   const before = await visible(s, [flow.id]);
   const cycle = await s.api('POST', `${base}/${id.A}/dependencies`, { token: s.adminKey, body: { taskId: id.C } });
   assertError(t, cycle, 400, 'CIRCULAR_DEPENDENCY');
-  t.strictSame(cycle.body.error.details, { cycle: [id.A, id.B, id.C] });
+  t.strictSame(cycle.body.error.details, { cycle: [id.A, id.B, id.C], tasks: [{ id: id.A, name: 'A' }, { id: id.B, name: 'B' }, { id: id.C, name: 'C' }] });
+  t.equal(cycle.body.error.message,
+    `"C" (${id.C}) already waits on "A" (${id.A}): "A" (${id.A}) → "B" (${id.B}) → "C" (${id.C}) → "A" (${id.A}) (each waits on the one before it)`,
+    'the refusal names the tasks of the cycle (issue 29, item 11)');
   const self = await s.api('POST', `${base}/${id.A}/dependencies`, { token: s.adminKey, body: { taskId: id.A } });
   assertError(t, self, 400, 'VALIDATION_FAILED');
   t.equal(self.body.error.details.errors[0].pointer, '/taskId');

@@ -214,6 +214,9 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
     const res = await s.api('POST', '/v1/brainstorms', { token: s.adminKey, body: { name: 'Cycle', ideas } });
     assertError(t, res, 400, 'CIRCULAR_DEPENDENCY', JSON.stringify(ideas));
     t.type(res.body.error.details.cycle, Array);
+    const named = res.body.error.details.ideas as { index: number; name: string }[];
+    t.ok(named.length > 0 && named.every((m) => m.name === ideas[m.index]!.title), 'the ideas of the cycle are named (issue 29, item 11)');
+    t.match(res.body.error.message, `"${named[0]!.name}" (#${named[0]!.index}) → `);
   }
   assertError(t, await s.api('POST', '/v1/brainstorms', { token: s.adminKey, raw: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_FAILED', 'not JSON');
   assertError(t, await s.api('POST', '/v1/brainstorms', { token: s.adminKey, raw: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');

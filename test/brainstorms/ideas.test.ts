@@ -68,7 +68,11 @@ t.test('re-parent: anywhere but into its own subtree', async (t) => {
     const res = await patch(ideas.a.id, { parentId: ideas[target].id });
     assertError(t, res, 400, 'CIRCULAR_DEPENDENCY', `a under ${target}`);
   }
-  assertError(t, await patch(ideas.root.id, { parentId: ideas.a1x.id }), 400, 'CIRCULAR_DEPENDENCY', 'root under its deepest descendant');
+  const deepest = await patch(ideas.root.id, { parentId: ideas.a1x.id });
+  assertError(t, deepest, 400, 'CIRCULAR_DEPENDENCY', 'root under its deepest descendant');
+  const chain = ['a1x', 'a1', 'a', 'root'].map((title) => ({ id: ideas[title].id, name: title }));
+  t.strictSame(deepest.body.error.details.ideas, chain, 'the ideas of the cycle are named, in order (issue 29, item 11)');
+  t.match(deepest.body.error.message, `"a1x" (${ideas.a1x.id}) → "a1" (${ideas.a1.id}) → "a" (${ideas.a.id}) → "root" (${ideas.root.id}) → "a1x"`);
   assertError(t, await patch(ideas.a.id, { title: 'renamed', parentId: ideas.a1.id }), 400, 'CIRCULAR_DEPENDENCY', 'nothing of a refused patch applies');
   t.same(await everything(s), before, 'refused re-parents wrote nothing');
 

@@ -159,3 +159,51 @@ t.test('report: counts over objectives, hours, workload, transitive blockers', a
   });
   assertError(t, await s.api('GET', '/v1/flows/flw_missing/report', { token: s.adminKey }), 404, 'NOT_FOUND');
 });
+
+t.test('dates outside 1970-01-01..9999-12-31 are a 400 at their pointer, and no answer carries a date past 9999-12-31 (issue 29, item 3)', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, { name: 'Two days', tasks: [{ name: 'A' }, { name: 'B', after: [0] }] });
+  const path = `/v1/flows/${flow.id}/schedule`;
+  const refused = async (query: string, message: string | RegExp) => {
+    const res = await s.api('GET', `${path}?startDate=${encodeURIComponent(query)}`, { token: s.adminKey });
+    assertError(t, res, 400, 'VALIDATION_FAILED', `startDate=${query}`);
+    t.same(res.body?.error?.details?.errors?.map((e: { in: string; pointer: string }) => [e.in, e.pointer]), [['query', '/startDate']], `startDate=${query}: pointer`);
+    t.match(res.body?.error?.details?.errors?.[0]?.message, message, `startDate=${query}: says why`);
+  };
+  const range = 'must be between 1970-01-01 and 9999-12-31 (UTC)';
+  await refused('0093-01-28', range); // Date.UTC reads year 93 as 1993
+  await refused('0000-01-01', range);
+  await refused('1969-12-31', range);
+  await refused('9999-12-31T23:00:00-05:00', range); // year 10000 in UTC
+  await refused('10000-01-01', 'YYYY-MM-DD');
+  await refused('9999-12-31', /would end after 9999-12-31.*choose an earlier startDate/);
+  const first = await ok(t, s, 'GET', `${path}?startDate=1970-01-01`);
+  t.equal(first.projectedFinish, '1970-01-02', 'the first day of the range starts a schedule');
+  const fits = await ok(t, s, 'GET', `${path}?startDate=9999-12-30`);
+  t.equal(fits.projectedFinish, '9999-12-31', 'a finish on the last day is answered');
+
+  const dueCases: [string, string, unknown][] = [
+    ['POST', '/v1/flows', { name: 'x', dueDate: '0000-01-01' }],
+    ['POST', '/v1/flows', { name: 'x', dueDate: '0099-12-31T12:00:00Z' }],
+    ['PATCH', `/v1/flows/${flow.id}`, { dueDate: '1969-07-20' }],
+    ['PATCH', `/v1/flows/${flow.id}`, { dueDate: '9999-12-31T22:00:00-02:00' }],
+    ['POST', `/v1/templates/${(await ok(t, s, 'GET', '/v1/templates')).items[0].id}/flows`, { dueDate: '0001-01-01' }],
+  ];
+  for (const [method, route, body] of dueCases) {
+    const res = await s.api(method, route, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', `${method} ${route} ${JSON.stringify(body)}`);
+    t.same(res.body?.error?.details?.errors, [{ in: 'body', pointer: '/dueDate', message: range }]);
+  }
+  t.equal((await ok(t, s, 'GET', '/v1/flows?size=100')).total, 1, 'no flow was created');
+  await ok(t, s, 'PATCH', `/v1/flows/${flow.id}`, { dueDate: '9999-12-31' });
+  t.equal((await ok(t, s, 'GET', `${path}?startDate=2026-01-05`)).dueDate, '9999-12-31', 'the last day is a due date');
+
+  // 200 tasks of 12,500 working days each: 2.5 million working days, past 9999 from any start.
+  const long = await newFlow(t, s, { name: 'Long', tasks: Array.from({ length: 200 }, (_, i) => ({ name: `T${i}`, estimateHours: 100_000, ...(i ? { after: [i - 1] } : {}) })) });
+  const today = await ok(t, s, 'GET', `/v1/flows/${long.id}/schedule`);
+  t.equal(today.projectedFinish, '9999-12-31', 'from today, a finish past the range reads its last day');
+  t.ok(today.entries.every((e: { earliestStart: string; earliestFinish: string }) => /^\d{4}-\d{2}-\d{2}$/.test(e.earliestStart) && /^\d{4}-\d{2}-\d{2}$/.test(e.earliestFinish)), 'every entry is a YYYY-MM-DD');
+  const chosen = await s.api('GET', `/v1/flows/${long.id}/schedule?startDate=2026-01-05`, { token: s.adminKey });
+  assertError(t, chosen, 400, 'VALIDATION_FAILED', 'a chosen start whose finish would pass the range');
+  t.match(chosen.body.error.details.errors[0], { in: 'query', pointer: '/startDate', message: /2500000 working days would end after 9999-12-31/ });
+});

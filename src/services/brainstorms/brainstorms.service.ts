@@ -4,7 +4,7 @@
  * transaction holding the board's row lock, so checks and writes see the same board.
  */
 import { randomBytes } from 'node:crypto';
-import { DomainError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import { circularDependency, DomainError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { sha256 } from '../auth/secrets.ts';
@@ -94,7 +94,8 @@ function checkParents(ideas: readonly NewIdeaInput[]): void {
     }
     if (at !== undefined && state[at] === 1) {
       const cycle = path.slice(path.indexOf(at));
-      throw new DomainError('CIRCULAR_DEPENDENCY', `Ideas ${cycle.join(' → ')} are each other's parents in a cycle`, { cycle });
+      const members = cycle.map((index) => ({ index, name: ideas[index]!.title }));
+      throw circularDependency('These ideas are each other\'s parents in a cycle', members, 'each is the parent of the one before it; #n is the idea\'s index in `ideas`', 'ideas', { cycle });
     }
     for (const i of path) state[i] = 2;
   }

@@ -3,7 +3,7 @@
  * move up to its parent; irreversible), and what hangs off an idea: comments and files.
  * Each write holds the board's row lock and bumps its version, the ETag of the board.
  */
-import { DomainError, notFound, validationFailed } from '../../platform/errors.ts';
+import { circularDependency, DomainError, notFound, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
@@ -73,11 +73,14 @@ export async function editIdea(ctx: BrainstormContext, brainstormId: string, ide
       const parents = await ideaParents(tx, brainstormId);
       if (!parents.has(input.parentId)) throw unknownParent();
       // Walking up from the new parent must never meet the idea itself.
-      for (let at: string | null | undefined = input.parentId; at; at = parents.get(at)) {
+      const path: string[] = [];
+      for (let at: string | null | undefined = input.parentId; at; at = parents.get(at)?.parentId) {
+        path.push(at);
         if (at === ideaId) {
-          throw new DomainError('CIRCULAR_DEPENDENCY', input.parentId === ideaId
+          const members = path.map((id) => ({ id, name: parents.get(id)!.title }));
+          throw circularDependency(input.parentId === ideaId
             ? 'An idea cannot be its own parent'
-            : 'The new parent lies under this idea: that would make a cycle', { parentId: input.parentId });
+            : 'The new parent lies under this idea: that would make a cycle', members, 'each is, or would become, the parent of the one before it', 'ideas', { parentId: input.parentId });
         }
       }
     }

@@ -1,6 +1,6 @@
 /** Flow-level commands: create (with its task graph), list, change, archive, restore, publish. */
 import { randomBytes } from 'node:crypto';
-import { DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import { circularDependency, DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { buildGraph, topoOrder } from '../../engine/graph.ts';
@@ -54,7 +54,8 @@ function checkAfter(tasks: readonly NewTaskInput[]): void {
   if (problems.length > 0) throw validationFailed(problems);
   const topo = topoOrder(buildGraph(tasks.length, from, to));
   if (topo.cycle) {
-    throw new DomainError('CIRCULAR_DEPENDENCY', `Tasks ${topo.cycle.join(' → ')} depend on each other in a cycle`, { cycle: topo.cycle });
+    const members = topo.cycle.map((index) => ({ index, name: tasks[index]!.name }));
+    throw circularDependency('These tasks wait on each other in a cycle', members, 'each waits on the one before it; #n is the task\'s index in `tasks`', 'tasks', { cycle: topo.cycle });
   }
 }
 

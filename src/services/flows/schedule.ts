@@ -3,8 +3,10 @@
  * the calendar from `startDate`. Only the dates depend on the request; the offsets are
  * computed once per version.
  */
-import { addWorkingDays, isoDate, startOfSchedule } from '../../engine/calendar.ts';
+import { addWorkingDays, fitsCalendar, isoDate, LAST_DAY, startOfSchedule } from '../../engine/calendar.ts';
 import { STATUS_DONE } from '../../engine/status.ts';
+import { validationFailed } from '../../platform/errors.ts';
+import { parseInstant } from './dates.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface ScheduleEntry {
@@ -25,9 +27,27 @@ export interface ScheduleView {
   entries: ScheduleEntry[];
 }
 
-/** `startDate` as given (date or date-time), else today (UTC); a weekend moves to Monday. */
+/**
+ * `startDate` as given (date or date-time, its UTC day; outside the date range a 400 at the
+ * query's `/startDate`), else today (UTC); a weekend moves to Monday.
+ */
 export function scheduleStart(startDate: string | undefined, now = new Date()): string {
-  return startOfSchedule(startDate ? isoDate(new Date(/^\d{4}-\d{2}-\d{2}$/.test(startDate) ? `${startDate}T00:00:00Z` : startDate)) : isoDate(now));
+  return startOfSchedule(isoDate(startDate === undefined ? now : parseInstant(startDate, 'query', '/startDate')));
+}
+
+/**
+ * The schedule a caller asked for from `startDate`: refused when its finish would pass
+ * LAST_DAY, where the caller chose the start. Without one (today) such days read LAST_DAY.
+ */
+export function requestedSchedule(snapshot: Snapshot, startDate: string | undefined): ScheduleView {
+  const start = scheduleStart(startDate);
+  if (startDate !== undefined && snapshot.finish >= 0 && !fitsCalendar(start, snapshot.finish)) {
+    throw validationFailed([{
+      in: 'query', pointer: '/startDate',
+      message: `from ${start} the flow's ${snapshot.finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
+    }]);
+  }
+  return buildSchedule(snapshot, start);
 }
 
 export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {

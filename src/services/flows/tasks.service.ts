@@ -3,7 +3,7 @@
  * delete with bridging, and dependencies. Each validates against the flow's current
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
-import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { circularDependency, DomainError, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
@@ -48,6 +48,8 @@ export function downstream(snapshot: Snapshot, start: readonly string[]): Map<st
   }
   return via;
 }
+
+const WAIT_ORDER = 'each waits on the one before it';
 
 function pathTo(via: Map<string, string | null>, end: string): string[] {
   const path: string[] = [];
@@ -95,7 +97,11 @@ export async function createTask(ctx: FlowContext, flowId: string, body: NewTask
     if (started.length > 0) throw new DomainError('DOWNSTREAM_STARTED', 'Work after the new step has already started', { tasks: started });
     const reach = downstream(current, before);
     const looped = after.find((dep) => reach.has(dep));
-    if (looped) throw new DomainError('CIRCULAR_DEPENDENCY', 'The new task would wait on work that waits on it', { cycle: [...pathTo(reach, looped), id] });
+    if (looped) {
+      const cycle = [...pathTo(reach, looped), id];
+      const members = cycle.map((at) => ({ id: at, name: at === id ? body.name : current.task(at)!.name }));
+      throw circularDependency('The new task would wait on work that waits on it', members, WAIT_ORDER, 'tasks', { cycle });
+    }
 
     const now = new Date().toISOString();
     const task: TaskRecord = {
@@ -186,7 +192,11 @@ export async function addDependency(ctx: FlowContext, flowId: string, taskId: st
     if (task.dependsOn.includes(dependsOnId)) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'this dependency already exists' }]);
     refuseStarted(current, task);
     const reach = downstream(current, [taskId]);
-    if (reach.has(dependsOnId)) throw new DomainError('CIRCULAR_DEPENDENCY', `${dependsOnId} already waits on ${taskId}`, { cycle: pathTo(reach, dependsOnId) });
+    if (reach.has(dependsOnId)) {
+      const cycle = pathTo(reach, dependsOnId);
+      const members = cycle.map((at) => ({ id: at, name: current.task(at)!.name }));
+      throw circularDependency(`"${current.task(dependsOnId)!.name}" (${dependsOnId}) already waits on "${task.name}" (${taskId})`, members, WAIT_ORDER, 'tasks', { cycle });
+    }
     const updated = { ...task, dependsOn: [...task.dependsOn, dependsOnId], updatedAt: new Date().toISOString() };
     return {
       next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },

@@ -1,5 +1,6 @@
 /** What the upload and download routes of files (task attachments, idea files) share. */
 import type { Files } from '../../services/files/files.service.ts';
+import { storedMediaType } from '../../services/files/media-type.ts';
 import type { Reply, BeforeBodyHead } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 
@@ -14,7 +15,8 @@ export function quotaBeforeBody(files: Files): (head: BeforeBodyHead<Principal>)
  */
 export function fileReply(file: { name: string; mimeType: string; content: Buffer }, etag: string): Reply {
   return {
-    status: 200, body: file.content, contentType: file.mimeType, etag,
+    // Through storedMediaType again: rows stored before it may hold `*/*`.
+    status: 200, body: file.content, contentType: storedMediaType(file.mimeType), etag,
     headers: {
       'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'Content-Security-Policy': 'sandbox',
@@ -22,5 +24,5 @@ export function fileReply(file: { name: string; mimeType: string; content: Buffe
   };
 }
 
-/** The Content-Type an upload declared, as stored. */
-export const uploadType = (headers: Readonly<Record<string, string>>): string => headers['content-type']?.slice(0, 200) || 'application/octet-stream';
+/** The Content-Type an upload declared, when it names a concrete media type; else application/octet-stream. */
+export const uploadType = (headers: Readonly<Record<string, string>>): string => storedMediaType(headers['content-type']);

@@ -3,7 +3,7 @@ import { json, noContent, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import { archiveFlow, createFlow, listFlows, publishFlow, restoreFlow, unpublishFlow, updateFlow, type FlowContext } from '../../services/flows/flows.service.ts';
 import { flowReport } from '../../services/flows/report.service.ts';
-import { buildSchedule, scheduleStart } from '../../services/flows/schedule.ts';
+import { requestedSchedule, scheduleStart } from '../../services/flows/schedule.ts';
 import type { Snapshot } from '../../services/flows/snapshot.ts';
 import { listOf } from '../schemas/common.schema.ts';
 import { CreateFlowBody, FlowParams, FlowSchema, FlowSummarySchema, ListFlowsQuery, PatchFlowBody } from '../schemas/flow.schema.ts';
@@ -83,8 +83,8 @@ export function flowRoutes(services: Services): Route[] {
       responses: { 200: { description: 'The schedule', schema: ScheduleSchema } },
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
-        const start = scheduleStart(ctx.query.startDate);
-        return json(200, buildSchedule(snapshot, start), { etag: `${ctx.params.flowId}.v${snapshot.version}.${start}` });
+        const schedule = requestedSchedule(snapshot, ctx.query.startDate);
+        return json(200, schedule, { etag: `${ctx.params.flowId}.v${snapshot.version}.${schedule.startDate}` });
       },
     }),
     route({

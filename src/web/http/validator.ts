@@ -15,6 +15,16 @@ function makeAjv(coerce: boolean): Ajv2020 {
   return ajv;
 }
 
+/**
+ * What each pattern of the schemas asks for, in words: a refusal quotes these, never a
+ * regular expression. A schema registers its pattern through this as it declares it.
+ */
+const patternWords = new Map<string, string>();
+export function wordedPattern(pattern: string, words: string): string {
+  patternWords.set(pattern, words);
+  return pattern;
+}
+
 const bodies = makeAjv(false);
 // Query and path values arrive as strings: coerce them to the declared types.
 const strings = makeAjv(true);
@@ -28,18 +38,57 @@ export function compile<T>(schema: Schema, location: Location): (value: unknown)
 }
 
 function problems(errors: ErrorObject[], location: Location): ValidationProblem[] {
-  return errors.slice(0, 50).map((error) => {
+  const out: (ValidationProblem & { schemaPath: string; keyword: string })[] = [];
+  for (const error of errors) {
     let pointer = error.instancePath;
-    let message = error.message ?? 'is not valid';
+    let message = words(error);
     if (error.keyword === 'additionalProperties') {
       pointer += `/${escape(String(error.params.additionalProperty))}`;
       message = 'is not a known field';
     } else if (error.keyword === 'required') {
       pointer += `/${escape(String(error.params.missingProperty))}`;
       message = 'is required';
+    } else if (error.keyword === 'anyOf') {
+      // ajv lists each failed alternative before the anyOf itself: one sentence names them all.
+      const branch = `${error.schemaPath}/`;
+      const alternatives = out.filter((p) => p.pointer === pointer && p.schemaPath.startsWith(branch));
+      if (alternatives.length > 0) {
+        // An alternative of the value's own type says more than "must be null" beside it.
+        const fitting = alternatives.filter((p) => p.keyword !== 'type');
+        message = either((fitting.length > 0 ? fitting : alternatives).map((p) => p.message));
+        out.splice(0, out.length, ...out.filter((p) => !alternatives.includes(p)));
+      }
     }
-    return { in: location, pointer, message };
-  });
+    out.push({ in: location, pointer, message, schemaPath: error.schemaPath, keyword: error.keyword });
+  }
+  return out.slice(0, 50).map(({ in: where, pointer, message }) => ({ in: where, pointer, message }));
+}
+
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'must be a date (YYYY-MM-DD)',
+  'date-time': 'must be a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)',
+  email: 'must be an email address',
+  uri: 'must be an absolute URL',
+};
+
+/** What the value must be, in words a person can act on: allowed values, never a regular expression. */
+function words(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'enum': return `must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const': return `must be ${String(error.params.allowedValue)}`;
+    case 'pattern': return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
+    case 'format': return FORMAT_WORDS[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`;
+    case 'anyOf': return 'matches none of the allowed forms';
+    default: return error.message ?? 'is not valid';
+  }
+}
+
+/** "must be a date (…)" and "must be null" → "must be a date (…) or null". */
+function either(messages: string[]): string {
+  const unique = [...new Set(messages)];
+  const prefix = 'must be ';
+  if (unique.every((m) => m.startsWith(prefix))) return prefix + unique.map((m) => m.slice(prefix.length)).join(' or ');
+  return unique.join(' or ');
 }
 
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -1,7 +1,7 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
 import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
@@ -9,7 +9,7 @@ const MAX_TAGS = 20;
 
 const title = name(500);
 const notes = { ...description, description: 'Never shown on the public view' };
-const tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S' }), {
+const tags = Type.Array(nameText(50), {
   maxItems: MAX_TAGS, uniqueItems: true, description: `Up to ${MAX_TAGS} distinct labels; the public view shows them`,
 });
 const assigneeId = { ...idParam('usr'), description: 'A member of the workspace; never shown on the public view' };
@@ -88,7 +88,7 @@ export const PatchIdeaBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 });
 
 export const IdeaCommentBody = Type.Object({
-  body: Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' }),
+  body: freeText(20_000, { notBlank: true }),
 }, { additionalProperties: false });
 
 export const CreateBrainstormShareBody = Type.Object({
@@ -96,7 +96,7 @@ export const CreateBrainstormShareBody = Type.Object({
   role: Defaulted(StringEnum(SHARE_ROLES, { default: 'viewer' })),
 }, { additionalProperties: false });
 
-export const IdeaFileQuery = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255, description: 'The file name' }) });
+export const IdeaFileQuery = Type.Object({ name: nameText(255, { description: 'The file name' }) });
 
 export const ListBrainstormsQuery = Type.Object({
   archived: Defaulted(Type.Boolean({ default: false, description: 'Archived boards instead of live ones' })),

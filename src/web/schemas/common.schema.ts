@@ -4,7 +4,9 @@
  * symbol keys, which neither reads), and a static type to the handler through `route()`.
  */
 import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { FIRST_DAY, LAST_DAY } from '../../services/flows/dates.ts';
 import { ERROR_CODES } from '../../platform/errors.ts';
+import { wordedPattern } from '../http/validator.ts';
 
 /** `{ type: 'string', enum: [...] }` (not TypeBox's `anyOf` of constants), typed as the union of the values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> =>
@@ -28,12 +30,39 @@ export const pageQuery = (defaultSize = 25) => ({
 
 export const listOf = <T extends TSchema>(item: T) => Type.Object({ total: Type.Integer({ minimum: 0 }), items: Type.Array(item) });
 
-export const idParam = (prefix: string) => Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: `^${prefix}_[A-Za-z0-9_-]+$` });
+const NOT_BLANK = wordedPattern('\\S', 'must not be blank');
+// Linear patterns only (no nested quantifiers): a hostile megabyte string costs one pass.
+const NO_CONTROL = wordedPattern('^[^\\u0000-\\u001F\\u007F]*$', 'must not contain control characters (U+0000–U+001F, U+007F), tab and line breaks included: a name is one line');
+const NO_CONTROL_BUT_LINES = wordedPattern(
+  '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$',
+  'must not contain control characters (U+0000–U+001F, U+007F) other than tab and line breaks',
+);
+
+/**
+ * A name, title, tag or file name: one line of 1–`maxLength` characters, not blank, with no
+ * control character (U+0000–U+001F, U+007F; so no tab or line break). Renderings draw names on
+ * one line, and a control character is not even allowed in the XML of an SVG.
+ */
+export const nameText = (maxLength: number, options: SchemaOptions = {}) =>
+  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL, allOf: [{ pattern: NOT_BLANK }], ...options });
+
+/**
+ * Free text (descriptions, notes, comments): tab and line breaks (LF, CR) kept, every other
+ * control character refused. `notBlank` also refuses text of white space only.
+ */
+export const freeText = (maxLength: number, { notBlank = false, ...options }: SchemaOptions & { notBlank?: boolean } = {}) =>
+  Type.String({ ...(notBlank ? { minLength: 1, allOf: [{ pattern: NOT_BLANK }] } : {}), maxLength, pattern: NO_CONTROL_BUT_LINES, ...options });
+
+export const idParam = (prefix: string) =>
+  Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: wordedPattern(`^${prefix}_[A-Za-z0-9_-]+$`, `must be an id of the form ${prefix}_…`) });
 
 export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type.Object(params);
 
-/** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1). */
-export const dateInput = Type.String({ maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] });
+/** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1), in the range src/services/flows/dates.ts enforces. */
+export const dateInput = Type.String({
+  maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }],
+  description: `A date (YYYY-MM-DD, that day's UTC midnight) or an ISO 8601 date-time, between ${FIRST_DAY} and ${LAST_DAY} (UTC); outside is 400 VALIDATION_FAILED`,
+});
 
 export const dateTime = Type.String({ format: 'date-time' });
 

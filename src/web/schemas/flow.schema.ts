@@ -1,13 +1,13 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, dateTime, Defaulted, idParam, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateInput, dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
 export const MAX_TASKS_PER_CALL = 10_000;
 
-export const name = (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
-export const description = Type.String({ maxLength: 20_000 });
+export const name = (max = 200) => nameText(max);
+export const description = freeText(20_000);
 export const estimate = Type.Number({ minimum: 0, maximum: 100_000 });
 
 export const SubTaskSchema = Type.Object({

@@ -1,5 +1,6 @@
 /** Schedule and Report (spec §2). */
 import { Type } from '@sinclair/typebox';
+import { LAST_DAY } from '../../services/flows/dates.ts';
 import { dateInput, Nullable } from './common.schema.ts';
 
 const day = Type.String({ format: 'date' });
@@ -8,7 +9,10 @@ export const ScheduleSchema = Type.Object({
   flowId: Type.String(),
   startDate: Type.Optional(Type.String({ format: 'date', description: 'The working day the schedule starts on' })),
   dueDate: Type.Optional(Nullable(Type.String({ format: 'date' }))),
-  projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+  projectedFinish: Type.Optional(Nullable(Type.String({
+    format: 'date',
+    description: `The last working day; a day past ${LAST_DAY} (a flow of millions of working days, scheduled from today) reads ${LAST_DAY}`,
+  }))),
   onTrack: Type.Optional(Nullable(Type.Boolean())),
   entries: Type.Array(Type.Object({
     taskId: Type.Optional(Type.String()),
@@ -20,7 +24,12 @@ export const ScheduleSchema = Type.Object({
   })),
 });
 
-export const ScheduleQuery = Type.Object({ startDate: Type.Optional(dateInput) });
+export const ScheduleQuery = Type.Object({
+  startDate: Type.Optional({
+    ...dateInput,
+    description: `${dateInput.description}; also refused when the schedule from it would end after ${LAST_DAY}. Default: today (UTC)`,
+  }),
+});
 
 const ids = Type.Array(Type.String());
 

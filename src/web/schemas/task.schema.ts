@@ -1,6 +1,6 @@
 /** Task request bodies and the Comment and Attachment resources (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { dateTime, Defaulted, idParam, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { description, estimate, name, TaskSchema } from './flow.schema.ts';
 
 const taskIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, uniqueItems: true });
@@ -25,7 +25,7 @@ export const AssignBody = Type.Object({
 }, { additionalProperties: false });
 
 export const CommentBody = Type.Object({
-  body: Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' }),
+  body: freeText(20_000, { notBlank: true }),
 }, { additionalProperties: false });
 
 export const DeliverableBody = Type.Object({ name: name(300) }, { additionalProperties: false });
@@ -50,7 +50,7 @@ export const AttachmentSchema = Type.Object({
 });
 
 export const AttachmentQuery = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: nameText(255),
   kind: Defaulted(StringEnum(['reference', 'deliverable'], { default: 'reference' })),
   deliverableId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 });
