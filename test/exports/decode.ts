@@ -1,10 +1,37 @@
-/** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF. */
+/** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF, saxes (a conforming XML 1.0 parser) for SVG. */
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
+import { SaxesParser } from 'saxes';
+
+export interface XmlText {
+  /** The element the text is in, and its attributes. */
+  element: string;
+  attributes: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Parses an SVG (or any XML) as a strict XML 1.0 parser does, throwing on anything not
+ * well-formed (a control character, even as a character reference, included); the text of
+ * every element (entities resolved), so tests read what a viewer shows.
+ */
+export function parseXml(xml: string): XmlText[] {
+  const parser = new SaxesParser({ xmlns: false });
+  const open: { element: string; attributes: Record<string, string>; text: string }[] = [];
+  const texts: XmlText[] = [];
+  let error: Error | null = null;
+  parser.on('error', (e) => (error ??= e));
+  parser.on('opentag', (tag) => open.push({ element: tag.name, attributes: tag.attributes as Record<string, string>, text: '' }));
+  parser.on('text', (text) => { if (open.length > 0) open.at(-1)!.text += text; });
+  parser.on('closetag', () => { const el = open.pop()!; if (el.text !== '') texts.push(el); });
+  parser.write(xml).close();
+  if (error) throw error;
+  return texts;
+}
 
 export interface DecodedPdf {
   pages: number;
