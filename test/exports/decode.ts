@@ -44,33 +44,39 @@ export interface DecodedPdf {
   pageTexts: string[];
   /** The document information dictionary (Title, Subject, CreationDate, …). */
   info: Record<string, unknown>;
+  /** Each page's text items where pdf.js places them: x, baseline y (upwards from the page's foot) and size in points. */
+  pageItems: { str: string; x: number; y: number; size: number }[][];
 }
 
 export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
   const pdf = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
   const texts: string[] = [];
+  const pageItems: DecodedPdf['pageItems'] = [];
   let minFontSize = Infinity;
   let items = 0;
   for (let p = 1; p <= pdf.numPages; p++) {
     const page = await pdf.getPage(p);
     const content = await page.getTextContent();
     const parts: string[] = [];
+    const placed: DecodedPdf['pageItems'][number] = [];
     for (const item of content.items) {
       if (!('str' in item)) continue;
       parts.push(item.str);
       if (item.str.trim() === '') continue;
       items++;
       // The item's matrix in page space: its vertical scale is the size the reader sees.
-      const [, , c, d] = item.transform as number[];
+      const [, , c, d, e, f] = item.transform as number[];
       minFontSize = Math.min(minFontSize, Math.hypot(c!, d!));
+      placed.push({ str: item.str, x: e!, y: f!, size: Math.hypot(c!, d!) });
     }
     texts.push(parts.join(' '));
+    pageItems.push(placed);
     page.cleanup();
   }
   const pages = pdf.numPages;
   const { info } = await pdf.getMetadata();
   await pdf.destroy();
-  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown> };
+  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown>, pageItems };
 }
 
 export interface DecodedPng {
