@@ -12,9 +12,25 @@ export class Html {
   }
 }
 
-/** Text made safe for element content and quoted attribute values, in HTML and SVG alike. */
+/**
+ * What XML 1.0 forbids even as a character reference: C0 controls but tab, LF and CR, U+FFFE,
+ * U+FFFF and unpaired surrogates. Text stored before input refused them may hold them, and one
+ * in an SVG makes it unreadable to every XML parser (resvg: no PNG). Shown as U+FFFD.
+ */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text made safe for element content and quoted attribute values, in HTML and SVG alike (and well-formed XML). */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return value.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/**
+ * Text drawn on one line (a name in a diagram box, a title, a PDF cell): line breaks, tabs and
+ * every other control character become one space, so a stored newline cannot push a line onto
+ * its neighbour; what XML forbids besides is U+FFFD, as in escapeHtml.
+ */
+export function oneLine(value: string): string {
+  return value.replace(/[\s\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(NOT_XML, '\uFFFD').trim();
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -1,10 +1,37 @@
-/** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF. */
+/** Decoding of exported files as a reader's software would: pngjs for PNG, pdf.js for PDF, saxes (a conforming XML 1.0 parser) for SVG. */
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
+import { SaxesParser } from 'saxes';
+
+export interface XmlText {
+  /** The element the text is in, and its attributes. */
+  element: string;
+  attributes: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Parses an SVG (or any XML) as a strict XML 1.0 parser does, throwing on anything not
+ * well-formed (a control character, even as a character reference, included); the text of
+ * every element (entities resolved), so tests read what a viewer shows.
+ */
+export function parseXml(xml: string): XmlText[] {
+  const parser = new SaxesParser({ xmlns: false });
+  const open: { element: string; attributes: Record<string, string>; text: string }[] = [];
+  const texts: XmlText[] = [];
+  let error: Error | null = null;
+  parser.on('error', (e) => (error ??= e));
+  parser.on('opentag', (tag) => open.push({ element: tag.name, attributes: tag.attributes as Record<string, string>, text: '' }));
+  parser.on('text', (text) => { if (open.length > 0) open.at(-1)!.text += text; });
+  parser.on('closetag', () => { const el = open.pop()!; if (el.text !== '') texts.push(el); });
+  parser.write(xml).close();
+  if (error) throw error;
+  return texts;
+}
 
 export interface DecodedPdf {
   pages: number;
@@ -17,33 +44,39 @@ export interface DecodedPdf {
   pageTexts: string[];
   /** The document information dictionary (Title, Subject, CreationDate, …). */
   info: Record<string, unknown>;
+  /** Each page's text items where pdf.js places them: x, baseline y (upwards from the page's foot) and size in points. */
+  pageItems: { str: string; x: number; y: number; size: number }[][];
 }
 
 export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
   const pdf = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
   const texts: string[] = [];
+  const pageItems: DecodedPdf['pageItems'] = [];
   let minFontSize = Infinity;
   let items = 0;
   for (let p = 1; p <= pdf.numPages; p++) {
     const page = await pdf.getPage(p);
     const content = await page.getTextContent();
     const parts: string[] = [];
+    const placed: DecodedPdf['pageItems'][number] = [];
     for (const item of content.items) {
       if (!('str' in item)) continue;
       parts.push(item.str);
       if (item.str.trim() === '') continue;
       items++;
       // The item's matrix in page space: its vertical scale is the size the reader sees.
-      const [, , c, d] = item.transform as number[];
+      const [, , c, d, e, f] = item.transform as number[];
       minFontSize = Math.min(minFontSize, Math.hypot(c!, d!));
+      placed.push({ str: item.str, x: e!, y: f!, size: Math.hypot(c!, d!) });
     }
     texts.push(parts.join(' '));
+    pageItems.push(placed);
     page.cleanup();
   }
   const pages = pdf.numPages;
   const { info } = await pdf.getMetadata();
   await pdf.destroy();
-  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown> };
+  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown>, pageItems };
 }
 
 export interface DecodedPng {

@@ -68,18 +68,19 @@ export function graphvizLayout(model: DiagramModel, gv: Graphviz): Layout {
   const edges = model.tasks.flatMap((task, to) => task.dependsOn.map((from) => `n${from}->n${to};`)).join('');
   const dot = `digraph{rankdir=LR;nodesep=${inches(GAP_Y)};ranksep=${inches(GAP_X)};splines=true;`
     + `node[shape=box,fixedsize=true,width=${inches(NODE_W)},height=${inches(NODE_H)},label=""];${Array.from({ length: n }, (_, i) => `n${i};`).join('')}${edges}}`;
+  // Graphviz leaves out `edges` when there are none (and `objects` when there are no nodes).
   const out = JSON.parse(gv.layout(dot, 'json', 'dot')) as {
-    bb: string; objects: { _gvid: number; pos: string }[]; edges: { tail: number; head: number; pos: string }[];
+    bb: string; objects?: { _gvid: number; pos: string }[]; edges?: { tail: number; head: number; pos: string }[];
   };
   const top = Number(out.bb.split(',')[3]);
   const x = new Float64Array(n);
   const y = new Float64Array(n);
-  for (const node of out.objects) {
+  for (const node of out.objects ?? []) {
     const [cx, cy] = node.pos.split(',').map(Number) as [number, number];
     x[node._gvid] = cx - NODE_W / 2;
     y[node._gvid] = top - cy - NODE_H / 2;
   }
-  const routes = out.edges.map((e): Route => {
+  const routes = (out.edges ?? []).map((e): Route => {
     // "e,tipx,tipy p0 p1 p2 p3 …": the spline's control points, then the arrow's tip.
     const parts = e.pos.split(' ');
     const tip = parts[0]!.slice(2).split(',').map(Number) as [number, number];

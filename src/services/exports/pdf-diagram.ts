@@ -4,6 +4,7 @@
  * SVGs at ~80 ms a page, 17 s of a 5,000-task document; drawing directly takes a fraction,
  * and keeps every name real, searchable text.
  */
+import { oneLine } from '../../platform/html.ts';
 import type { DiagramModel } from './diagram.ts';
 import { boxMeets, NODE_H, NODE_W, routeMeets, type Layout, type Tile } from './layout.ts';
 import { CRITICAL, FONT_NAME, FONT_SMALL, finishText, hoursText, INK, nameLines, STATUS_FILL, STATUS_LABEL } from './svg.ts';
@@ -21,6 +22,7 @@ export function tileSize(tile: Tile): { w: number; h: number } {
 
 function text(doc: Doc, value: string, x: number, baseline: number, size: number, bold = false, colour = INK, align: 'left' | 'right' = 'left'): void {
   doc.font(bold ? 'DejaVu-Bold' : 'DejaVu').fontSize(size).fillColor(colour);
+  value = oneLine(value);
   const left = align === 'right' ? x - doc.widthOfString(value) : x;
   doc.text(value, left, baseline - ASCENT * size, { lineBreak: false });
 }

@@ -11,6 +11,7 @@ import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
 import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, tiles, wholeTile, type Layout, type Tile } from './layout.ts';
 import { drawTile, HEADER_H, tileSize } from './pdf-diagram.ts';
+import { oneLine } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import { CRITICAL, finishText, FONT_SMALL, hoursText, INK, STATUS_LABEL } from './svg.ts';
 
@@ -69,7 +70,7 @@ export async function planPdf(plan: PlanDocument): Promise<Buffer> {
   const doc = new PDFDocument({
     size: 'A4', layout: 'landscape', margin: MARGIN, autoFirstPage: true,
     info: {
-      Title: plan.model.flowName, Subject: `Delivery plan: dependency diagram, schedule and report of ${plan.model.flowName}`,
+      Title: oneLine(plan.model.flowName), Subject: `Delivery plan: dependency diagram, schedule and report of ${oneLine(plan.model.flowName)}`,
       Creator: 'flowplan', CreationDate: plan.generatedAt, ModDate: plan.generatedAt,
     },
   });
@@ -110,7 +111,7 @@ const hours = (h: number | null) => (h === null ? 'no estimates' : `${Number(h.t
 function titleBlock(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
   const { model, report } = plan;
   doc.font('DejaVu').fontSize(BODY).fillColor(INK).text(`Delivery plan · generated ${generated(plan)} by flowplan`, { width: width(doc) });
-  doc.font('DejaVu-Bold').fontSize(20).text(model.flowName, { width: width(doc) }).moveDown(0.2);
+  doc.font('DejaVu-Bold').fontSize(20).text(oneLine(model.flowName), { width: width(doc) }).moveDown(0.2);
   const verdict = model.onTrack === null ? 'No due date set' : model.onTrack ? 'On track' : 'Late: projected to finish after the due date';
   const facts: [string, string][] = [
     ['Due', model.dueDate ?? 'none'],
@@ -215,7 +216,7 @@ function bulletList(doc: PDFKit.PDFDocument, items: string[], empty: string): vo
     doc.text(empty, { width: width(doc) });
     return;
   }
-  for (const item of items.slice(0, LIST_MAX)) doc.text(`• ${item}`, { width: width(doc) });
+  for (const item of items.slice(0, LIST_MAX)) doc.text(`• ${oneLine(item)}`, { width: width(doc) });
   if (items.length > LIST_MAX) doc.text(`… and ${items.length - LIST_MAX} more`, { width: width(doc) });
 }
 
@@ -226,7 +227,7 @@ function planPages(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
   doc.text(`${finishText(plan.model)}. Schedule from ${plan.startDate}; day 1 is the first working day.`, { width: width(doc) }).moveDown(0.6);
 
   heading(doc, 'Critical path');
-  doc.text(plan.criticalPath.length === 0 ? 'No open critical tasks.' : plan.criticalPath.join(' → '), { width: width(doc) }).moveDown(0.6);
+  doc.text(plan.criticalPath.length === 0 ? 'No open critical tasks.' : plan.criticalPath.map(oneLine).join(' → '), { width: width(doc) }).moveDown(0.6);
 
   heading(doc, 'Summary');
   doc.text(`Completion ${Math.round(report.completion * 100)} %. ${statusSummary(plan.model)}.`, { width: width(doc) });
@@ -283,7 +284,7 @@ function drawRow(doc: PDFKit.PDFDocument, cells: string[], y: number): void {
 }
 
 function fit(doc: PDFKit.PDFDocument, text: string, w: number): string {
-  let t = text.slice(0, 200);
+  let t = oneLine(text.slice(0, 200));
   if (doc.widthOfString(t) <= w) return t;
   while (t.length > 1 && doc.widthOfString(`${t}…`) > w) t = t.slice(0, Math.max(1, Math.floor(t.length * 0.9)));
   return `${t}…`;

@@ -6,7 +6,7 @@
  * mode) without an inline <style>, which a strict CSP would block. The critical path is
  * told apart by a thicker border and a "critical" label too, never by colour alone.
  */
-import { html, trusted, type Html } from '../../platform/html.ts';
+import { html, oneLine, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
 import { boxMeets, layout, NODE_H, NODE_W, routeMeets, wholeTile, type Layout, type Route, type Tile } from './layout.ts';
 
@@ -48,7 +48,7 @@ export interface SvgOptions {
 
 /** Up to two lines of at most NAME_CHARS characters, broken at spaces; the rest ellipsed. */
 export function nameLines(name: string): string[] {
-  let rest = name.slice(0, 4 * NAME_CHARS).replace(/\s+/g, ' ').trim();
+  let rest = oneLine(name.slice(0, 4 * NAME_CHARS));
   const cutShort = name.length > 4 * NAME_CHARS;
   const lines: string[] = [];
   while (rest && lines.length < 2) {
@@ -84,7 +84,7 @@ function criticalNames(model: DiagramModel): string {
 function node(task: DiagramTask, x: number, y: number): Html {
   const lines = nameLines(task.name);
   const status = `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`;
-  return html`<g class="fp-task"><title>${task.name.slice(0, 500)}</title>
+  return html`<g class="fp-task"><title>${task.name}</title>
 <rect class="fp-node fp-node-${task.status}${task.critical ? ' fp-critical' : ''}" x="${x}" y="${y}" width="${NODE_W}" height="${NODE_H}" rx="6" fill="${STATUS_FILL[task.status]}" stroke="${task.critical ? CRITICAL : 'currentColor'}" stroke-width="${task.critical ? 3.5 : 1}"/>
 ${lines.map((line, i) => html`<text x="${x + 8}" y="${y + 17 + i * 15}" font-size="${FONT_NAME}" font-weight="bold">${line}</text>`)}
 <text x="${x + 8}" y="${y + NODE_H - 7}">${status}</text>
@@ -140,7 +140,7 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l
 <title>${title}</title>${options.standalone ? html`<style>${trusted(DIAGRAM_CSS)}</style>` : ''}
 <defs>${marker('fp-arrow', 'currentColor')}${marker('fp-arrow-critical', CRITICAL)}</defs>
 <rect class="fp-bg" width="100%" height="100%" fill="#ffffff"/>
-<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${model.flowName.slice(0, 120)}</text>
+<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${oneLine(model.flowName).slice(0, 120)}</text>
 <text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
 ${legend(48)}
 <svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="hidden">

@@ -3,7 +3,7 @@
  * `html`), with RFC 8058 one-click unsubscribe headers pointing at an opaque per-member,
  * per-kind link.
  */
-import { html, type Html } from '../../platform/html.ts';
+import { html, oneLine, type Html } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import { mailDocument, mailLink, mailStyle } from '../mail/layout.ts';
 import type { StoredMessage } from '../../storage/notifications.store.ts';
@@ -55,14 +55,12 @@ function textFooter(envelope: Envelope, what: string): string {
 }
 
 /** Subjects are one header line: user text loses its line breaks and control characters. */
-function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 150);
-}
+const subjectText = (text: string): string => oneLine(text).slice(0, 150);
 
 export function batchSubject(items: readonly BatchItem[]): string {
   const assigned = items.filter((i) => i.kind === 'assigned');
   const unlocked = items.filter((i) => i.kind === 'unlocked');
-  if (items.length === 1) return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${oneLine(items[0]!.taskName)}`;
+  if (items.length === 1) return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${subjectText(items[0]!.taskName)}`;
   const parts = [];
   if (assigned.length) parts.push(`${count(assigned.length, 'task')} assigned to you`);
   if (unlocked.length) parts.push(`${count(unlocked.length, 'task')} ready to start`);

@@ -11,11 +11,9 @@ import { page } from '../http/page.ts';
 import { route, type Reply, type Route } from '../http/route.ts';
 import type { Services } from '../deps.ts';
 import { PublicBrainstormSchema, PublicFlowSchema, PublicTokenParams } from '../schemas/public.schema.ts';
-import { PublicViews } from './public.service.ts';
-import type { Rendition } from './public.views.ts';
+import { PublicViews, type Part } from './public.service.ts';
 
 type Kind = 'flows' | 'brainstorms';
-type Part = keyof Rendition;
 
 const NOUN: Record<Kind, string> = { flows: 'flow', brainstorms: 'brainstorm' };
 
@@ -61,7 +59,7 @@ const errorEnvelope = (error: DomainError): Reply => ({
 
 export function publicRoutes(services: Services, views = new PublicViews(services)): Route[] {
   const prefix = publicPrefix(services.config.publicUrl);
-  const find = (kind: Kind, token: string) => (kind === 'flows' ? views.flow(token) : views.brainstorm(token));
+  const find = (kind: Kind, token: string, part: Part) => (kind === 'flows' ? views.flow(token, part) : views.brainstorm(token, part));
 
   const publicRoute = (kind: Kind, part: Part): Route => {
     const noun = NOUN[kind];
@@ -78,9 +76,9 @@ export function publicRoutes(services: Services, views = new PublicViews(service
       renderError: part === 'page' || part === 'embed' ? errorPage(kind, part === 'embed') : errorEnvelope,
       responses: { 200: shape.response },
       handler: async (ctx) => {
-        const rendition = await find(kind, ctx.params.token);
-        if (!rendition) throw new DomainError('NOT_FOUND', `No published ${noun} at this link`);
-        return rendition[part][acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
+        const encoded = await find(kind, ctx.params.token, part);
+        if (!encoded) throw new DomainError('NOT_FOUND', `No published ${noun} at this link`);
+        return encoded[acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
       },
     });
   };

@@ -3,9 +3,10 @@
  * whether the token is published right now, by a look-up that started after the request
  * arrived (FreshLookups: concurrent requests share one, so a busy page costs one indexed query
  * per round trip, not one per request), so an unpublish or an archive in any process is seen
- * at the very next request; only then is the rendition served from a cache kept per version (the diagram
- * is drawn on the render pool once per version and day, since the projected finish moves
- * with the date).
+ * at the very next request; only then is the representation served from a cache kept per version.
+ * The JSON document is built from the snapshot alone, never drawn; the page, embed and SVG are
+ * drawn (on the render pool) when first asked for, once per version and day, since the
+ * projected finish moves with the date.
  */
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../services/auth/secrets.ts';
@@ -17,27 +18,33 @@ import type { SessionRegistry } from '../../services/flows/registry.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Sql } from '../../platform/database.ts';
 import { FreshLookups } from './fresh-lookups.ts';
-import { brainstormRendition, flowRendition, type Rendition } from './public.views.ts';
+import { brainstormDrawing, flowDrawing, jsonReply, publicBrainstormDocument, publicFlowDocument, type Drawing, type Encoded } from './public.views.ts';
 
 /** Published tokens are 24 random bytes in base64url; anything else names nothing. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
-/** Bytes of renditions kept per kind: a 500-task flow's come to about 1.5 MB with their gzipped twins. */
+/** Bytes of representations kept per kind: a 500-task flow's come to about 1.5 MB with their gzipped twins. */
 const CACHE_BYTES = 64 * 1024 * 1024;
+
+/** A public address's part: the JSON document, or one of the drawn representations. */
+export type Part = 'json' | keyof Drawing;
+
+/** One published thing at one version: its JSON document, and its drawing once asked for. */
+interface Published {
+  json: Encoded;
+  draw: () => Promise<Drawing>;
+  drawing: Promise<Drawing> | null;
+}
 
 interface Entry {
   key: string;
-  rendition: Promise<Rendition | null>;
-  /** Known once the rendition is made; a placeholder until then. */
+  published: Promise<Published | null>;
+  /** Known once the representations are made; a placeholder until then. */
   bytes: number;
 }
 
 const newCache = () => new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: (entry) => entry.bytes });
 
-function sizeOf(rendition: Rendition): number {
-  let bytes = 0;
-  for (const encoded of Object.values(rendition)) bytes += (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
-  return bytes;
-}
+const bytesOf = (encoded: Encoded) => (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
 
 export interface PublicViewsDeps {
   sql: Sql;
@@ -57,47 +64,66 @@ export class PublicViews {
     this.boardRows = new FreshLookups((hash) => findPublishedBoard(deps.sql, hash));
   }
 
-  /** The published flow's rendition, or null when the token names no published flow. */
-  async flow(token: string): Promise<Rendition | null> {
+  /** A part of the published flow, or null when the token names no published flow. */
+  async flow(token: string, part: Part): Promise<Encoded | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
     const row = await this.flowRows.get(sha256(token));
     if (!row) return null;
     const start = scheduleStart(undefined);
-    return this.cached(this.flows, row.id, `${row.version}|${start}|${token}`, async () => {
+    return this.part(this.flows, row.id, `${row.version}|${start}|${token}`, part, async () => {
       const snapshot = await publishedSnapshot(this.deps.sql, this.deps.registry, row);
-      // Unpublished, republished or archived since the look-up: never render under the old token.
+      // Unpublished, republished or archived since the look-up: never show it under the old token.
       if (snapshot?.flow.publicToken !== token || snapshot.flow.archived) return null;
       const model = diagramModel(snapshot, start);
-      return flowRendition(model, await this.deps.render.diagramSvg(model), token);
+      return { json: await jsonReply(publicFlowDocument(model)), draw: async () => flowDrawing(model, await this.deps.render.diagramSvg(model), token), drawing: null };
     });
   }
 
-  /** The published brainstorm's rendition, or null. */
-  async brainstorm(token: string): Promise<Rendition | null> {
+  /** A part of the published brainstorm, or null. */
+  async brainstorm(token: string, part: Part): Promise<Encoded | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
     const board = await this.boardRows.get(sha256(token));
     if (!board) return null;
-    // The ideas are read only when this version is not drawn yet.
-    return this.cached(this.brainstorms, board.id, `${board.version}|${token}`, async () => {
+    // The ideas are read only when this version is not cached yet.
+    return this.part(this.brainstorms, board.id, `${board.version}|${token}`, part, async () => {
       const model = await publishedBrainstorm(this.deps.sql, token);
-      return model && brainstormRendition(model, brainstormDiagramSvg(model), token);
+      return model && { json: await jsonReply(publicBrainstormDocument(model)), draw: () => brainstormDrawing(model, brainstormDiagramSvg(model), token), drawing: null };
     });
   }
 
-  /** One rendering per key however many requests ask at once; a failed or empty one is not kept. */
-  private cached(cache: LRUCache<string, Entry>, id: string, key: string, make: () => Promise<Rendition | null>): Promise<Rendition | null> {
+  /**
+   * The part asked for, from one making per key however many requests ask at once; a failed
+   * or empty one is not kept, nor a failed drawing (the next request draws again).
+   */
+  private async part(cache: LRUCache<string, Entry>, id: string, key: string, part: Part, make: () => Promise<Published | null>): Promise<Encoded | null> {
+    const published = await this.published(cache, id, key, make);
+    if (!published) return null;
+    if (part === 'json') return published.json;
+    if (!published.drawing) {
+      const drawing = (published.drawing = published.draw());
+      drawing.then((drawn) => {
+        // Counted at its real size now (lru-cache sizes a new value object; one over the whole budget is not kept).
+        const entry = cache.peek(id);
+        if (entry?.key === key) cache.set(id, { ...entry, bytes: entry.bytes + bytesOf(drawn.page) + bytesOf(drawn.embed) + bytesOf(drawn.svg) });
+      }, () => {
+        if (published.drawing === drawing) published.drawing = null;
+      });
+    }
+    return (await published.drawing)[part];
+  }
+
+  private published(cache: LRUCache<string, Entry>, id: string, key: string, make: () => Promise<Published | null>): Promise<Published | null> {
     const hit = cache.get(id);
-    if (hit?.key === key) return hit.rendition;
-    const rendition = make();
-    const entry: Entry = { key, rendition, bytes: 1 };
+    if (hit?.key === key) return hit.published;
+    const published = make();
+    const entry: Entry = { key, published, bytes: 1 };
     cache.set(id, entry);
     const current = () => cache.peek(id) === entry;
-    rendition.then((made) => {
+    published.then((made) => {
       if (!current()) return;
       if (!made) return void cache.delete(id);
-      // Counted at its real size now (lru-cache sizes a new value object; one over the whole budget is not kept).
-      cache.set(id, { ...entry, bytes: sizeOf(made) });
+      cache.set(id, { ...entry, bytes: bytesOf(made.json) });
     }, () => current() && cache.delete(id));
-    return rendition;
+    return published;
   }
 }

@@ -20,13 +20,16 @@ export interface Encoded {
   gzip: Reply;
 }
 
-/** The four representations of one published thing at one version. */
-export interface Rendition {
+/** The drawn representations of one published thing at one version (its JSON needs no drawing). */
+export interface Drawing {
   page: Encoded;
   embed: Encoded;
-  json: Encoded;
   svg: Encoded;
 }
+
+/** The JSON document as served. */
+export const jsonReply = (document: Record<string, unknown>): Promise<Encoded> =>
+  bytesReply(Buffer.from(JSON.stringify(document)), 'application/json; charset=utf-8');
 
 /** Public representations always revalidate: after an unpublish the next request is a 404. */
 const REVALIDATE = 'no-cache';
@@ -121,7 +124,7 @@ function taskList(model: DiagramModel): Html {
 <span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}${model.tasks[i]!.name}`)}` : ''}</span></li>`)}</ol>`;
 }
 
-export async function flowRendition(model: DiagramModel, svg: string, token: string): Promise<Rendition> {
+export async function flowDrawing(model: DiagramModel, svg: string, token: string): Promise<Drawing> {
   const title = model.flowName;
   const label = `Dependency diagram of ${title}`;
   const pageBody = html`<h1>${title}</h1>
@@ -134,13 +137,12 @@ ${diagramBox(svg, label, true)}</section>
   const embedBody = html`<h1><a href="../../flows/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${flowFacts(model)}
 ${diagramBox(svg, label, false)}`;
-  const [pageReply, embed, json, image] = await Promise.all([
+  const [pageReply, embed, image] = await Promise.all([
     htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
     htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    bytesReply(Buffer.from(JSON.stringify(publicFlowDocument(model))), 'application/json; charset=utf-8'),
     bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
   ]);
-  return { page: pageReply, embed, json, svg: image };
+  return { page: pageReply, embed, svg: image };
 }
 
 /** The JSON document of a published brainstorm (PublicBrainstormSchema). */
@@ -161,7 +163,7 @@ ${idea.tags.map((tag) => html` <span class="tag">#${tag}</span>`)}</li>`;
   })}</ul>`;
 }
 
-export async function brainstormRendition(model: PublicBrainstorm, svg: string, token: string): Promise<Rendition> {
+export async function brainstormDrawing(model: PublicBrainstorm, svg: string, token: string): Promise<Drawing> {
   const title = model.name;
   const label = `Idea tree of ${title}`;
   const pageBody = html`<h1>${title}</h1>
@@ -170,11 +172,10 @@ export async function brainstormRendition(model: PublicBrainstorm, svg: string, 
 <p><a href="${token}.json">This brainstorm as JSON</a> · <a href="${token}/diagram.svg">The tree as SVG</a></p>`;
   const embedBody = html`<h1><a href="../../brainstorms/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${diagramBox(svg, label, false)}`;
-  const [pageReply, embed, json, image] = await Promise.all([
+  const [pageReply, embed, image] = await Promise.all([
     htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
     htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    bytesReply(Buffer.from(JSON.stringify(publicBrainstormDocument(model))), 'application/json; charset=utf-8'),
     bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
   ]);
-  return { page: pageReply, embed, json, svg: image };
+  return { page: pageReply, embed, svg: image };
 }
