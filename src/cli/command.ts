@@ -27,8 +27,8 @@ export interface Command<I = unknown> {
   examples: string[];
   /** Only `migrate`: may create the database (every other command refuses a missing one). */
   createsDatabase?: boolean;
-  /** Checks the options and turns them into the command's input, before any database is opened (UsageError). */
-  input(options: Options): I;
+  /** Checks the options and turns them into the command's input, before any database is opened (UsageError); may read stdin. */
+  input(options: Options): I | Promise<I>;
   run(sql: Sql, input: I): Promise<Output>;
 }
 

@@ -59,7 +59,7 @@ const out = (text: string) => process.stdout.write(`${text}\n`);
 const err = (text: string) => process.stderr.write(`${text}\n`);
 
 /** The command and its checked input; or, after printing help or a usage error, the exit code. */
-function prepare(argv: string[]): { command: Command; input: unknown; json: boolean } | number {
+async function prepare(argv: string[]): Promise<{ command: Command; input: unknown; json: boolean } | number> {
   let resolved: Resolved | undefined;
   try {
     resolved = resolve(argv);
@@ -68,7 +68,7 @@ function prepare(argv: string[]): { command: Command; input: unknown; json: bool
       return 0;
     }
     const options = parse(resolved.argv, resolved.command.options);
-    return { command: resolved.command, input: resolved.command.input(options), json: options.json === true };
+    return { command: resolved.command, input: await resolved.command.input(options), json: options.json === true };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     if (error.text) err(`${error.text}\n`);
@@ -78,7 +78,7 @@ function prepare(argv: string[]): { command: Command; input: unknown; json: bool
 }
 
 async function main(argv: string[], env: Env): Promise<number> {
-  const prepared = prepare(argv);
+  const prepared = await prepare(argv);
   if (typeof prepared === 'number') return prepared;
   const { command, input, json } = prepared;
   const fail = (code: string, message: string) => {

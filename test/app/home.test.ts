@@ -70,6 +70,10 @@ t.test('home and notification settings', async (t) => {
     }, page);
     t.equal(saved.status, 200);
     t.match(saved.text, /role="status">Saved\./);
+    // The caption is true whichever way the box is ticked (a browser ticks it without reloading).
+    t.match(saved.text, /<input type="checkbox" id="email" name="email" value="on" checked/, 'the master switch is ticked');
+    t.match(saved.text, /id="email-hint">The master switch: while it is unticked, none of the emails below is sent\.</, 'its caption does not say it is off');
+    t.notMatch(saved.text, /off, nothing below is sent/);
     t.match(await preferences(), { email: true, events: { assigned: false, unlocked: true, digest: false }, timezone: 'America/New_York', digestHour: 6 });
     const muted = await s.api('GET', `/v1/notifications/preferences?memberId=${userId}&flowId=${kitchen.id}`, { token: s.adminKey });
     t.equal(muted.body.muted, true);

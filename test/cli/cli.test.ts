@@ -149,8 +149,8 @@ t.test('cli', async (t) => {
       fails(t, db, ['client', 'delete', '--id', 'cli_nope'], /No client cli_nope/),
       fails(t, db, ['user', 'create', '--email', 'not-an-email', '--name', 'N', '--password', 'P'], /--email/),
       fails(t, db, ['user', 'create', '--email', 'new@example.com', '--name', 'N'], /password/),
-      fails(t, db, ['user', 'create', '--email', 'x@example.com', '--name', 'N', '--password', 'P', '--workspace', 'wsp_nope'], /No workspace wsp_nope/),
-      fails(t, db, ['user', 'create', '--email', 'y@example.com', '--name', 'N', '--password', 'P', '--workspace', s.workspaceId, '--role', 'boss'], /--role must be one of/),
+      fails(t, db, ['user', 'create', '--email', 'x@example.com', '--name', 'N', '--password', 'long enough pw', '--workspace', 'wsp_nope'], /No workspace wsp_nope/),
+      fails(t, db, ['user', 'create', '--email', 'y@example.com', '--name', 'N', '--password', 'long enough pw', '--workspace', s.workspaceId, '--role', 'boss'], /--role must be one of/),
     ]);
     const after = await s.sql`select (select count(*) from workspaces)::int as w, (select count(*) from credentials)::int as c, (select count(*) from users)::int as u`;
     t.same(after, before, 'no workspace, credential or user was created');

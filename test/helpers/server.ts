@@ -112,12 +112,13 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
   }
 }
 
-/** Runs the operator CLI against a database, as an operator would. */
-export function cli(databaseUrl: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the operator CLI against a database, as an operator would; its stdin holds `stdin` (or nothing) and is then closed. */
+export function cli(databaseUrl: string, args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/flowplan.js', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
     });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -1,5 +1,5 @@
 /** The mailer against a real SMTP server on loopback, and the maildir fallback with no SMTP_URL. */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -73,4 +73,21 @@ t.test('no SMTP_URL: the message lands in the maildir under the data directory',
   t.match(raw, new RegExp(`^Message-ID: ${sent.messageId.replace(/[.]/g, '\\.')}$`, 'mi'));
   t.match(raw, /multipart\/alternative/);
   t.same(await readdir(path.join(dataDir, 'mail', 'tmp')), [], 'nothing left half-written');
+});
+
+t.test('no SMTP_URL: the mail files and their folders are the server account\'s alone', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowplan-mail-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  // A maildir an older version made 0755 is closed too.
+  await mkdir(path.join(dataDir, 'mail', 'new'), { recursive: true, mode: 0o755 });
+  await chmod(path.join(dataDir, 'mail'), 0o755);
+  const mailer = new Mailer(loadConfig({ FLOWPLAN_DATA_DIR: dataDir }), log);
+  const message = { to: 'c@example.com', subject: 'Your invitation', text: 'https://plan.example.com/app/invite?token=inv_x', html: '<p>x</p>' };
+  await mailer.send(message);
+  await mailer.send(message);
+  const mode = async (file: string) => ((await stat(file)).mode & 0o777).toString(8);
+  for (const dir of ['', 'tmp', 'new', 'cur']) t.equal(await mode(path.join(dataDir, 'mail', dir)), '700', `mail/${dir}: 0700`);
+  const files = await readdir(path.join(dataDir, 'mail', 'new'));
+  t.equal(files.length, 2);
+  for (const file of files) t.equal(await mode(path.join(dataDir, 'mail', 'new', file)), '600', `${file}: 0600`);
 });

@@ -10,7 +10,8 @@ import type { Sql } from '../../storage/db.ts';
 import { findInviteByToken, type InviteLinkRow } from '../../storage/people.store.ts';
 import { findUserByEmail } from '../../storage/workspaces.store.ts';
 import { acceptInvite } from '../team/invites.service.ts';
-import { checkPassword, MAX_PASSWORD } from './signin.service.ts';
+import { checkPassword } from './signin.service.ts';
+import { newPasswordProblem } from './password.ts';
 
 export type InviteState = 'pending' | 'accepted' | 'revoked' | 'expired';
 
@@ -51,9 +52,8 @@ export async function acceptWithSignup(sql: Sql, token: string, input: { name: s
   }
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) throw new DomainError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', { field: 'name' });
-  if (input.password.length < 10 || input.password.length > MAX_PASSWORD) {
-    throw new DomainError('VALIDATION_FAILED', `Choose a password of 10 to ${MAX_PASSWORD} characters`, { field: 'password' });
-  }
+  const problem = newPasswordProblem(input.password);
+  if (problem) throw new DomainError('VALIDATION_FAILED', `${problem}: choose another`, { field: 'password' });
   const { id } = await createUser(sql, { email: invite.email, name, password: input.password });
   await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: id });
   return { userId: id, invite };

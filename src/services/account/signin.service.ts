@@ -21,10 +21,10 @@ import {
   forgetOldSigninAttempts, giveBackSigninAttempts, reserveSigninAttempt, type SigninKeys,
 } from '../../storage/signin-attempts.store.ts';
 import { hashPassword, sha256, verifyPassword } from '../auth/secrets.ts';
+import { MAX_PASSWORD } from './password.ts';
 
 export type { OrgRow } from '../../storage/workspaces.store.ts';
 
-export const MAX_PASSWORD = 1024;
 const WINDOW_SECONDS = 15 * 60;
 /** Attempts within a window before the pair (account, address) or the address is locked. */
 const LIMITS = { pair: 5, address: 20 } as const;

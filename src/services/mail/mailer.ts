@@ -4,7 +4,7 @@
  * directory (`.flowplan/mail/new/`) so `npm start` shows notifications with no setup.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
@@ -31,6 +31,7 @@ export class Mailer {
   private readonly smtp: Transporter | null;
   private readonly compose: Transporter;
   private readonly domain: string;
+  private maildirReady: Promise<void> | null = null;
 
   constructor(config: Config, private readonly log: Logger) {
     this.from = config.mailFrom;
@@ -64,13 +65,26 @@ export class Mailer {
     return { messageId, transport: 'outbox' };
   }
 
-  /** Maildir delivery: write under tmp/, then rename into new/ so readers never see half a file. */
+  /**
+   * Maildir delivery: write under tmp/, then rename into new/ so readers never see half a file.
+   * Mail holds invite and sign-in links: the folders are the server account's alone (0700, a
+   * folder made 0755 by an older version too) and so is each file (0600).
+   */
   private async writeMaildir(bytes: Buffer): Promise<string> {
     const name = `${Date.now()}.${process.pid}_${randomBytes(6).toString('hex')}.flowplan.eml`;
-    await Promise.all(['tmp', 'new', 'cur'].map((dir) => mkdir(path.join(this.maildir, dir), { recursive: true })));
+    this.maildirReady ??= (async () => {
+      for (const dir of [this.maildir, ...['tmp', 'new', 'cur'].map((sub) => path.join(this.maildir, sub))]) {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await chmod(dir, 0o700);
+      }
+    })();
+    await this.maildirReady.catch((error: unknown) => {
+      this.maildirReady = null; // tried again on the next send
+      throw error;
+    });
     const tmp = path.join(this.maildir, 'tmp', name);
     const target = path.join(this.maildir, 'new', name);
-    await writeFile(tmp, bytes);
+    await writeFile(tmp, bytes, { mode: 0o600 });
     await rename(tmp, target);
     return target;
   }

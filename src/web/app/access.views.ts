@@ -6,6 +6,7 @@ import type { CredentialListRow } from '../../services/account/access.service.ts
 import type { InviteLink } from '../../services/account/invite-links.service.ts';
 import { csrfField, errorBox, signoutForm, type FormContext } from './signin.views.ts';
 import { appNav } from './home.views.ts';
+import { MAX_PASSWORD, MIN_PASSWORD } from '../../services/account/password.ts';
 
 export function accessView(form: FormContext, input: {
   workspaceName: string; credentials: CredentialListRow[]; firstParty: CredentialListRow[]; who: { name: string; email: string };
@@ -123,8 +124,8 @@ ${errorBox('invite-error', input.error)}
   <label for="name">Your name</label>
   <input id="name" name="name" type="text" autocomplete="name" required maxlength="200"${fieldError('name')}>
   <label for="password">Choose a password</label>
-  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="1024" aria-describedby="password-hint${input.error && input.field === 'password' ? ' invite-error' : ''}">
-  <p class="muted" id="password-hint">At least 10 characters.</p>
+  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${String(MIN_PASSWORD)}" maxlength="${String(MAX_PASSWORD)}" aria-describedby="password-hint${input.error && input.field === 'password' ? ' invite-error' : ''}">
+  <p class="muted" id="password-hint">At least ${String(MIN_PASSWORD)} characters.</p>
   <button type="submit">Create account and join</button>`}
 </form>`;
 }

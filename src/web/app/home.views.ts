@@ -92,7 +92,7 @@ ${errorBox('settings-error', input.error)}
   ${csrfField(form)}
   <input type="hidden" name="workspace" value="${input.workspace.id}">
   <fieldset><legend>Email</legend>
-    ${checkbox('email', 'Send me email from flowplan', settings.email, 'The master switch: off, nothing below is sent.')}
+    ${checkbox('email', 'Send me email from flowplan', settings.email, 'The master switch: while it is unticked, none of the emails below is sent.')}
   </fieldset>
   <fieldset><legend>What to email me about</legend>
     ${checkbox('assigned', 'A task is assigned to me', settings.assigned)}
