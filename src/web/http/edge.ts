@@ -18,7 +18,7 @@ import { HttpMetrics } from './http-metrics.ts';
 import { idempotent, principalKey } from './idempotency.ts';
 import { parseQuery, readBody } from './input.ts';
 import { requestIdOf, type Admission, type IncomingRequest, type OutgoingResponse, type RequestHead } from './request.ts';
-import type { RequestContext, Route } from './route.ts';
+import { bodyKindOf, type RequestContext, type Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 
 interface Compiled {
@@ -38,6 +38,8 @@ export interface EdgeDeps extends BudgetLimiters {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** A form body's cap (the OAuth token and revoke requests): a token request is a few hundred bytes. */
+export const FORM_BODY_BYTES = 64 * 1024;
 
 export class Edge {
   readonly router = new Router();
@@ -73,9 +75,16 @@ export class Edge {
     return match.kind === 'found' && match.route.bodyKind === 'upload';
   }
 
-  /** The cap the transport enforces while reading a body for this request. */
+  /**
+   * The cap the transport enforces while reading a body for this request: none at all for a
+   * route that takes no body (a body there is refused, 413), FORM_BODY_BYTES for a form.
+   */
   bodyLimit(match: Match): number {
-    return match.kind === 'found' ? (match.route.maxBodyBytes ?? this.deps.maxBodyBytes) : this.deps.maxBodyBytes;
+    if (match.kind !== 'found') return this.deps.maxBodyBytes;
+    const { route } = match;
+    const kind = bodyKindOf(route);
+    if (kind === 'none') return 0;
+    return route.maxBodyBytes ?? (kind === 'form' ? FORM_BODY_BYTES : this.deps.maxBodyBytes);
   }
 
   /**

@@ -58,6 +58,9 @@ export interface RequestContext<
 /** `upload`: raw bytes streamed to storage as they arrive, never held whole (ctx.upload). */
 export type BodyKind = 'json' | 'form' | 'bytes' | 'upload' | 'none';
 
+/** What a route takes as its body: its `bodyKind`, else JSON when it has a body schema, else none. */
+export const bodyKindOf = (route: Pick<Route, 'bodyKind' | 'body'>): BodyKind => route.bodyKind ?? (route.body ? 'json' : 'none');
+
 export interface ResponseSpec {
   description: string;
   schema?: Schema;
