@@ -99,3 +99,18 @@ t.test('one address holds at most a quarter of the allowance; another address is
   const other = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Elsewhere', tasks: [{ name: 'A' }] }, headers: { 'x-forwarded-for': '198.51.100.7' } });
   t.equal(other.status, 201, 'another address writes as usual');
 });
+
+t.test('requests without a credential hold at most an eighth of the allowance, whatever their addresses', async (t) => {
+  // 8 MiB allowance: 1 MiB for strangers, so sixteen 64-KiB forms fill it.
+  const s = await startTestServer(t, { maxBufferedBodyBytes: 8 * MiB }, { TRUST_PROXY: '1' });
+  const form = (i: number) => ({ 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': `203.0.113.${i}` });
+  const held = await Promise.all(Array.from({ length: 17 }, (_, i) => hold(s, '/v1/oauth/token', form(i), 64 * KiB, 64 * KiB - 1)));
+  t.teardown(() => held.forEach((h) => h.socket.destroy()));
+  const answers = await until(async () => held.map((h) => h.answer()), (a) => a.some((answer) => answer.includes('\r\n\r\n')), 15_000);
+  const refused = answers.filter(Boolean);
+  t.equal(refused.length, 1, 'the seventeenth stranger is refused');
+  t.match(refused[0], /^HTTP\/1\.1 503 /);
+  t.match(refused[0], /without a credential/);
+  const admin = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Still writing', tasks: [{ name: 'A' }] } });
+  t.equal(admin.status, 201, 'a credential\'s body still has room');
+});
