@@ -3,7 +3,7 @@
  * routes without a credential, and per address for failed credential checks. Spending one
  * that is empty is a 429 RATE_LIMITED with Retry-After; a 304 gives its spend back.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { httpStatus } from './error-status.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -53,10 +53,11 @@ export class Budgets {
 
   /**
    * What a credential that does not check out answers: it spends its address's budget, and
-   * once that is spent the answer is 429 instead of 401.
+   * once that is spent the answer is 429 instead of 401. `codes`: the refusals that count
+   * (a route's own secrets: a client secret, a code, a refresh token); by default every 401.
    */
-  failedCredential(error: unknown, head: RequestHead): unknown {
-    if (!(error instanceof DomainError) || httpStatus(error) !== 401) return error;
+  failedCredential(error: unknown, head: RequestHead, codes?: readonly ErrorCode[]): unknown {
+    if (!(error instanceof DomainError) || !(codes ? codes.includes(error.code) : httpStatus(error) === 401)) return error;
     const limiter = this.limiters.failedCredentialLimiter;
     const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
     if (rate.allowed) return error;

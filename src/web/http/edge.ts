@@ -119,7 +119,9 @@ export class Edge {
       const admission = admitted ?? (await this.admission(route, match.kind === 'found' ? match.params : {}, request, requestId, headers, started));
       response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
     } catch (error) {
-      response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
+      const route = match.kind === 'found' ? match.route : null;
+      const counted = route?.failedCredentials ? this.budgets.failedCredential(error, request, route.failedCredentials) : error;
+      response = this.failure(counted, headers, request, requestId, route);
     }
     this.observe(request, match, response, started, requestId);
     return response;
