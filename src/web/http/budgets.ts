@@ -20,7 +20,13 @@ export interface BudgetLimiters {
   failedCredentialLimiter: RateLimiter;
 }
 
+/** WebSocket upgrades one address may have waiting for their credential (the first message) at once. */
+export const PENDING_UPGRADES_PER_ADDRESS = 16;
+
 export class Budgets {
+  /** WebSocket upgrades waiting for their credential, by address (IPv6 by /64). */
+  private readonly pendingUpgrades = new Map<string, number>();
+
   constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics, registry: Metrics) {
     const failed = limiters.failedCredentialLimiter;
     registry.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${failed.maxKeys})`, () => failed.size);
@@ -49,6 +55,33 @@ export class Budgets {
     const rate = this.limiters.addressLimiter.take(rateKey);
     if (!rate.allowed) throw this.refusal(this.limiters.addressLimiter, rate, 'address', 'Too many requests from this address');
     return rateKey;
+  }
+
+  /**
+   * A WebSocket upgrade spends its address's budget, whatever credential it brings, and holds
+   * one of the address's PENDING_UPGRADES_PER_ADDRESS places while its credential is still to
+   * come (first-message authentication): returns what gives the place back (idempotent);
+   * throws 429 RATE_LIMITED past either.
+   */
+  enterUpgrade(head: RequestHead): () => void {
+    this.spendAddress(head);
+    const key = addressBucket(head.remoteAddress);
+    const pending = this.pendingUpgrades.get(key) ?? 0;
+    if (pending >= PENDING_UPGRADES_PER_ADDRESS) {
+      this.metrics.rateLimited.inc({ reason: 'pending-upgrades' });
+      throw new DomainError('RATE_LIMITED', `Too many WebSocket upgrades from this address are waiting for their credential (at most ${PENDING_UPGRADES_PER_ADDRESS})`, {
+        limit: PENDING_UPGRADES_PER_ADDRESS, retryAfter: 1,
+      }, { retryAfterSeconds: 1 });
+    }
+    this.pendingUpgrades.set(key, pending + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const rest = (this.pendingUpgrades.get(key) ?? 1) - 1;
+      if (rest > 0) this.pendingUpgrades.set(key, rest);
+      else this.pendingUpgrades.delete(key);
+    };
   }
 
   /**

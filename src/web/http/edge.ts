@@ -109,6 +109,20 @@ export class Edge {
     }
   }
 
+  /**
+   * A WebSocket upgrade, before its endpoint judges it: it spends its address's budget and
+   * holds a place among the address's upgrades still waiting for a credential; `leave` gives
+   * that place back (once authenticated, or gone).
+   */
+  enterUpgrade(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+    try {
+      return { leave: this.budgets.enterUpgrade(head) };
+    } catch (error) {
+      const requestId = requestIdOf(head.headers);
+      return { refused: this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null) };
+    }
+  }
+
   async handle(request: IncomingRequest, match: Match = this.match(request.method, request.path), admitted?: Admission): Promise<OutgoingResponse> {
     const started = admitted?.started ?? performance.now();
     const requestId = admitted?.requestId ?? requestIdOf(request.headers);

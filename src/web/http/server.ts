@@ -310,13 +310,23 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
           remoteAddress: clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy),
         };
         const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        const entered = edge.enterUpgrade(head);
+        if ('refused' in entered) return sendWhole(res, state, entered.refused, true);
+        const { leave } = entered;
         upgrade(head, protocols).then((verdict) => {
-          if (state.aborted) return;
-          if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
+          if (state.aborted) return leave();
+          if ('refused' in verdict) {
+            leave();
+            return sendWhole(res, state, verdict.refused, true);
+          }
+          if (!verdict.pending) leave();
           state.aborted = true;
-          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
+          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING, leave } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
             headers['sec-websocket-extensions'] ?? '', context));
-        }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
+        }, () => {
+          leave();
+          sendWhole(res, state, { status: 500, headers: {}, body: null }, true);
+        });
       },
       open: (ws) => {
         const socket = ws.getUserData().state;
@@ -333,11 +343,16 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         open.add(socket.end);
         ws.getUserData().session.open(connection);
       },
-      message: (ws, message, isBinary) => ws.getUserData().session.message(Buffer.from(new Uint8Array(message)), isBinary),
+      message: (ws, message, isBinary) => {
+        const { session, state } = ws.getUserData();
+        state.leave(); // its credential has come (or it is closed for what came instead)
+        session.message(Buffer.from(new Uint8Array(message)), isBinary);
+      },
       drain: (ws) => ws.getUserData().session.drain(),
       close: (ws) => {
         const { session, state } = ws.getUserData();
         state.closed = true;
+        state.leave();
         open.delete(state.end);
         session.closed();
       },
@@ -386,6 +401,8 @@ interface OpenSocket {
     closed: boolean;
     /** Closes it when the server does. */
     end: () => void;
+    /** Gives back its place among its address's upgrades waiting for a credential (idempotent). */
+    leave: () => void;
   };
 }
 
