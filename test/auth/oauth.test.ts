@@ -7,6 +7,7 @@ import t from 'tap';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createClient, createKey } from '../../src/services/auth/provision.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
+import { firstPartyClient } from '../helpers/people.ts';
 import { assertError, cli, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -167,4 +168,28 @@ t.test('oauth', async (t) => {
     const fresh = await grant();
     t.equal((await s.api('GET', '/v1/me', { token: fresh.body.access_token })).status, 200, 'a new token works');
   });
+});
+
+t.test('failed client secrets, codes and refresh tokens spend the address\'s failed-credential budget: 429 once it is spent', async (t) => {
+  const s = await startTestServer(t, { failedCredentialsPerMinute: 1, failedCredentialsBurst: 3 }, { TRUST_PROXY: '1' });
+  const { clientId, clientSecret } = await createClient(s.sql, { workspaceId: s.workspaceId, role: 'member', scopes: ['flows:read'], name: 'Guessed' });
+  const app = await firstPartyClient(s);
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const verifier = 'v'.repeat(43);
+  const guesses: [string, string, Record<string, string>, number, string][] = [
+    ['a client secret', '/v1/oauth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' }, 401, 'INVALID_CLIENT'],
+    ['a refresh token', '/v1/oauth/token', { grant_type: 'refresh_token', refresh_token: 'fpr_guess' }, 400, 'invalid_grant'],
+    ['an authorization code', '/v1/oauth/token', { grant_type: 'authorization_code', client_id: app, code: 'guess', code_verifier: verifier, redirect_uri: 'http://127.0.0.1/callback' }, 400, 'invalid_grant'],
+    ['a client secret at revoke', '/v1/oauth/revoke', { token: 'fpa_x', client_id: clientId, client_secret: 'wrong' }, 401, 'INVALID_CLIENT'],
+  ];
+  for (const [i, [what, path, fields, status, code]] of guesses.entries()) {
+    const address = `203.0.113.${i + 1}`;
+    for (let n = 0; n < 3; n++) assertError(t, await form(s, path, fields, from(address)), status, code, `${what}, guess ${n + 1}`);
+    const spent = await form(s, path, fields, from(address));
+    assertError(t, spent, 429, 'RATE_LIMITED', `${what}: the fourth guess`);
+    t.ok(Number(spent.headers.get('retry-after')) >= 1, 'with Retry-After');
+  }
+  const right = await form(s, '/v1/oauth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret! }, from('203.0.113.1'));
+  t.equal(right.status, 200, 'the right secret still works from a spent address');
+  assertError(t, await form(s, '/v1/oauth/token', guesses[0]![2], from('198.51.100.1')), 401, 'INVALID_CLIENT', 'another address has its own budget');
 });

@@ -102,10 +102,10 @@ function get(port: number, pathname: string, token: string): { connected: Promis
 }
 
 /**
- * GET with a body that arrives in two parts: the request is accepted and in flight from the
- * first part on, and cannot be answered before `finish()` sends the rest.
+ * A flow created with a body that arrives in two parts: the request is accepted and in flight
+ * from the first part on, and cannot be answered before `finish()` sends the rest.
  */
-async function slowGet(port: number, pathname: string, token: string): Promise<{ finish: () => void; outcome: Promise<Outcome> }> {
+async function slowPost(port: number, token: string): Promise<{ finish: () => void; outcome: Promise<Outcome> }> {
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => (socket.once('connect', resolve), socket.once('error', reject)));
   const outcome = new Promise<Outcome>((resolve) => {
@@ -136,8 +136,8 @@ async function slowGet(port: number, pathname: string, token: string): Promise<{
     socket.once('error', (error: NodeJS.ErrnoException) => settle(error));
     socket.once('close', () => settle());
   });
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 10\r\n\r\nhello`);
-  return { finish: () => void socket.write('world'), outcome };
+  socket.write(`POST /v1/flows HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{"name":"Sl`);
+  return { finish: () => void socket.write('ow"}'), outcome };
 }
 
 function refusesConnections(port: number): Promise<boolean> {
@@ -179,7 +179,7 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
 
   // In flight at SIGTERM: 3 requests whose bodies are only half sent (they cannot finish
   // before the rest arrives), and a burst of 50 on fresh connections.
-  const slow = await Promise.all([1, 2, 3].map(() => slowGet(first.port, '/v1/me', key)));
+  const slow = await Promise.all([1, 2, 3].map(() => slowPost(first.port, key)));
   const burst = Array.from({ length: 50 }, () => get(first.port, '/v1/me', key));
   await Promise.all(burst.map((r) => r.connected));
   const signalled = Date.now();
@@ -204,9 +204,10 @@ t.test('SIGTERM drains in-flight requests and exits 0; a second start prints no 
   const failed = outcomes.filter((o): o is Extract<Outcome, { kind: 'error' }> => o.kind === 'error');
   t.comment(`of ${outcomes.length} in flight at SIGTERM: ${responses.length} answered, ${refused} refused, ${failed.length} failed; exit ${Date.now() - signalled} ms after SIGTERM`);
   t.same(failed, [], 'no accepted request was reset or cut off');
-  t.same(slowOutcomes.map((o) => o.kind === 'response' && o.status), [200, 200, 200], 'the half-sent requests were answered 200 after SIGTERM');
-  const complete200 = responses.filter((r) => r.status === 200 && r.complete && (JSON.parse(r.body) as { workspaceName?: string }).workspaceName === 'Demo');
-  t.equal(complete200.length, responses.length, 'every answered request is a complete 200 with the Context body');
+  t.same(slowOutcomes.map((o) => o.kind === 'response' && o.complete && o.status), [201, 201, 201], 'the half-sent requests were answered 201 after SIGTERM');
+  const burstResponses = burstOutcomes.filter((o): o is Extract<Outcome, { kind: 'response' }> => o.kind === 'response');
+  const complete200 = burstResponses.filter((r) => r.status === 200 && r.complete && (JSON.parse(r.body) as { workspaceName?: string }).workspaceName === 'Demo');
+  t.equal(complete200.length, burstResponses.length, 'every answered GET is a complete 200 with the Context body');
 
   t.same({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, 'exits with code 0 once they are answered');
   t.ok(await refusesConnections(first.port), 'new connections are refused after exit');

@@ -1,14 +1,15 @@
 /**
  * Issue 17, item 8: sharing a brainstorm answers 201 for an address with an account and 404
  * for one without, so any credential could map which addresses have accounts. The answers
- * stay, but "no such account" spends a budget of 20 an hour per credential (per credential
- * and person for person tokens), held in Postgres across processes; once spent, every look-up
- * by address from that credential is 429 RATE_LIMITED with Retry-After, known address or not
+ * stay, but "no such account" spends a budget of 20 an hour, held in Postgres across processes:
+ * one for a workspace's keys and clients together, one for each of its people (issue 30,
+ * item 8: it was per credential, so an admin refilled it by minting a key). Once spent, every
+ * look-up by address from that workspace's keys is 429 RATE_LIMITED with Retry-After, known address or not
  * (else the 429 itself would tell them apart). Routes that answer the same for both (flow
  * shares, invites) have nothing to tell and spend nothing.
  */
 import t from 'tap';
-import { createClient, createKey } from '../../src/services/auth/provision.ts';
+import { createClient, createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -16,12 +17,12 @@ import { newId } from '../../src/platform/ids.ts';
 import { newSecret, sha256 } from '../../src/services/auth/secrets.ts';
 import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
-import { createPerson } from '../helpers/people.ts';
+import { createPerson, personTokenOn } from '../helpers/people.ts';
 import { assertError, request, type ApiResponse } from '../helpers/server.ts';
 
 const BUDGET = 20;
 
-t.test('unknown addresses spend a per-credential budget held across processes', async (t) => {
+t.test('unknown addresses spend a budget per workspace and per person, held across processes', async (t) => {
   const s = await startFlowServer(t);
   const second = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, {
     port: 0, databaseUrl: s.databaseUrl, rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000,
@@ -53,22 +54,33 @@ t.test('unknown addresses spend a per-credential budget held across processes', 
     const [{ n }] = await s.sql<[{ n: number }]>`select count(*)::int as n from brainstorm_shares`;
     t.equal(n, 0, 'nothing was shared while limited');
 
-    // Another credential of the same workspace has a budget of its own.
-    const other = (await createKey(s.sql, { workspaceId: s.workspaceId, role: 'member', scopes: ['flows:read', 'flows:write'] })).key;
-    const known = await share(other, 'known@example.com');
-    t.equal(known.status, 201, 'a known address from another credential still works');
-    assertError(t, await share(other, nobody()), 404, 'NOT_FOUND', 'and its unknown addresses are still 404');
+    // A key minted in the same workspace shares its budget: minting does not refill it.
+    const minted = (await createKey(s.sql, { workspaceId: s.workspaceId, role: 'admin', scopes: [...SCOPES] })).key;
+    assertLimited(await share(minted, nobody()), 'a freshly minted key of the same workspace');
+    assertLimited(await share(minted, 'known@example.com'), 'a freshly minted key, a known address');
+  });
+
+  t.test('another workspace has a budget of its own', async (t) => {
+    const { id } = await createWorkspace(s.sql, { name: 'Other' });
+    const other = (await createKey(s.sql, { workspaceId: id, role: 'admin', scopes: [...SCOPES] })).key;
+    const otherBoard = (await s.api('POST', '/v1/brainstorms', { token: other, body: { name: 'Theirs' } })).body;
+    const theirs = (email: string) => request(s.url, 'POST', `/v1/brainstorms/${otherBoard.id}/shares`, { token: other, body: { email } });
+    t.equal((await theirs('known@example.com')).status, 201, 'a known address from another workspace still works');
+    assertError(t, await theirs(nobody()), 404, 'NOT_FOUND', 'and its unknown addresses are still 404');
   });
 
   t.test('known addresses spend nothing', async (t) => {
-    const key = (await createKey(s.sql, { workspaceId: s.workspaceId, role: 'admin', scopes: [...SCOPES] })).key;
-    await spend(key, BUDGET - 1, 'key C');
-    for (let i = 0; i < 5; i++) t.equal((await share(key, 'known@example.com')).status, 201, `known address ${i + 1}`);
-    assertError(t, await share(key, nobody()), 404, 'NOT_FOUND', 'the 20th unknown address');
-    assertLimited(await share(key, nobody()), 'the 21st');
+    const { id } = await createWorkspace(s.sql, { name: 'Third' });
+    const key = (await createKey(s.sql, { workspaceId: id, role: 'admin', scopes: [...SCOPES] })).key;
+    const thirdBoard = (await s.api('POST', '/v1/brainstorms', { token: key, body: { name: 'Third board' } })).body;
+    const third = (email: string) => request(turn++ % 2 ? second.url : s.url, 'POST', `/v1/brainstorms/${thirdBoard.id}/shares`, { token: key, body: { email } });
+    for (let i = 0; i < BUDGET - 1; i++) assertError(t, await third(nobody()), 404, 'NOT_FOUND', `key C: unknown address ${i + 1}`);
+    for (let i = 0; i < 5; i++) t.equal((await third('known@example.com')).status, 201, `known address ${i + 1}`);
+    assertError(t, await third(nobody()), 404, 'NOT_FOUND', 'the 20th unknown address');
+    assertLimited(await third(nobody()), 'the 21st');
   });
 
-  t.test('person tokens: the budget is per credential and person', async (t) => {
+  t.test('person tokens: the budget is per person, whatever token they use', async (t) => {
     const { clientId } = await createClient(s.sql, {
       workspaceId: s.workspaceId, role: 'admin', scopes: [...SCOPES], name: 'app', firstParty: true, redirectUris: ['http://127.0.0.1/callback'],
     });
@@ -82,9 +94,12 @@ t.test('unknown addresses spend a per-credential budget held across processes', 
       return token;
     };
     const ann = await tokenOf('ann@example.com');
+    const annId = (await s.sql<[{ id: string }]>`select id from users where email = 'ann@example.com'`)[0].id;
     const bob = await tokenOf('bob@example.com');
     await spend(ann, BUDGET, 'Ann');
     assertLimited(await share(ann, nobody()), 'Ann\'s 21st');
+    const annAgain = await personTokenOn(s, clientId, annId);
+    assertLimited(await share(annAgain, nobody()), 'a new token of Ann\'s: still spent');
     t.equal((await share(bob, 'known@example.com')).status, 201, 'Bob, through the same client, still shares');
     assertError(t, await share(bob, nobody()), 404, 'NOT_FOUND', 'Bob\'s unknown addresses are still 404');
   });

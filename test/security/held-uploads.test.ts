@@ -92,8 +92,8 @@ t.test('MAX_BUFFERED_BODY_BYTES: past it, 503 with Retry-After; a finished uploa
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, { name: 'Room', tasks: [{ name: 'A' }] });
   const path = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments?name=held.bin`;
-  // Room for two uploads' windows (2 MiB each) and nothing more.
-  const child = await startChildServer(t, s.databaseUrl, { MAX_BUFFERED_BODY_BYTES: '4MiB' });
+  // Room for two uploads' windows (2 MiB each) from one address (a quarter of the allowance) and nothing more.
+  const child = await startChildServer(t, s.databaseUrl, { MAX_BUFFERED_BODY_BYTES: '16MiB' });
   const held = await Promise.all([holdUpload(child.url, path, s.adminKey), holdUpload(child.url, path, s.adminKey)]);
   t.teardown(() => held.forEach((h) => h.socket.destroy()));
   // Both admitted and streaming: each has written chunks.

@@ -3,9 +3,10 @@
  * have accounts (issue 17, item 8). Routes that answer differently for an address with and
  * without an account (a brainstorm share: 201 or 404) look accounts up here: each "no such
  * account" spends a token of the caller's budget, LOOKUP_MISSES_PER_HOUR refilling over the
- * hour, kept in Postgres so every process spends the same one. Once it is spent, every look-up
- * is refused, the known addresses too: a 429 for unknown addresses alone would answer the
- * question just the same.
+ * hour (one budget for a workspace's keys and clients, one for each of its people), kept in
+ * Postgres so every process spends the same one. Once it is spent, every look-up is refused,
+ * the known addresses too: a 429 for unknown addresses alone would answer the question just
+ * the same.
  *
  * The token is taken before the look-up and given back when the account exists, so requests
  * racing on one budget can never find more than it allows.
@@ -19,8 +20,13 @@ import { findUserByEmail, type UserRow } from '../../storage/workspaces.store.ts
 export const LOOKUP_MISSES_PER_HOUR = 20;
 const PER_SECOND = LOOKUP_MISSES_PER_HOUR / 3600;
 
-/** One budget per credential; a person token's is the credential's and the person's (as the request rate's). */
-const budgetKey = (principal: Principal) => (principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId);
+/**
+ * One budget per workspace for its keys and clients together, and one per person in each
+ * workspace for person tokens: never per credential, or an admin could mint a key for a fresh
+ * budget (and a person a token) as often as they liked (issue 30, item 8).
+ */
+const budgetKey = (principal: Principal) =>
+  (principal.userId ? `workspace:${principal.workspaceId}:person:${principal.userId}` : `workspace:${principal.workspaceId}`);
 
 /**
  * The account with this address, or null; RATE_LIMITED when the caller's budget is spent.
@@ -31,7 +37,7 @@ export async function findAccount(sql: Db, principal: Principal, email: string):
   const { granted, left } = await takeLookup(sql, key, LOOKUP_MISSES_PER_HOUR, PER_SECOND);
   if (!granted) {
     const retryAfter = Math.max(1, Math.ceil((1 - left) / PER_SECOND));
-    throw new DomainError('RATE_LIMITED', `Too many addresses without an account from this credential (${LOOKUP_MISSES_PER_HOUR} an hour); try again later`, {
+    throw new DomainError('RATE_LIMITED', `Too many addresses without an account (${LOOKUP_MISSES_PER_HOUR} an hour for a workspace's keys, and for each of its people); try again later`, {
       limit: LOOKUP_MISSES_PER_HOUR, windowSeconds: 3600, retryAfter,
     }, { retryAfterSeconds: retryAfter });
   }

@@ -94,7 +94,7 @@ export function brainstormRoutes(services: Services): Route[] {
     route({
       ...write, method: 'POST', path: `${BOARD}/shares`, operationId: 'shareBrainstorm',
       summary: 'Give one existing account access to this brainstorm as a guest (no email is sent; never a seat); sharing again changes the role. '
-        + 'Addresses without an account (404) spend a budget of 20 an hour per credential; once spent, every share by address is 429 RATE_LIMITED with Retry-After',
+        + 'Addresses without an account (404) spend a budget of 20 an hour for the workspace\'s keys and clients together, and 20 for each person; once spent, every share by address is 429 RATE_LIMITED with Retry-After',
       params: BrainstormParams, body: CreateBrainstormShareBody, errors: ['INVALID_EMAIL', 'NOT_FOUND', 'RATE_LIMITED'],
       responses: { 201: { description: 'The share (the same id when the account already had one)', schema: BrainstormShareSchema } },
       handler: async (ctx) =>

@@ -118,9 +118,9 @@ const validateQuery = compile<StreamQuery>(EventStreamQuery, 'query');
 export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 'log'>): SocketUpgrade {
   const match = edge.match('GET', STREAM_PATH);
   /** Judges a first message's bearer as the upgrade would have. */
-  async function admitLate(token: string): Promise<{ principal: Principal; authorization: string } | { code: number; reason: string }> {
+  async function admitLate(token: string, remoteAddress: string): Promise<{ principal: Principal; authorization: string } | { code: number; reason: string }> {
     const authorization = `Bearer ${token}`;
-    const head: RequestHead = { method: 'GET', path: STREAM_PATH, query: '', headers: { authorization }, remoteAddress: '' };
+    const head: RequestHead = { method: 'GET', path: STREAM_PATH, query: '', headers: { authorization }, remoteAddress };
     const verdict = await edge.admit(head, match);
     if ('refused' in verdict) {
       const { error } = JSON.parse(String(verdict.refused.body)) as { error: { code: string; message: string } };
@@ -136,7 +136,11 @@ export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 
     private timer: NodeJS.Timeout | null = null;
     private gone = false;
 
-    constructor(private readonly hub: EventHub, private readonly binary: boolean, private readonly query: StreamQuery, private readonly lastEventId: string | undefined) {}
+    constructor(
+      private readonly hub: EventHub, private readonly binary: boolean, private readonly query: StreamQuery, private readonly lastEventId: string | undefined,
+      /** The client's address: its failed first messages spend its own budget, no one else's. */
+      private readonly remoteAddress: string,
+    ) {}
 
     async prepare(principal: Principal, authorization: string): Promise<void> {
       this.sub = await this.hub.prepare(streamRequest(principal, authorization, this.query, this.lastEventId));
@@ -159,7 +163,7 @@ export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 
         token = undefined;
       }
       if (typeof token !== 'string' || token.length > 4096) return this.connection!.close(4400, 'the first message must be {"token": "<bearer>"}');
-      void admitLate(token).then(async (admitted) => {
+      void admitLate(token, this.remoteAddress).then(async (admitted) => {
         if (this.gone) return;
         if ('code' in admitted) return this.connection!.close(admitted.code, admitted.reason);
         try {
@@ -209,8 +213,8 @@ export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 
     } catch (error) {
       return refusal(error);
     }
-    const session = new EventSocketSession(hub, format === MSGPACK_PROTOCOL, query, head.headers['last-event-id']);
-    if (bearer === undefined) return { protocol: format, session };
+    const session = new EventSocketSession(hub, format === MSGPACK_PROTOCOL, query, head.headers['last-event-id'], head.remoteAddress);
+    if (bearer === undefined) return { protocol: format, session, pending: true };
     const authorization = `Bearer ${bearer}`;
     const verdict = await edge.admit({ ...head, headers: { ...head.headers, authorization } }, match);
     if ('refused' in verdict) return verdict;

@@ -60,6 +60,7 @@ export function platformRoutes(services: Services): Route[] {
       summary: 'Issue tokens: client_credentials, authorization_code (PKCE) or refresh_token (rotating; org_id switches workspace)',
       tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: TokenRequestSchema,
       errors: ['invalid_request', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE', 'invalid_grant', 'INVALID_CLIENT', 'invalid_target'],
+      failedCredentials: ['INVALID_CLIENT', 'invalid_grant'],
       responses: { 200: { description: 'Token', schema: TokenSchema } },
       handler: async ({ body, headers }) => json(200, await issueToken(sql, body, headers['authorization']), { headers: NO_STORE }),
     }),
@@ -67,6 +68,7 @@ export function platformRoutes(services: Services): Route[] {
       method: 'POST', path: '/v1/oauth/revoke', operationId: 'revokeToken', summary: 'Revoke a token (RFC 7009)',
       tags: ['OAuth'], auth: 'none', rateLimit: 'address', bodyKind: 'form', body: RevokeRequestSchema,
       errors: ['invalid_request', 'INVALID_CLIENT'],
+      failedCredentials: ['INVALID_CLIENT'],
       responses: { 200: { description: 'Revoked, or already invalid', schema: { type: 'object' } } },
       handler: async ({ body, headers }) => {
         // This process drops its cached principals at once; others on the NOTIFY.

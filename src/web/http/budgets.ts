@@ -3,7 +3,7 @@
  * routes without a credential, and per address for failed credential checks. Spending one
  * that is empty is a 429 RATE_LIMITED with Retry-After; a 304 gives its spend back.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { httpStatus } from './error-status.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -20,7 +20,13 @@ export interface BudgetLimiters {
   failedCredentialLimiter: RateLimiter;
 }
 
+/** WebSocket upgrades one address may have waiting for their credential (the first message) at once. */
+export const PENDING_UPGRADES_PER_ADDRESS = 16;
+
 export class Budgets {
+  /** WebSocket upgrades waiting for their credential, by address (IPv6 by /64). */
+  private readonly pendingUpgrades = new Map<string, number>();
+
   constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics, registry: Metrics) {
     const failed = limiters.failedCredentialLimiter;
     registry.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${failed.maxKeys})`, () => failed.size);
@@ -52,11 +58,39 @@ export class Budgets {
   }
 
   /**
-   * What a credential that does not check out answers: it spends its address's budget, and
-   * once that is spent the answer is 429 instead of 401.
+   * A WebSocket upgrade spends its address's budget, whatever credential it brings, and holds
+   * one of the address's PENDING_UPGRADES_PER_ADDRESS places while its credential is still to
+   * come (first-message authentication): returns what gives the place back (idempotent);
+   * throws 429 RATE_LIMITED past either.
    */
-  failedCredential(error: unknown, head: RequestHead): unknown {
-    if (!(error instanceof DomainError) || httpStatus(error) !== 401) return error;
+  enterUpgrade(head: RequestHead): () => void {
+    this.spendAddress(head);
+    const key = addressBucket(head.remoteAddress);
+    const pending = this.pendingUpgrades.get(key) ?? 0;
+    if (pending >= PENDING_UPGRADES_PER_ADDRESS) {
+      this.metrics.rateLimited.inc({ reason: 'pending-upgrades' });
+      throw new DomainError('RATE_LIMITED', `Too many WebSocket upgrades from this address are waiting for their credential (at most ${PENDING_UPGRADES_PER_ADDRESS})`, {
+        limit: PENDING_UPGRADES_PER_ADDRESS, retryAfter: 1,
+      }, { retryAfterSeconds: 1 });
+    }
+    this.pendingUpgrades.set(key, pending + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const rest = (this.pendingUpgrades.get(key) ?? 1) - 1;
+      if (rest > 0) this.pendingUpgrades.set(key, rest);
+      else this.pendingUpgrades.delete(key);
+    };
+  }
+
+  /**
+   * What a credential that does not check out answers: it spends its address's budget, and
+   * once that is spent the answer is 429 instead of 401. `codes`: the refusals that count
+   * (a route's own secrets: a client secret, a code, a refresh token); by default every 401.
+   */
+  failedCredential(error: unknown, head: RequestHead, codes?: readonly ErrorCode[]): unknown {
+    if (!(error instanceof DomainError) || !(codes ? codes.includes(error.code) : httpStatus(error) === 401)) return error;
     const limiter = this.limiters.failedCredentialLimiter;
     const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
     if (rate.allowed) return error;

@@ -18,7 +18,7 @@ import { HttpMetrics } from './http-metrics.ts';
 import { idempotent, principalKey } from './idempotency.ts';
 import { parseQuery, readBody } from './input.ts';
 import { requestIdOf, type Admission, type IncomingRequest, type OutgoingResponse, type RequestHead } from './request.ts';
-import type { RequestContext, Route } from './route.ts';
+import { bodyKindOf, type RequestContext, type Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 
 interface Compiled {
@@ -38,6 +38,8 @@ export interface EdgeDeps extends BudgetLimiters {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** A form body's cap (the OAuth token and revoke requests): a token request is a few hundred bytes. */
+export const FORM_BODY_BYTES = 64 * 1024;
 
 export class Edge {
   readonly router = new Router();
@@ -73,9 +75,16 @@ export class Edge {
     return match.kind === 'found' && match.route.bodyKind === 'upload';
   }
 
-  /** The cap the transport enforces while reading a body for this request. */
+  /**
+   * The cap the transport enforces while reading a body for this request: none at all for a
+   * route that takes no body (a body there is refused, 413), FORM_BODY_BYTES for a form.
+   */
   bodyLimit(match: Match): number {
-    return match.kind === 'found' ? (match.route.maxBodyBytes ?? this.deps.maxBodyBytes) : this.deps.maxBodyBytes;
+    if (match.kind !== 'found') return this.deps.maxBodyBytes;
+    const { route } = match;
+    const kind = bodyKindOf(route);
+    if (kind === 'none') return 0;
+    return route.maxBodyBytes ?? (kind === 'form' ? FORM_BODY_BYTES : this.deps.maxBodyBytes);
   }
 
   /**
@@ -100,6 +109,20 @@ export class Edge {
     }
   }
 
+  /**
+   * A WebSocket upgrade, before its endpoint judges it: it spends its address's budget and
+   * holds a place among the address's upgrades still waiting for a credential; `leave` gives
+   * that place back (once authenticated, or gone).
+   */
+  enterUpgrade(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+    try {
+      return { leave: this.budgets.enterUpgrade(head) };
+    } catch (error) {
+      const requestId = requestIdOf(head.headers);
+      return { refused: this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null) };
+    }
+  }
+
   async handle(request: IncomingRequest, match: Match = this.match(request.method, request.path), admitted?: Admission): Promise<OutgoingResponse> {
     const started = admitted?.started ?? performance.now();
     const requestId = admitted?.requestId ?? requestIdOf(request.headers);
@@ -110,7 +133,9 @@ export class Edge {
       const admission = admitted ?? (await this.admission(route, match.kind === 'found' ? match.params : {}, request, requestId, headers, started));
       response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
     } catch (error) {
-      response = this.failure(error, headers, request, requestId, match.kind === 'found' ? match.route : null);
+      const route = match.kind === 'found' ? match.route : null;
+      const counted = route?.failedCredentials ? this.budgets.failedCredential(error, request, route.failedCredentials) : error;
+      response = this.failure(counted, headers, request, requestId, route);
     }
     this.observe(request, match, response, started, requestId);
     return response;

@@ -2,7 +2,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import type { IncomingRequest } from './request.ts';
-import type { Route } from './route.ts';
+import { bodyKindOf, type Route } from './route.ts';
 
 /** Repeated parameters become arrays; the schema decides whether that is allowed. */
 export function parseQuery(query: string): Record<string, unknown> {
@@ -22,7 +22,7 @@ function mediaType(header: string | undefined): string {
 }
 
 export function readBody(route: Route, request: IncomingRequest, validate: ((value: unknown) => unknown) | null): unknown {
-  const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
+  const kind = bodyKindOf(route);
   if (kind === 'none' || kind === 'bytes' || kind === 'upload') return undefined;
   if (kind === 'form') return readForm(request);
   const empty = request.body.length === 0;

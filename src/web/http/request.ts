@@ -84,5 +84,9 @@ export interface SocketSession {
   closed(): void;
 }
 
-/** Decides a WebSocket upgrade from the request head: refused with an HTTP answer, or accepted. */
-export type SocketUpgrade = (head: RequestHead, protocols: string[]) => Promise<{ refused: OutgoingResponse } | { protocol: string | null; session: SocketSession }>;
+/**
+ * Decides a WebSocket upgrade from the request head: refused with an HTTP answer, or accepted;
+ * `pending` when its credential is still to come in the first message (until then it holds
+ * one of its address's places for such upgrades).
+ */
+export type SocketUpgrade = (head: RequestHead, protocols: string[]) => Promise<{ refused: OutgoingResponse } | { protocol: string | null; session: SocketSession; pending?: boolean }>;

@@ -58,6 +58,9 @@ export interface RequestContext<
 /** `upload`: raw bytes streamed to storage as they arrive, never held whole (ctx.upload). */
 export type BodyKind = 'json' | 'form' | 'bytes' | 'upload' | 'none';
 
+/** What a route takes as its body: its `bodyKind`, else JSON when it has a body schema, else none. */
+export const bodyKindOf = (route: Pick<Route, 'bodyKind' | 'body'>): BodyKind => route.bodyKind ?? (route.body ? 'json' : 'none');
+
 export interface ResponseSpec {
   description: string;
   schema?: Schema;
@@ -103,6 +106,12 @@ export interface RouteOptions {
   responses: Record<number, ResponseSpec>;
   /** Refusals this route raises beyond those the edge adds (for the OpenAPI document). */
   errors?: ErrorCode[];
+  /**
+   * Refusals of a route without a bearer that mean a secret it was given did not check out
+   * (a client secret, an authorization code, a refresh token): each spends the client
+   * address's failed-credential budget, as a bad bearer does, and once it is spent they are 429.
+   */
+  failedCredentials?: readonly ErrorCode[];
 }
 
 /**

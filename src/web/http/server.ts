@@ -11,6 +11,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
 import type { Edge } from './edge.ts';
+import { BodyAllowance, type BodyBound, type BodyHold } from './body-allowance.ts';
 import { requestIdOf, type Admission, type HttpStream, type OutgoingResponse, type RequestHead, type SocketConnection, type SocketSession, type SocketUpgrade } from './request.ts';
 import type { Match } from './router.ts';
 import type { Foreground } from '../../platform/foreground.ts';
@@ -47,7 +48,10 @@ export interface ListenOptions {
   foreground?: Foreground;
   /** Which proxies may name the client in X-Forwarded-For. */
   trustProxy?: TrustProxy;
-  /** Request body bytes this process holds at once, across requests; past it, 503 (MAX_BUFFERED_BODY_BYTES). */
+  /**
+   * Request body bytes this process holds at once, across requests, with a share per address
+   * and a slice for requests without a credential; past either, 503 (MAX_BUFFERED_BODY_BYTES).
+   */
   maxBufferedBytes?: number;
   /** WebSocket endpoints by path, each deciding its upgrades. */
   sockets?: Record<string, SocketUpgrade>;
@@ -55,8 +59,8 @@ export interface ListenOptions {
 
 export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
   const { foreground, trustProxy = null, maxBufferedBytes = Infinity, sockets = {} } = options;
-  /** Body bytes held (or reserved for a declared length) by requests still reading theirs. */
-  let buffered = 0;
+  /** Body bytes held by requests still reading theirs (taken as they arrive). */
+  const allowance = new BodyAllowance(maxBufferedBytes);
   // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
   const app = uws.App() as TemplatedApp & { close(): void };
   let inFlight = 0;
@@ -83,7 +87,8 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   });
   const refuse = (res: HttpResponse, state: RequestState, headers: Record<string, string>, error: DomainError, close = true) =>
     send(res, state, refusalOf(headers, error, close), close);
-  const tooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `Body exceeds ${limit} bytes`, { limit });
+  const tooLarge = (limit: number) =>
+    new DomainError('PAYLOAD_TOO_LARGE', limit === 0 ? 'This route takes no request body' : `Body exceeds ${limit} bytes`, { limit });
 
   /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
   const answer = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) => {
@@ -156,17 +161,15 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     let phase: 'judging' | 'reading' | 'dropping' | 'refusing' = 'judging';
     let refusal: OutgoingResponse | null = null;
     let admission: Admission | null = null;
-    let reserved = 0;
+    /** The body bytes this request holds, once admitted. */
+    let hold: BodyHold | null = null;
     let size = 0;
     /** The body's last chunk has arrived (whether or not it was kept). */
     let lastSeen = false;
     let early: { chunk: Buffer; isLast: boolean }[] = [];
     const chunks: Buffer[] = [];
-    /** Gives back the body bytes this request reserved. */
-    const release = () => {
-      buffered -= reserved;
-      reserved = 0;
-    };
+    /** Gives back the body bytes this request holds. */
+    const release = () => hold?.release();
     /** Ends an upload being streamed to storage. */
     let cutOff = NOTHING;
     state.onAbort = () => {
@@ -177,14 +180,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         finish();
       }
     };
-    /** Reserves room for `bytes` more body bytes; false when the process holds all it may. */
-    const reserve = (bytes: number): boolean => {
-      if (buffered + bytes > maxBufferedBytes) return false;
-      buffered += bytes;
-      reserved += bytes;
-      return true;
-    };
-    const busy = () => refusalOf(headers, new DomainError('SERVICE_UNAVAILABLE', 'Too many request bodies are being received; retry shortly', undefined, { retryAfterSeconds: 1 }));
+    const busy = (bound: BodyBound) => refusalOf(headers, new DomainError('SERVICE_UNAVAILABLE', BUSY[bound], undefined, { retryAfterSeconds: 1 }));
     const done = (response: OutgoingResponse, close: boolean) => {
       awaitingBody = false;
       send(res, state, response, close);
@@ -220,8 +216,9 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         return;
       }
       if (size > limit) return refuseBody(refusalOf(headers, tooLarge(limit)));
-      // A declared length was reserved whole; chunked bodies reserve as they come.
-      if (!(declared > 0) && !reserve(chunk.byteLength)) return refuseBody(busy());
+      // Held as it arrives: a declared length that never comes holds nothing.
+      const bound = hold!.take(chunk.byteLength);
+      if (bound) return refuseBody(busy(bound));
       if (chunk.byteLength > 0) chunks.push(chunk);
       if (!isLast) return;
       awaitingBody = false;
@@ -262,8 +259,12 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       if (!awaitingBody) return; // the client went away meanwhile
       if ('refused' in verdict) return refuseBody(verdict.refused);
       const streaming = edge.streamsBody(match);
-      const window = declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW;
-      if (!reserve(streaming ? window : Math.max(declared, 0))) return refuseBody(busy());
+      hold = allowance.hold(head.remoteAddress, verdict.admitted.principal !== null);
+      if (streaming) {
+        // An upload (a credential's, past its quota check) holds its window from the start.
+        const bound = hold.take(declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW);
+        if (bound) return refuseBody(busy(bound));
+      }
       admission = verdict.admitted;
       phase = 'reading';
       if (streaming) {
@@ -309,13 +310,23 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
           remoteAddress: clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy),
         };
         const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        const entered = edge.enterUpgrade(head);
+        if ('refused' in entered) return sendWhole(res, state, entered.refused, true);
+        const { leave } = entered;
         upgrade(head, protocols).then((verdict) => {
-          if (state.aborted) return;
-          if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
+          if (state.aborted) return leave();
+          if ('refused' in verdict) {
+            leave();
+            return sendWhole(res, state, verdict.refused, true);
+          }
+          if (!verdict.pending) leave();
           state.aborted = true;
-          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
+          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING, leave } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
             headers['sec-websocket-extensions'] ?? '', context));
-        }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
+        }, () => {
+          leave();
+          sendWhole(res, state, { status: 500, headers: {}, body: null }, true);
+        });
       },
       open: (ws) => {
         const socket = ws.getUserData().state;
@@ -332,11 +343,16 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         open.add(socket.end);
         ws.getUserData().session.open(connection);
       },
-      message: (ws, message, isBinary) => ws.getUserData().session.message(Buffer.from(new Uint8Array(message)), isBinary),
+      message: (ws, message, isBinary) => {
+        const { session, state } = ws.getUserData();
+        state.leave(); // its credential has come (or it is closed for what came instead)
+        session.message(Buffer.from(new Uint8Array(message)), isBinary);
+      },
       drain: (ws) => ws.getUserData().session.drain(),
       close: (ws) => {
         const { session, state } = ws.getUserData();
         state.closed = true;
+        state.leave();
         open.delete(state.end);
         session.closed();
       },
@@ -385,6 +401,8 @@ interface OpenSocket {
     closed: boolean;
     /** Closes it when the server does. */
     end: () => void;
+    /** Gives back its place among its address's upgrades waiting for a credential (idempotent). */
+    leave: () => void;
   };
 }
 
@@ -395,6 +413,12 @@ interface RequestState {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Why a body was refused for room (503, Retry-After: 1). */
+const BUSY: Record<BodyBound, string> = {
+  process: 'Too many request bodies are being received; retry shortly',
+  address: 'This address is sending too many request bodies at once; retry shortly',
+  unauthenticated: 'Too many request bodies without a credential are being received; retry shortly',
+};
 const NOTHING = () => {};
 /** Upload bytes one request may hold in memory before its socket is paused. */
 const STREAM_WINDOW = 2 * 1024 * 1024;
