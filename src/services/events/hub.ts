@@ -86,6 +86,21 @@ export interface StreamRequest {
   afterFrom: 'query' | 'header';
 }
 
+/** Whether a reader of this audience and filter is given an event of this workspace, flow and type. */
+function reads(audience: EventAudience, filter: EventFilter, workspaceId: string, flowId: string | null, type: string): boolean {
+  const visible = workspaceId === audience.workspaceId || (flowId !== null && audience.sharedFlowIds.includes(flowId));
+  return visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId);
+}
+
+/** A long poll waiting for an event it may read after `position`. */
+interface Waiter {
+  position: bigint;
+  audience: EventAudience;
+  filter: EventFilter;
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
 export class Subscription {
   target: StreamTarget | null = null;
   live = false;
@@ -95,9 +110,7 @@ export class Subscription {
   constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
 
   wants(e: HubEvent): boolean {
-    const { audience, request: { filter } } = this;
-    const visible = e.event.workspaceId === audience.workspaceId || (e.flowId !== null && audience.sharedFlowIds.includes(e.flowId));
-    return visible && filter.types.includes(e.event.type) && (filter.flowId === null || filter.flowId === e.flowId);
+    return reads(this.audience, this.request.filter, e.event.workspaceId, e.flowId, e.event.type);
   }
 
   /** The transport took what was waiting (the web layer calls this on drain). */
@@ -125,7 +138,9 @@ export class EventHub implements LogWatch {
   /** Open subscriptions that see flows of other workspaces (persons with shares). */
   private readonly guests = new Set<Subscription>();
   private readonly all = new Set<Subscription>();
-  private waiters: { position: bigint; resolve: () => void; timer: NodeJS.Timeout }[] = [];
+  /** Long polls by their workspace; those that also read flows shared from other workspaces are in `guestWaiters` too. */
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly guestWaiters = new Set<Waiter>();
   private pumping = false;
   private again = false;
   private stopped = true;
@@ -136,6 +151,7 @@ export class EventHub implements LogWatch {
   private readonly delivered: Counter;
   private readonly closes: Counter;
   private readonly lag: Histogram;
+  private readonly wakes: Counter;
   private readonly maxBuffered: number;
 
   constructor(
@@ -152,6 +168,14 @@ export class EventHub implements LogWatch {
     });
     this.delivered = new Counter({ name: 'flowplan_stream_events_total', help: 'Events sent to stream subscribers (one per subscriber and event)', registers });
     this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping)', labelNames: ['reason'] as const, registers });
+    metrics.gauge('flowplan_event_waiters', 'Long polls of GET /v1/events waiting on this process', () => {
+      let n = 0;
+      for (const set of this.waiters.values()) n += set.size;
+      return n;
+    });
+    this.wakes = new Counter({
+      name: 'flowplan_event_waiter_wakes_total', help: 'Long polls woken by an event they may read (each then reads the log)', registers,
+    });
     this.lag = new Histogram({
       name: 'flowplan_stream_lag_seconds', help: 'From an event\'s transaction to its dispatch to live subscribers',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
@@ -175,26 +199,34 @@ export class EventHub implements LogWatch {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const s of [...this.all]) this.close(s, 'stopping');
-    for (const w of this.waiters.splice(0)) {
-      clearTimeout(w.timer);
-      w.resolve();
-    }
+    for (const set of [...this.waiters.values()]) for (const w of set) this.release(w);
     await this.unlisten?.().catch(() => {});
   }
 
-  waitBeyond(position: string, ms: number): Promise<void> {
+  /**
+   * Waits for an event after `position` that this audience and filter read (or `ms`): other
+   * workspaces' events wake no one here. Past the hub's own position already, it answers at
+   * once (what it dispatched meanwhile is not known per audience).
+   */
+  waitBeyond(position: string, ms: number, audience: EventAudience, filter: EventFilter): Promise<void> {
     if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
     this.foreground?.leave();
     return new Promise<void>((resolve) => {
-      const waiter = {
-        position: BigInt(position), resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve();
-        }, ms),
-      };
-      this.waiters.push(waiter);
+      const waiter: Waiter = { position: BigInt(position), audience, filter, resolve, timer: setTimeout(() => this.release(waiter), ms) };
+      let set = this.waiters.get(audience.workspaceId);
+      if (!set) this.waiters.set(audience.workspaceId, (set = new Set()));
+      set.add(waiter);
+      if (audience.sharedFlowIds.length > 0) this.guestWaiters.add(waiter);
     }).finally(() => this.foreground?.enter());
+  }
+
+  private release(waiter: Waiter): void {
+    clearTimeout(waiter.timer);
+    const set = this.waiters.get(waiter.audience.workspaceId);
+    set?.delete(waiter);
+    if (set?.size === 0) this.waiters.delete(waiter.audience.workspaceId);
+    this.guestWaiters.delete(waiter);
+    waiter.resolve();
   }
 
   /**
@@ -303,7 +335,6 @@ export class EventHub implements LogWatch {
       const now = Date.now();
       for (const row of rows) this.dispatch(row, now);
       this.latest = rows[rows.length - 1]!.position;
-      this.wakeWaiters();
       if (rows.length < PAGE) return;
     }
   }
@@ -314,17 +345,14 @@ export class EventHub implements LogWatch {
     this.lag.observe((now - row.createdAt.getTime()) / 1000);
     for (const sub of this.live.get(row.workspaceId) ?? []) if (sub.wants(event)) this.deliver(sub, event);
     for (const sub of this.guests) if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event)) this.deliver(sub, event);
-  }
-
-  private wakeWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const latest = BigInt(this.latest);
-    this.waiters = this.waiters.filter((w) => {
-      if (w.position >= latest) return true;
-      clearTimeout(w.timer);
-      w.resolve();
-      return false;
-    });
+    const position = BigInt(row.position);
+    const wake = (w: Waiter) => {
+      if (w.position >= position || !reads(w.audience, w.filter, row.workspaceId, row.flowId, row.type)) return;
+      this.wakes.inc();
+      this.release(w);
+    };
+    for (const w of this.waiters.get(row.workspaceId) ?? []) wake(w);
+    for (const w of this.guestWaiters) if (w.audience.workspaceId !== row.workspaceId) wake(w);
   }
 
   /** Credentials of open streams, checked again (each once), and persons' shares read anew. */
