@@ -22,14 +22,15 @@ import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import {
-  EVENTS_CHANNEL, eventsAfter, latestPosition, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
+  EVENTS_CHANNEL, eventsAfter, latestPosition, personStreamStates, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
 } from '../../storage/event-log.store.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
 import { audienceOf, checkCursor, feedEvent, type FeedEvent, type LogWatch } from './feed.ts';
 
-export type CloseReason = 'slow' | 'revoked' | 'stopping';
+export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
 export type Transport = 'sse' | 'websocket';
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
@@ -38,6 +39,11 @@ const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 const PAGE = 500;
 /** How often credentials and shares of open streams are checked again. */
 const CHECK_MS = 500;
+/**
+ * A stream whose credential could not be checked (the database out of reach) for this long is
+ * closed as `unavailable` (retry): it is not known to be revoked, nor known to be valid.
+ */
+const UNCHECKED_MS = 2000;
 /** A stream catching up looks at its buffer again this often when no drain was signalled. */
 const DRAIN_CHECK_MS = 50;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
@@ -105,6 +111,8 @@ export class Subscription {
   target: StreamTarget | null = null;
   live = false;
   closed = false;
+  /** When its credential was last found valid. */
+  checkedAt = Date.now();
   private drainWaiter: (() => void) | null = null;
 
   constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
@@ -152,6 +160,8 @@ export class EventHub implements LogWatch {
   private readonly closes: Counter;
   private readonly lag: Histogram;
   private readonly wakes: Counter;
+  private readonly checkRounds: Counter;
+  private readonly checkQueries: Counter;
   private readonly maxBuffered: number;
 
   constructor(
@@ -167,11 +177,15 @@ export class EventHub implements LogWatch {
       return (['sse', 'websocket'] as const).map((transport) => ({ labels: { transport }, value: counts[transport] }));
     });
     this.delivered = new Counter({ name: 'flowplan_stream_events_total', help: 'Events sent to stream subscribers (one per subscriber and event)', registers });
-    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping)', labelNames: ['reason'] as const, registers });
+    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping; unavailable: credential not checkable)', labelNames: ['reason'] as const, registers });
     metrics.gauge('flowplan_event_waiters', 'Long polls of GET /v1/events waiting on this process', () => {
       let n = 0;
       for (const set of this.waiters.values()) n += set.size;
       return n;
+    });
+    this.checkRounds = new Counter({ name: 'flowplan_stream_checks_total', help: 'Rounds of checking open streams\' credentials again (one every 500 ms while any is open)', registers });
+    this.checkQueries = new Counter({
+      name: 'flowplan_stream_check_queries_total', help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)', registers,
     });
     this.wakes = new Counter({
       name: 'flowplan_event_waiter_wakes_total', help: 'Long polls woken by an event they may read (each then reads the log)', registers,
@@ -355,10 +369,16 @@ export class EventHub implements LogWatch {
     for (const w of this.guestWaiters) if (w.audience.workspaceId !== row.workspaceId) wake(w);
   }
 
-  /** Credentials of open streams, checked again (each once), and persons' shares read anew. */
+  /**
+   * Credentials of open streams, checked again, and persons' shares read anew. Keys and
+   * clients go through the authenticator's cache (dropped on revocation in every process, so
+   * no query unless one was revoked); every person token of every open stream is checked in
+   * one query with its shares. A refusal closes `revoked`; a failure to check is not one.
+   */
   private async check(): Promise<void> {
     if (this.checking || this.all.size === 0) return;
     this.checking = true;
+    this.checkRounds.inc();
     try {
       const byCredential = new Map<string, Subscription[]>();
       for (const s of this.all) {
@@ -366,27 +386,63 @@ export class EventHub implements LogWatch {
         if (list) list.push(s);
         else byCredential.set(s.request.authorization, [s]);
       }
+      const persons = new Map<string, Subscription[]>();
       for (const [authorization, subs] of byCredential) {
-        let principal: Principal;
-        try {
-          principal = await this.auth.authenticate(authorization);
-        } catch {
-          for (const s of subs) this.close(s, 'revoked');
+        const { principal } = subs[0]!.request;
+        if (principal.kind === 'person' && principal.tokenId) {
+          if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) this.closeAll(subs, 'revoked');
+          else persons.set(principal.tokenId, subs);
           continue;
         }
-        if (!principal.userId) continue;
-        const audience = await audienceOf(this.sql, principal);
+        try {
+          await this.auth.authenticate(authorization);
+          this.checked(subs);
+        } catch (error) {
+          this.uncheckable(subs, error);
+        }
+      }
+      if (persons.size === 0) return;
+      let states: Awaited<ReturnType<typeof personStreamStates>>;
+      try {
+        this.checkQueries.inc();
+        states = await personStreamStates(this.sql, [...persons.keys()]);
+      } catch (error) {
+        this.uncheckable([...persons.values()].flat(), error);
+        return;
+      }
+      for (const [tokenId, subs] of persons) {
+        const state = states.get(tokenId);
+        if (!state?.live) {
+          this.closeAll(subs, 'revoked');
+          continue;
+        }
+        this.checked(subs);
         for (const s of subs) {
-          s.audience = { ...s.audience, sharedFlowIds: audience.sharedFlowIds };
+          s.audience = { ...s.audience, sharedFlowIds: state.sharedFlowIds };
           if (!s.live || s.closed) continue;
-          if (audience.sharedFlowIds.length > 0) this.guests.add(s);
+          if (state.sharedFlowIds.length > 0) this.guests.add(s);
           else this.guests.delete(s);
         }
       }
-    } catch (error) {
-      this.log.warn({ err: error }, 'event streams: credential check failed; trying again');
     } finally {
       this.checking = false;
     }
+  }
+
+  private closeAll(subs: readonly Subscription[], reason: CloseReason): void {
+    for (const s of subs) this.close(s, reason);
+  }
+
+  private checked(subs: readonly Subscription[]): void {
+    const now = Date.now();
+    for (const s of subs) s.checkedAt = now;
+  }
+
+  /** A refusal closes the streams as revoked; anything else (the database out of reach) leaves them open a while, then closes them to be retried. */
+  private uncheckable(subs: readonly Subscription[], error: unknown): void {
+    if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'CREDENTIAL_REVOKED')) return this.closeAll(subs, 'revoked');
+    this.log.warn({ err: error }, 'event streams: credentials could not be checked; trying again');
+    const now = Date.now();
+    for (const s of subs) if (now - s.checkedAt >= UNCHECKED_MS) this.close(s, 'unavailable');
   }
 }

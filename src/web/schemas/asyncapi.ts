@@ -13,6 +13,7 @@ export const STREAM_CLOSE: Record<CloseReason, { code: number; reason: string }>
   slow: { code: 4000, reason: 'slow consumer: resume from your cursor' },
   revoked: { code: 4401, reason: 'credential revoked or expired' },
   stopping: { code: 1012, reason: 'server restarting: resume from your cursor' },
+  unavailable: { code: 1013, reason: 'credential could not be checked: try again shortly from your cursor' },
 };
 
 const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
