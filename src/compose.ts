@@ -122,7 +122,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   registerConnectionMetrics(metrics, sql);
   const mailer = new Mailer(config, log);
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders, renderDelayMs: options.renderDelayMs });
-  const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds);
+  const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds, config.outboxPollMs);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   // Requests in flight: webhook delivery keeps out of their way.
   const foreground = new Foreground();

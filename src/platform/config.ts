@@ -65,6 +65,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** Bytes a stream subscriber may have waiting to be sent; past it, it is closed and resumes from its cursor. */
   readonly streamMaxBufferedBytes: number;
+  /** The outbox drain's idle poll (ms), a safety net: every event write wakes the drain at commit. Not from the environment. */
+  readonly outboxPollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -153,6 +155,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     appAllowInsecure: env.APP_ALLOW_INSECURE === '1',
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024),
+    outboxPollMs: 1000,
     ...overrides,
   };
   refuseInsecureApp(config);

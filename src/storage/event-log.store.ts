@@ -95,6 +95,24 @@ export async function sharedFlowIds(sql: Db, userId: string, ownWorkspaceId: str
   return rows.map((r) => r.flowId);
 }
 
+/**
+ * Open streams' person tokens, checked again in one query: whether each is still valid (not
+ * revoked, the person still a member where it acts) and the flows of other workspaces shared
+ * with its person now. A token not found is absent from the answer.
+ */
+export async function personStreamStates(sql: Db, tokenIds: readonly string[]): Promise<Map<string, { live: boolean; sharedFlowIds: string[] }>> {
+  const rows = await sql<{ tokenId: string; live: boolean; sharedFlowIds: string[] }[]>`
+    select t.id as token_id, (t.revoked_at is null and c.revoked_at is null and m.role is not null) as live,
+      coalesce((select array_agg(f.id order by f.id) from shares s
+          join users u on lower(u.email) = lower(s.email) join flows f on f.id = s.flow_id
+        where u.id = t.user_id and f.workspace_id <> t.workspace_id), '{}') as shared_flow_ids
+    from access_tokens t
+      join credentials c on c.id = t.credential_id
+      left join memberships m on m.workspace_id = t.workspace_id and m.user_id = t.user_id
+    where t.id = any(${tokenIds as string[]})`;
+  return new Map(rows.map((r) => [r.tokenId, { live: r.live, sharedFlowIds: r.sharedFlowIds }]));
+}
+
 // ── retention ────────────────────────────────────────────────────────────────────────
 
 const DAY_MS = 86_400_000;

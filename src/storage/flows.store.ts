@@ -186,12 +186,21 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
+/** Events written to the outbox: NOTIFY at commit wakes the drain (src/services/jobs/outbox.ts) in every process. */
+export const OUTBOX_CHANNEL = 'flowplan_outbox';
+
+/**
+ * Writes domain events to the outbox, and wakes the drain at commit: every event type is
+ * written here, so none can reach the feed late by forgetting to wake it (Postgres sends
+ * one NOTIFY per transaction for a repeated payload).
+ */
 export async function insertEvents(sql: Db, workspaceId: string, flowId: string | null, actorId: string | null, events: readonly DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => ({ workspace_id: workspaceId, flow_id: flowId, type: e.type, data: sql.json(e.data as never), actor_id: actorId }));
   for (let i = 0; i < rows.length; i += 5000) {
     await sql`insert into outbox ${sql(rows.slice(i, i + 5000), 'workspace_id', 'flow_id', 'type', 'data', 'actor_id')}`;
   }
+  await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`;
 }
 
 /** One page of a workspace's flow ids, newest first, with the count of every match. */

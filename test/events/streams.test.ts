@@ -5,80 +5,15 @@
  * "resume from your cursor", events written on one process reaching subscribers on another.
  */
 import t, { type Test } from 'tap';
-import { unpack } from 'msgpackr';
-import WebSocket from 'ws';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey } from '../../src/services/auth/provision.ts';
 import { startChildServer } from '../jobs/child.ts';
-import { assertError, cli, startTestServer, until, type TestServer } from '../helpers/server.ts';
-
-interface Event { id: string; cursor: string; type: string; timestamp: string; workspaceId: string; data: Record<string, unknown> }
+import { assertError, cli, startTestServer, until } from '../helpers/server.ts';
+import { newFlow, socket, sse } from './clients.ts';
 
 const server = (t: Test, overrides = {}) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000, ...overrides });
-
-/** An SSE client: the frames as they arrive (id, event, data), and how the stream ended. */
-async function sse(t: Test, base: string, token: string, query = '', headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const res = await fetch(`${base}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal });
-  const frames: { id?: string; event?: string; data: string }[] = [];
-  const comments: string[] = [];
-  let ended = false;
-  const reading = (async () => {
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const frame: { id?: string; event?: string; data: string } = { data: '' };
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line);
-            else if (line.startsWith('id: ')) frame.id = line.slice(4);
-            else if (line.startsWith('event: ')) frame.event = line.slice(7);
-            else if (line.startsWith('data: ')) frame.data += line.slice(6);
-          }
-          if (frame.data) frames.push(frame);
-        }
-      }
-    } catch {
-      // aborted by the test
-    }
-    ended = true;
-  })();
-  t.teardown(async () => {
-    controller.abort();
-    await reading;
-  });
-  const events = () => frames.filter((f) => f.event !== 'close').map((f) => JSON.parse(f.data) as Event);
-  return { res, frames, comments, events, ended: () => ended, close: () => controller.abort() };
-}
-
-/** A WebSocket client: decoded events, and its close code and reason once closed. */
-function socket(t: Test, base: string, protocols: string[], query = '') {
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/v1/stream${query}`, protocols);
-  const events: Event[] = [];
-  const state: { code: number | null; reason: string; status: number | null; protocol: string | null } = { code: null, reason: '', status: null, protocol: null };
-  ws.on('message', (data, binary) => events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event));
-  ws.on('close', (code, reason) => { state.code = code; state.reason = String(reason); });
-  ws.on('unexpected-response', (_req, res) => { state.status = res.statusCode ?? null; state.code = -1; res.resume(); });
-  ws.on('error', () => {});
-  const opened = new Promise<boolean>((resolve) => {
-    ws.once('open', () => { state.protocol = ws.protocol; resolve(true); });
-    ws.once('close', () => resolve(false));
-    ws.once('unexpected-response', () => resolve(false));
-  });
-  t.teardown(() => ws.terminate());
-  return { ws, events, state, opened };
-}
-
-const newFlow = async (s: TestServer, name: string, token = s.adminKey) => {
-  const res = await s.api('POST', '/v1/flows', { token, body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] } });
-  return res.body as { id: string; tasks: { id: string }[] };
-};
 
 t.test('SSE: live events with the cursor as id, resume with Last-Event-ID, filters', async (t) => {
   const s = await server(t);
@@ -214,24 +149,49 @@ t.test('an event written on one process reaches subscribers on another', async (
   t.match(sseOnChild.events()[0], { type: 'flow.created', data: { flowId: flow.id } });
 });
 
-t.test('the AsyncAPI 3.0 document describes both streams, every event type and the close codes', async (t) => {
+t.test('the AsyncAPI 3.0 document describes both streams, every event type, the close codes and frame, and is valid', async (t) => {
   const s = await server(t);
   const res = await s.api('GET', '/v1/asyncapi.json');
   t.equal(res.status, 200);
   const doc = res.body;
   t.equal(doc.asyncapi, '3.0.0');
+  // Valid against the AsyncAPI 3.0.0 JSON Schema (its bundled copy of the draft-07 meta-schema is Ajv's own).
+  const specs = (await import('@asyncapi/specs')).default;
+  const schema = structuredClone(specs.schemas['3.0.0']) as { definitions: Record<string, unknown> };
+  delete schema.definitions['http://json-schema.org/draft-07/schema'];
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  const validate = ajv.compile(schema);
+  t.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
+  t.ok(doc.info.license?.name, 'a licence');
+
   t.equal(doc.channels.socket.address, '/v1/stream');
+  t.equal(doc.channels.socketMsgpack.address, '/v1/stream');
   t.equal(doc.channels.sse.address, '/v1/events/stream');
   const { WEBHOOK_EVENT_TYPES } = await import('../../src/services/webhooks/events.ts');
-  t.same(Object.values(doc.channels.socket.messages).map((m) => (m as { name: string }).name).sort(), [...WEBHOOK_EVENT_TYPES].sort());
-  for (const message of Object.values(doc.components.messages) as { payload: { required: string[]; properties: Record<string, unknown> } }[]) {
+  const names = (messages: Record<string, { name: string }>) => Object.values(messages).map((m) => m.name).sort();
+  t.same(names(doc.channels.socket.messages), [...WEBHOOK_EVENT_TYPES].sort());
+  t.same(names(doc.channels.socketMsgpack.messages), [...WEBHOOK_EVENT_TYPES].sort(), 'the MessagePack variant of every type');
+  t.ok(Object.values(doc.channels.socketMsgpack.messages).every((m) => (m as { contentType: string }).contentType === 'application/vnd.msgpack'));
+  t.match(doc.channels.socketMsgpack.bindings.ws.headers.properties['Sec-WebSocket-Protocol'].description, /flowplan\.v1\.msgpack/);
+  t.same(names(doc.channels.sse.messages), [...WEBHOOK_EVENT_TYPES, 'close'].sort(), 'the SSE close frame');
+  t.same(doc.channels.sse.messages.close.payload.required, ['code', 'reason']);
+  t.same(Object.keys(doc.operations.receiveOverSse.bindings.http.query.properties).sort(), ['after', 'flowId', 'types'], 'the SSE filters');
+  t.match(doc.channels.sse['x-headers'].properties, { 'Last-Event-ID': { type: 'string' }, Authorization: { type: 'string' } });
+  t.match(doc.channels.sse.description, /Last-Event-ID/);
+  t.match(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer' });
+  t.match(doc.components.securitySchemes.bearerSubprotocol, { type: 'httpApiKey', in: 'header', name: 'Sec-WebSocket-Protocol' });
+  t.same(doc.servers.sse.security, [{ $ref: '#/components/securitySchemes/bearer' }]);
+  for (const message of Object.values(doc.components.messages) as { name: string; payload: { required: string[]; properties: Record<string, unknown> } }[]) {
+    if (message.name === 'close') continue;
     t.same([...message.payload.required].sort(), ['cursor', 'data', 'id', 'timestamp', 'type', 'workspaceId']);
   }
-  for (const op of Object.values(doc.operations) as { channel: { $ref: string }; messages: { $ref: string }[] }[]) {
-    for (const ref of [op.channel.$ref, ...op.messages.map((m) => m.$ref)]) {
+  for (const op of Object.values(doc.operations) as { channel: { $ref: string }; messages: { $ref: string }[]; security: { $ref: string }[] }[]) {
+    for (const ref of [op.channel.$ref, ...op.messages.map((m) => m.$ref), ...op.security.map((m) => m.$ref)]) {
       const target = ref.slice(2).split('/').reduce((node: Record<string, unknown> | undefined, key) => node?.[key] as Record<string, unknown> | undefined, doc);
       t.ok(target, `${ref} resolves`);
     }
   }
   t.match(doc.info.description, /4000 \(slow consumer: resume from your cursor\)/);
+  t.match(doc.info.description, /1013 \(credential could not be checked/);
 });

@@ -38,13 +38,15 @@ export interface FeedQuery {
 
 /** What the feed waits on for a long poll: the process's live view of the log (hub.ts). */
 export interface LogWatch {
-  /** Resolves once a position after `position` is known here, after `ms`, or when the process stops. */
-  waitBeyond(position: string, ms: number): Promise<void>;
+  /** Resolves once an event after `position` that this audience and filter read is known here, after `ms`, or when the process stops. */
+  waitBeyond(position: string, ms: number, audience: EventAudience, filter: EventFilter): Promise<void>;
 }
 
 export interface FeedContext {
   sql: Db;
   watch: LogWatch;
+  /** Checks the request's credential again (throws its 401): a long poll answers only a credential still valid. */
+  recheck: () => Promise<unknown>;
 }
 
 const CURSOR = /^(0|[1-9]\d{0,18})$/;
@@ -105,19 +107,31 @@ export async function readFeed(ctx: FeedContext, principal: Principal, query: Fe
   await checkCursor(ctx.sql, after, audience, 'query');
   const deadline = Date.now() + query.wait * 1000;
   let from = after;
+  let reader = audience;
+  let waited = false;
   for (;;) {
     // Bounded by the newest position seen first: every event up to it is committed and
     // stamped, so none can appear later behind the cursor this page hands out.
-    const rows = await readEvents(ctx.sql, from, query.size + 1, await audienceOf(ctx.sql, principal), filter, latest);
+    const rows = await readEvents(ctx.sql, from, query.size + 1, reader, filter, latest);
     const hasMore = rows.length > query.size;
     const items = rows.slice(0, query.size).map(feedEvent);
     const left = deadline - Date.now();
-    if (items.length > 0 || left <= 0) return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : after, hasMore };
-    await ctx.watch.waitBeyond(latest, left);
+    if (items.length > 0 || left <= 0) {
+      // A credential revoked while the request waited gets its 401, not the events.
+      if (waited) await ctx.recheck();
+      return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : after, hasMore };
+    }
+    await ctx.watch.waitBeyond(latest, left, reader, filter);
+    waited = true;
     const now = await latestPosition(ctx.sql);
     // Nothing new in the log: the wait ran out (or the process is stopping).
-    if (now === latest) return { items: [], next: after, hasMore: false };
+    if (now === latest) {
+      await ctx.recheck();
+      return { items: [], next: after, hasMore: false };
+    }
     from = latest;
     latest = now;
+    // A person's shares as they are now: a revoked share reads nothing more.
+    reader = await audienceOf(ctx.sql, principal);
   }
 }

@@ -22,14 +22,15 @@ import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import {
-  EVENTS_CHANNEL, eventsAfter, latestPosition, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
+  EVENTS_CHANNEL, eventsAfter, latestPosition, personStreamStates, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
 } from '../../storage/event-log.store.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
 import { audienceOf, checkCursor, feedEvent, type FeedEvent, type LogWatch } from './feed.ts';
 
-export type CloseReason = 'slow' | 'revoked' | 'stopping';
+export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
 export type Transport = 'sse' | 'websocket';
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
@@ -38,6 +39,11 @@ const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 const PAGE = 500;
 /** How often credentials and shares of open streams are checked again. */
 const CHECK_MS = 500;
+/**
+ * A stream whose credential could not be checked (the database out of reach) for this long is
+ * closed as `unavailable` (retry): it is not known to be revoked, nor known to be valid.
+ */
+const UNCHECKED_MS = 2000;
 /** A stream catching up looks at its buffer again this often when no drain was signalled. */
 const DRAIN_CHECK_MS = 50;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
@@ -86,18 +92,33 @@ export interface StreamRequest {
   afterFrom: 'query' | 'header';
 }
 
+/** Whether a reader of this audience and filter is given an event of this workspace, flow and type. */
+function reads(audience: EventAudience, filter: EventFilter, workspaceId: string, flowId: string | null, type: string): boolean {
+  const visible = workspaceId === audience.workspaceId || (flowId !== null && audience.sharedFlowIds.includes(flowId));
+  return visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId);
+}
+
+/** A long poll waiting for an event it may read after `position`. */
+interface Waiter {
+  position: bigint;
+  audience: EventAudience;
+  filter: EventFilter;
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
 export class Subscription {
   target: StreamTarget | null = null;
   live = false;
   closed = false;
+  /** When its credential was last found valid. */
+  checkedAt = Date.now();
   private drainWaiter: (() => void) | null = null;
 
   constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
 
   wants(e: HubEvent): boolean {
-    const { audience, request: { filter } } = this;
-    const visible = e.event.workspaceId === audience.workspaceId || (e.flowId !== null && audience.sharedFlowIds.includes(e.flowId));
-    return visible && filter.types.includes(e.event.type) && (filter.flowId === null || filter.flowId === e.flowId);
+    return reads(this.audience, this.request.filter, e.event.workspaceId, e.flowId, e.event.type);
   }
 
   /** The transport took what was waiting (the web layer calls this on drain). */
@@ -125,7 +146,9 @@ export class EventHub implements LogWatch {
   /** Open subscriptions that see flows of other workspaces (persons with shares). */
   private readonly guests = new Set<Subscription>();
   private readonly all = new Set<Subscription>();
-  private waiters: { position: bigint; resolve: () => void; timer: NodeJS.Timeout }[] = [];
+  /** Long polls by their workspace; those that also read flows shared from other workspaces are in `guestWaiters` too. */
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly guestWaiters = new Set<Waiter>();
   private pumping = false;
   private again = false;
   private stopped = true;
@@ -136,6 +159,9 @@ export class EventHub implements LogWatch {
   private readonly delivered: Counter;
   private readonly closes: Counter;
   private readonly lag: Histogram;
+  private readonly wakes: Counter;
+  private readonly checkRounds: Counter;
+  private readonly checkQueries: Counter;
   private readonly maxBuffered: number;
 
   constructor(
@@ -151,7 +177,19 @@ export class EventHub implements LogWatch {
       return (['sse', 'websocket'] as const).map((transport) => ({ labels: { transport }, value: counts[transport] }));
     });
     this.delivered = new Counter({ name: 'flowplan_stream_events_total', help: 'Events sent to stream subscribers (one per subscriber and event)', registers });
-    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping)', labelNames: ['reason'] as const, registers });
+    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping; unavailable: credential not checkable)', labelNames: ['reason'] as const, registers });
+    metrics.gauge('flowplan_event_waiters', 'Long polls of GET /v1/events waiting on this process', () => {
+      let n = 0;
+      for (const set of this.waiters.values()) n += set.size;
+      return n;
+    });
+    this.checkRounds = new Counter({ name: 'flowplan_stream_checks_total', help: 'Rounds of checking open streams\' credentials again (one every 500 ms while any is open)', registers });
+    this.checkQueries = new Counter({
+      name: 'flowplan_stream_check_queries_total', help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)', registers,
+    });
+    this.wakes = new Counter({
+      name: 'flowplan_event_waiter_wakes_total', help: 'Long polls woken by an event they may read (each then reads the log)', registers,
+    });
     this.lag = new Histogram({
       name: 'flowplan_stream_lag_seconds', help: 'From an event\'s transaction to its dispatch to live subscribers',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
@@ -175,26 +213,34 @@ export class EventHub implements LogWatch {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const s of [...this.all]) this.close(s, 'stopping');
-    for (const w of this.waiters.splice(0)) {
-      clearTimeout(w.timer);
-      w.resolve();
-    }
+    for (const set of [...this.waiters.values()]) for (const w of set) this.release(w);
     await this.unlisten?.().catch(() => {});
   }
 
-  waitBeyond(position: string, ms: number): Promise<void> {
+  /**
+   * Waits for an event after `position` that this audience and filter read (or `ms`): other
+   * workspaces' events wake no one here. Past the hub's own position already, it answers at
+   * once (what it dispatched meanwhile is not known per audience).
+   */
+  waitBeyond(position: string, ms: number, audience: EventAudience, filter: EventFilter): Promise<void> {
     if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
     this.foreground?.leave();
     return new Promise<void>((resolve) => {
-      const waiter = {
-        position: BigInt(position), resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve();
-        }, ms),
-      };
-      this.waiters.push(waiter);
+      const waiter: Waiter = { position: BigInt(position), audience, filter, resolve, timer: setTimeout(() => this.release(waiter), ms) };
+      let set = this.waiters.get(audience.workspaceId);
+      if (!set) this.waiters.set(audience.workspaceId, (set = new Set()));
+      set.add(waiter);
+      if (audience.sharedFlowIds.length > 0) this.guestWaiters.add(waiter);
     }).finally(() => this.foreground?.enter());
+  }
+
+  private release(waiter: Waiter): void {
+    clearTimeout(waiter.timer);
+    const set = this.waiters.get(waiter.audience.workspaceId);
+    set?.delete(waiter);
+    if (set?.size === 0) this.waiters.delete(waiter.audience.workspaceId);
+    this.guestWaiters.delete(waiter);
+    waiter.resolve();
   }
 
   /**
@@ -303,7 +349,6 @@ export class EventHub implements LogWatch {
       const now = Date.now();
       for (const row of rows) this.dispatch(row, now);
       this.latest = rows[rows.length - 1]!.position;
-      this.wakeWaiters();
       if (rows.length < PAGE) return;
     }
   }
@@ -314,23 +359,26 @@ export class EventHub implements LogWatch {
     this.lag.observe((now - row.createdAt.getTime()) / 1000);
     for (const sub of this.live.get(row.workspaceId) ?? []) if (sub.wants(event)) this.deliver(sub, event);
     for (const sub of this.guests) if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event)) this.deliver(sub, event);
+    const position = BigInt(row.position);
+    const wake = (w: Waiter) => {
+      if (w.position >= position || !reads(w.audience, w.filter, row.workspaceId, row.flowId, row.type)) return;
+      this.wakes.inc();
+      this.release(w);
+    };
+    for (const w of this.waiters.get(row.workspaceId) ?? []) wake(w);
+    for (const w of this.guestWaiters) if (w.audience.workspaceId !== row.workspaceId) wake(w);
   }
 
-  private wakeWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const latest = BigInt(this.latest);
-    this.waiters = this.waiters.filter((w) => {
-      if (w.position >= latest) return true;
-      clearTimeout(w.timer);
-      w.resolve();
-      return false;
-    });
-  }
-
-  /** Credentials of open streams, checked again (each once), and persons' shares read anew. */
+  /**
+   * Credentials of open streams, checked again, and persons' shares read anew. Keys and
+   * clients go through the authenticator's cache (dropped on revocation in every process, so
+   * no query unless one was revoked); every person token of every open stream is checked in
+   * one query with its shares. A refusal closes `revoked`; a failure to check is not one.
+   */
   private async check(): Promise<void> {
     if (this.checking || this.all.size === 0) return;
     this.checking = true;
+    this.checkRounds.inc();
     try {
       const byCredential = new Map<string, Subscription[]>();
       for (const s of this.all) {
@@ -338,27 +386,63 @@ export class EventHub implements LogWatch {
         if (list) list.push(s);
         else byCredential.set(s.request.authorization, [s]);
       }
+      const persons = new Map<string, Subscription[]>();
       for (const [authorization, subs] of byCredential) {
-        let principal: Principal;
-        try {
-          principal = await this.auth.authenticate(authorization);
-        } catch {
-          for (const s of subs) this.close(s, 'revoked');
+        const { principal } = subs[0]!.request;
+        if (principal.kind === 'person' && principal.tokenId) {
+          if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) this.closeAll(subs, 'revoked');
+          else persons.set(principal.tokenId, subs);
           continue;
         }
-        if (!principal.userId) continue;
-        const audience = await audienceOf(this.sql, principal);
+        try {
+          await this.auth.authenticate(authorization);
+          this.checked(subs);
+        } catch (error) {
+          this.uncheckable(subs, error);
+        }
+      }
+      if (persons.size === 0) return;
+      let states: Awaited<ReturnType<typeof personStreamStates>>;
+      try {
+        this.checkQueries.inc();
+        states = await personStreamStates(this.sql, [...persons.keys()]);
+      } catch (error) {
+        this.uncheckable([...persons.values()].flat(), error);
+        return;
+      }
+      for (const [tokenId, subs] of persons) {
+        const state = states.get(tokenId);
+        if (!state?.live) {
+          this.closeAll(subs, 'revoked');
+          continue;
+        }
+        this.checked(subs);
         for (const s of subs) {
-          s.audience = { ...s.audience, sharedFlowIds: audience.sharedFlowIds };
+          s.audience = { ...s.audience, sharedFlowIds: state.sharedFlowIds };
           if (!s.live || s.closed) continue;
-          if (audience.sharedFlowIds.length > 0) this.guests.add(s);
+          if (state.sharedFlowIds.length > 0) this.guests.add(s);
           else this.guests.delete(s);
         }
       }
-    } catch (error) {
-      this.log.warn({ err: error }, 'event streams: credential check failed; trying again');
     } finally {
       this.checking = false;
     }
+  }
+
+  private closeAll(subs: readonly Subscription[], reason: CloseReason): void {
+    for (const s of subs) this.close(s, reason);
+  }
+
+  private checked(subs: readonly Subscription[]): void {
+    const now = Date.now();
+    for (const s of subs) s.checkedAt = now;
+  }
+
+  /** A refusal closes the streams as revoked; anything else (the database out of reach) leaves them open a while, then closes them to be retried. */
+  private uncheckable(subs: readonly Subscription[], error: unknown): void {
+    if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'CREDENTIAL_REVOKED')) return this.closeAll(subs, 'revoked');
+    this.log.warn({ err: error }, 'event streams: credentials could not be checked; trying again');
+    const now = Date.now();
+    for (const s of subs) if (now - s.checkedAt >= UNCHECKED_MS) this.close(s, 'unavailable');
   }
 }

@@ -83,6 +83,8 @@ export class Jobs {
     private readonly runWorkers: boolean,
     /** pg-boss's timekeeper: how often schedules are checked, and how soon a due one is turned into its job. */
     private readonly cronCheckSeconds = 30,
+    /** The outbox drain's idle poll, behind the wake-up every event write sends. */
+    outboxPollMs = 1000,
   ) {
     this.bossSql = postgres(databaseUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'flowplan-jobs' } });
     const db = executor(this.bossSql);
@@ -101,7 +103,7 @@ export class Jobs {
       maintenanceIntervalSeconds: 60,
     });
     this.boss.on('error', (error: unknown) => log.error({ err: error }, 'job system error'));
-    this.drainer = new OutboxDrainer(sql, log);
+    this.drainer = new OutboxDrainer(sql, log, outboxPollMs);
     const labelNames = ['queue'] as const;
     const registers = [metrics.registry];
     this.latency = new Histogram({ name: 'flowplan_job_latency_seconds', help: 'Time from a job becoming due to a worker starting it', labelNames, registers, buckets: [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300] });

@@ -16,15 +16,13 @@ import type { Logger } from 'pino';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from './soonest-timer.ts';
-import { FLOWS_CHANNEL } from '../../storage/flows.store.ts';
+import { OUTBOX_CHANNEL } from '../../storage/flows.store.ts';
 import { countDrainFailure, markOutboxProcessed, nextOutboxBatch, tryDrainLock, type OutboxRow } from '../../storage/jobs.store.ts';
 
 export type OutboxEvent = OutboxRow;
 export type OutboxHandler = (events: readonly OutboxEvent[], tx: Tx) => Promise<void>;
 
 const BATCH = 200;
-/** Polled this often when idle; a committed flow change (NOTIFY) wakes it sooner. */
-const IDLE_POLL_MS = 1000;
 /**
  * Drain passes start at most this often: under a stream of commits, the events of this long
  * go as one batch (a few statements each) instead of one pass per commit. An event committed
@@ -44,7 +42,11 @@ export class OutboxDrainer {
   private failures = 0;
   private unlisten: (() => Promise<void>) | null = null;
 
-  constructor(private readonly sql: Sql, private readonly log: Logger) {}
+  constructor(
+    private readonly sql: Sql, private readonly log: Logger,
+    /** Polled this often when idle, a safety net only: every event written wakes it at commit (OUTBOX_CHANNEL). */
+    private readonly idlePollMs = 1000,
+  ) {}
 
   subscribe(name: string, handler: OutboxHandler): void {
     this.subscribers.push({ name, handler });
@@ -52,7 +54,7 @@ export class OutboxDrainer {
 
   start(): void {
     this.stopped = false;
-    listenDurably(this.sql, FLOWS_CHANNEL, () => this.poke(), () => this.poke()).then(
+    listenDurably(this.sql, OUTBOX_CHANNEL, () => this.poke(), () => this.poke()).then(
       (unlisten) => { this.unlisten = unlisten; },
       (error: unknown) => this.log.warn({ err: error }, 'outbox: LISTEN failed; polling only'),
     );
@@ -111,7 +113,7 @@ export class OutboxDrainer {
       this.running = null;
       if (this.stopped) return;
       // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
-      const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : IDLE_POLL_MS;
+      const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : this.idlePollMs;
       this.again = false;
       this.timer.in(delay);
     });

@@ -38,7 +38,10 @@ export function eventRoutes(services: Services): Route[] {
         200: { description: 'A page of events and the cursor to read after next', schema: EventPageSchema },
       },
       errors: ['CURSOR_EXPIRED'],
-      handler: async (ctx) => json(200, await readFeed({ sql, watch: hub }, ctx.principal, ctx.query)),
+      handler: async (ctx) => {
+        const recheck = () => services.auth.authenticate(ctx.headers['authorization']);
+        return json(200, await readFeed({ sql, watch: hub, recheck }, ctx.principal, ctx.query));
+      },
     }),
     route({
       ...read, path: '/v1/events/stream', operationId: 'streamEvents',
