@@ -9,6 +9,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../src/services/webhooks/events.ts';
 import { MAX_WEBHOOKS } from '../../src/services/webhooks/webhooks.service.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, until, type TestServer } from '../helpers/server.ts';
+import { startReceiver } from './receiver.ts';
 
 const config = { webhookAllowPrivate: true };
 const URL_OK = 'https://hooks.example.test/flowplan';
@@ -121,6 +122,37 @@ t.test('scopes and roles: flows:read reads; writing needs admin and flows:write'
   assertError(t, await s.api('GET', '/v1/webhooks'), 401, 'UNAUTHORIZED', 'no credential');
   t.equal(await rows(s), 1);
   t.equal((await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`)).enabled, true, 'unchanged');
+});
+
+t.test('a URL is shown whole to admins only: others see its host, not the token in its path and query', async (t) => {
+  const s = await startFlowServer(t, { ...config, webhookRetryBaseSeconds: 60 });
+  const receiver = await startReceiver(t);
+  // The receiver moves its endpoint: its redirect repeats the token.
+  receiver.answer = () => ({ status: 308, headers: { location: `${receiver.url}/v2/in?token=s3cret` } });
+  const hook = await ok(t, s, 'POST', '/v1/webhooks', { url: `${receiver.url}/in/s3cret-path?token=s3cret`, events: ['flow.created'] }, 201);
+  const bare = await ok(t, s, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9', events: ['task.started'] }, 201);
+  t.equal(hook.url, `${receiver.url}/in/s3cret-path?token=s3cret`, 'the admin who registered it sees it whole');
+  await newFlow(t, s, { name: 'Delivered', tasks: [] });
+  await until(async () => (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items, (items: { attempts: number; lastError: string | null }[]) => items[0]?.lastError != null);
+
+  const key = async (role: 'admin' | 'member' | 'viewer', scopes: string[]) => (await createKey(s.sql, { workspaceId: s.workspaceId, role, scopes: scopes as never })).key;
+  const adminReader = await key('admin', ['flows:read']);
+  const got = await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`, undefined, 200, adminReader);
+  t.equal(got.url, hook.url, 'an admin key with flows:read only sees it whole');
+  t.ok((await ok(t, s, 'GET', '/v1/webhooks', undefined, 200, adminReader)).items.some((w: any) => w.url === hook.url), 'in the list too');
+
+  for (const [who, token] of [['a viewer', await key('viewer', ['flows:read'])], ['a member with every scope', await key('member', [...SCOPES])]] as const) {
+    const one = await s.api('GET', `/v1/webhooks/${hook.id}`, { token });
+    t.equal(one.status, 200);
+    t.equal(one.body.url, `${receiver.url}/…`, `${who} sees the scheme and host`);
+    const list = await s.api('GET', '/v1/webhooks', { token });
+    t.strictSame(list.body.items.map((w: any) => w.url).sort(), [`${receiver.url}/…`, 'http://127.0.0.1:9/'].sort(), `${who}: masked in the list; a URL with nothing after its host is shown as it is`);
+    const log = await s.api('GET', `/v1/webhooks/${hook.id}/deliveries`, { token });
+    t.equal(log.status, 200);
+    t.match(log.body.items[0].lastError, /redirect not followed \(308 to http:\/\/127\.0\.0\.1:\d+\/…\)/, `${who}: the redirect's host, not where it leads`);
+    for (const res of [one, list, log]) t.notOk(res.text.includes('s3cret'), `${who}: the token appears nowhere`);
+  }
+  t.equal(bare.url, 'http://127.0.0.1:9/');
 });
 
 t.test("another workspace's webhooks are 404 everywhere and never listed", async (t) => {

@@ -90,8 +90,10 @@ export function post(target: Target, headers: Record<string, string>, body: stri
     request.on('response', (response) => {
       const code = response.statusCode ?? 0;
       const retryAfter = parseRetryAfter(response.headers['retry-after']);
+      const location = response.headers.location && URL.parse(String(response.headers.location), target.url.href);
+      // Only the redirect's host is kept: it may lead to the URL again, token and all, and the log is read beyond admins.
       let note: string | null = code >= 200 && code < 300 ? null : code >= 300 && code < 400
-        ? `redirect not followed (${code}${response.headers.location ? ` to ${String(response.headers.location).slice(0, 200)}` : ''})`
+        ? `redirect not followed (${code}${location ? ` to ${withoutPath(location)}` : ''})`
         : `answered ${code}`;
       let read = 0;
       response.on('data', (chunk: Buffer) => {
@@ -108,6 +110,11 @@ export function post(target: Target, headers: Record<string, string>, body: stri
     });
     request.end(body);
   });
+}
+
+/** A URL's scheme and host, with anything after them shown as `/…`: integrators put tokens in paths and queries. */
+export function withoutPath(url: URL): string {
+  return url.pathname === '/' && !url.search && !url.hash ? url.href : `${url.origin}/…`;
 }
 
 export function parseRetryAfter(value: string | string[] | undefined): number | null {

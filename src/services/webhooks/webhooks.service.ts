@@ -19,6 +19,7 @@ import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './a
 import type { WebhookDeliveries } from './delivery.job.ts';
 import { webhookEventType } from './events.ts';
 import { newWebhookSecret } from './signing.ts';
+import { withoutPath } from './sender.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
 /** Endpoints per workspace: each event fans out to every one of them. */
@@ -55,16 +56,16 @@ export async function createWebhook(ctx: WebhookContext, input: WebhookInput) {
   const row = await insertWebhook(ctx.sql, {
     id: newId('whk'), workspaceId: ctx.principal.workspaceId, url, events: input.events, description: input.description ?? null, secret,
   });
-  return { ...webhookView(row), secret };
+  return { ...webhookView(ctx.principal, row), secret };
 }
 
 export async function listWebhooks(ctx: WebhookContext, request: PageRequest) {
   const page = await pageWebhooks(ctx.sql, ctx.principal.workspaceId, request);
-  return { total: page.total, items: page.items.map(webhookView) };
+  return { total: page.total, items: page.items.map((row) => webhookView(ctx.principal, row)) };
 }
 
 export async function readWebhook(ctx: WebhookContext, id: string) {
-  return webhookView(await requireWebhook(ctx, id));
+  return webhookView(ctx.principal, await requireWebhook(ctx, id));
 }
 
 export async function changeWebhook(ctx: WebhookContext, id: string, patch: Partial<WebhookInput> & { enabled?: boolean }) {
@@ -72,7 +73,7 @@ export async function changeWebhook(ctx: WebhookContext, id: string, patch: Part
   const url = patch.url === undefined ? undefined : await checkUrl(ctx, patch.url);
   const row = await updateWebhook(ctx.sql, ctx.principal.workspaceId, id, { ...patch, url });
   if (!row) throw notFound();
-  return webhookView(row);
+  return webhookView(ctx.principal, row);
 }
 
 export async function removeWebhook(ctx: WebhookContext, id: string): Promise<void> {
@@ -84,7 +85,7 @@ export async function rotateSecret(ctx: WebhookContext, id: string) {
   const secret = newWebhookSecret();
   const row = await rotateWebhookSecret(ctx.sql, ctx.principal.workspaceId, id, secret, ROTATION_OVERLAP_SECONDS);
   if (!row) throw notFound();
-  return { ...webhookView(row), secret };
+  return { ...webhookView(ctx.principal, row), secret };
 }
 
 export async function listDeliveries(ctx: WebhookContext, id: string, request: PageRequest) {
@@ -143,10 +144,18 @@ async function withAttempts(sql: Sql, webhookId: string, rows: DeliveryRow[]) {
 
 const notFound = () => new DomainError('NOT_FOUND', 'No such webhook');
 
-export function webhookView(row: WebhookRow) {
+/**
+ * Integrators put tokens in their URLs' paths and queries: only an admin sees a URL whole;
+ * anyone else its scheme and host, with what follows replaced by `/…`.
+ */
+function urlFor(principal: Principal, url: string): string {
+  return principal.role === 'admin' ? url : withoutPath(new URL(url));
+}
+
+export function webhookView(principal: Principal, row: WebhookRow) {
   const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
   return {
-    id: row.id, url: row.url, events: row.events.map(webhookEventType), description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
+    id: row.id, url: urlFor(principal, row.url), events: row.events.map(webhookEventType), description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
     previousSecretExpiresAt: overlapping?.toISOString() ?? null, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
   };
 }

@@ -30,7 +30,10 @@ export const UpdateWebhookBody = Type.Object({
 
 const webhookProperties = {
   id: Type.String({ description: '`whk_…`' }),
-  url: Type.String(),
+  url: Type.String({
+    description: 'Whole for admins only; anyone else sees the scheme and host, and `/…` for whatever follows '
+      + '(e.g. `https://hooks.example.com/…`), since URLs often carry a token',
+  }),
   events: Type.Array(eventType),
   description: Type.Optional(Nullable(Type.String())),
   enabled: Type.Boolean({ description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)' }),
