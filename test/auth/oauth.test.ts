@@ -108,6 +108,11 @@ t.test('oauth', async (t) => {
     assertError(t, await form(s, '/v1/oauth/token', `grant_type=client_credentials&client_id=${clientId}&client_secret=${secret}&scope=flows:read&scope=work:write`), 400, 'invalid_request', 'repeated scope');
 
     t.equal(await tokensIssued(), before, 'no refusal issued a token');
+
+    // RFC 6749 §3.1: an unrecognised parameter is ignored, repeated or not (issue 29, item 10).
+    const ignored = await form(s, '/v1/oauth/token', `grant_type=client_credentials&client_id=${clientId}&client_secret=${secret}&utm=a&utm=b&x=`);
+    t.equal(ignored.status, 200, 'a repeated unrecognised parameter is ignored');
+    t.equal(ignored.body?.token_type, 'Bearer');
   });
 
   t.test('revoke (RFC 7009)', async (t) => {
@@ -134,6 +139,13 @@ t.test('oauth', async (t) => {
     assertError(t, await form(s, '/v1/oauth/revoke', { client_id: clientId, client_secret: secret }), 400, 'invalid_request', 'missing token');
     assertError(t, await s.api('POST', '/v1/oauth/revoke', { body: { token: mine.access_token, client_id: clientId, client_secret: secret } }), 400, 'invalid_request', 'a JSON body');
     t.equal((await s.api('GET', '/v1/me', { token: mine.access_token })).status, 200, 'no refusal revoked anything');
+
+    // RFC 6749 §3.1 and RFC 7009 §2.1: unrecognised parameters are ignored, repeated or not; a recognised one is not repeated (issue 29, item 10).
+    assertError(t, await form(s, '/v1/oauth/revoke', `token=${mine.access_token}&token=${mine.access_token}&client_id=${clientId}&client_secret=${secret}`), 400, 'invalid_request', 'repeated token');
+    t.equal((await s.api('GET', '/v1/me', { token: mine.access_token })).status, 200, 'the refused revoke revoked nothing');
+    const extra = await form(s, '/v1/oauth/revoke', `token=${mine.access_token}&client_id=${clientId}&client_secret=${secret}&trace=1&trace=2`);
+    t.equal(extra.status, 200, 'a repeated unrecognised parameter is ignored');
+    assertError(t, await s.api('GET', '/v1/me', { token: mine.access_token }), 401, 'CREDENTIAL_REVOKED', 'and the token is revoked');
   });
 
   t.test('flowplan key revoke ends a client and its tokens, or a key, on the very next request', async (t) => {

@@ -15,7 +15,8 @@
  * - A ```text block right after a ```sh block (blank lines between at most) is what the README
  *   promises that block prints: each of its non-empty lines must match a line of the block's
  *   stdout, in order, with other lines allowed in between; `…` stands for any text, and
- *   trailing white space is ignored.
+ *   trailing white space is ignored. A ```text exact block promises all of it: the stdout is
+ *   those lines and no others (blank lines aside), for a block whose every line of output is shown.
  * - Files a block writes at the repository's top level (an export) are removed at the end.
  *
  * The server runs with WEBHOOK_ALLOW_PRIVATE=1 (the Webhooks section registers a loopback
@@ -44,6 +45,8 @@ interface Block {
   heading: string;
   /** The ```text block that follows, if any. */
   expected: string | null;
+  /** That block is ```text exact: no other output. */
+  exact: boolean;
 }
 
 /** The fenced blocks of a Markdown text, each with the heading it sits under. */
@@ -59,11 +62,12 @@ function fencedBlocks(markdown: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    blocks.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, heading, expected: null });
+    blocks.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, heading, expected: null, exact: false });
     // What follows: blank lines, then perhaps the text block that states this one's output.
     let next = i + 1;
     while (next < lines.length && lines[next]!.trim() === '') next++;
-    if (open[1] === 'sh' && lines[next] === '```text') {
+    if (open[1] === 'sh' && (lines[next] === '```text' || lines[next] === '```text exact')) {
+      blocks.at(-1)!.exact = lines[next] === '```text exact';
       const text: string[] = [];
       for (next++; next < lines.length && !/^```\s*$/.test(lines[next]!); next++) text.push(lines[next]!);
       blocks.at(-1)!.expected = text.join('\n');
@@ -85,17 +89,20 @@ function skipReason(body: string): string | null {
   return skip[1]!.trim();
 }
 
-/** Whether each line of `expected` matches a line of `output`, in order; the first that does not, else null. */
-function unmatchedLine(expected: string, output: string): string | null {
-  const actual = output.split('\n').map((line) => line.trimEnd());
+/**
+ * Whether each line of `expected` matches a line of `output`, in order; the first that does not,
+ * else null. `exact`: no other line may come between or after (the first extra line is returned).
+ */
+function unmatchedLine(expected: string, output: string, exact = false): string | null {
+  const actual = output.split('\n').map((line) => line.trimEnd()).filter((line) => !exact || line !== '');
   let at = 0;
   for (const want of expected.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '')) {
     const pattern = new RegExp(`^${want.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    while (at < actual.length && !pattern.test(actual[at]!)) at++;
-    if (at === actual.length) return want;
+    while (!exact && at < actual.length && !pattern.test(actual[at]!)) at++;
+    if (at === actual.length || !pattern.test(actual[at]!)) return want;
     at++;
   }
-  return null;
+  return exact && at < actual.length ? `(nothing more, but got) ${actual[at]}` : null;
 }
 
 interface Run { code: number | null; stdout: string; stderr: string }
@@ -232,7 +239,7 @@ t.test('README.md: every shell block runs, or says why not', { skip: hasCurl() ?
       }
       writeFileSync(state, readFileSync(`${state}.next`));
       if (block.expected !== null) {
-        const missing = unmatchedLine(block.expected, run.stdout);
+        const missing = unmatchedLine(block.expected, run.stdout, block.exact);
         t.equal(missing, null, `prints what the README shows${missing === null ? '' : `: no line matches "${missing}"${shown}`}`);
       } else {
         t.pass('exits 0');
@@ -243,7 +250,8 @@ t.test('README.md: every shell block runs, or says why not', { skip: hasCurl() ?
 
 t.test('the doc-test conventions themselves', async (t) => {
   const blocks = fencedBlocks('# A\n\n```sh\necho hi\n```\n\n```text\nhi\n```\n\n## B\n```sh\n# doc-test: skip (why not)\nnpm start\n```\n```\nplain\n```\n');
-  t.same(blocks.map((b) => [b.lang, b.heading, b.expected]), [['sh', 'A', 'hi'], ['sh', 'B', null], ['', 'B', null]]);
+  t.same(blocks.map((b) => [b.lang, b.heading, b.expected, b.exact]), [['sh', 'A', 'hi', false], ['sh', 'B', null, false], ['', 'B', null, false]]);
+  t.equal(fencedBlocks('```sh\necho hi\n```\n```text exact\nhi\n```\n')[0]!.exact, true, 'text exact');
   t.equal(skipReason(blocks[1]!.body), 'why not');
   t.equal(skipReason('echo hi'), null);
   t.throws(() => skipReason('# doc-test: skip\nnpm start'), 'a skip needs a reason');
@@ -252,4 +260,7 @@ t.test('the doc-test conventions themselves', async (t) => {
   t.equal(unmatchedLine('a …\nc', 'a b\nx\nc\n'), null, 'in order, lines between allowed, … for any text');
   t.equal(unmatchedLine('c\na …', 'a b\nc'), 'a …', 'order matters');
   t.equal(unmatchedLine('a.b', 'axb'), 'a.b', 'everything but … is literal');
+  t.equal(unmatchedLine('a …\nc', 'a b\n\nc\n', true), null, 'exact: the same lines, blank ones aside');
+  t.equal(unmatchedLine('<title>x</title>', '<title>x</title>\n<title>y</title>', true), '(nothing more, but got) <title>y</title>', 'exact: nothing after');
+  t.equal(unmatchedLine('a\nc', 'a\nb\nc', true), 'c', 'exact: nothing between');
 });

@@ -106,6 +106,33 @@ t.test('openapi document', async (t) => {
     for (const code of documented.keys()) t.ok(code in HTTP_STATUS, `${code} is a known code`);
   });
 
+  t.test('says what the server does: HTML refusals of public pages, required authorize parameters, one dueDate per spec (issue 29, items 3, 10 and 11)', async (t) => {
+    type Op = Operation & { parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] };
+    const ops = new Map<string, { path: string; op: Op }>();
+    for (const [path, methods] of Object.entries(doc.paths)) for (const op of Object.values(methods)) ops.set(op.operationId, { path, op: op as Op });
+    for (const id of ['getPublicFlow', 'getPublicFlowEmbed', 'getPublicBrainstorm', 'getPublicBrainstormEmbed']) {
+      const { path, op } = ops.get(id)!;
+      t.same(Object.keys(op.responses['404']?.content ?? {}), ['text/html'], `${id}: a 404 is documented as the HTML page it is`);
+      const live = await s.api('GET', path.replace('{token}', 'no-such-token'));
+      t.equal(live.status, 404);
+      t.match(live.headers.get('content-type'), /^text\/html/, `${id}: and the server answers HTML`);
+    }
+    t.same(Object.keys(ops.get('getPublicFlowJson')!.op.responses['404']!.content ?? {}), ['application/json'], 'the public JSON refuses in JSON');
+    const authorize = ops.get('authorize')!.op.parameters;
+    const required = Object.fromEntries(authorize.map((p) => [p.name, p.required]));
+    t.same(required, { client_id: true, redirect_uri: true, response_type: true, code_challenge: true, code_challenge_method: true, state: false, scope: false },
+      'authorize: required parameters are marked required');
+    t.notOk(authorize.some((p) => 'x-required' in p.schema), 'no internal mark leaks into the schemas');
+
+    type Props = Record<string, Record<string, unknown>>;
+    const schemaOf = (id: string, status = '200') => (ops.get(id)!.op.responses[status]!.content as Record<string, { schema: { properties: Props } }>)['application/json']!.schema;
+    t.equal(schemaOf('getFlow').properties.dueDate!.format, 'date-time', 'FlowSummary.dueDate is a date-time (spec §2)');
+    t.equal(schemaOf('getSchedule').properties.dueDate!.format, 'date', 'Schedule.dueDate is YYYY-MM-DD (spec §2)');
+    t.equal(schemaOf('getPublicFlowJson').properties.dueDate!.format, 'date', 'the public view\'s dueDate is YYYY-MM-DD, like the schedule');
+    const startDate = ops.get('getSchedule')!.op.parameters.find((p) => p.name === 'startDate')!;
+    t.match(startDate.schema.description, /between 1970-01-01 and 9999-12-31/, 'the date range is documented');
+  });
+
   t.test('the document answers conditional requests like any GET', async (t) => {
     const etag = res.headers.get('etag');
     t.ok(etag);

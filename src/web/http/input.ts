@@ -24,7 +24,7 @@ function mediaType(header: string | undefined): string {
 export function readBody(route: Route, request: IncomingRequest, validate: ((value: unknown) => unknown) | null): unknown {
   const kind = bodyKindOf(route);
   if (kind === 'none' || kind === 'bytes' || kind === 'upload') return undefined;
-  if (kind === 'form') return readForm(request);
+  if (kind === 'form') return readForm(request, Object.keys(route.body?.properties ?? {}));
   const empty = request.body.length === 0;
   if (empty && route.bodyOptional) return validate ? validate({}) : {};
   const type = mediaType(request.headers['content-type']);
@@ -78,13 +78,17 @@ function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
   return false;
 }
 
-/** OAuth endpoints: form bodies only (anything else is `invalid_request`), no repeated fields (RFC 6749 §3.2). */
-function readForm(request: IncomingRequest): Record<string, string> {
+/**
+ * OAuth endpoints: form bodies only (anything else is `invalid_request`). A parameter the route
+ * declares is sent once (RFC 6749 §3.2); any other is ignored, repeated or not (§3.1).
+ */
+function readForm(request: IncomingRequest, recognised: readonly string[]): Record<string, string> {
   if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
     throw new DomainError('invalid_request', 'Send the body as application/x-www-form-urlencoded');
   }
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(request.body.toString('utf8'))) {
+    if (!recognised.includes(name)) continue;
     if (name in form) throw new DomainError('invalid_request', `Parameter ${name} is repeated`);
     form[name] = value;
   }

@@ -66,6 +66,15 @@ export const dateInput = Type.String({
 
 export const dateTime = Type.String({ format: 'date-time' });
 
+/**
+ * A flow's due date where spec §2 types it a date-time (flow summaries, work views, digest);
+ * the schedule and the public view give the same due date as its UTC day, `YYYY-MM-DD`.
+ */
+export const dueDateTime = Type.String({
+  format: 'date-time',
+  description: "The due date as an instant (a YYYY-MM-DD given is that day's 00:00 UTC); the schedule and the public view give its UTC day as YYYY-MM-DD, and onTrack compares days",
+});
+
 export const ErrorSchema = Type.Object({
   error: Type.Object({
     code: StringEnum(ERROR_CODES),

@@ -1,6 +1,6 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
@@ -45,7 +45,7 @@ const summaryProperties = {
   archived: Type.Boolean(),
   public: Type.Optional(Type.Boolean()),
   publicUrl: Type.Optional(Nullable(Type.String())),
-  dueDate: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  dueDate: Type.Optional(Nullable(dueDateTime)),
   taskCount: Type.Optional(Type.Integer()),
   doneCount: Type.Optional(Type.Integer()),
   readyCount: Type.Optional(Type.Integer()),

@@ -1,7 +1,7 @@
 /** NotificationPreferences, NotificationDelivery and NotificationDigest (spec §2) and the notification routes' inputs. */
 import { DIGEST_CAP } from '../../services/notifications/digest.ts';
 import { Type } from '@sinclair/typebox';
-import { dateTime, idParam, listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import { dateTime, dueDateTime, idParam, listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 
 const memberId = { ...idParam('usr'), description: 'The member (their person id, `usr_…`)' };
 const flowId = { ...idParam('flw'), description: 'A flow of the workspace: the answer (or change) is that flow\'s override' };
@@ -99,7 +99,7 @@ export const DigestSchema = Type.Object({
   atRisk: Type.Optional(Type.Array(Type.Object({
     questId: Type.String(),
     questName: Type.String(),
-    dueDate: dateTime,
+    dueDate: dueDateTime,
     projectedFinish: Type.String({ format: 'date' }),
   }), { description: 'Flows projected to finish after their due date' })),
 }, { description: `Built by the same builder that writes the morning email. Each section holds at most ${DIGEST_CAP} items; \`counts\` has the totals before that cap.` });

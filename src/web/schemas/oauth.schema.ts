@@ -2,17 +2,19 @@
 import { SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
 
-// No `type` on these: a malformed or repeated parameter must reach the endpoint, which answers
-// JSON before the redirect URI is trusted and redirects with `error=` after (RFC 6749 §4.1.2.1).
-const loose = (description: string) => Type.Optional(Type.Unknown({ description }));
+// No `type` and no `required` on these for the validator: a missing, malformed or repeated
+// parameter must reach the endpoint, which answers JSON before the redirect URI is trusted and
+// redirects with `error=` after (RFC 6749 §4.1.2.1). `x-required` marks the ones a client must
+// send, for the document (openapi.ts makes them `required: true` parameters).
+const loose = (description: string, required: boolean) => Type.Optional(Type.Unknown({ description, ...(required ? { 'x-required': true } : {}) }));
 export const AuthorizeQuerySchema = Type.Object({
-  client_id: loose('string, required: a registered first-party client'),
-  redirect_uri: loose('string, required: a loopback URI the client registered; any port (RFC 8252 §7.3)'),
-  response_type: loose('string, required: `code`'),
-  code_challenge: loose('string, required: base64url SHA-256 of the PKCE verifier'),
-  code_challenge_method: loose('string, required: `S256` (plain is refused)'),
-  state: loose('string, optional: returned unchanged with the code or error'),
-  scope: loose(`string, optional: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})`),
+  client_id: loose('string: a registered first-party client', true),
+  redirect_uri: loose('string: a loopback URI the client registered; any port (RFC 8252 §7.3)', true),
+  response_type: loose('string: `code`', true),
+  code_challenge: loose('string: base64url SHA-256 of the PKCE verifier', true),
+  code_challenge_method: loose('string: `S256` (plain is refused)', true),
+  state: loose('string: returned unchanged with the code or error', false),
+  scope: loose(`string: space-separated, may only narrow the client's scopes (${SCOPES.join(' ')})`, false),
 });
 
 export const AuthorizationServerMetadataSchema = Type.Object({

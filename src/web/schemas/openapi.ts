@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document, built from the route table: the same schema objects the edge
  * validates with, so the document cannot drift from what the server enforces.
  */
-import type { ErrorCode } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { HTTP_STATUS } from '../http/error-status.ts';
 import { SCOPES } from '../../services/auth/principal.ts';
 import { MSGPACK_TYPES } from '../http/msgpack.ts';
@@ -49,13 +49,23 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
   return codes;
 }
 
+/**
+ * The media type a refusal of the route comes in: what its own error renderer answers (the
+ * public pages' HTML), asked of the renderer itself; otherwise the JSON envelope.
+ */
+function errorMediaType(route: Route, code: ErrorCode): string {
+  if (!route.renderError) return 'application/json';
+  return (route.renderError(new DomainError(code, '…')).contentType ?? 'application/json').split(';')[0]!.trim();
+}
+
 function parameters(route: Route): unknown[] {
   const out: unknown[] = [];
   for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
     if (!schema) continue;
     const required = new Set((schema.required as string[] | undefined) ?? []);
-    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
-      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: property });
+    for (const [name, { 'x-required': checkedByHandler, ...property }] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+      // `x-required`: required of the client, checked by the handler rather than the validator (oauth.schema.ts).
+      out.push({ name, in: where, required: where === 'path' || required.has(name) || checkedByHandler === true, schema: property });
     }
   }
   return out;
@@ -84,10 +94,15 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
         : { description: spec.description };
     }
     for (const [status, codes] of errorCodesFor(route)) {
-      responses[String(status)] = {
-        description: `Error: ${codes.join(', ')}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(codes.map((code) => [code, { value: { error: { code, message: '…' } } }])) } },
-      };
+      const content: Record<string, { schema: unknown; examples?: unknown }> = {};
+      const examples: Record<string, unknown> = {};
+      for (const code of codes) {
+        const type = errorMediaType(route, code);
+        if (type === 'application/json') examples[code] = { value: { error: { code, message: '…' } } };
+        else content[type] ??= { schema: { type: 'string' } };
+      }
+      if (Object.keys(examples).length > 0) content['application/json'] = { schema: { $ref: '#/components/schemas/Error' }, examples };
+      responses[String(status)] = { description: `Error: ${codes.join(', ')}`, content };
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,

@@ -13,7 +13,7 @@ export const PublicTokenParams = Type.Object({
 
 export const PublicFlowSchema = Type.Object({
   name: Type.String(),
-  dueDate: Nullable(Type.String({ description: 'When the flow is meant to land' })),
+  dueDate: Nullable(Type.String({ format: 'date', description: 'When the flow is meant to land: its UTC day' })),
   projectedFinish: Nullable(Type.String({ format: 'date', description: 'The last working day of the schedule; null with nothing left open' })),
   onTrack: Nullable(Type.Boolean({ description: 'projectedFinish <= dueDate; null without a due date' })),
   tasks: Type.Array(Type.Object({

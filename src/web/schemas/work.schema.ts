@@ -1,6 +1,6 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import { dueDateTime, listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
 
 export const WorkItemSchema = Type.Object({
@@ -35,7 +35,7 @@ export const OverviewSchema = Type.Object({
   flows: Type.Array(Type.Object({
     flowId: Type.String(),
     flowName: Type.String(),
-    dueDate: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+    dueDate: Type.Optional(Nullable(dueDateTime)),
     projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
     onTrack: Type.Optional(Nullable(Type.Boolean())),
     readyCount: Type.Optional(Type.Integer()),
