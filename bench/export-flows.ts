@@ -33,7 +33,7 @@ export function plan(n: number): PlanDocument {
     })),
   };
   return {
-    model, startDate: '2030-01-07', criticalPath: [...critical].map((i) => body.tasks[i]!.name),
+    model, startDate: '2030-01-07',
     rows: body.tasks.map((task, i) => ({ name: task.name, status: model.tasks[i]!.status, estimateHours: task.estimateHours, critical: critical.has(i), startDay: i, finishDay: i + 1, start: '2030-01-07', finish: '2030-01-08' })),
     report: {
       flowId: 'flw_bench', flowName: body.name, completion: 0.1, tasksTotal: n, tasksDone: n / 10, tasksReady: 0, tasksBlocked: 0, hoursEstimated: null, hoursRemaining: null,

@@ -12,25 +12,29 @@ export interface XmlText {
   element: string;
   attributes: Record<string, string>;
   text: string;
+  /** The index of the parent element in the list, -1 for the root. */
+  parent: number;
 }
 
 /**
  * Parses an SVG (or any XML) as a strict XML 1.0 parser does, throwing on anything not
- * well-formed (a control character, even as a character reference, included); the text of
- * every element (entities resolved), so tests read what a viewer shows.
+ * well-formed (a control character, even as a character reference, included); every element
+ * in document order with its attributes, its parent and its own text (entities resolved).
  */
 export function parseXml(xml: string): XmlText[] {
   const parser = new SaxesParser({ xmlns: false });
-  const open: { element: string; attributes: Record<string, string>; text: string }[] = [];
-  const texts: XmlText[] = [];
+  const all: XmlText[] = [];
+  const open: number[] = [];
   let error: Error | null = null;
   parser.on('error', (e) => (error ??= e));
-  parser.on('opentag', (tag) => open.push({ element: tag.name, attributes: tag.attributes as Record<string, string>, text: '' }));
-  parser.on('text', (text) => { if (open.length > 0) open.at(-1)!.text += text; });
-  parser.on('closetag', () => { const el = open.pop()!; if (el.text !== '') texts.push(el); });
+  parser.on('opentag', (tag) => {
+    open.push(all.push({ element: tag.name, attributes: tag.attributes as Record<string, string>, text: '', parent: open.at(-1) ?? -1 }) - 1);
+  });
+  parser.on('text', (text) => { if (open.length > 0) all[open.at(-1)!]!.text += text; });
+  parser.on('closetag', () => open.pop());
   parser.write(xml).close();
   if (error) throw error;
-  return texts;
+  return all;
 }
 
 export interface DecodedPdf {

@@ -51,12 +51,8 @@ export async function exportFlow(ctx: ExportContext, flowId: string, format: Exp
       finish: entry.earliestFinish ?? null,
     };
   }).sort((a, b) => (a.startDay ?? 0) - (b.startDay ?? 0) || (a.finishDay ?? 0) - (b.finishDay ?? 0));
-  const criticalPath = schedule.entries
-    .filter((e) => e.criticalPath)
-    .sort((a, b) => snapshot.es[snapshot.index.get(a.taskId)!]! - snapshot.es[snapshot.index.get(b.taskId)!]!)
-    .map((e) => e.taskName);
   const document: PlanDocument = {
-    model, startDate: start, rows, criticalPath, report,
+    model, startDate: start, rows, report,
     unestimatedNames: report.unestimatedTasks.map((id) => snapshot.task(id)!.name),
     generatedAt: now,
   };

@@ -10,7 +10,8 @@ import type { ReportView } from '../flows/report.ts';
 import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
 import { layout, NODE_H, NODE_W, PITCH_X, PITCH_Y, tiles, wholeTile, type Layout, type Tile } from './layout.ts';
-import { drawTile, HEADER_H, tileSize } from './pdf-diagram.ts';
+import { drawLine, drawTile, HEADER_H, tileSize } from './pdf-diagram.ts';
+import { cut, rightToLeft, wrap } from './text.ts';
 import { oneLine } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import { CRITICAL, finishText, FONT_SMALL, hoursText, INK, STATUS_LABEL } from './svg.ts';
@@ -32,8 +33,6 @@ export interface PlanDocument {
   model: DiagramModel;
   startDate: string;
   rows: PlanRow[];
-  /** Critical tasks' names in schedule order. */
-  criticalPath: string[];
   report: ReportView;
   /** Names of the report's unestimated tasks and top blockers (ids are not for readers). */
   unestimatedNames: string[];
@@ -92,6 +91,23 @@ export async function planPdf(plan: PlanDocument): Promise<Buffer> {
 
 const width = (doc: PDFKit.PDFDocument) => doc.page.width - 2 * MARGIN;
 
+/**
+ * User text as a paragraph from the left margin, wrapped to the text's width, each line in
+ * reading order (drawLine), on a new page when the page is full. `rtl` is the paragraph's
+ * direction (by default its first strong character's): lines that mix our words with a
+ * name stay left to right, the name's own runs turned.
+ */
+function paragraph(doc: PDFKit.PDFDocument, text: string, rtl = rightToLeft(text)): void {
+  const lineHeight = doc.currentLineHeight(true);
+  const measure = (value: string) => doc.widthOfString(value);
+  for (const line of wrap(oneLine(text), [width(doc)], Infinity, measure)) {
+    if (doc.y + lineHeight > doc.page.height - MARGIN) doc.addPage();
+    drawLine(doc, line, MARGIN, doc.y, rtl);
+    doc.y += lineHeight;
+  }
+  doc.x = MARGIN;
+}
+
 function heading(doc: PDFKit.PDFDocument, text: string, size = 14): void {
   doc.font('DejaVu-Bold').fontSize(size).text(text, { width: width(doc) }).moveDown(0.4);
   doc.font('DejaVu').fontSize(BODY);
@@ -111,7 +127,9 @@ const hours = (h: number | null) => (h === null ? 'no estimates' : `${Number(h.t
 function titleBlock(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
   const { model, report } = plan;
   doc.font('DejaVu').fontSize(BODY).fillColor(INK).text(`Delivery plan · generated ${generated(plan)} by flowplan`, { width: width(doc) });
-  doc.font('DejaVu-Bold').fontSize(20).text(oneLine(model.flowName), { width: width(doc) }).moveDown(0.2);
+  doc.font('DejaVu-Bold').fontSize(20);
+  paragraph(doc, model.flowName);
+  doc.moveDown(0.2);
   const verdict = model.onTrack === null ? 'No due date set' : model.onTrack ? 'On track' : 'Late: projected to finish after the due date';
   const facts: [string, string][] = [
     ['Due', model.dueDate ?? 'none'],
@@ -145,11 +163,12 @@ async function diagramPages(doc: PDFKit.PDFDocument, model: DiagramModel): Promi
   // The diagram may use the page's width down to PAGE_ONE_EDGE, wider than the text's margins.
   const area = { x: PAGE_ONE_EDGE, y: doc.y, w: doc.page.width - 2 * PAGE_ONE_EDGE, h: doc.page.height - PAGE_ONE_EDGE - doc.y };
   const whole = wholeTile(l);
-  const size = tileSize(whole);
+  // Page one's title block names the flow: the diagram's header does not repeat it.
+  const size = tileSize(whole, false);
   const fill = Math.min(area.w / size.w, area.h / size.h, MAX_FILL);
   if (fill * FONT_SMALL >= MIN_PT) {
     doc.save().translate(area.x + (area.w - size.w * fill) / 2, area.y).scale(fill);
-    drawTile(doc, model, l, whole, '');
+    drawTile(doc, model, l, whole, '', false);
     doc.restore();
     return;
   }
@@ -216,7 +235,7 @@ function bulletList(doc: PDFKit.PDFDocument, items: string[], empty: string): vo
     doc.text(empty, { width: width(doc) });
     return;
   }
-  for (const item of items.slice(0, LIST_MAX)) doc.text(`• ${oneLine(item)}`, { width: width(doc) });
+  for (const item of items.slice(0, LIST_MAX)) paragraph(doc, `• ${item}`, false);
   if (items.length > LIST_MAX) doc.text(`… and ${items.length - LIST_MAX} more`, { width: width(doc) });
 }
 
@@ -227,7 +246,8 @@ function planPages(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
   doc.text(`${finishText(plan.model)}. Schedule from ${plan.startDate}; day 1 is the first working day.`, { width: width(doc) }).moveDown(0.6);
 
   heading(doc, 'Critical path');
-  doc.text(plan.criticalPath.length === 0 ? 'No open critical tasks.' : plan.criticalPath.map(oneLine).join(' → '), { width: width(doc) }).moveDown(0.6);
+  criticalPath(doc, plan.rows);
+  doc.moveDown(0.6);
 
   heading(doc, 'Summary');
   doc.text(`Completion ${Math.round(report.completion * 100)} %. ${statusSummary(plan.model)}.`, { width: width(doc) });
@@ -245,6 +265,28 @@ function planPages(doc: PDFKit.PDFDocument, plan: PlanDocument): void {
   doc.addPage();
   heading(doc, 'Schedule', 14);
   scheduleTable(doc, plan.rows);
+}
+
+/**
+ * The open critical tasks in schedule order, grouped by the working day they start: tasks
+ * on one line start together and run in parallel. No arrows: two branches that tie are both
+ * critical, and a chain drawn through them would invent a dependency (the diagram has the real ones).
+ */
+function criticalPath(doc: PDFKit.PDFDocument, rows: readonly PlanRow[]): void {
+  const open = rows.filter((r) => r.critical && r.startDay !== null);
+  if (open.length === 0) {
+    doc.text('No open critical tasks.', { width: width(doc) });
+    return;
+  }
+  doc.text('What decides the finish date, by the working day each task starts (tasks on one line run in parallel):', { width: width(doc) });
+  const byStart = new Map<number, PlanRow[]>();
+  for (const row of open) byStart.set(row.startDay!, [...(byStart.get(row.startDay!) ?? []), row]);
+  const groups = [...byStart].sort(([a], [b]) => a - b);
+  for (const [day, group] of groups.slice(0, LIST_MAX)) {
+    const tasks = group.map((r) => `${r.name} (to day ${r.finishDay})`).join(', ');
+    paragraph(doc, `• Day ${day}: ${tasks}${group.length > 1 ? ', in parallel' : ''}`, false);
+  }
+  if (groups.length > LIST_MAX) doc.text(`… and ${count(groups.length - LIST_MAX, 'more start day')}`, { width: width(doc) });
 }
 
 function scheduleTable(doc: PDFKit.PDFDocument, rows: PlanRow[]): void {
@@ -276,16 +318,8 @@ function scheduleTable(doc: PDFKit.PDFDocument, rows: PlanRow[]): void {
 function drawRow(doc: PDFKit.PDFDocument, cells: string[], y: number): void {
   let x = MARGIN;
   cells.forEach((text, i) => {
-    const w = COLUMNS[i]!.width - 6;
-    doc.text(fit(doc, text, w), x, y, { width: w, lineBreak: false });
+    drawLine(doc, cut(oneLine(text), COLUMNS[i]!.width - 6, (value) => doc.widthOfString(value)), x, y);
     x += COLUMNS[i]!.width;
   });
   doc.x = MARGIN;
-}
-
-function fit(doc: PDFKit.PDFDocument, text: string, w: number): string {
-  let t = oneLine(text.slice(0, 200));
-  if (doc.widthOfString(t) <= w) return t;
-  while (t.length > 1 && doc.widthOfString(`${t}…`) > w) t = t.slice(0, Math.max(1, Math.floor(t.length * 0.9)));
-  return `${t}…`;
 }

@@ -8,7 +8,9 @@
  */
 import { html, oneLine, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
+import { measurer } from './fonts.ts';
 import { boxMeets, layout, NODE_H, NODE_W, routeMeets, wholeTile, type Layout, type Route, type Tile } from './layout.ts';
+import { cut, svgText, wrap, type Measure } from './text.ts';
 
 export const FONT_FAMILY = 'DejaVu Sans, Verdana, sans-serif';
 /** Sizes in SVG units; the PDF never scales a tile below MIN_SCALE, so no text is under 6 pt. */
@@ -16,7 +18,11 @@ export const FONT_NAME = 13;
 export const FONT_SMALL = 12;
 const MARGIN = 16;
 const HEADER_H = 64;
-const NAME_CHARS = 20;
+/** A box's text keeps this far from its sides. */
+const PAD = 8;
+const CRITICAL_LABEL = 'critical';
+/** Between a name's two baselines: DejaVu's ascent and descent at FONT_NAME (1.164 em) and a little air. */
+const LINE_PITCH = 16;
 const ARIA_CRITICAL_MAX = 30;
 
 export const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
@@ -46,24 +52,42 @@ export interface SvgOptions {
   caption?: string;
 }
 
-/** Up to two lines of at most NAME_CHARS characters, broken at spaces; the rest ellipsed. */
-export function nameLines(name: string): string[] {
-  let rest = oneLine(name.slice(0, 4 * NAME_CHARS));
-  const cutShort = name.length > 4 * NAME_CHARS;
-  const lines: string[] = [];
-  while (rest && lines.length < 2) {
-    if (rest.length <= NAME_CHARS) {
-      lines.push(rest);
-      rest = '';
-      break;
-    }
-    const space = rest.lastIndexOf(' ', NAME_CHARS);
-    const cut = space > 0 ? space : NAME_CHARS;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(cut).trimStart();
+/** One line of text in a task's box, placed from the box's top-left corner. */
+export interface BoxLine {
+  kind: 'name' | 'status' | 'critical';
+  text: string;
+  /** Where the line starts (anchor start) or ends (anchor end), and its baseline. */
+  x: number;
+  y: number;
+  anchor: 'start' | 'end';
+  size: number;
+  bold: boolean;
+  /** Measured in the drawing's font. */
+  width: number;
+}
+
+/**
+ * What a task's box says, laid out by measured width so no two lines meet: "critical" in the
+ * top-right corner, the name beside it and on a second line (cut with … only past two lines;
+ * the whole name is the box's <title>), status and estimate along the bottom.
+ */
+export function boxLines(task: DiagramTask, measure: Measure): BoxLine[] {
+  const inner = NODE_W - 2 * PAD;
+  const lines: BoxLine[] = [];
+  let first = inner;
+  if (task.critical) {
+    const width = measure(CRITICAL_LABEL, FONT_SMALL, true);
+    lines.push({ kind: 'critical', text: CRITICAL_LABEL, x: NODE_W - PAD, y: 17, anchor: 'end', size: FONT_SMALL, bold: true, width });
+    first = inner - width - 6;
   }
-  if (rest || (cutShort && lines.length > 0)) lines[lines.length - 1] = `${lines[lines.length - 1]!.slice(0, NAME_CHARS - 1)}…`;
-  return lines.length > 0 ? lines : [''];
+  const nameWidth = (text: string) => measure(text, FONT_NAME, true);
+  wrap(oneLine(task.name), [first, inner], 2, nameWidth).forEach((text, k) => {
+    lines.push({ kind: 'name', text, x: PAD, y: 17 + k * LINE_PITCH, anchor: 'start', size: FONT_NAME, bold: true, width: nameWidth(text) });
+  });
+  const statusWidth = (text: string) => measure(text, FONT_SMALL, false);
+  const status = cut(`${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`, inner, statusWidth);
+  lines.push({ kind: 'status', text: status, x: PAD, y: NODE_H - 7, anchor: 'start', size: FONT_SMALL, bold: false, width: statusWidth(status) });
+  return lines;
 }
 
 export const hoursText = (h: number | null): string => (h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`);
@@ -81,14 +105,16 @@ function criticalNames(model: DiagramModel): string {
   return names.length === 0 ? 'none' : names.length > ARIA_CRITICAL_MAX ? `${shown} and ${names.length - ARIA_CRITICAL_MAX} more` : shown;
 }
 
-function node(task: DiagramTask, x: number, y: number): Html {
-  const lines = nameLines(task.name);
-  const status = `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`;
+function node(task: DiagramTask, x: number, y: number, measure: Measure): Html {
+  const text = (line: BoxLine) => {
+    const at = html`x="${Math.round((x + line.x) * 10) / 10}" y="${Math.round((y + line.y) * 10) / 10}"`;
+    if (line.kind === 'critical') return html`<text class="fp-critical-text" ${at} font-weight="bold" text-anchor="end" fill="${CRITICAL}">${line.text}</text>`;
+    if (line.kind === 'name') return html`<text ${at} font-size="${FONT_NAME}" font-weight="bold">${svgText(line.text)}</text>`;
+    return html`<text ${at}>${line.text}</text>`;
+  };
   return html`<g class="fp-task"><title>${task.name}</title>
 <rect class="fp-node fp-node-${task.status}${task.critical ? ' fp-critical' : ''}" x="${x}" y="${y}" width="${NODE_W}" height="${NODE_H}" rx="6" fill="${STATUS_FILL[task.status]}" stroke="${task.critical ? CRITICAL : 'currentColor'}" stroke-width="${task.critical ? 3.5 : 1}"/>
-${lines.map((line, i) => html`<text x="${x + 8}" y="${y + 17 + i * 15}" font-size="${FONT_NAME}" font-weight="bold">${line}</text>`)}
-<text x="${x + 8}" y="${y + NODE_H - 7}">${status}</text>
-${task.critical ? html`<text class="fp-critical-text" x="${x + NODE_W - 8}" y="${y + NODE_H - 7}" font-weight="bold" text-anchor="end" fill="${CRITICAL}">critical</text>` : ''}</g>
+${boxLines(task, measure).map(text)}</g>
 `;
 }
 
@@ -120,9 +146,10 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l
   const contentH = tile.y1 - tile.y0;
   const width = Math.max(Math.ceil(contentW) + 2 * MARGIN, 620);
   const height = HEADER_H + Math.ceil(contentH) + 2 * MARGIN;
+  const measure = measurer();
   const nodes: Html[] = [];
   model.tasks.forEach((task, i) => {
-    if (boxMeets(l, i, tile)) nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10));
+    if (boxMeets(l, i, tile)) nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10, measure));
   });
   const edges: Html[] = [];
   const criticalEdges: Html[] = [];
@@ -140,7 +167,7 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l
 <title>${title}</title>${options.standalone ? html`<style>${trusted(DIAGRAM_CSS)}</style>` : ''}
 <defs>${marker('fp-arrow', 'currentColor')}${marker('fp-arrow-critical', CRITICAL)}</defs>
 <rect class="fp-bg" width="100%" height="100%" fill="#ffffff"/>
-<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${oneLine(model.flowName).slice(0, 120)}</text>
+<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${svgText(cut(oneLine(model.flowName), width - 2 * MARGIN, (text) => measure(text, FONT_NAME + 2, true)))}</text>
 <text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
 ${legend(48)}
 <svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="hidden">

@@ -120,8 +120,9 @@ function diagramBox(svg: string, label: string, zoom: boolean): Html {
 
 function taskList(model: DiagramModel): Html {
   if (model.tasks.length === 0) return html`<p>This flow has no tasks yet.</p>`;
-  return html`<ol class="task-list">${model.tasks.map((task) => html`<li${task.critical ? html` class="critical"` : ''}>${task.name}
-<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}${model.tasks[i]!.name}`)}` : ''}</span></li>`)}</ol>`;
+  // <bdi>: a right-to-left name keeps its own direction without turning the words around it.
+  return html`<ol class="task-list">${model.tasks.map((task) => html`<li${task.critical ? html` class="critical"` : ''}><bdi>${task.name}</bdi>
+<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}<bdi>${model.tasks[i]!.name}</bdi>`)}` : ''}</span></li>`)}</ol>`;
 }
 
 export async function flowDrawing(model: DiagramModel, svg: string, token: string): Promise<Drawing> {
