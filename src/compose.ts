@@ -48,6 +48,7 @@ import type { Services } from './web/deps.ts';
 import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './services/auth/bootstrap.ts';
 import { openDatabase, registerConnectionMetrics, type Database } from './storage/db.ts';
+import { claimDataDir } from './storage/embedded.ts';
 import { migrate } from './storage/migrate.ts';
 import { syncCatalogue } from './services/templates/templates.service.ts';
 
@@ -65,6 +66,9 @@ export interface RunningApp {
   /** Graceful: stop accepting, finish in-flight requests, then close the database. */
   close(): Promise<void>;
 }
+
+/** A start refused for a reason the operator can act on (a port in use), said in one line. */
+export class StartRefused extends Error {}
 
 export interface StartOptions {
   log?: Logger;
@@ -94,7 +98,25 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     throw new NativeUwsUnavailable();
   }
   log.info({ implementation: UWS_IMPLEMENTATION, native: true }, 'http implementation');
+  // Each step that starts something says how to stop it: a start that fails part-way stops, in
+  // reverse, what it had started (an embedded Postgres above all), instead of leaving it running.
+  const undo: (() => unknown)[] = [];
+  try {
+    return await assemble(config, options, log, undo);
+  } catch (error) {
+    for (const step of undo.reverse()) {
+      await Promise.resolve().then(step).catch((cause: unknown) => log.warn({ err: cause }, 'stopping after a failed start'));
+    }
+    throw error;
+  }
+}
+
+async function assemble(config: Config, options: StartOptions, log: Logger, undo: (() => unknown)[]): Promise<RunningApp> {
+  // The embedded cluster is stopped by the server that started it: one server per data directory.
+  const releaseDataDir = options.database || config.databaseUrl ? null : claimDataDir(config.dataDir);
+  if (releaseDataDir) undo.push(releaseDataDir);
   const database = options.database ?? (await openDatabase(config, (line) => log.debug({ postgres: line })));
+  if (!options.database) undo.push(() => database.close());
   const { sql } = database;
   const applied = await migrate(sql);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -105,6 +127,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   demoCreated.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
 
   const auth = new Authenticator(sql);
+  undo.push(() => auth.close());
   await auth.listen();
   const metrics = new Metrics();
   // The bound on work in flight answers 503 under overload rather than queueing without end.
@@ -112,16 +135,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     threads: config.workers, timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000, maxInFlight: config.workers * 16, log,
     ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
   });
+  undo.push(() => pool.close());
   // Started (and warmed) while the rest starts, so no request pays for a worker's start-up.
   const poolStarted = options.coldRecomputePool ? null : pool.start();
   poolStarted?.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
   const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, metrics), config.publicUrl, config.flowSessionsMax);
+  undo.push(() => registry.close());
   await registry.listen();
   registry.registerMetrics(metrics);
   pool.registerMetrics(metrics);
   registerConnectionMetrics(metrics, sql);
   const mailer = new Mailer(config, log);
+  undo.push(() => mailer.close());
   const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders, renderDelayMs: options.renderDelayMs });
+  undo.push(() => render.close());
   const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds, config.outboxPollMs);
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   // Requests in flight: webhook delivery keeps out of their way.
@@ -138,6 +165,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const events = new EventHub(sql, auth, log, metrics, config.streamMaxBufferedBytes, foreground);
   const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files, events };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
+  undo.push(() => limiter.close());
   const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
   const edge = new Edge({
     auth, metrics, log,
@@ -167,18 +195,21 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   edge.add([openApiRoute(edge, config)]);
 
   // Workers and outbox subscribers are registered above (route modules, services); start them.
+  undo.push(() => jobs.stop());
   await jobs.start();
   const stopWebhooks = await webhookDeliveries.start();
+  undo.push(stopWebhooks);
+  undo.push(() => events.stop());
   await events.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
   const demo = await demoCreated;
-  const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
+  const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort).catch((error: Error) => {
+    throw new StartRefused(error.message);
+  });
+  undo.push(() => metricsServer.close());
   const server: HttpServer = await listen(edge, config.host, config.port, {
     foreground, trustProxy: config.trustProxy, maxBufferedBytes: config.maxBufferedBodyBytes,
     sockets: { [STREAM_PATH]: eventSocket(edge, events, services) },
-  }).catch(async (error: unknown) => {
-    await metricsServer.close();
-    throw error;
   });
   const url = `http://${config.host}:${server.port}`;
   const appUrl = new URL(config.appUrl);
@@ -202,6 +233,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await auth.close();
       mailer.close();
       if (!options.database) await database.close();
+      releaseDataDir?.();
     })(),
   };
 }

@@ -4,11 +4,11 @@ import { refuseUnsupportedNode } from './platform/node-version.ts';
 // First, before anything loads uWebSockets.js (whose binary would not load on another Node):
 // the rest is imported only once the Node version is known to be one flowplan runs on.
 refuseUnsupportedNode();
-const { startApp } = await import('./compose.ts');
+const { startApp, StartRefused } = await import('./compose.ts');
 const { createLogger } = await import('./platform/logging.ts');
 const { loadConfig } = await import('./platform/config.ts');
-const { EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
-const { NativeUwsUnavailable } = await import('./web/http/server.ts');
+const { DataDirInUse, EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
+const { ListenRefused, NativeUwsUnavailable } = await import('./web/http/server.ts');
 
 const config = (() => {
   try {
@@ -22,7 +22,8 @@ const config = (() => {
 const log = createLogger(config);
 const app = await startApp(config, { log }).catch((error: unknown) => {
   // A cause with a known way out is one line, not a stack trace.
-  if (error instanceof EmbeddedPostgresUnavailable || error instanceof NativeUwsUnavailable) process.stderr.write(`flowplan: ${error.message}\n`);
+  const known = [EmbeddedPostgresUnavailable, NativeUwsUnavailable, ListenRefused, StartRefused, DataDirInUse];
+  if (known.some((kind) => error instanceof kind)) process.stderr.write(`flowplan: ${(error as Error).message}\n`);
   else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });

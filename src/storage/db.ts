@@ -93,6 +93,9 @@ export async function openDatabase(
       if (!row && create) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
         if (error.code !== '42P04') throw error; // duplicate_database: another process created it
       });
+    } catch (error) {
+      await cluster.stop(); // if this process started it: nothing is left running
+      throw error;
     } finally {
       await admin.end();
     }

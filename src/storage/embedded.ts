@@ -5,7 +5,7 @@
  * through `postmaster.pid` and connects instead of starting a second cluster.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
@@ -53,6 +53,52 @@ async function accepting(port: number): Promise<boolean> {
     socket.once('connect', () => (socket.end(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+}
+
+/** Another server runs on this data directory (its embedded database is that server's to stop). */
+export class DataDirInUse extends Error {}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One server per data directory: the server that started the embedded cluster stops it when it
+ * stops, under any other server using it. `<root>/server.pid` names the holder; a file whose
+ * process is gone (a crash) is taken over. The CLI does not claim it: it works beside a server.
+ * Returns the release, which removes the file if it is still this process's.
+ */
+export function claimDataDir(root: string): () => void {
+  checkReachableAsPostgres(root); // before anything is created there
+  mkdirSync(root, { recursive: true });
+  const file = path.resolve(root, 'server.pid');
+  for (;;) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    // No pid yet: another server has just created the file and is writing it.
+    if (!(holder > 0) || (holder !== process.pid && alive(holder))) {
+      const who = holder > 0 ? `pid ${holder}` : 'pid not written yet';
+      throw new DataDirInUse(
+        `the data directory ${path.resolve(root)} is in use by another flowplan server (${who}): stop it first, or give this one ` +
+          `its own FLOWPLAN_DATA_DIR (or DATABASE_URL); if no flowplan server runs there, remove ${file}`,
+      );
+    }
+    rmSync(file, { force: true }); // its process is gone
+  }
+  return () => {
+    const holder = existsSync(file) ? Number.parseInt(readFileSync(file, 'utf8'), 10) : null;
+    if (holder === process.pid) rmSync(file, { force: true });
+  };
 }
 
 /** Why the embedded cluster cannot run here, in one line an operator can act on. */

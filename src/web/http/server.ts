@@ -28,6 +28,13 @@ export const UWS_IMPLEMENTATION = UWS_NATIVE ? 'uWebSockets.js native' : 'uWebSo
  * the throw ends the process. So a server refuses to start on it rather than die at its first
  * request (test/ops/runtime.test.ts).
  */
+/** The API port cannot be had: another process listens there, or HOST is not this machine's. */
+export class ListenRefused extends Error {
+  constructor(host: string, port: number) {
+    super(`cannot listen on ${host}:${port}: another process listens there, or HOST is not an address of this machine; set PORT to a free port (0: any free one)`);
+  }
+}
+
 export class NativeUwsUnavailable extends Error {
   constructor() {
     super(
@@ -359,8 +366,12 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     });
   }
 
+  // Exclusive: by default uWS sets SO_REUSEPORT, so a second server on a port in use would start and share it.
+  // (The native module exports the option as a constant; its typings have only the enum, and no host + options overload.)
+  const exclusive = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
   const token = await new Promise<us_listen_socket>((resolve, reject) =>
-    app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`)))),
+    (app as unknown as { listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void })
+      .listen(host, port, exclusive, (socket) => (socket ? resolve(socket) : reject(new ListenRefused(host, port)))),
   );
   return {
     port: uws.us_socket_local_port(token),
