@@ -17,7 +17,7 @@ export class HttpMetrics {
     });
     this.rateLimited = new Counter({
       name: 'flowplan_rate_limit_refusals_total',
-      help: 'Requests refused with 429 RATE_LIMITED, by budget (credential, address)',
+      help: 'Requests refused with 429 RATE_LIMITED, by budget (credential, address, failed-credential, pending-upgrades)',
       labelNames: ['reason'] as const,
       registers: [metrics.registry],
     });

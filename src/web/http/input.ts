@@ -1,4 +1,5 @@
 /** Query strings and request bodies: parsed by what the route declares, refused clearly. */
+import secureJson from 'secure-json-parse';
 import { DomainError } from '../../platform/errors.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import type { IncomingRequest } from './request.ts';
@@ -37,12 +38,21 @@ export function readBody(route: Route, request: IncomingRequest, validate: ((val
   }
   let value: unknown;
   try {
-    value = JSON.parse(request.body.toString('utf8'));
+    // Refuses `__proto__` keys and `constructor.prototype` (prototype poisoning): one object
+    // merged into another with such a key would change what every object inherits.
+    value = secureJson.parse(request.body.toString('utf8'), null, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    throw validationFailed([{ in: 'body', pointer: '', message: `is not valid JSON: ${(error as Error).message}` }], 'Body is not valid JSON');
+    const message = (error as Error).message;
+    if (FORBIDDEN_KEY.test(message)) {
+      throw validationFailed([{ in: 'body', pointer: '', message: 'may not contain a "__proto__" key, nor a "constructor" object with a "prototype" key' }], 'Body contains a forbidden key');
+    }
+    throw validationFailed([{ in: 'body', pointer: '', message: `is not valid JSON: ${message}` }], 'Body is not valid JSON');
   }
   return validate ? validate(value) : value;
 }
+
+/** How secure-json-parse says it found a forbidden key (a SyntaxError, like JSON's own). */
+const FORBIDDEN_KEY = /^Object contains forbidden (prototype|constructor) property/;
 
 /** No body of this API nests anywhere near this deep (an idea tree is rows with parentIds). */
 export const MAX_JSON_DEPTH = 64;

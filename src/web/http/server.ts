@@ -85,7 +85,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   const open = new Set<() => void>();
   /** An answer, or the head of a streamed one (its body goes on after the request is done). */
   const send = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) =>
-    response.stream ? openStream(res, state, response, open) : sendWhole(res, state, response, close);
+    response.stream && !state.head ? openStream(res, state, response, open) : sendWhole(res, state, response, close);
   /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
   const refusalOf = (headers: Record<string, string>, error: DomainError, close = true): OutgoingResponse => ({
     status: httpStatus(error),
@@ -109,12 +109,13 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   app.any('/*', (res, req) => {
     // Small on purpose: every request allocates it and the abort closure; a body's phase
     // lives in receiveBody, which only requests with a body pay for.
-    const state: RequestState = { aborted: false, onAbort: null };
+    const state: RequestState = { aborted: false, onAbort: null, head: false };
     res.onAborted(() => {
       state.aborted = true;
       state.onAbort?.();
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
+    state.head = method === 'HEAD';
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
@@ -308,7 +309,7 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       // The session closes a slow client itself (with a code saying so) well before this.
       maxBackpressure: 64 * 1024 * 1024,
       upgrade: (res, req, context) => {
-        const state: RequestState = { aborted: false, onAbort: null };
+        const state: RequestState = { aborted: false, onAbort: null, head: false };
         res.onAborted(() => { state.aborted = true; });
         const headers: Record<string, string> = {};
         req.forEach((name, value) => { headers[name] = name in headers ? `${headers[name]}, ${value}` : value; });
@@ -421,6 +422,8 @@ interface OpenSocket {
 interface RequestState {
   aborted: boolean;
   onAbort: (() => void) | null;
+  /** A HEAD request: answered with the GET's head and no body (RFC 9110 §9.3.2). */
+  head: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -526,13 +529,21 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
 }
 
-function sendWhole(res: HttpResponse, state: { aborted: boolean }, response: OutgoingResponse, close: boolean): void {
+function sendWhole(res: HttpResponse, state: { aborted: boolean; head?: boolean }, response: OutgoingResponse, close: boolean): void {
   if (state.aborted) return;
   state.aborted = true; // a response is written once
   res.cork(() => {
     writeHead(res, response);
     // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
     if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
+    // HEAD: the length the GET's body has, and no body (a keep-alive client would read one as
+    // the next answer). The length is written by hand and endWithoutBody called with no argument:
+    // given any, uWS 20.30 throws or waits for that many body bytes. The connection stays open
+    // (a HEAD sent while the server closes ends with the idle connections).
+    else if (state.head) {
+      if (!response.stream) res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
+      res.endWithoutBody();
+    }
     else res.end(response.body ?? '', close);
   });
 }
