@@ -135,7 +135,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const retention = new EventLogRetention(sql, config.eventRetentionDays, log);
   retention.schedule(jobs);
   await retention.prepare();
-  const events = new EventHub(sql, auth, log, metrics, config.streamMaxBufferedBytes, foreground);
+  const events = new EventHub(sql, auth, log, metrics, config, foreground);
   const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files, events };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
