@@ -43,6 +43,8 @@ async function startServer(databaseUrl: string): Promise<Server> {
     env: {
       ...process.env, DATABASE_URL: databaseUrl, PORT: '0', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_BURST: '1000000000', ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000000', ADDRESS_RATE_LIMIT_BURST: '1000000000',
+      // One key holds every subscriber here.
+      STREAMS_PER_CREDENTIAL: String(SUBSCRIBERS), STREAMS_PER_PERSON: String(SUBSCRIBERS),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -162,7 +162,7 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   const retention = new EventLogRetention(sql, config.eventRetentionDays, log);
   retention.schedule(jobs);
   await retention.prepare();
-  const events = new EventHub(sql, auth, log, metrics, config.streamMaxBufferedBytes, foreground);
+  const events = new EventHub(sql, auth, log, metrics, config, foreground);
   const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files, events };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   undo.push(() => limiter.close());

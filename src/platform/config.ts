@@ -65,6 +65,10 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** Bytes a stream subscriber may have waiting to be sent; past it, it is closed and resumes from its cursor. */
   readonly streamMaxBufferedBytes: number;
+  /** Event streams (SSE and WebSocket) one credential may hold open on one process at once (STREAMS_PER_CREDENTIAL); past it, 429. */
+  readonly streamsPerCredential: number;
+  /** Event streams one person may hold open on one process at once, across all their tokens (STREAMS_PER_PERSON); past it, 429. */
+  readonly streamsPerPerson: number;
   /** The outbox drain's idle poll (ms), a safety net: every event write wakes the drain at commit. Not from the environment. */
   readonly outboxPollMs: number;
 }
@@ -156,6 +160,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024),
     outboxPollMs: 1000,
+    streamsPerCredential: int(env, 'STREAMS_PER_CREDENTIAL', 20, 1, 1_000_000),
+    streamsPerPerson: int(env, 'STREAMS_PER_PERSON', 20, 1, 1_000_000),
     ...overrides,
   };
   refuseInsecureApp(config);

@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
 import { Packr } from 'msgpackr';
 import type { Foreground } from '../../platform/foreground.ts';
+import type { Config } from '../../platform/config.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
@@ -46,6 +47,10 @@ const CHECK_MS = 500;
 const UNCHECKED_MS = 2000;
 /** A stream catching up looks at its buffer again this often when no drain was signalled. */
 const DRAIN_CHECK_MS = 50;
+/** A stream prepared and never attached (its client went before the answer) stops counting against its caps after this long. */
+const UNATTACHED_MS = 30_000;
+/** Retry-After of a stream refused at its cap: a stream is long-lived, so no sooner than this. */
+const RETRY_STREAM_SECONDS = 5;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
 const HEARTBEAT_MS = 15_000;
 
@@ -113,6 +118,8 @@ export class Subscription {
   closed = false;
   /** When its credential was last found valid. */
   checkedAt = Date.now();
+  /** The caps it counts against (its credential's, its person's) until it is removed. */
+  holds: string[] = [];
   private drainWaiter: (() => void) | null = null;
 
   constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
@@ -146,6 +153,8 @@ export class EventHub implements LogWatch {
   /** Open subscriptions that see flows of other workspaces (persons with shares). */
   private readonly guests = new Set<Subscription>();
   private readonly all = new Set<Subscription>();
+  /** Streams prepared and not yet removed, by cap: `credential:<id>`, `person:<userId>`. */
+  private readonly held = new Map<string, number>();
   /** Long polls by their workspace; those that also read flows shared from other workspaces are in `guestWaiters` too. */
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly guestWaiters = new Set<Waiter>();
@@ -161,15 +170,17 @@ export class EventHub implements LogWatch {
   private readonly lag: Histogram;
   private readonly wakes: Counter;
   private readonly checkRounds: Counter;
+  private readonly refused: Counter;
   private readonly checkQueries: Counter;
   private readonly maxBuffered: number;
 
   constructor(
-    private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics, maxBufferedBytes: number,
+    private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics,
+    private readonly limits: Pick<Config, 'streamMaxBufferedBytes' | 'streamsPerCredential' | 'streamsPerPerson'>,
     /** The API's load: a long poll that waits is not work, so it steps out of it while it waits (webhooks read it). */
     private readonly foreground: Foreground | null = null,
   ) {
-    this.maxBuffered = maxBufferedBytes;
+    this.maxBuffered = limits.streamMaxBufferedBytes;
     const registers = [metrics.registry];
     metrics.gaugeByLabels('flowplan_stream_subscribers', 'Open event streams of this process by transport', ['transport'], async () => {
       const counts = { sse: 0, websocket: 0 };
@@ -183,6 +194,7 @@ export class EventHub implements LogWatch {
       for (const set of this.waiters.values()) n += set.size;
       return n;
     });
+    this.refused = new Counter({ name: 'flowplan_stream_refusals_total', help: 'Event streams refused with 429: their credential or person held as many as allowed', registers });
     this.checkRounds = new Counter({ name: 'flowplan_stream_checks_total', help: 'Rounds of checking open streams\' credentials again (one every 500 ms while any is open)', registers });
     this.checkQueries = new Counter({
       name: 'flowplan_stream_check_queries_total', help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)', registers,
@@ -250,12 +262,49 @@ export class EventHub implements LogWatch {
   async prepare(request: StreamRequest): Promise<Subscription> {
     const audience = await audienceOf(this.sql, request.principal);
     if (request.after !== null) await checkCursor(this.sql, request.after, audience, request.afterFrom);
-    return new Subscription(request, audience, request.after ?? this.latest);
+    const sub = new Subscription(request, audience, request.after ?? this.latest);
+    this.hold(sub);
+    return sub;
+  }
+
+  /**
+   * Counts a stream against its credential's and its person's caps (RATE_LIMITED past either),
+   * from now until it is removed: checked and counted with no await between, so streams
+   * opened at once cannot all pass.
+   */
+  private hold(sub: Subscription): void {
+    const { principal } = sub.request;
+    const caps: [string, number, string][] = [
+      [`credential:${principal.tokenId ?? principal.credentialId}`, this.limits.streamsPerCredential, 'credential (STREAMS_PER_CREDENTIAL)'],
+    ];
+    if (principal.userId) caps.push([`person:${principal.userId}`, this.limits.streamsPerPerson, 'person, across their tokens (STREAMS_PER_PERSON)']);
+    for (const [key, limit, per] of caps) {
+      if ((this.held.get(key) ?? 0) >= limit) {
+        this.refused.inc();
+        throw new DomainError('RATE_LIMITED', `Too many open event streams: at most ${limit} per ${per} on one server; close one before opening another`,
+          { limit, retryAfter: RETRY_STREAM_SECONDS }, { retryAfterSeconds: RETRY_STREAM_SECONDS });
+      }
+    }
+    sub.holds = caps.map(([key]) => key);
+    for (const key of sub.holds) this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    setTimeout(() => {
+      if (!sub.target) this.unhold(sub);
+    }, UNATTACHED_MS).unref();
+  }
+
+  private unhold(sub: Subscription): void {
+    for (const key of sub.holds) {
+      const n = (this.held.get(key) ?? 1) - 1;
+      if (n > 0) this.held.set(key, n);
+      else this.held.delete(key);
+    }
+    sub.holds = [];
   }
 
   /** Starts sending to the transport: catching up from the subscription's cursor, then live. */
   attach(sub: Subscription, target: StreamTarget): void {
-    if (this.stopped) {
+    if (this.stopped || sub.closed) {
+      this.unhold(sub);
       target.close('stopping');
       return;
     }
@@ -281,6 +330,7 @@ export class EventHub implements LogWatch {
 
   private remove(sub: Subscription): void {
     sub.closed = true;
+    this.unhold(sub);
     sub.drained();
     this.all.delete(sub);
     this.guests.delete(sub);

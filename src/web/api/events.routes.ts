@@ -50,7 +50,7 @@ export function eventRoutes(services: Services): Route[] {
       responses: {
         200: { description: 'text/event-stream: each event\'s `id` is its cursor and its `event` its type; `data` is the Event JSON', contentType: 'text/event-stream' },
       },
-      errors: ['CURSOR_EXPIRED'],
+      errors: ['CURSOR_EXPIRED', 'RATE_LIMITED'],
       handler: async (ctx) => {
         const lastEventId = ctx.headers['last-event-id'];
         const sub = await hub.prepare(streamRequest(ctx.principal, ctx.headers['authorization']!, ctx.query, lastEventId));
@@ -82,7 +82,7 @@ export function eventRoutes(services: Services): Route[] {
       summary: 'Events over a WebSocket (see /v1/asyncapi.json): JSON frames, or MessagePack with the subprotocol flowplan.v1.msgpack',
       query: EventStreamQuery,
       responses: { 101: { description: 'Switching Protocols: the WebSocket of /v1/asyncapi.json' } },
-      errors: ['UPGRADE_REQUIRED'],
+      errors: ['UPGRADE_REQUIRED', 'RATE_LIMITED'],
       handler: () => {
         throw new DomainError('UPGRADE_REQUIRED', `${STREAM_PATH} is a WebSocket: connect with Upgrade: websocket (see /v1/asyncapi.json)`);
       },
@@ -172,8 +172,8 @@ export function eventSocket(edge: Edge, hub: EventHub, services: Pick<Services, 
         try {
           await this.prepare(admitted.principal, admitted.authorization);
         } catch (error) {
-          const expired = error instanceof DomainError && error.code === 'CURSOR_EXPIRED';
-          return this.connection!.close(expired ? 4410 : 4400, String((error as Error).message).slice(0, 120));
+          const code = error instanceof DomainError ? error.code : null;
+          return this.connection!.close(code === 'CURSOR_EXPIRED' ? 4410 : code === 'RATE_LIMITED' ? 4429 : 4400, String((error as Error).message).slice(0, 120));
         }
         if (!this.gone) this.start();
       }, () => this.connection!.close(1011, 'internal error'));
