@@ -13,7 +13,9 @@
  * per event until an attempt finishes: then a log row, which the delivery log reads.
  *
  * Throughput: each process runs one dispatcher. It claims due lanes in batches (`skip locked`,
- * so processes share the work), sends side by side over kept-alive connections, and writes
+ * so processes share the work; round-robin across workspaces, within caps on the attempts in
+ * flight per workspace and per endpoint, so one tenant's slow receivers take only their share;
+ * lanes over a cap are claimed once an attempt ends), sends side by side over kept-alive connections, and writes
  * the outcomes of everything that finished meanwhile in one transaction, which also moves
  * those lanes on and claims their next events for this process at once: a lane moves on
  * without a round trip through a queue. When nothing is due it collects the next events. While
@@ -29,6 +31,11 @@
  * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
  * with the same webhook-id: at least once. When a failed attempt is tried again, or given up
  * on (and its endpoint disabled, after 410 Gone), is outcome.ts's to say.
+ *
+ * Circuit breaker: an endpoint whose attempts time out WEBHOOK_BREAKER_TIMEOUTS times in a row
+ * opens its circuit: its lanes wait (deferred, no attempt used) for the cool-down, then get one
+ * attempt at a time with WEBHOOK_BREAKER_TIMEOUT_SECONDS; another timeout opens it again, any
+ * answer closes it.
  */
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
