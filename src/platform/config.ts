@@ -45,6 +45,18 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Webhook deliveries a process starts per second while its API is busy (WEBHOOK_BUSY_RATE); unbounded when quiet. */
   readonly webhookBusyRate: number;
+  /** Webhook attempts a process has in flight at most (WEBHOOK_CONCURRENCY). */
+  readonly webhookConcurrency: number;
+  /** Attempts in flight for one workspace's endpoints, across processes (WEBHOOK_WORKSPACE_IN_FLIGHT): a slow tenant's share. */
+  readonly webhookWorkspaceInFlight: number;
+  /** Attempts in flight to one endpoint, all its lanes together, across processes (WEBHOOK_ENDPOINT_IN_FLIGHT). */
+  readonly webhookEndpointInFlight: number;
+  /** Timeouts in a row after which an endpoint's circuit opens (WEBHOOK_BREAKER_TIMEOUTS). */
+  readonly webhookBreakerTimeouts: number;
+  /** How long an open circuit defers the endpoint's attempts (WEBHOOK_BREAKER_COOLDOWN_SECONDS). */
+  readonly webhookBreakerCooldownSeconds: number;
+  /** The timeout of an endpoint whose circuit has opened, until it answers again (WEBHOOK_BREAKER_TIMEOUT_SECONDS). */
+  readonly webhookBreakerTimeoutMs: number;
   readonly logLevel: string;
   /** Where embedded Postgres keeps its data when DATABASE_URL is unset. */
   readonly dataDir: string;
@@ -147,6 +159,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookRetryBaseSeconds: int(env, 'WEBHOOK_RETRY_BASE_SECONDS', 5, 0, 86_400),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60) * 1000,
     webhookBusyRate: int(env, 'WEBHOOK_BUSY_RATE', 5, 1, 1_000_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+    webhookWorkspaceInFlight: int(env, 'WEBHOOK_WORKSPACE_IN_FLIGHT', 16, 1, 10_000),
+    webhookEndpointInFlight: int(env, 'WEBHOOK_ENDPOINT_IN_FLIGHT', 4, 1, 10_000),
+    webhookBreakerTimeouts: int(env, 'WEBHOOK_BREAKER_TIMEOUTS', 5, 1, 1000),
+    webhookBreakerCooldownSeconds: int(env, 'WEBHOOK_BREAKER_COOLDOWN_SECONDS', 60, 1, 86_400),
+    webhookBreakerTimeoutMs: int(env, 'WEBHOOK_BREAKER_TIMEOUT_SECONDS', 2, 1, 60) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
     dataDir: env.FLOWPLAN_DATA_DIR || '.flowplan',
     maxBodyBytes: 4 * 1024 * 1024,

@@ -16,6 +16,17 @@ import type { Page, PageRequest } from '../platform/paging.ts';
 
 /** One collector at a time: it reads the log by position with one cursor. */
 const COLLECT_LOCK = 7_046_231_908;
+/**
+ * One claim at a time, until its transaction ends: each counts the attempts in flight against the
+ * caps, which a concurrent claim would not see yet. Taken last (no row lock is waited for after
+ * it), and sent in the same round trip as the statement that counts (which starts once it holds).
+ */
+const CLAIM_LOCK = 7_046_231_909;
+
+async function afterClaimLock<T>(tx: Tx, query: Promise<T>): Promise<T> {
+  const [, result] = await Promise.all([tx`select pg_advisory_xact_lock(${CLAIM_LOCK})`, query]);
+  return result;
+}
 
 export interface Lane {
   webhookId: string;
@@ -108,6 +119,45 @@ export async function wakeLanes(tx: Tx, lanes: readonly (Lane & { first: string;
 
 // ── claiming ─────────────────────────────────────────────────────────────────────────
 
+/**
+ * Shares of the attempts in flight (counted from the lanes in `sending`, so across processes):
+ * one workspace's slow endpoints hold at most its share, and all lanes of one endpoint count
+ * as one.
+ */
+export interface Fairness {
+  workspaceInFlight: number;
+  endpointInFlight: number;
+}
+
+/**
+ * Ranks the lanes of a `due_lanes` relation (webhook_id, flow_key, workspace_id, due_at, and
+ * `tripped`: its endpoint's circuit has opened, so it gets one attempt at a time) into `fair`:
+ * what fits under the caps beside the attempts in flight, numbered round-robin, first across
+ * endpoints within each workspace, then across workspaces (each workspace's first lane, then
+ * each one's second, …; among equals the lane waiting longest first), so that a workspace with
+ * a large backlog does not go before one with a single event.
+ */
+function fairRanks(sql: Db, caps: Fairness): postgres.Fragment {
+  return sql`busy as (
+      select l.webhook_id, h.workspace_id, count(*)::int as n from webhook_lanes l join webhooks h on h.id = l.webhook_id
+      where l.state = 'sending' and l.next_attempt_at > now() group by l.webhook_id, h.workspace_id
+    ),
+    by_endpoint as (
+      select d.*, row_number() over (partition by d.webhook_id order by d.due_at, d.flow_key) as er,
+        coalesce((select b.n from busy b where b.webhook_id = d.webhook_id), 0) as ep_busy,
+        coalesce((select sum(b.n) from busy b where b.workspace_id = d.workspace_id), 0) as ws_busy
+      from due_lanes d
+    ),
+    by_workspace as (
+      select e.*, row_number() over (partition by e.workspace_id order by e.er, e.due_at, e.webhook_id, e.flow_key) as wr from by_endpoint e
+      where e.ep_busy + e.er <= case when e.tripped then 1 else ${caps.endpointInFlight} end
+    ),
+    fair as (
+      select w.webhook_id, w.flow_key, row_number() over (order by w.wr, w.due_at, w.webhook_id, w.flow_key) as n from by_workspace w
+      where w.ws_busy + w.wr <= ${caps.workspaceInFlight}
+    )`;
+}
+
 /** An attempt taken for one event in its lane: what the sender needs. */
 export interface ClaimedAttempt {
   webhookId: string;
@@ -133,14 +183,16 @@ export interface Advanced {
  * lane goes idle). Up to `claim` of the due ones are claimed (`sending`, with a lease that is
  * also its next_attempt_at: a claim whose process died is due again once it lapses).
  */
-export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number, leaseSeconds: number): Promise<Advanced> {
+export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number, leaseSeconds: number, caps: Fairness): Promise<Advanced> {
   if (lanes.length === 0) return { claimed: [], queued: [] };
   const { w, f } = keys(lanes);
-  const rows = await tx<{ webhookId: string; flowKey: string; position: string | null; manual: boolean; take: boolean; attempts: number; nextAttemptAt: Date | null; due: boolean }[]>`
+  const advance = tx<{ webhookId: string; flowKey: string; position: string | null; manual: boolean; take: boolean; attempts: number; nextAttemptAt: Date | null; due: boolean }[]>`
     with cand as (
-      select l.webhook_id, l.flow_key, coalesce(l.retry_positions[1], l.head_position, nf.position, nw.position) as position,
-        l.retry_positions[1] is not null as manual,
-        case when l.retry_positions[1] is null and l.head_position is not null then coalesce(l.head_due_at, now()) else now() end as due_at
+      select l.webhook_id, l.flow_key, h.workspace_id, coalesce(l.retry_positions[1], l.head_position, nf.position, nw.position) as position,
+        l.retry_positions[1] is not null as manual, h.circuit_open_until is not null as tripped,
+        -- An open circuit defers the endpoint's attempts (not failed) until its cool-down ends.
+        greatest(case when l.retry_positions[1] is null and l.head_position is not null then coalesce(l.head_due_at, now()) else now() end,
+          h.circuit_open_until) as due_at
       from webhook_lanes l
       join unnest(${w}::text[], ${f}::text[]) as k(w, f) on l.webhook_id = k.w and l.flow_key = k.f
       join webhooks h on h.id = l.webhook_id
@@ -161,8 +213,11 @@ export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number
     ranked as (
       select c.*, c.position is not null and c.due_at <= now() as due from cand c
     ),
+    due_lanes as (select * from ranked where due),
+    ${fairRanks(tx, caps)},
+    -- Due lanes past the caps stay queued and due: the next claim after an attempt ends takes them.
     taken as (
-      select r.*, r.due and row_number() over (partition by r.due order by r.due_at, r.position) <= ${claim} as take from ranked r
+      select r.*, coalesce(f.n <= ${claim}, false) as take from ranked r left join fair f on f.webhook_id = r.webhook_id and f.flow_key = r.flow_key
     )
     update webhook_lanes l set
       state = case when t.position is null then 'idle' when t.take then 'sending' else 'queued' end,
@@ -173,6 +228,7 @@ export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number
       next_attempt_at = case when t.position is null then null when t.take then now() + make_interval(secs => ${leaseSeconds}) else t.due_at end
     from taken t where l.webhook_id = t.webhook_id and l.flow_key = t.flow_key
     returning l.webhook_id, l.flow_key, t.position::text, t.manual, t.take, l.attempts, l.next_attempt_at, t.due`;
+  const rows = claim > 0 ? await afterClaimLock(tx, advance) : await advance;
   const taken = rows.filter((r) => r.take);
   const queued = rows.filter((r) => !r.take && r.position !== null).map((r) => ({ nextAttemptAt: r.nextAttemptAt!, due: r.due }));
   return { claimed: await claimedAttempts(tx, taken), queued };
@@ -200,12 +256,28 @@ async function claimedAttempts(tx: Tx, taken: readonly { webhookId: string; flow
   }));
 }
 
-/** Claims up to `limit` due lanes (queued and due, or claims whose lease lapsed) for this process; lanes another is handling are skipped, not waited for. */
-export function claimDue(sql: Sql, limit: number, leaseSeconds: number): Promise<Advanced> {
+/**
+ * Claims up to `limit` due lanes (queued and due, or claims whose lease lapsed) for this
+ * process, fairly under the caps (`fairRanks`); lanes another is handling are skipped, not
+ * waited for, and so are endpoints whose circuit is open. `heldBack`: due lanes were left for
+ * the caps, to claim again once an attempt ends.
+ */
+export function claimDue(sql: Sql, limit: number, leaseSeconds: number, caps: Fairness): Promise<Advanced & { heldBack: boolean }> {
   return sql.begin(async (tx) => {
-    const picked = await tx<Lane[]>`select webhook_id, flow_key from webhook_lanes
-      where state <> 'idle' and next_attempt_at <= now() order by next_attempt_at limit ${limit} for update skip locked`;
-    return advanceLanes(tx, picked, limit, leaseSeconds);
+    const picked = await afterClaimLock(tx, tx<(Lane & { heldBack: boolean })[]>`
+      with due_lanes as (
+        select l.webhook_id, l.flow_key, h.workspace_id, l.next_attempt_at as due_at, h.circuit_open_until is not null as tripped
+        from webhook_lanes l join webhooks h on h.id = l.webhook_id
+        where l.state <> 'idle' and l.next_attempt_at <= now() and (h.circuit_open_until is null or h.circuit_open_until <= now())
+      ),
+      ${fairRanks(tx, caps)}
+      select l.webhook_id, l.flow_key, (select count(*) from due_lanes) > (select count(*) from fair) as held_back
+      from webhook_lanes l join fair c on c.webhook_id = l.webhook_id and c.flow_key = l.flow_key
+      where l.state <> 'idle' and l.next_attempt_at <= now()
+      order by c.n limit ${limit} for update of l skip locked`);
+    // Nothing claimed: due lanes may all be over the caps (or none due); a claim after the next attempt ends tells.
+    const heldBack = picked.length === 0 || picked[0]!.heldBack;
+    return { ...(await advanceLanes(tx, picked, limit, leaseSeconds, caps)), heldBack };
   });
 }
 
@@ -283,6 +355,19 @@ export async function finishAttempts(tx: Tx, outcomes: readonly LaneOutcome[]): 
     where l.webhook_id = u.w and l.flow_key = u.f and l.sending_position = u.position
     returning case when not m.manual and u.status = 'retry' then l.head_due_at end as retry_at`;
   return rows.flatMap((r) => (r.retryAt ? [r.retryAt] : []));
+}
+
+/**
+ * The queued lanes of endpoints whose circuit just opened wait until it half-opens (lanes
+ * another transaction holds are left to the claim, which skips open circuits anyway).
+ */
+export async function deferLanes(tx: Tx, webhookIds: readonly string[]): Promise<void> {
+  if (webhookIds.length === 0) return;
+  await tx`update webhook_lanes l set next_attempt_at = h.circuit_open_until from webhooks h, (
+      select webhook_id, flow_key from webhook_lanes where webhook_id = any(${webhookIds as string[]}) and state = 'queued'
+      order by webhook_id, flow_key for update skip locked
+    ) k
+    where l.webhook_id = k.webhook_id and l.flow_key = k.flow_key and h.id = l.webhook_id and l.next_attempt_at < h.circuit_open_until`;
 }
 
 /** A manual retry of a finished event: one more attempt, before the lane's head (now, or once the attempt in flight ends). */

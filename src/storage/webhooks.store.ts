@@ -2,7 +2,7 @@
  * Webhook endpoints. Their delivery state (lanes, the attempt log, the collector's cursor) is
  * in webhook-lanes.store.ts.
  */
-import type { Db } from './db.ts';
+import type { Db, Tx } from './db.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
 import { pageOf } from './paging.ts';
 
@@ -21,6 +21,10 @@ export interface WebhookRow {
   /** Events committed from then (until `pausedUntil`, when it was switched on again) are not for it. */
   pausedFrom: Date | null;
   pausedUntil: Date | null;
+  /** Attempts in a row that got no answer in time (sql/0018_webhook_fairness.sql). */
+  consecutiveTimeouts: number;
+  /** Set while its circuit is tripped: its attempts wait until then (open), then go one at a time (half-open); null once it answers (closed). */
+  circuitOpenUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -88,4 +92,34 @@ export async function disableWebhooks(sql: Db, ids: readonly string[], reason: s
   await sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now(),
       paused_from = case when enabled then now() else paused_from end, paused_until = case when enabled then null else paused_until end
     where id = any(${ids as string[]})`;
+}
+
+/** How an endpoint's attempts of one batch went, in the order they ended. */
+export interface TimeoutTally {
+  webhookId: string;
+  /** An answer came (any status): the count starts again from the timeouts after it. */
+  answered: boolean;
+  /** Timeouts after the last answer. */
+  timeouts: number;
+}
+
+/**
+ * The circuit breaker's count: timeouts in a row per endpoint. At `threshold` the circuit opens
+ * for `cooldownSeconds` (again at each further timeout, such as the half-open attempt's); an
+ * answer closes it. Returns the endpoints it opened, with when their cool-down ends.
+ */
+export async function countTimeouts(tx: Tx, tallies: readonly TimeoutTally[], threshold: number, cooldownSeconds: number): Promise<{ id: string; circuitOpenUntil: Date }[]> {
+  if (tallies.length === 0) return [];
+  const ids = tallies.map((t) => t.webhookId);
+  // In key order: the outcome transactions of several processes lock the same endpoints.
+  await tx`select 1 from webhooks where id = any(${ids}) order by id for update`;
+  const count = tx`case when u.answered = 1 then 0 else h.consecutive_timeouts end + u.timeouts`;
+  const rows = await tx<{ id: string; circuitOpenUntil: Date; opened: boolean }[]>`update webhooks h set
+      consecutive_timeouts = ${count},
+      circuit_open_until = case when ${count} < ${threshold} then null
+        when u.timeouts > 0 then now() + make_interval(secs => ${cooldownSeconds}) else h.circuit_open_until end
+    from unnest(${ids}::text[], ${tallies.map((t) => (t.answered ? 1 : 0))}::int[], ${tallies.map((t) => t.timeouts)}::int[]) as u(w, answered, timeouts)
+    where h.id = u.w
+    returning h.id, h.circuit_open_until, u.timeouts > 0 and h.consecutive_timeouts >= ${threshold} as opened`;
+  return rows.filter((r) => r.opened).map(({ id, circuitOpenUntil }) => ({ id, circuitOpenUntil }));
 }

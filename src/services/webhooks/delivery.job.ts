@@ -13,7 +13,9 @@
  * per event until an attempt finishes: then a log row, which the delivery log reads.
  *
  * Throughput: each process runs one dispatcher. It claims due lanes in batches (`skip locked`,
- * so processes share the work), sends side by side over kept-alive connections, and writes
+ * so processes share the work; round-robin across workspaces, within caps on the attempts in
+ * flight per workspace and per endpoint, so one tenant's slow receivers take only their share;
+ * lanes over a cap are claimed once an attempt ends), sends side by side over kept-alive connections, and writes
  * the outcomes of everything that finished meanwhile in one transaction, which also moves
  * those lanes on and claims their next events for this process at once: a lane moves on
  * without a round trip through a queue. When nothing is due it collects the next events. While
@@ -29,6 +31,11 @@
  * at start) wakes a dispatcher for them and for events nobody collected; they are sent again
  * with the same webhook-id: at least once. When a failed attempt is tried again, or given up
  * on (and its endpoint disabled, after 410 Gone), is outcome.ts's to say.
+ *
+ * Circuit breaker: an endpoint whose attempts time out WEBHOOK_BREAKER_TIMEOUTS times in a row
+ * opens its circuit: its lanes wait (deferred, no attempt used) for the cool-down, then get one
+ * attempt at a time with WEBHOOK_BREAKER_TIMEOUT_SECONDS; another timeout opens it again, any
+ * answer closes it.
  */
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
@@ -39,10 +46,10 @@ import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from '../jobs/soonest-timer.ts';
-import { disableWebhooks, webhooksByIds, type WebhookRow } from '../../storage/webhooks.store.ts';
+import { countTimeouts, disableWebhooks, webhooksByIds, type TimeoutTally, type WebhookRow } from '../../storage/webhooks.store.ts';
 import {
-  advanceLanes, announceWebhookWork, claimDue, dueCounts, finishAttempts, insertLog, lockLanes, webhookBacklog, WEBHOOKS_CHANNEL,
-  type ClaimedAttempt, type Lane, type LaneOutcome, type LogRow,
+  advanceLanes, announceWebhookWork, claimDue, deferLanes, dueCounts, finishAttempts, insertLog, lockLanes, webhookBacklog, WEBHOOKS_CHANNEL,
+  type ClaimedAttempt, type Fairness, type Lane, type LaneOutcome, type LogRow,
 } from '../../storage/webhook-lanes.store.ts';
 import { EVENTS_CHANNEL } from '../../storage/event-log.store.ts';
 import { Governor } from './governor.ts';
@@ -57,8 +64,6 @@ export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
 /** A claim outlives any attempt (timeout ≤ 60 s); past it, its process is taken for dead. */
 const LEASE_SECONDS = 120;
-/** Attempts in flight per process: they wait on receivers (up to the timeout), not on the CPU. */
-const CONCURRENCY = 64;
 /** A wake-up job hands over to the next after this long, well inside its expiry. */
 const RUN_MS = 60_000;
 /** Events collected per transaction at most. */
@@ -73,6 +78,11 @@ interface Finished {
   log: LogRow | null;
   /** The endpoint answered 410 Gone. */
   gone: boolean;
+  /** What the circuit breaker counts: an answer (any status), or a timeout. */
+  answered: boolean;
+  timedOut: boolean;
+  /** The endpoint had timeouts counted when the attempt started (an answer then resets them). */
+  counted: boolean;
 }
 
 export class WebhookDeliveries {
@@ -98,6 +108,11 @@ export class WebhookDeliveries {
   private readonly retryTimer = new SoonestTimer(() => this.retryDue());
   private idleWaiters: (() => void)[] = [];
   private readonly governor: Governor;
+  /** Attempts in flight per process (WEBHOOK_CONCURRENCY): they wait on receivers (up to the timeout), not on the CPU. */
+  private readonly concurrency: number;
+  private readonly caps: Fairness;
+  /** The last claim left due lanes to the caps: claim again once an attempt ends. */
+  private heldBack = false;
 
   constructor(
     private readonly sql: Sql,
@@ -111,6 +126,8 @@ export class WebhookDeliveries {
     private readonly resolve: Resolver = systemResolver,
   ) {
     this.governor = new Governor(foreground, config.webhookBusyRate);
+    this.concurrency = config.webhookConcurrency;
+    this.caps = { workspaceInFlight: config.webhookWorkspaceInFlight, endpointInFlight: config.webhookEndpointInFlight };
     this.attempts = new Counter({
       name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
       labelNames: ['outcome'] as const, registers: [metrics.registry],
@@ -243,11 +260,12 @@ export class WebhookDeliveries {
         const room = this.room(this.inFlight);
         if (room <= 0) {
           // Full: a flush calls again. Held back by the governor: try again when it allows.
-          if (this.inFlight < CONCURRENCY) this.kickTimer.in(this.governor.waitMs());
+          if (this.inFlight < this.concurrency) this.kickTimer.in(this.governor.waitMs());
           break;
         }
         this.wanted = false;
-        const { claimed: batch } = await claimDue(this.sql, room, LEASE_SECONDS);
+        const { claimed: batch, heldBack } = await claimDue(this.sql, room, LEASE_SECONDS, this.caps);
+        if (heldBack) this.heldBack = true;
         if (batch.length < room && this.collectWanted) {
           // Cleared first: a kick while this collects asks for another round.
           this.collectWanted = false;
@@ -277,7 +295,7 @@ export class WebhookDeliveries {
 
   /** Deliveries that may start now besides `inFlight`. */
   private room(inFlight: number): number {
-    return Math.min(CONCURRENCY - inFlight, this.governor.allowance());
+    return Math.min(this.concurrency - inFlight, this.governor.allowance());
   }
 
   /** Sends claimed attempts side by side; each outcome joins the next flush. */
@@ -316,13 +334,17 @@ export class WebhookDeliveries {
   private async attempt(claim: ClaimedAttempt, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
     const startedAt = new Date();
     const attemptLimit = claim.manual ? claim.attempts : MAX_ATTEMPTS;
+    const result = await this.send(claim, hook, target, startedAt);
     const { gone, attempt, status, delaySeconds, statusCode, error } = classifyAttempt(
-      await this.send(claim, hook, target, startedAt), { attempts: claim.attempts, attemptLimit }, this.config.webhookRetryBaseSeconds,
+      result, { attempts: claim.attempts, attemptLimit }, this.config.webhookRetryBaseSeconds,
     );
     this.attempts.labels(status).inc();
     const { event } = claim;
     return {
       claim, gone,
+      answered: result.kind === 'sent' && result.result.statusCode !== null,
+      timedOut: result.kind === 'sent' && result.result.timedOut === true,
+      counted: (hook?.consecutiveTimeouts ?? 0) > 0,
       outcome: { webhookId: claim.webhookId, flowKey: claim.flowKey, position: claim.position, manual: claim.manual, status, delaySeconds },
       log: event && {
         webhookId: claim.webhookId, position: claim.position, flowKey: claim.flowKey, type: event.type, eventCreatedAt: event.createdAt,
@@ -344,7 +366,9 @@ export class WebhookDeliveries {
       if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
       const body = deliveryBody(claim.event);
       const headers = signedHeaders(secrets, deliveryId(claim.webhookId, claim.position), Math.floor(Date.now() / 1000), body);
-      return { kind: 'sent', result: await post(resolved, headers, body, this.config.webhookTimeoutMs, this.connections.agentFor(resolved)) };
+      // A tripped circuit: the endpoint has kept timing out, so its attempts wait a shorter time until it answers again.
+      const timeoutMs = hook.circuitOpenUntil ? Math.min(this.config.webhookBreakerTimeoutMs, this.config.webhookTimeoutMs) : this.config.webhookTimeoutMs;
+      return { kind: 'sent', result: await post(resolved, headers, body, timeoutMs, this.connections.agentFor(resolved)) };
     } catch (error) {
       return { kind: 'not-sent', reason: (error as Error).message, durationMs: Date.now() - startedAt.getTime() };
     }
@@ -377,6 +401,11 @@ export class WebhookDeliveries {
           continue;
         }
         this.inFlight -= batch.length;
+        // Attempts ended: lanes the caps held back may fit now.
+        if (this.heldBack) {
+          this.heldBack = false;
+          this.wanted = true;
+        }
         // This process tries its retries on time; the wake-up jobs are for when it is gone.
         const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
         for (const seconds of retries) this.retryIn(seconds * 1000);
@@ -394,6 +423,7 @@ export class WebhookDeliveries {
     await lockLanes(tx, lanes);
     await insertLog(tx, batch.flatMap((f) => (f.log ? [f.log] : [])));
     const retries = await finishAttempts(tx, batch.map((f) => f.outcome));
+    await this.countTimeouts(tx, batch);
     const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.claim.webhookId))];
     if (gone.length > 0) {
       await disableWebhooks(tx, gone, 'gone');
@@ -408,12 +438,33 @@ export class WebhookDeliveries {
 
   /** Moves the lanes on (claiming up to `claim` due ones) and wakes whoever should send the rest. */
   private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedAttempt[]> {
-    const { claimed, queued } = await advanceLanes(tx, lanes, claim, LEASE_SECONDS);
+    const { claimed, queued } = await advanceLanes(tx, lanes, claim, LEASE_SECONDS, this.caps);
     if (queued.length > 0) {
       await this.wakeAt(tx, queued.map((q) => q.nextAttemptAt));
       if (queued.some((q) => q.due)) await announceWebhookWork(tx);
     }
     return claimed;
+  }
+
+  /**
+   * The circuit breaker: counts each endpoint's timeouts in a row (written only when there are
+   * some, or an answer ends a count). An endpoint that reaches WEBHOOK_BREAKER_TIMEOUTS has its
+   * attempts deferred for the cool-down, then tried one at a time with the shorter timeout.
+   */
+  private async countTimeouts(tx: Tx, batch: readonly Finished[]): Promise<void> {
+    const tallies = new Map<string, TimeoutTally>();
+    for (const f of batch) {
+      const id = f.claim.webhookId;
+      const tally = tallies.get(id);
+      if (f.timedOut) tallies.set(id, { webhookId: id, answered: tally?.answered ?? false, timeouts: (tally?.timeouts ?? 0) + 1 });
+      else if (f.answered && (f.counted || tally)) tallies.set(id, { webhookId: id, answered: true, timeouts: 0 });
+    }
+    const opened = await countTimeouts(tx, [...tallies.values()], this.config.webhookBreakerTimeouts, this.config.webhookBreakerCooldownSeconds);
+    if (opened.length === 0) return;
+    await deferLanes(tx, opened.map((o) => o.id));
+    await this.wakeAt(tx, opened.map((o) => o.circuitOpenUntil));
+    for (const o of opened) this.retryIn(o.circuitOpenUntil.getTime() - Date.now());
+    this.log.warn({ webhookIds: opened.map((o) => o.id), until: opened[0]!.circuitOpenUntil }, 'webhook endpoints keep timing out: their attempts wait out the cool-down');
   }
 
   /** A wake-up job for each moment (to the second) lanes become due; those due now share one. */

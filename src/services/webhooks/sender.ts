@@ -21,6 +21,8 @@ export interface AttemptOutcome {
   error: string | null;
   /** Seconds the receiver asked to wait (Retry-After as seconds or an HTTP date), capped by the caller. */
   retryAfter: number | null;
+  /** No complete answer within the timeout (what the circuit breaker counts). */
+  timedOut?: boolean;
 }
 
 /** Idle pooled connections close before a typical server's own keep-alive timeout (5 s) does. */
@@ -83,7 +85,7 @@ export function post(target: Target, headers: Record<string, string>, body: stri
       },
     });
     const timer = setTimeout(() => {
-      finish({ statusCode: null, error: `no complete answer within ${timeoutMs / 1000} s`, retryAfter: null });
+      finish({ statusCode: null, error: `no complete answer within ${timeoutMs / 1000} s`, retryAfter: null, timedOut: true });
       request.destroy();
     }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => finish({ statusCode: null, error: `connection failed: ${error.code ?? error.message}`, retryAfter: null }));

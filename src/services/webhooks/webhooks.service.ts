@@ -156,8 +156,19 @@ export function webhookView(principal: Principal, row: WebhookRow) {
   const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
   return {
     id: row.id, url: urlFor(principal, row.url), events: row.events.map(webhookEventType), description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
-    previousSecretExpiresAt: overlapping?.toISOString() ?? null, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+    previousSecretExpiresAt: overlapping?.toISOString() ?? null, circuit: circuitView(row), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/**
+ * The endpoint's circuit breaker (delivery.job.ts): `open` while its attempts wait out the
+ * cool-down after too many timeouts in a row, `half-open` once it is over (one attempt at a time,
+ * with the shorter timeout) until an answer closes it.
+ */
+function circuitView(row: WebhookRow) {
+  const until = row.circuitOpenUntil;
+  const state: 'closed' | 'open' | 'half-open' = until === null ? 'closed' : until > new Date() ? 'open' : 'half-open';
+  return { state, consecutiveTimeouts: row.consecutiveTimeouts, until: until?.toISOString() ?? null };
 }
 
 /** `queued` (its lane's next, with a time) and `pending` (waiting for its turn) are one state to a client. */

@@ -41,6 +41,14 @@ const webhookProperties = {
     type: ['string', 'null'], enum: ['gone', null], description: '`gone`: the service switched it off because the receiver answered 410 Gone',
   })),
   previousSecretExpiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'After a rotation: until then deliveries are also signed with the previous secret' }))),
+  circuit: Type.Object({
+    state: StringEnum(['closed', 'open', 'half-open'], {
+      description: '`open`: the endpoint timed out WEBHOOK_BREAKER_TIMEOUTS times in a row, so its deliveries wait (not failed) until `until`; '
+        + '`half-open`: after that, one attempt at a time with the shorter WEBHOOK_BREAKER_TIMEOUT_SECONDS, until an answer closes it (another timeout opens it again)',
+    }),
+    consecutiveTimeouts: Type.Integer({ minimum: 0, description: 'Attempts in a row that got no answer within the timeout' }),
+    until: Nullable(Type.String({ format: 'date-time', description: 'When the cool-down ends (ended, when half-open); null when closed' })),
+  }, { additionalProperties: false, description: 'The circuit breaker that keeps an endpoint that stopped answering from holding up deliveries' }),
   createdAt: dateTime,
   updatedAt: Type.Optional(dateTime),
 };
