@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { assertError, request, startTestServer, until, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { idsByName, member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { personToken } from '../helpers/people.ts';
+import { rawRequest } from '../helpers/raw.ts';
 
 type View = 'available' | 'blocked' | 'in-progress' | 'mine' | 'overview';
 
@@ -507,6 +508,27 @@ t.test('ETag and If-None-Match: 304 without a body and without spending the rate
   await newFlow(t, s, { name: 'Another', tasks: [{ name: 'r' }] }, w.key);
   t.equal((await work(s, 'available', '', s.adminKey, { 'if-none-match': tag3 })).status, 304, 'our tag survives their write');
   t.equal((await work(s, 'available', '', w.key, { 'if-none-match': otherTag })).status, 200, 'their tag moved');
+});
+
+t.test('an assigneeId of any characters never reaches a response header: no header injected, the ETag a valid value that answers 304', async (t) => {
+  const s = await startFlowServer(t);
+  const hostile = ['\r\nX-Injected: 1', 'a\nb', '\u0012\u0005\u0001', '"quoted"\\', 'é ש'];
+  for (const view of ['available', 'blocked', 'in-progress'] as const) {
+    for (const assigneeId of hostile) {
+      const target = `/v1/work/${view}?assigneeId=${encodeURIComponent(assigneeId)}`;
+      const raw = await rawRequest(s.app.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.adminKey}\r\nConnection: close\r\n\r\n`, 10_000);
+      t.equal(raw.status, 200, `${target} → 200`);
+      t.notOk('x-injected' in raw.headers, `${target}: no header of the client's making`);
+      const etag = raw.headers.etag ?? '';
+      t.match(etag, /^"[\x21\x23-\x7e]+"$/, `${target}: the ETag is an entity tag of visible characters (RFC 9110 §8.8.3)`);
+      // fetch refuses a response with a control character in a header outright.
+      const res = await work(s, view, `assigneeId=${encodeURIComponent(assigneeId)}`, s.adminKey, { 'if-none-match': etag });
+      t.equal(res.status, 304, `${target}: its ETag answers a conditional poll`);
+    }
+  }
+  const one = (await work(s, 'available', `assigneeId=${encodeURIComponent('a\nb')}`)).headers.get('etag');
+  const other = (await work(s, 'available', `assigneeId=${encodeURIComponent('a b')}`)).headers.get('etag');
+  t.not(one, other, 'two assignees, two tags');
 });
 
 t.test('a write committed by another process shows at the next poll after its notification', async (t) => {

@@ -16,7 +16,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function workRoutes(services: Services): Route[] {
   const { work } = services;
   const read = { method: 'GET', auth: 'bearer', scopes: ['flows:read'], tags: ['Work'] } as const;
-  const pageKey = (view: string, q: PageQuery) => `${view}:${q.assigneeId ?? ''}:${q.size}:${q.from}`;
+  // Part of the ETag header: the client's assigneeId is percent-encoded, so no character of it
+  // (a CR LF, a quote) can end the header or add one, and two ids still make two keys.
+  const pageKey = (view: string, q: PageQuery) => `${view}:${encodeURIComponent(q.assigneeId ?? '')}:${q.size}:${q.from}`;
 
   /** Who `mine` is about: only a person token has assignments of its own. */
   const person = (ctx: { principal: Principal }) => {
