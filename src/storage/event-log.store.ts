@@ -113,6 +113,16 @@ export async function personStreamStates(sql: Db, tokenIds: readonly string[]): 
   return new Map(rows.map((r) => [r.tokenId, { live: r.live, sharedFlowIds: r.sharedFlowIds }]));
 }
 
+/**
+ * A secret of the server's (sql/0019_server_secrets.sql): the one stored under `name`, or
+ * `candidate` stored now when there is none yet; every process gets the same.
+ */
+export async function serverSecret(sql: Db, name: string, candidate: Buffer): Promise<Buffer> {
+  await sql`insert into server_secrets (name, value) values (${name}, ${candidate}) on conflict (name) do nothing`;
+  const [row] = await sql<{ value: Buffer }[]>`select value from server_secrets where name = ${name}`;
+  return row!.value;
+}
+
 // ── retention ────────────────────────────────────────────────────────────────────────
 
 const DAY_MS = 86_400_000;

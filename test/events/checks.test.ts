@@ -7,14 +7,9 @@ import t, { type Test } from 'tap';
 import { createClient } from '../../src/services/auth/provision.ts';
 import { createPerson, personTokenOn } from '../helpers/people.ts';
 import { startTestServer, until, type TestServer } from '../helpers/server.ts';
-import { socket, sse } from './clients.ts';
+import { metric, socket, sse } from './clients.ts';
 
 const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
-
-async function metric(s: TestServer, name: string): Promise<number> {
-  const line = (await s.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ')[1]) : NaN;
-}
 
 /** A member and `n` person tokens of theirs, issued through a first-party client. */
 async function memberTokens(s: TestServer, n: number) {

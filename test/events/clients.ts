@@ -1,6 +1,6 @@
 /**
  * Clients of the event streams for tests: an SSE reader and a WebSocket, as a client sees them,
- * and a flow to make events with.
+ * a flow to make events with, and a metric's value.
  */
 import type { Test } from 'tap';
 import { unpack } from 'msgpackr';
@@ -72,3 +72,9 @@ export const newFlow = async (s: TestServer, name: string, token = s.adminKey) =
   const res = await s.api('POST', '/v1/flows', { token, body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] } });
   return res.body as { id: string; tasks: { id: string }[] };
 };
+
+/** A sample of the metrics text without labels, or with them written out (`name{label="v"}`); NaN when absent. */
+export async function metric(s: TestServer, name: string): Promise<number> {
+  const line = (await s.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : NaN;
+}

@@ -11,7 +11,8 @@ import { request, startTestServer, until } from '../helpers/server.ts';
 const SUBSCRIBERS = 1000;
 const WRITERS = 20;
 const WRITES_EACH = 15;
-const LIMITS = { RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_BURST: '100000000' };
+// One key holds every subscriber here.
+const LIMITS = { RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_BURST: '100000000', STREAMS_PER_CREDENTIAL: '100000' };
 
 interface Event { id: string; cursor: string; type: string; data: { flowId: string; taskId: string } }
 
@@ -55,7 +56,7 @@ class Subscriber {
 }
 
 t.test('kill -9 mid-stream: every subscriber resumes and ends with every acknowledged event exactly once, in order', async (t) => {
-  const s = await startTestServer(t, { rateLimitPerMinute: 100_000_000, rateLimitBurst: 100_000_000 });
+  const s = await startTestServer(t, { rateLimitPerMinute: 100_000_000, rateLimitBurst: 100_000_000, streamsPerCredential: 100_000 });
   const child = await startChildServer(t, s.databaseUrl, LIMITS);
   let base = child.url;
   const flows: string[] = [];

@@ -37,7 +37,7 @@ t.test('list, then follow: every event once, in order, shaped like a webhook pay
   const start = await s.api('GET', '/v1/events', { token: s.adminKey });
   t.equal(start.status, 200);
   t.same(start.body.items, [], 'no cursor: no items');
-  t.match(start.body, { next: /^\d+$/, hasMore: false });
+  t.match(start.body, { next: /^[A-Za-z0-9_-]{22}$/, hasMore: false });
 
   const flow = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Launch', tasks: [{ name: 'Design' }, { name: 'Build', after: [0] }] } });
   t.equal(flow.status, 201);
@@ -47,10 +47,10 @@ t.test('list, then follow: every event once, in order, shaped like a webhook pay
 
   const { events, next } = await follow(s, s.adminKey, start.body.next, (e) => e.some((x) => x.type === 'task.unblocked'));
   t.same(events.map((e) => e.type), ['flow.created', 'task.started', 'task.completed', 'task.unblocked']);
-  t.match(events[0], { id: /^evt_\d+$/, cursor: /^\d+$/, workspaceId: s.workspaceId, timestamp: /^\d{4}-\d\d-\d\dT/, data: { flowId: flow.body.id, name: 'Launch' } });
+  t.match(events[0], { id: /^evt_[A-Za-z0-9_-]{22}$/, cursor: /^[A-Za-z0-9_-]{22}$/, workspaceId: s.workspaceId, timestamp: /^\d{4}-\d\d-\d\dT/, data: { flowId: flow.body.id, name: 'Launch' } });
   t.same(Object.keys(events[0]!).sort(), ['cursor', 'data', 'id', 'timestamp', 'type', 'workspaceId']);
-  const cursors = events.map((e) => BigInt(e.cursor));
-  t.ok(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!), 'cursors ascend');
+  const rest = await s.api('GET', `/v1/events?after=${events[1]!.cursor}`, { token: s.adminKey });
+  t.same(rest.body.items, events.slice(2), 'each cursor reads on after its event');
   t.equal(next, events[events.length - 1]!.cursor, 'next is the last cursor read');
 
   const empty = await s.api('GET', `/v1/events?after=${next}`, { token: s.adminKey });
@@ -72,8 +72,12 @@ t.test('list, then follow: every event once, in order, shaped like a webhook pay
 
   assertError(t, await s.api('GET', `/v1/events?after=${start.body.next}&types=task.exploded`, { token: s.adminKey }), 400, 'VALIDATION_FAILED');
   assertError(t, await s.api('GET', '/v1/events?after=abc', { token: s.adminKey }), 400, 'VALIDATION_FAILED');
-  // A cursor ahead of the log reads nothing yet (refusing it would let a client bisect the log's newest position).
-  t.same((await s.api('GET', '/v1/events?after=999999999', { token: s.adminKey })).body, { items: [], next: '999999999', hasMore: false });
+  // A position is not a cursor: cursors are sealed for the audience they were given to.
+  for (const after of ['999999999', '0', 'A'.repeat(22), next.slice(0, 21) + (next.endsWith('A') ? 'B' : 'A')]) {
+    const res = await s.api('GET', `/v1/events?after=${after}`, { token: s.adminKey });
+    assertError(t, res, 400, 'VALIDATION_FAILED', `after=${after} is refused`);
+    t.equal(res.body.error.details.errors[0].pointer, '/after');
+  }
   assertError(t, await s.api('GET', '/v1/events?size=1001', { token: s.adminKey }), 400, 'VALIDATION_FAILED');
   assertError(t, await s.api('GET', '/v1/events?wait=31', { token: s.adminKey }), 400, 'VALIDATION_FAILED');
   const writeOnly = await createKey(s.sql, { workspaceId: s.workspaceId, role: 'admin', scopes: ['flows:write'] });
@@ -106,7 +110,13 @@ t.test('each credential sees the events of flows it can read, and a revoked gues
   const otherKey = (await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] })).key;
   const { id: guestId } = await createPerson(s.sql, { email: 'gia@example.com', name: 'Gia', password: 'long enough password', workspaceId: other.id, role: 'admin' });
   const guest = await personToken(s, guestId, other.id);
-  const from = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next;
+  const now = async (token: string) => (await s.api('GET', '/v1/events', { token })).body.next as string;
+  const from = await now(s.adminKey);
+  const [fromOther, fromGuest] = [await now(otherKey), await now(guest)];
+  t.not(fromOther, from, 'each audience has cursors of its own');
+  const refused = await s.api('GET', `/v1/events?after=${from}`, { token: otherKey });
+  assertError(t, refused, 400, 'VALIDATION_FAILED', 'another workspace\'s cursor is refused');
+  assertError(t, await s.api('GET', `/v1/events?after=${fromOther}`, { token: guest }), 400, 'VALIDATION_FAILED', 'a person\'s cursors are not their workspace key\'s');
 
   const shared = (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Shared' } })).body.id as string;
   const secret = (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Secret' } })).body.id as string;
@@ -118,9 +128,9 @@ t.test('each credential sees the events of flows it can read, and a revoked gues
 
   const mine = await follow(s, s.adminKey, from, (e) => e.filter((x) => x.type === 'flow.updated').length === 2);
   t.same(new Set(mine.events.map((e) => e.data.flowId)), new Set([shared, secret]), 'the owner sees its flows only');
-  const them = await follow(s, otherKey, from, (e) => e.length === 1);
+  const them = await follow(s, otherKey, fromOther, (e) => e.length === 1);
   t.same(them.events.map((e) => e.data.flowId), [theirs], 'the other workspace sees its own only');
-  const guestSees = await follow(s, guest, from, (e) => e.some((x) => x.type === 'flow.updated'));
+  const guestSees = await follow(s, guest, fromGuest, (e) => e.some((x) => x.type === 'flow.updated'));
   t.same(new Set(guestSees.events.map((e) => e.data.flowId)), new Set([shared, theirs]), 'a guest: its workspace and the shared flow');
   t.notOk(guestSees.events.some((e) => e.data.flowId === secret), 'never the unshared flow');
 
@@ -133,9 +143,10 @@ t.test('each credential sees the events of flows it can read, and a revoked gues
 
 t.test('positions are given after commit: transactions held open never make a reader skip or repeat', async (t) => {
   const s = await server(t);
+  const start = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next as string;
   const made = await Promise.all(['A', 'B', 'C', 'D', 'E', 'F'].map(async (name) => (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name } })).body.id as string));
   const flows = made.slice(0, 4);
-  const from = (await follow(s, s.adminKey, '0', (e) => e.length === 6)).next;
+  const from = (await follow(s, s.adminKey, start, (e) => e.length === 6)).next;
   const insert = (tx: Db, flowId: string, task: string) =>
     tx`insert into outbox (workspace_id, flow_id, type, data) values (${s.workspaceId}, ${flowId}, 'task.updated', ${tx.json({ flowId, taskId: task, changes: ['name'] })})`;
 
@@ -195,8 +206,6 @@ t.test('positions are given after commit: transactions held open never make a re
   for (const flowId of flows) {
     t.same(seen.filter((e) => e.data.flowId === flowId).map((e) => e.data.taskId), written.get(flowId), 'each flow\'s events in commit order');
   }
-  const cursors = seen.map((e) => BigInt(e.cursor));
-  t.ok(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!), 'cursors ascend');
   const [late] = await s.sql<{ id: string; position: string }[]>`select id, position from outbox where data->>'taskId' = 'late_0'`;
   const [early] = await s.sql<{ id: string; position: string }[]>`select id, position from outbox where data->>'taskId' = 'tsk_0_7'`;
   t.ok(BigInt(late!.id) < BigInt(early!.id) && BigInt(late!.position) > BigInt(early!.position), 'id taken first, position given after the later commit');
@@ -204,7 +213,10 @@ t.test('positions are given after commit: transactions held open never make a re
 
 t.test('a cursor past retention answers 410 CURSOR_EXPIRED with the oldest cursor that loses nothing', async (t) => {
   const s = await server(t);
-  const from = (await s.api('GET', '/v1/events?after=0', { token: s.adminKey })).body.next;
+  const quiet = await createWorkspace(s.sql, { name: 'Quiet', plan: 'pro' });
+  const quietKey = (await createKey(s.sql, { workspaceId: quiet.id, role: 'admin', scopes: [...SCOPES] })).key;
+  const quietNow = (await s.api('GET', '/v1/events', { token: quietKey })).body.next;
+  const from = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next;
   await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Old' } });
   const { next } = await follow(s, s.adminKey, from, (e) => e.length === 1);
   const retention = new EventLogRetention(s.sql, 7, s.app.services.log);
@@ -216,10 +228,8 @@ t.test('a cursor past retention answers 410 CURSOR_EXPIRED with the oldest curso
   assertError(t, expired, 410, 'CURSOR_EXPIRED');
   t.equal(expired.body.error.details.oldest, next, 'the oldest cursor is the last one dropped');
   // Another workspace's cursor is not expired by the loss of events it could never see.
-  const quiet = await createWorkspace(s.sql, { name: 'Quiet', plan: 'pro' });
-  const quietKey = (await createKey(s.sql, { workspaceId: quiet.id, role: 'admin', scopes: [...SCOPES] })).key;
-  t.same((await s.api('GET', '/v1/events?after=0', { token: quietKey })).body, { items: [], next: '0', hasMore: false }, 'a quiet workspace keeps its cursor');
-  t.same((await s.api('GET', '/v1/events', { token: quietKey })).body.next, '0', 'and its cursor of now tells nothing of others\' events');
+  t.same((await s.api('GET', `/v1/events?after=${quietNow}`, { token: quietKey })).body, { items: [], next: quietNow, hasMore: false }, 'a quiet workspace keeps its cursor');
+  t.same((await s.api('GET', '/v1/events', { token: quietKey })).body.next, quietNow, 'and its cursor of now tells nothing of others\' events');
   const resumed = await s.api('GET', `/v1/events?after=${expired.body.error.details.oldest}`, { token: s.adminKey });
   t.same(resumed.body, { items: [], next, hasMore: false });
   const [count] = await s.sql<{ n: number }[]>`select count(*)::int as n from outbox`;

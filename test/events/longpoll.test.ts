@@ -6,16 +6,10 @@
 import t, { type Test } from 'tap';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
-import { assertError, cli, startTestServer, until, type TestServer } from '../helpers/server.ts';
-import { newFlow } from './clients.ts';
+import { assertError, cli, startTestServer, until } from '../helpers/server.ts';
+import { metric, newFlow } from './clients.ts';
 
 const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
-
-/** A counter or gauge of the metrics text (0 when absent). */
-async function metric(s: TestServer, name: string): Promise<number> {
-  const line = (await s.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ')[1]) : 0;
-}
 
 t.test('a long poll whose key is revoked while it waits answers 401, not the event that came after', async (t) => {
   const s = await server(t);

@@ -118,7 +118,7 @@ t.test('examples/follow-events.ts follows live, and a restart resumes from the s
   for (const name of ['One', 'Two', 'Three', 'Four']) t.equal((await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name } })).status, 201);
   t.equal(await first.exited, 0, first.stderr());
   const lines = first.stdout().trim().split('\n');
-  t.match(lines, [/^\d+ flow\.created .*"name":"One"/, /^\d+ flow\.created .*"name":"Two"/]);
+  t.match(lines, [/^[A-Za-z0-9_-]{22} flow\.created .*"name":"One"/, /^[A-Za-z0-9_-]{22} flow\.created .*"name":"Two"/]);
   // Stopped after two: the next run picks up after the second, with nothing lost or repeated.
   const second = runExample(t, 'examples/follow-events.ts', ['--types', 'flow.created'], env);
   t.equal(await second.exited, 0, second.stderr());

@@ -2,7 +2,8 @@
  * The event feed: the event log read by cursor, as each credential may see it. An event is a
  * webhook payload (type, timestamp, workspaceId, data) with its id and cursor. A cursor is a
  * log position (given after commit by the outbox drain), so reading `after` a cursor never
- * skips an event that committed late. List, then follow: no cursor answers the cursor of now.
+ * skips an event that committed late, sealed for its audience (cursor.ts): clients see
+ * neither positions nor ids of the log. List, then follow: no cursor answers the cursor of now.
  */
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
@@ -10,6 +11,7 @@ import {
   audienceDroppedThrough, audienceLatest, latestPosition, readEvents, sharedFlowIds, type EventAudience, type EventFilter, type LoggedEvent,
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { CursorKeys, CursorSeal } from './cursor.ts';
 import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from '../webhooks/events.ts';
 
 export interface FeedEvent {
@@ -47,13 +49,17 @@ export interface FeedContext {
   watch: LogWatch;
   /** Checks the request's credential again (throws its 401): a long poll answers only a credential still valid. */
   recheck: () => Promise<unknown>;
+  cursors: CursorKeys;
 }
 
-const CURSOR = /^(0|[1-9]\d{0,18})$/;
+/** Cursors and event ids as this principal is given them: its workspace's, and its person's for a person token. */
+export function sealFor(keys: CursorKeys, principal: Principal): CursorSeal {
+  return keys.for({ workspaceId: principal.workspaceId, userId: principal.userId });
+}
 
-export function feedEvent(row: LoggedEvent): FeedEvent {
+export function feedEvent(row: LoggedEvent, seal: CursorSeal): FeedEvent {
   return {
-    id: `evt_${row.id}`, cursor: row.position, type: webhookEventType(row.type), timestamp: row.createdAt.toISOString(),
+    id: seal.eventId(row.id), cursor: seal.cursor(row.position), type: webhookEventType(row.type), timestamp: row.createdAt.toISOString(),
     workspaceId: row.workspaceId, data: row.data,
   };
 }
@@ -78,19 +84,23 @@ export async function audienceOf(sql: Db, principal: Principal): Promise<EventAu
 }
 
 /**
- * A cursor to read after: a malformed one is a bad request; one behind events of this
- * audience that retention dropped is CURSOR_EXPIRED (410) with the oldest cursor that loses
- * nothing. One ahead of the log is not refused: telling it apart would let a client bisect the
- * log's newest position, and so other workspaces' activity; it reads nothing until the log
- * gets there.
+ * The position of a cursor to read after. One this audience was not given (forged, another
+ * workspace's or person's, garbage) is a bad request, the same on the feed and the streams;
+ * one behind events of this audience that retention dropped is CURSOR_EXPIRED (410) with the
+ * oldest cursor that loses nothing.
  */
-export async function checkCursor(sql: Db, cursor: string, audience: EventAudience, where: 'query' | 'header' = 'query'): Promise<void> {
+export async function checkCursor(sql: Db, cursor: string, audience: EventAudience, seal: CursorSeal, where: 'query' | 'header' = 'query'): Promise<string> {
   const pointer = where === 'query' ? '/after' : '/last-event-id';
-  if (!CURSOR.test(cursor)) throw validationFailed([{ in: where, pointer, message: 'must be a cursor this API gave' }]);
-  const oldest = await audienceDroppedThrough(sql, audience);
-  if (BigInt(cursor) < BigInt(oldest)) {
-    throw new DomainError('CURSOR_EXPIRED', `Events after this cursor are past retention; start again from the cursor ${oldest} (or with no cursor, from now)`, { oldest });
+  const position = seal.position(cursor);
+  if (position === null) {
+    throw validationFailed([{ in: where, pointer, message: 'must be a cursor this API gave to this credential (an event\'s cursor, or a page\'s next)' }]);
   }
+  const oldest = await audienceDroppedThrough(sql, audience);
+  if (BigInt(position) < BigInt(oldest)) {
+    const cursorOfOldest = seal.cursor(oldest);
+    throw new DomainError('CURSOR_EXPIRED', `Events after this cursor are past retention; start again from the cursor ${cursorOfOldest} (or with no cursor, from now)`, { oldest: cursorOfOldest });
+  }
+  return position;
 }
 
 /**
@@ -101,10 +111,10 @@ export async function checkCursor(sql: Db, cursor: string, audience: EventAudien
 export async function readFeed(ctx: FeedContext, principal: Principal, query: FeedQuery): Promise<FeedPage> {
   const filter: EventFilter = { types: parseTypes(query.types), flowId: query.flowId ?? null };
   const audience = await audienceOf(ctx.sql, principal);
-  if (query.after === undefined) return { items: [], next: await audienceLatest(ctx.sql, audience), hasMore: false };
-  const after = query.after;
+  const seal = sealFor(ctx.cursors, principal);
+  if (query.after === undefined) return { items: [], next: seal.cursor(await audienceLatest(ctx.sql, audience)), hasMore: false };
   let latest = await latestPosition(ctx.sql);
-  await checkCursor(ctx.sql, after, audience, 'query');
+  const after = await checkCursor(ctx.sql, query.after, audience, seal, 'query');
   const deadline = Date.now() + query.wait * 1000;
   let from = after;
   let reader = audience;
@@ -114,12 +124,12 @@ export async function readFeed(ctx: FeedContext, principal: Principal, query: Fe
     // stamped, so none can appear later behind the cursor this page hands out.
     const rows = await readEvents(ctx.sql, from, query.size + 1, reader, filter, latest);
     const hasMore = rows.length > query.size;
-    const items = rows.slice(0, query.size).map(feedEvent);
+    const items = rows.slice(0, query.size).map((row) => feedEvent(row, seal));
     const left = deadline - Date.now();
     if (items.length > 0 || left <= 0) {
       // A credential revoked while the request waited gets its 401, not the events.
       if (waited) await ctx.recheck();
-      return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : after, hasMore };
+      return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : query.after, hasMore };
     }
     await ctx.watch.waitBeyond(latest, left, reader, filter);
     waited = true;
@@ -127,7 +137,7 @@ export async function readFeed(ctx: FeedContext, principal: Principal, query: Fe
     // Nothing new in the log: the wait ran out (or the process is stopping).
     if (now === latest) {
       await ctx.recheck();
-      return { items: [], next: after, hasMore: false };
+      return { items: [], next: query.after, hasMore: false };
     }
     from = latest;
     latest = now;

@@ -29,7 +29,8 @@ import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
-import { audienceOf, checkCursor, feedEvent, type FeedEvent, type LogWatch } from './feed.ts';
+import { CursorKeys, type CursorSeal } from './cursor.ts';
+import { audienceOf, checkCursor, feedEvent, sealFor, type FeedEvent, type LogWatch } from './feed.ts';
 
 export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
 export type Transport = 'sse' | 'websocket';
@@ -54,13 +55,16 @@ const RETRY_STREAM_SECONDS = 5;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
 const HEARTBEAT_MS = 15_000;
 
-/** One event, encoded at most once per format whoever receives it. */
-export class HubEvent {
+/**
+ * One event as one audience sees it (its id and cursor are sealed for that audience), encoded
+ * at most once per format whoever of that audience receives it.
+ */
+export class EncodedEvent {
   private jsonText: string | null = null;
   private sseText: string | null = null;
   private packed: Buffer | null = null;
 
-  constructor(readonly event: FeedEvent, readonly flowId: string | null) {}
+  constructor(readonly event: FeedEvent) {}
 
   json(): string {
     return (this.jsonText ??= JSON.stringify(this.event));
@@ -76,10 +80,23 @@ export class HubEvent {
   }
 }
 
+/** One event of the log, encoded once per audience that receives it. */
+export class HubEvent {
+  private readonly encoded = new Map<string, EncodedEvent>();
+
+  constructor(readonly row: LoggedEvent) {}
+
+  for(seal: CursorSeal): EncodedEvent {
+    let encoded = this.encoded.get(seal.audience);
+    if (!encoded) this.encoded.set(seal.audience, (encoded = new EncodedEvent(feedEvent(this.row, seal))));
+    return encoded;
+  }
+}
+
 /** A transport's side of a subscription (the web layer's SSE response or WebSocket). */
 export interface StreamTarget {
   readonly transport: Transport;
-  send(event: HubEvent): void;
+  send(event: EncodedEvent): void;
   /** Bytes handed to the transport and not yet taken by the client's socket. */
   buffered(): number;
   heartbeat(): void;
@@ -122,10 +139,11 @@ export class Subscription {
   holds: string[] = [];
   private drainWaiter: (() => void) | null = null;
 
-  constructor(readonly request: StreamRequest, public audience: EventAudience, public cursor: string) {}
+  /** `cursor`: the log position it has been sent everything through. */
+  constructor(readonly request: StreamRequest, public audience: EventAudience, readonly seal: CursorSeal, public cursor: string) {}
 
   wants(e: HubEvent): boolean {
-    return reads(this.audience, this.request.filter, e.event.workspaceId, e.flowId, e.event.type);
+    return reads(this.audience, this.request.filter, e.row.workspaceId, e.row.flowId, e.row.type);
   }
 
   /** The transport took what was waiting (the web layer calls this on drain). */
@@ -208,7 +226,11 @@ export class EventHub implements LogWatch {
     });
   }
 
+  /** The keys of cursors and event ids (loaded at start): the feed's too. */
+  cursors!: CursorKeys;
+
   async start(): Promise<void> {
+    this.cursors = await CursorKeys.load(this.sql);
     this.stopped = false;
     this.latest = await latestPosition(this.sql);
     this.unlisten = await listenDurably(this.sql, EVENTS_CHANNEL, () => this.pump(), () => this.pump());
@@ -261,8 +283,9 @@ export class EventHub implements LogWatch {
    */
   async prepare(request: StreamRequest): Promise<Subscription> {
     const audience = await audienceOf(this.sql, request.principal);
-    if (request.after !== null) await checkCursor(this.sql, request.after, audience, request.afterFrom);
-    const sub = new Subscription(request, audience, request.after ?? this.latest);
+    const seal = sealFor(this.cursors, request.principal);
+    const after = request.after === null ? null : await checkCursor(this.sql, request.after, audience, seal, request.afterFrom);
+    const sub = new Subscription(request, audience, seal, after ?? this.latest);
     this.hold(sub);
     return sub;
   }
@@ -351,7 +374,7 @@ export class EventHub implements LogWatch {
         // Catching up goes at the client's pace: the log is read again, never held here.
         while (!sub.closed && sub.target!.buffered() > this.maxBuffered / 2) await sub.waitForDrain(DRAIN_CHECK_MS);
         if (sub.closed) return;
-        this.deliver(sub, new HubEvent(feedEvent(row), row.flowId));
+        this.deliver(sub, new HubEvent(row));
       }
       sub.cursor = rows.length === PAGE ? rows[rows.length - 1]!.position : through;
     }
@@ -369,7 +392,7 @@ export class EventHub implements LogWatch {
   /** Sends unless the client has not taken what it was sent before (past the limit): then it is closed instead. */
   private deliver(sub: Subscription, event: HubEvent): void {
     if (sub.target!.buffered() > this.maxBuffered) return this.close(sub, 'slow');
-    sub.target!.send(event);
+    sub.target!.send(event.for(sub.seal));
     this.delivered.inc();
   }
 
@@ -405,7 +428,7 @@ export class EventHub implements LogWatch {
 
   private dispatch(row: LoggedEvent, now: number): void {
     if (!EVENT_TYPES.has(row.type)) return;
-    const event = new HubEvent(feedEvent(row), row.flowId);
+    const event = new HubEvent(row);
     this.lag.observe((now - row.createdAt.getTime()) / 1000);
     for (const sub of this.live.get(row.workspaceId) ?? []) if (sub.wants(event)) this.deliver(sub, event);
     for (const sub of this.guests) if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event)) this.deliver(sub, event);

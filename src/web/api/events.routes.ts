@@ -40,7 +40,7 @@ export function eventRoutes(services: Services): Route[] {
       errors: ['CURSOR_EXPIRED'],
       handler: async (ctx) => {
         const recheck = () => services.auth.authenticate(ctx.headers['authorization']);
-        return json(200, await readFeed({ sql, watch: hub, recheck }, ctx.principal, ctx.query));
+        return json(200, await readFeed({ sql, watch: hub, recheck, cursors: hub.cursors }, ctx.principal, ctx.query));
       },
     }),
     route({

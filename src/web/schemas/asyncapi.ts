@@ -51,7 +51,10 @@ export function buildAsyncApi(baseUrl: string): Record<string, unknown> {
   };
   const refsOf = (channel: string, of: Record<string, unknown>) => Object.keys(of).map((key) => ({ $ref: `#/channels/${channel}/messages/${key}` }));
   const filters = {
-    after: { description: 'Resume after this cursor (an event\'s `cursor`); Last-Event-ID takes precedence. Without either: from now.' },
+    after: {
+      description: 'Resume after this cursor (an event\'s `cursor`, or a feed page\'s `next`; opaque, valid for the credential it was given to); ' +
+        'Last-Event-ID takes precedence. Without either: from now. Another credential\'s cursor is refused (400; first-message WebSocket: 4400).',
+    },
     types: { description: `Comma list of event types (default all): ${WEBHOOK_EVENT_TYPES.join(', ')}` },
     flowId: { description: 'Only this flow\'s events' },
   };

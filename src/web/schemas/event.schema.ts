@@ -1,16 +1,19 @@
 /**
  * The event feed and streams: an Event is exactly a webhook payload (type, timestamp,
- * workspaceId, data) plus its `id` and `cursor` (a position in the event log; opaque to
- * clients: pass it back as `after` or `Last-Event-ID`).
+ * workspaceId, data) plus its `id` and `cursor` (a position in the event log, sealed for the
+ * credential's audience: opaque to clients, pass it back as `after` or `Last-Event-ID`).
  */
 import { Type } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
 import { dateTime, Defaulted, StringEnum } from './common.schema.ts';
 
-const cursor = Type.String({ pattern: '^(0|[1-9][0-9]{0,18})$', maxLength: 19, description: 'A position in the event log, as this API gave it' });
+const cursor = Type.String({
+  pattern: '^[A-Za-z0-9_-]{22}$', minLength: 22, maxLength: 22,
+  description: 'Opaque: where you are in the events you may see, as this API gave it to this credential (a person\'s to that person); another\'s cursor is refused',
+});
 
 export const EventSchema = Type.Object({
-  id: Type.String({ description: 'The event (`evt_…`), the same in the feed, the streams and the webhook body' }),
+  id: Type.String({ pattern: '^evt_[A-Za-z0-9_-]{22}$', description: 'The event (`evt_…`, opaque): the same in the feed and the streams for the same credential (a person token: the same person)' }),
   cursor,
   type: StringEnum(WEBHOOK_EVENT_TYPES),
   timestamp: dateTime,
