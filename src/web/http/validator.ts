@@ -6,6 +6,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { validationFailed, type Location, type ValidationProblem } from '../../platform/errors.ts';
+import { count } from '../../platform/plural.ts';
 import type { Schema } from './route.ts';
 
 
@@ -79,6 +80,15 @@ function words(error: ErrorObject): string {
     case 'pattern': return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
     case 'format': return FORMAT_WORDS[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`;
     case 'anyOf': return 'matches none of the allowed forms';
+    case 'minLength': return error.params.limit === 1 ? 'must not be empty' : `must be at least ${count(Number(error.params.limit), 'character')} long`;
+    case 'maxLength': return `must be at most ${count(Number(error.params.limit), 'character')} long`;
+    case 'minItems': return `must have at least ${count(Number(error.params.limit), 'item')}`;
+    case 'maxItems': return `must have at most ${count(Number(error.params.limit), 'item')}`;
+    case 'uniqueItems': {
+      const [a, b] = [Number(error.params.i), Number(error.params.j)].sort((x, y) => x - y);
+      return `must not list the same item twice (items ${a} and ${b} are equal)`;
+    }
+    case 'minProperties': return `must have at least ${count(Number(error.params.limit), 'field')}`;
     default: return error.message ?? 'is not valid';
   }
 }
