@@ -40,7 +40,8 @@ export function compile<T>(schema: Schema, location: Location): (value: unknown)
 
 function problems(errors: ErrorObject[], location: Location): ValidationProblem[] {
   const out: (ValidationProblem & { schemaPath: string; keyword: string })[] = [];
-  for (const error of errors) {
+  // Enough to word the first 50 (an anyOf's alternatives come just before it), and no more work.
+  for (const error of errors.slice(0, 500)) {
     let pointer = error.instancePath;
     let message = words(error);
     if (error.keyword === 'additionalProperties') {
