@@ -168,6 +168,10 @@ t.test('a refusal says in words what is allowed: the values of an enum, YYYY-MM-
     ['POST', '/v1/flows', { name: 'x', tasks: [{ name: 'a', assigneeId: 'bob' }] }, '/tasks/0/assigneeId', 'must be an id of the form usr_…'],
     ['POST', '/v1/flows', { name: ' \t ' }, '/name', 'must not be blank'],
     ['GET', '/v1/search?q=%20', undefined, '/q', 'must not be blank'],
+    ['POST', '/v1/flows', { name: '' }, '/name', 'must not be empty'],
+    ['POST', '/v1/flows', { name: 'n'.repeat(201) }, '/name', 'must be at most 200 characters long'],
+    ['POST', '/v1/flows', { name: 'x', tasks: [{ name: 'a' }, { name: 'b', after: [0, 0] }] }, '/tasks/1/after', 'must not list the same item twice (items 0 and 1 are equal)'],
+    ['PATCH', `/v1/flows/${flow.id}`, {}, '', 'must have at least 1 field'],
   ];
   for (const [method, path, body, pointer, message] of cases) {
     const res = await s.api(method, path, { token: s.adminKey, body });

@@ -57,3 +57,12 @@ t.test('durationDays: whole 8-hour days, at least one', async (t) => {
   t.equal(durationDays(8.5), 2);
   t.equal(durationDays(0), 1);
 });
+
+t.test('years 0–99 are those years, not 1900–1999; days past 9999-12-31 read 9999-12-31 (issue 29, item 3)', async (t) => {
+  t.equal(startOfSchedule('0093-01-28'), '0093-01-28', 'a Wednesday of year 93 (Date.UTC would read 1993, a Thursday, and throw)');
+  t.equal(startOfSchedule('0001-01-06'), '0001-01-08', 'a Saturday of year 1 moves to Monday');
+  t.equal(addWorkingDays('0099-12-31', 1), '0100-01-01', 'across the year 99/100 boundary');
+  t.equal(addWorkingDays('9999-12-30', 1), '9999-12-31');
+  t.equal(addWorkingDays('9999-12-31', 1), '9999-12-31', 'past the last day a YYYY-MM-DD can name: the last day');
+  t.equal(addWorkingDays('2026-01-05', 1e9), '9999-12-31', 'even far past it');
+});

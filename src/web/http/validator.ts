@@ -6,6 +6,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { validationFailed, type Location, type ValidationProblem } from '../../platform/errors.ts';
+import { count } from '../../platform/plural.ts';
 import type { Schema } from './route.ts';
 
 
@@ -39,7 +40,8 @@ export function compile<T>(schema: Schema, location: Location): (value: unknown)
 
 function problems(errors: ErrorObject[], location: Location): ValidationProblem[] {
   const out: (ValidationProblem & { schemaPath: string; keyword: string })[] = [];
-  for (const error of errors) {
+  // Enough to word the first 50 (an anyOf's alternatives come just before it), and no more work.
+  for (const error of errors.slice(0, 500)) {
     let pointer = error.instancePath;
     let message = words(error);
     if (error.keyword === 'additionalProperties') {
@@ -79,6 +81,15 @@ function words(error: ErrorObject): string {
     case 'pattern': return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
     case 'format': return FORMAT_WORDS[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`;
     case 'anyOf': return 'matches none of the allowed forms';
+    case 'minLength': return error.params.limit === 1 ? 'must not be empty' : `must be at least ${count(Number(error.params.limit), 'character')} long`;
+    case 'maxLength': return `must be at most ${count(Number(error.params.limit), 'character')} long`;
+    case 'minItems': return `must have at least ${count(Number(error.params.limit), 'item')}`;
+    case 'maxItems': return `must have at most ${count(Number(error.params.limit), 'item')}`;
+    case 'uniqueItems': {
+      const [a, b] = [Number(error.params.i), Number(error.params.j)].sort((x, y) => x - y);
+      return `must not list the same item twice (items ${a} and ${b} are equal)`;
+    }
+    case 'minProperties': return `must have at least ${count(Number(error.params.limit), 'field')}`;
     default: return error.message ?? 'is not valid';
   }
 }
