@@ -49,6 +49,7 @@ import { buildOpenApi } from './web/schemas/openapi.ts';
 import { bootstrapDemo, type Demo } from './services/auth/bootstrap.ts';
 import { openDatabase, registerConnectionMetrics, type Database } from './storage/db.ts';
 import { claimDataDir } from './storage/embedded.ts';
+import { anyWorkspace } from './storage/workspaces.store.ts';
 import { migrate } from './storage/migrate.ts';
 import { syncCatalogue } from './services/templates/templates.service.ts';
 
@@ -63,6 +64,8 @@ export interface RunningApp {
   readonly appUrl: string;
   /** Set when this start created the Demo workspace: its admin key and owner's password, shown once. */
   readonly demo: Demo | null;
+  /** The database has no workspace (a start with FLOWPLAN_DEMO=0 makes none). */
+  readonly noWorkspace: boolean;
   /** Graceful: stop accepting, finish in-flight requests, then close the database. */
   close(): Promise<void>;
 }
@@ -123,7 +126,7 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   await syncCatalogue(sql);
   // On a first start the demo person's password hash (1-2 s, on libuv's threadpool) runs
   // while the rest starts; awaited before listening.
-  const demoCreated = bootstrapDemo(sql, { person: !options.skipDemoPerson });
+  const demoCreated = config.demo ? bootstrapDemo(sql, { person: !options.skipDemoPerson }) : Promise.resolve(null);
   demoCreated.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
 
   const auth = new Authenticator(sql);
@@ -203,6 +206,7 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   await events.start();
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
   const demo = await demoCreated;
+  const noWorkspace = !demo && !(await anyWorkspace(sql));
   const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort).catch((error: Error) => {
     throw new StartRefused(error.message);
   });
@@ -217,7 +221,7 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   log.info({ url, metrics: metricsServer.url }, 'listening');
   let closed: Promise<void> | null = null;
   return {
-    services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo,
+    services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo, noWorkspace,
     // Once: a second call waits for the first.
     close: () => closed ??= (async () => {
       // Streams and long polls end first (streams told to resume elsewhere), or they would hold the close.

@@ -39,6 +39,13 @@ if (app.demo) {
     `\nIn your shell (the README's examples use these):\n\n  export BASE=${app.url} KEY=${app.demo.key}\n  curl -H "Authorization: Bearer $KEY" $BASE/v1/me`,
   );
 }
+if (app.noWorkspace) {
+  banner.push(
+    '\nThe database has no workspace, and this start makes no demo (FLOWPLAN_DEMO=0, the default under NODE_ENV=production).' +
+      ' Make one with the operator CLI: npx flowplan workspace create --name N --json, then npx flowplan key create' +
+      ' --workspace W --role admin --scopes all --json (README: Operator CLI).',
+  );
+}
 process.stdout.write(`${banner.join('\n')}\n\n`);
 
 let stopping = false;

@@ -73,6 +73,11 @@ export interface Config {
   readonly metricsPort: number;
   /** APP_ALLOW_INSECURE=1: serve the web app on plain http at a non-loopback APP_URL anyway. */
   readonly appAllowInsecure: boolean;
+  /**
+   * FLOWPLAN_DEMO: whether a start on an empty database creates the Demo workspace, its admin
+   * key and owner, and prints their secrets. Default: yes, except under NODE_ENV=production.
+   */
+  readonly demo: boolean;
   /** Days the event log keeps events (whole day partitions are dropped after). */
   readonly eventRetentionDays: number;
   /** Bytes a stream subscriber may have waiting to be sent; past it, it is closed and resumes from its cursor. */
@@ -126,6 +131,14 @@ function defaultMailFrom(baseUrl: string): string {
   return `flowplan <notifications@${domain}>`;
 }
 
+function demoSetting(env: Env): boolean {
+  const value = env.FLOWPLAN_DEMO;
+  // A production start prints no secret into the logs a container keeps unless asked to.
+  if (value === undefined || value === '') return env.NODE_ENV !== 'production';
+  if (value !== '0' && value !== '1') throw new Error(`FLOWPLAN_DEMO must be 1 or 0, got ${JSON.stringify(value)}`);
+  return value === '1';
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -175,6 +188,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     // An instance on a free API port (tests, a second local server) takes a free metrics port too.
     metricsPort: int(env, 'METRICS_PORT', (overrides.port ?? port) === 0 ? 0 : 9464, 0, 65535),
     appAllowInsecure: env.APP_ALLOW_INSECURE === '1',
+    demo: demoSetting(env),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     streamMaxBufferedBytes: bytes(env, 'STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024),
     outboxPollMs: 1000,

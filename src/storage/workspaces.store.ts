@@ -31,6 +31,12 @@ export async function updateWorkspace(
   return row ?? null;
 }
 
+/** Whether the database has any workspace yet (a first start's question). */
+export async function anyWorkspace(sql: Db): Promise<boolean> {
+  const [row] = await sql`select 1 from workspaces limit 1`;
+  return Boolean(row);
+}
+
 export async function findWorkspace(sql: Db, id: string): Promise<WorkspaceRow | null> {
   const [row] = await sql<WorkspaceRow[]>`select id, name, plan, past_due, seats, created_at from workspaces where id = ${id}`;
   return row ?? null;
