@@ -27,7 +27,7 @@ import { startReceiver } from '../webhooks/receiver.ts';
 const SEED = process.env.SWEEP_SEED ? Number(process.env.SWEEP_SEED) : Math.floor(Math.random() * 2 ** 31);
 /** Requests generated per operation, generated flows and brainstorms: sized for well under a minute on two cores. */
 const RUNS_PER_OPERATION = 6;
-const FLOWS = 8;
+const FLOWS = 6;
 const BOARDS = 4;
 
 /** Body fields that name something by another parameter's id. */
@@ -167,6 +167,8 @@ t.test('every operation and every rendering answers as documented, on generated 
 
   function requestFor(op: Operation): fc.Arbitrary<Sent> {
     const bogusId = fc.oneof(fc.constantFrom('flw_nope', 'tsk_0', 'usr_nobody', 'x'.repeat(101), '0', '%', '\u0000', 'ש'), hostileText)
+      // A lone surrogate has no UTF-8 to percent-encode (a client cannot send one in a path), and dots alone are resolved away by the URL.
+      .map((v) => v.replace(/\p{Cs}/gu, '\uFFFD'))
       .filter((v) => v.length > 0 && !/^\.+$/.test(v));
     const pathValues = fc.tuple(...op.pathParams.map((name) => {
       const real = ids[name] ?? [];
