@@ -208,6 +208,8 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: fc.oneof(fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), fc.constantFrom('a', 'Z', ' ', '\u007f', '\u0085')), minLength: 1, maxLength: 12 }).map((s) => `x${s}y`),
   fc.constantFrom('line one\nline two', 'a\r\nb', '\n', 'tab\there', 'x\u2028y\u2029z'),
+  // Lone surrogates: valid in a JSON string (escaped), no Unicode character at all.
+  fc.constantFrom('x\ud800y', '\udfff', '😀'.slice(0, 1)),
 );
 
 /** Calendar dates at the edges of what `Date`, Postgres and four-digit years can hold, valid and not. */

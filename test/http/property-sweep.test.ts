@@ -27,7 +27,7 @@ import { startReceiver } from '../webhooks/receiver.ts';
 const SEED = process.env.SWEEP_SEED ? Number(process.env.SWEEP_SEED) : Math.floor(Math.random() * 2 ** 31);
 /** Requests generated per operation, generated flows and brainstorms: sized for well under a minute on two cores. */
 const RUNS_PER_OPERATION = 6;
-const FLOWS = 8;
+const FLOWS = 6;
 const BOARDS = 4;
 
 /** Body fields that name something by another parameter's id. */
@@ -52,7 +52,8 @@ interface Sent {
 t.test('every operation and every rendering answers as documented, on generated requests', async (t) => {
   t.comment(`property sweep seed ${SEED} (replay with SWEEP_SEED=${SEED})`);
   const started = Date.now();
-  const s = await startFlowServer(t, { webhookAllowPrivate: true });
+  // Budgets no sweep reaches: a 429 would be documented, but would stand in the way of the renderings that must be served.
+  const s = await startFlowServer(t, { webhookAllowPrivate: true, addressRateLimitPerMinute: 1_000_000, addressRateLimitBurst: 1_000_000 });
   const receiver = await startReceiver(t);
   const doc = await openApi(s);
   const conformance = new Conformance(doc);
@@ -129,6 +130,26 @@ t.test('every operation and every rendering answers as documented, on generated 
     t.equal(answer.status, 200, `published ${url}`);
   }
 
+  /** A stream's head only: its status and media type, then the connection is let go. */
+  const sendStream = async (r: Sent) => {
+    const controller = new AbortController();
+    let answer: Answer;
+    try {
+      const res = await fetch(s.url + r.url, { method: r.method, headers: r.headers, signal: controller.signal });
+      answer = { status: res.status, headers: res.headers, bytes: Buffer.alloc(0), text: '' };
+      if (res.status === 200) controller.abort();
+      else answer.text = await res.text();
+    } catch (error) {
+      answer = { status: 0, headers: new Headers(), bytes: Buffer.alloc(0), text: String((error as Error).cause ?? error) };
+    }
+    requests += 1;
+    statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    for (const problem of conformance.check(r.path, r.method, answer)) {
+      failed += 1;
+      at.fail(`${problem}\n    request: ${repro(r)}\n    answer: ${answer.status} ${answer.headers.get('content-type') ?? ''}\n    seed: ${SEED}`);
+    }
+  };
+
   await t.test('every operation of the document, on generated requests', async (t) => {
     at = t;
     const ops = operations(doc);
@@ -144,22 +165,10 @@ t.test('every operation and every rendering answers as documented, on generated 
     }
   });
 
-  /** A stream's head only: its status and media type, then the connection is let go. */
-  const sendStream = async (r: Sent) => {
-    const controller = new AbortController();
-    const res = await fetch(s.url + r.url, { method: r.method, headers: r.headers, signal: controller.signal });
-    requests += 1;
-    const answer: Answer = { status: res.status, headers: res.headers, bytes: Buffer.alloc(0), text: '' };
-    if (res.status === 200) controller.abort();
-    else answer.text = await res.text();
-    for (const problem of conformance.check(r.path, r.method, answer)) {
-      failed += 1;
-      at.fail(`${problem}\n    request: ${repro(r)}\n    seed: ${SEED}`);
-    }
-  };
-
   function requestFor(op: Operation): fc.Arbitrary<Sent> {
     const bogusId = fc.oneof(fc.constantFrom('flw_nope', 'tsk_0', 'usr_nobody', 'x'.repeat(101), '0', '%', '\u0000', 'ש'), hostileText)
+      // A lone surrogate has no UTF-8 to percent-encode (a client cannot send one in a path), and dots alone are resolved away by the URL.
+      .map((v) => v.replace(/\p{Cs}/gu, '\uFFFD'))
       .filter((v) => v.length > 0 && !/^\.+$/.test(v));
     const pathValues = fc.tuple(...op.pathParams.map((name) => {
       const real = ids[name] ?? [];
