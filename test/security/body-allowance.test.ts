@@ -78,6 +78,8 @@ t.test('a body on a route that takes none is refused 413; a form over 64 KiB is 
   t.equal(token.status, 413, 'a 100 KiB token request');
   t.equal(token.body.error.code, 'PAYLOAD_TOO_LARGE');
   t.equal(token.body.error.details.limit, 64 * KiB);
+  const doc = (await s.api('GET', '/v1/openapi.json')).body;
+  t.ok(doc.paths['/v1/oauth/token'].post.responses['413'], 'the OpenAPI document lists the 413 of the token endpoint');
   const small = await s.api('POST', '/v1/oauth/token', { raw: 'grant_type=client_credentials&client_id=nobody&client_secret=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   t.equal(small.status, 401, 'a token request of ordinary size is judged as before');
 });

@@ -30,10 +30,8 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
   };
   if (route.params || route.auth === 'bearer') add('NOT_FOUND');
   if (route.query || route.body || route.params) add('VALIDATION_FAILED');
-  if (route.bodyKind !== 'form' && route.body) {
-    add('UNSUPPORTED_MEDIA_TYPE');
-    add('PAYLOAD_TOO_LARGE');
-  }
+  if (route.bodyKind !== 'form' && route.body) add('UNSUPPORTED_MEDIA_TYPE');
+  if (route.body) add('PAYLOAD_TOO_LARGE');
   if (route.rateLimit === 'address') add('RATE_LIMITED');
   if (route.auth === 'bearer') {
     for (const code of ['UNAUTHORIZED', 'CREDENTIAL_REVOKED', 'FORBIDDEN', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const) add(code);
