@@ -142,6 +142,20 @@ t.test('a control character in a name or free text is a 400 with its pointer, in
     const problem = (res.body?.error?.details?.errors ?? []).find((e: { pointer: string }) => e.pointer === pointer);
     t.equal(problem?.message, text, `${what}: ${pointer}`);
   }
+  // An id holding a control character names nothing: refused at its own pointer, in the path or
+  // the body, before Postgres sees it (a NUL there was blamed on a body the request never sent).
+  const ids: [string, string, string, unknown, string, string][] = [
+    ['flow id with a NUL', 'GET', '/v1/flows/%00', undefined, 'path', '/flowId'],
+    ['task id with a NUL', 'DELETE', `/v1/flows/${flow.id}/tasks/%00`, undefined, 'path', '/taskId'],
+    ['brainstorm id with a NUL', 'POST', '/v1/brainstorms/x%00y/restore', undefined, 'path', '/brainstormId'],
+    ['dependency on a NUL id', 'POST', `/v1/flows/${flow.id}/tasks/${task}/dependencies`, { taskId: 'tsk_\u0000' }, 'body', '/taskId'],
+    ['template id with ESC', 'POST', '/v1/templates/%1B/flows', { name: 'x' }, 'path', '/templateId'],
+  ];
+  for (const [what, method, path, body, where, pointer] of ids) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    assertError(t, res, 400, 'VALIDATION_FAILED', what);
+    t.same(res.body.error.details.errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]), [[where, pointer]], `${what}: ${where} ${pointer}`);
+  }
   await assertUnchanged(t, s, before, 'refused control characters');
   t.same(await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`), boardBefore, 'the brainstorm is unchanged');
 

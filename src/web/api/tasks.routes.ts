@@ -7,7 +7,8 @@ import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachme
 import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan } from '../../services/flows/tasks.service.ts';
 import { assignTask, completeTask, reopenTask, startTask } from '../../services/flows/transitions.service.ts';
 import { listOf, pathParams } from '../schemas/common.schema.ts';
-import { DeliverableSchema, FlowParams, pathId, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
+import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
+import { lookupId } from '../schemas/common.schema.ts';
 import {
   AssignBody, AttachmentQuery, AttachmentSchema, CommentBody, CommentSchema, CompleteSchema, CreateTaskBody, DeliverableBody,
   DependencyBody, ItemsQuery, PatchTaskBody,
@@ -64,7 +65,7 @@ export function taskRoutes(services: Services): Route[] {
     }),
     route({
       ...write, method: 'DELETE', path: `${TASK}/dependencies/{dependsOnId}`, operationId: 'removeDependency', summary: 'Stop the task waiting on another',
-      params: pathParams({ flowId: pathId, taskId: pathId, dependsOnId: pathId }), responses: taskResponse('The task'),
+      params: pathParams({ flowId: lookupId(), taskId: lookupId(), dependsOnId: lookupId() }), responses: taskResponse('The task'),
       handler: async (ctx) =>
         taskReply(200, await removeDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.dependsOnId), ctx.params.taskId),
     }),
@@ -123,7 +124,7 @@ export function taskRoutes(services: Services): Route[] {
     }),
     route({
       ...read, method: 'GET', path: `${TASK}/attachments/{attachmentId}/content`, operationId: 'getAttachmentContent', summary: 'The bytes of a file',
-      params: pathParams({ flowId: pathId, taskId: pathId, attachmentId: pathId }),
+      params: pathParams({ flowId: lookupId(), taskId: lookupId(), attachmentId: lookupId() }),
       responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
       handler: async (ctx) => {
         return fileReply(await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId), ctx.params.attachmentId);

@@ -22,6 +22,9 @@ function makeAjv(coerce: boolean): Ajv2020 {
  */
 const patternWords = new Map<string, string>();
 export function wordedPattern(pattern: string, words: string): string {
+  // Words are found by the pattern's text: a second wording of the same text would replace the first everywhere.
+  const known = patternWords.get(pattern);
+  if (known !== undefined && known !== words) throw new Error(`pattern ${pattern} is already worded "${known}"`);
   patternWords.set(pattern, words);
   return pattern;
 }

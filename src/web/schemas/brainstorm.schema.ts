@@ -1,7 +1,7 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
 import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
@@ -107,8 +107,7 @@ export const ListBrainstormsQuery = Type.Object({
 export const BrainstormPageQuery = Type.Object(pageQuery(25));
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-const pathId = Type.String({ minLength: 1, maxLength: 100 });
-export const BrainstormParams = pathParams({ brainstormId: pathId });
-export const IdeaParams = pathParams({ brainstormId: pathId, ideaId: pathId });
-export const IdeaFileParams = pathParams({ brainstormId: pathId, ideaId: pathId, fileId: pathId });
-export const BrainstormShareParams = pathParams({ brainstormId: pathId, shareId: pathId });
+export const BrainstormParams = pathParams({ brainstormId: lookupId() });
+export const IdeaParams = pathParams({ brainstormId: lookupId(), ideaId: lookupId() });
+export const IdeaFileParams = pathParams({ brainstormId: lookupId(), ideaId: lookupId(), fileId: lookupId() });
+export const BrainstormShareParams = pathParams({ brainstormId: lookupId(), shareId: lookupId() });

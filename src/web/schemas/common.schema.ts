@@ -56,6 +56,14 @@ export const freeText = (maxLength: number, { notBlank = false, ...options }: Sc
 export const idParam = (prefix: string) =>
   Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: wordedPattern(`^${prefix}_[A-Za-z0-9_-]+$`, `must be an id of the form ${prefix}_…`) });
 
+/**
+ * An id a route looks up (in the path or a body): any id of 1–100 characters may be asked for
+ * (a wrong one is 404), but one holding a control character is no id at all and is refused at
+ * its own pointer before it reaches Postgres (which refuses a NUL in text).
+ */
+const NO_CONTROL_IN_ID = wordedPattern('^[^\\u0000-\\u001F\\u007F]+$', 'must not contain control characters');
+export const lookupId = (options: SchemaOptions = {}) => Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_IN_ID, ...options });
+
 export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type.Object(params);
 
 /** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1), in the range src/services/flows/dates.ts enforces. */

@@ -1,6 +1,6 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
@@ -86,6 +86,5 @@ export const ListFlowsQuery = Type.Object({
 });
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-export const pathId = Type.String({ minLength: 1, maxLength: 100 });
-export const FlowParams = pathParams({ flowId: pathId });
-export const TaskParams = pathParams({ flowId: pathId, taskId: pathId });
+export const FlowParams = pathParams({ flowId: lookupId() });
+export const TaskParams = pathParams({ flowId: lookupId(), taskId: lookupId() });

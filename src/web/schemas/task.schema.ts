@@ -1,13 +1,13 @@
 /** Task request bodies and the Comment and Attachment resources (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, freeText, idParam, lookupId, nameText, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { description, estimate, name, TaskSchema } from './flow.schema.ts';
 
-const taskIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, uniqueItems: true });
+const taskIds = Type.Array(lookupId(), { maxItems: 1000, uniqueItems: true });
 
 export const CreateTaskBody = Type.Object({
   name: name(500), description: Type.Optional(description), estimateHours: Type.Optional(estimate), assigneeId: Type.Optional(idParam('usr')),
-  parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Makes a sub-task of that objective' })),
+  parentId: Type.Optional(lookupId({ description: 'Makes a sub-task of that objective' })),
   after: Type.Optional({ ...taskIds, description: 'Tasks that must finish first' }),
   before: Type.Optional({ ...taskIds, description: 'Tasks that now wait on this one (inserts a step into a chain)' }),
 }, { additionalProperties: false });
@@ -17,7 +17,7 @@ export const PatchTaskBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 });
 
 export const DependencyBody = Type.Object({
-  taskId: Type.String({ minLength: 1, maxLength: 100, description: 'The task that must be done first' }),
+  taskId: lookupId({ description: 'The task that must be done first' }),
 }, { additionalProperties: false });
 
 export const AssignBody = Type.Object({
@@ -52,7 +52,7 @@ export const AttachmentSchema = Type.Object({
 export const AttachmentQuery = Type.Object({
   name: nameText(255),
   kind: Defaulted(StringEnum(['reference', 'deliverable'], { default: 'reference' })),
-  deliverableId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  deliverableId: Type.Optional(lookupId()),
 });
 
 export const ItemsQuery = Type.Object(pageQuery(25));

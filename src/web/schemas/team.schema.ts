@@ -1,6 +1,6 @@
 /** Member, Invite and Share (spec §2) and the bodies of the team and share routes. */
 import { Type } from '@sinclair/typebox';
-import { dateTime, Defaulted, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const INVITE_ROLES = ['admin', 'member', 'viewer'] as const;
@@ -63,7 +63,6 @@ export const PatchShareBody = Type.Object({
 }, { additionalProperties: false });
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
-const pathId = Type.String({ minLength: 1, maxLength: 100 });
-export const MemberParams = pathParams({ memberId: pathId });
-export const InviteParams = pathParams({ inviteId: pathId });
-export const ShareParams = pathParams({ flowId: pathId, shareId: pathId });
+export const MemberParams = pathParams({ memberId: lookupId() });
+export const InviteParams = pathParams({ inviteId: lookupId() });
+export const ShareParams = pathParams({ flowId: lookupId(), shareId: lookupId() });

@@ -1,6 +1,6 @@
 /** Template (spec §2), its detail view with the task graph it would produce, and its requests. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, Nullable, pathParams } from './common.schema.ts';
+import { dateInput, Nullable, lookupId, pathParams } from './common.schema.ts';
 import { name } from './flow.schema.ts';
 
 const templateProperties = {
@@ -32,7 +32,7 @@ export const TemplateDetailSchema = Type.Object({
 export const ListTemplatesQuery = Type.Object({ category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
 
 // Ids are opaque: one that names nothing is 404, whatever its shape.
-export const TemplateParams = pathParams({ templateId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const TemplateParams = pathParams({ templateId: lookupId() });
 
 export const StartFlowFromTemplateBody = Type.Object({
   name: Type.Optional({ ...name(), description: "Defaults to the template's name" }),

@@ -1,6 +1,6 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { dueDateTime, listOf, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import { dueDateTime, listOf, lookupId, Nullable, pageQuery, StringEnum } from './common.schema.ts';
 import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
 
 export const WorkItemSchema = Type.Object({
@@ -19,7 +19,7 @@ export const WorkItemSchema = Type.Object({
 export const WorkListSchema = listOf(WorkItemSchema);
 
 export const WorkQuery = Type.Object({
-  assigneeId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "A member id, or 'none' for unassigned work" })),
+  assigneeId: Type.Optional(lookupId({ description: "A member id, or 'none' for unassigned work" })),
   ...pageQuery(25),
 });
 
