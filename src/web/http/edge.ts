@@ -109,17 +109,29 @@ export class Edge {
     }
   }
 
+  /** A WebSocket upgrade, before its endpoint judges it, spends its address's budget: the refusal, or null. */
+  enterUpgrade(head: RequestHead): OutgoingResponse | null {
+    return this.refusing(head, () => void this.budgets.spendAddress(head));
+  }
+
   /**
-   * A WebSocket upgrade, before its endpoint judges it: it spends its address's budget and
-   * holds a place among the address's upgrades still waiting for a credential; `leave` gives
-   * that place back (once authenticated, or gone).
+   * An upgrade accepted without its credential (it comes in the first message) takes a place
+   * among its address's upgrades waiting for one; `leave` gives it back (authenticated, or gone).
    */
-  enterUpgrade(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+  awaitCredential(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+    let leave: () => void = () => {};
+    const refused = this.refusing(head, () => void (leave = this.budgets.holdPendingUpgrade(head)));
+    return refused ? { refused } : { leave };
+  }
+
+  /** Runs a check of the head; what it throws, as the answer. */
+  private refusing(head: RequestHead, check: () => void): OutgoingResponse | null {
     try {
-      return { leave: this.budgets.enterUpgrade(head) };
+      check();
+      return null;
     } catch (error) {
       const requestId = requestIdOf(head.headers);
-      return { refused: this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null) };
+      return this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null);
     }
   }
 
