@@ -72,6 +72,11 @@ t.test('a body on a route that takes none is refused 413; a form over 64 KiB is 
   t.equal(body.error.code, 'PAYLOAD_TOO_LARGE');
   t.equal(body.error.details.limit, 0);
   t.equal((await s.api('GET', '/healthz')).status, 200, 'without one, 200');
+  const flow = (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Actions', tasks: [{ name: 'A' }] } })).body;
+  t.equal((await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey, body: {} })).status, 200, 'a credential\'s action ignores a `{}`');
+  const padded = await s.api('POST', `/v1/flows/${flow.id}/unpublish`, { token: s.adminKey, body: { padding: 'a'.repeat(2048) } });
+  t.equal(padded.status, 413, 'but takes no more than 1 KiB');
+  t.equal(padded.body.error.details.limit, 1024);
 
   const big = `grant_type=client_credentials&client_id=x&padding=${'a'.repeat(100 * KiB)}`;
   const token = await s.api('POST', '/v1/oauth/token', { raw: big, headers: { 'content-type': 'application/x-www-form-urlencoded' } });

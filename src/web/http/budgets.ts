@@ -58,13 +58,11 @@ export class Budgets {
   }
 
   /**
-   * A WebSocket upgrade spends its address's budget, whatever credential it brings, and holds
-   * one of the address's PENDING_UPGRADES_PER_ADDRESS places while its credential is still to
-   * come (first-message authentication): returns what gives the place back (idempotent);
-   * throws 429 RATE_LIMITED past either.
+   * An upgraded WebSocket whose credential is still to come (first-message authentication)
+   * holds one of its address's PENDING_UPGRADES_PER_ADDRESS places: returns what gives the
+   * place back (idempotent); throws 429 RATE_LIMITED when they are all taken.
    */
-  enterUpgrade(head: RequestHead): () => void {
-    this.spendAddress(head);
+  holdPendingUpgrade(head: RequestHead): () => void {
     const key = addressBucket(head.remoteAddress);
     const pending = this.pendingUpgrades.get(key) ?? 0;
     if (pending >= PENDING_UPGRADES_PER_ADDRESS) {

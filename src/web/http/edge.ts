@@ -40,6 +40,8 @@ export interface EdgeDeps extends BudgetLimiters {
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** A form body's cap (the OAuth token and revoke requests): a token request is a few hundred bytes. */
 export const FORM_BODY_BYTES = 64 * 1024;
+/** What a credential's bodiless action reads and ignores (an empty JSON object and then some). */
+export const IGNORED_BODY_BYTES = 1024;
 
 export class Edge {
   readonly router = new Router();
@@ -76,14 +78,16 @@ export class Edge {
   }
 
   /**
-   * The cap the transport enforces while reading a body for this request: none at all for a
-   * route that takes no body (a body there is refused, 413), FORM_BODY_BYTES for a form.
+   * The cap the transport enforces while reading a body for this request: FORM_BODY_BYTES for a
+   * form; for a route that takes no body, none at all (a body is refused, 413) on reads and on
+   * routes without a credential, and IGNORED_BODY_BYTES on a credential's actions (start,
+   * publish, a DELETE), where clients that always send `{}` are common and harmless.
    */
   bodyLimit(match: Match): number {
     if (match.kind !== 'found') return this.deps.maxBodyBytes;
     const { route } = match;
     const kind = bodyKindOf(route);
-    if (kind === 'none') return 0;
+    if (kind === 'none') return route.auth === 'bearer' && route.method !== 'GET' ? IGNORED_BODY_BYTES : 0;
     return route.maxBodyBytes ?? (kind === 'form' ? FORM_BODY_BYTES : this.deps.maxBodyBytes);
   }
 
@@ -109,17 +113,29 @@ export class Edge {
     }
   }
 
+  /** A WebSocket upgrade, before its endpoint judges it, spends its address's budget: the refusal, or null. */
+  enterUpgrade(head: RequestHead): OutgoingResponse | null {
+    return this.refusing(head, () => void this.budgets.spendAddress(head));
+  }
+
   /**
-   * A WebSocket upgrade, before its endpoint judges it: it spends its address's budget and
-   * holds a place among the address's upgrades still waiting for a credential; `leave` gives
-   * that place back (once authenticated, or gone).
+   * An upgrade accepted without its credential (it comes in the first message) takes a place
+   * among its address's upgrades waiting for one; `leave` gives it back (authenticated, or gone).
    */
-  enterUpgrade(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+  awaitCredential(head: RequestHead): { leave: () => void } | { refused: OutgoingResponse } {
+    let leave: () => void = () => {};
+    const refused = this.refusing(head, () => void (leave = this.budgets.holdPendingUpgrade(head)));
+    return refused ? { refused } : { leave };
+  }
+
+  /** Runs a check of the head; what it throws, as the answer. */
+  private refusing(head: RequestHead, check: () => void): OutgoingResponse | null {
     try {
-      return { leave: this.budgets.enterUpgrade(head) };
+      check();
+      return null;
     } catch (error) {
       const requestId = requestIdOf(head.headers);
-      return { refused: this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null) };
+      return this.failure(error, { 'X-Request-Id': requestId }, head, requestId, null);
     }
   }
 

@@ -318,23 +318,22 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
           remoteAddress: clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy),
         };
         const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
-        const entered = edge.enterUpgrade(head);
-        if ('refused' in entered) return sendWhole(res, state, entered.refused, true);
-        const { leave } = entered;
+        const overBudget = edge.enterUpgrade(head);
+        if (overBudget) return sendWhole(res, state, overBudget, true);
         upgrade(head, protocols).then((verdict) => {
-          if (state.aborted) return leave();
-          if ('refused' in verdict) {
-            leave();
-            return sendWhole(res, state, verdict.refused, true);
+          if (state.aborted) return;
+          if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
+          let leave = NOTHING;
+          if (verdict.pending) {
+            // Counted once accepted, not while judged: a burst of upgrades with bearers is not pending.
+            const place = edge.awaitCredential(head);
+            if ('refused' in place) return sendWhole(res, state, place.refused, true);
+            leave = place.leave;
           }
-          if (!verdict.pending) leave();
           state.aborted = true;
           res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING, leave } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
             headers['sec-websocket-extensions'] ?? '', context));
-        }, () => {
-          leave();
-          sendWhole(res, state, { status: 500, headers: {}, body: null }, true);
-        });
+        }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
       },
       open: (ws) => {
         const socket = ws.getUserData().state;
