@@ -156,6 +156,23 @@ t.test('a control character in a name or free text is a 400 with its pointer, in
     assertError(t, res, 400, 'VALIDATION_FAILED', what);
     t.same(res.body.error.details.errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]), [[where, pointer]], `${what}: ${where} ${pointer}`);
   }
+  // Half a surrogate pair is no text at all (Postgres refused it, blaming no field).
+  const halves: [string, string, string, unknown, string, string][] = [
+    ['flow name', 'POST', '/v1/flows', { name: 'a\ud800b' }, 'body', '/name'],
+    ['task description', 'PATCH', `/v1/flows/${flow.id}/tasks/${task}`, { description: 'x\udfffy' }, 'body', '/description'],
+    ['comment', 'POST', `/v1/flows/${flow.id}/tasks/${task}/comments`, { body: '\ud83d' }, 'body', '/body'],
+    ['flow id', 'GET', `/v1/flows/${encodeURIComponent('flw_')}%ED%A0%80`, undefined, 'path', '/flowId'],
+  ];
+  for (const [what, method, path, body, where, pointer] of halves) {
+    const res = await s.api(method, path, { token: s.adminKey, body });
+    if (where === 'path') {
+      t.equal(res.status, 404, `${what}: a path's bytes that are not UTF-8 name nothing`);
+      continue;
+    }
+    assertError(t, res, 400, 'VALIDATION_FAILED', `${what} with an unpaired surrogate`);
+    t.same(res.body.error.details.errors.map((e: { in: string; pointer: string; message: string }) => [e.in, e.pointer, e.message]),
+      [[where, pointer, 'must be well-formed Unicode (no unpaired surrogate)']], `${what}: refused at its pointer, in words`);
+  }
   await assertUnchanged(t, s, before, 'refused control characters');
   t.same(await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`), boardBefore, 'the brainstorm is unchanged');
 

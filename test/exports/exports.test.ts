@@ -162,6 +162,13 @@ t.test('names: non-ASCII file names and injected markup', async (t) => {
 
   const plain = await newFlow(t, s, { name: '東京' });
   t.equal((await exportFile(s, plain.id)).headers.get('content-disposition'), `attachment; filename="flow.pdf"; filename*=UTF-8''%E6%9D%B1%E4%BA%AC.pdf`, 'nothing ASCII left: flow.pdf');
+
+  // The file name is cut at 80 characters, never inside one: an emoji straddling the cut made
+  // the export a 500 (found by the property sweep).
+  const straddling = await newFlow(t, s, { name: `${'a'.repeat(79)}😀 more` });
+  const cut = await exportFile(s, straddling.id, { format: 'png' });
+  t.equal(cut.status, 200, 'an emoji at the cut');
+  t.equal(cut.headers.get('content-disposition'), `attachment; filename="${'a'.repeat(79)}.png"; filename*=UTF-8''${'a'.repeat(79)}%F0%9F%98%80.png`);
 });
 
 t.test('an empty flow and an archived flow export', async (t) => {

@@ -71,7 +71,8 @@ export function slug(name: string): string {
  */
 export function contentDisposition(flowName: string, extension: string): string {
   const ascii = `${slug(flowName)}.${extension}`;
-  const unicode = flowName.normalize('NFC').trim().replace(/[\s/\\]+/g, '-').replace(/[\u0000-\u001f\u007f"]/g, '').slice(0, 80);
+  // Cut by code point on well-formed text: half a surrogate pair makes encodeURIComponent throw.
+  const unicode = Array.from(flowName.toWellFormed().normalize('NFC').trim().replace(/[\s/\\]+/g, '-').replace(/[\u0000-\u001f\u007f"]/g, '')).slice(0, 80).join('');
   if (/^[\x20-\x7e]*$/.test(flowName)) return `attachment; filename="${ascii}"`;
   const encoded = encodeURIComponent(`${unicode}.${extension}`).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

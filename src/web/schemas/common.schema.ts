@@ -33,6 +33,9 @@ export const listOf = <T extends TSchema>(item: T) => Type.Object({ total: Type.
 const NOT_BLANK = wordedPattern('\\S', 'must not be blank');
 // Linear patterns only (no nested quantifiers): a hostile megabyte string costs one pass.
 const NO_CONTROL = wordedPattern('^[^\\u0000-\\u001F\\u007F]*$', 'must not contain control characters (U+0000–U+001F, U+007F), tab and line breaks included: a name is one line');
+// Ajv matches with the `u` flag, so a paired surrogate is one code point outside this class and
+// only a lone half is in it: Postgres refuses such text, and no renderer can draw it.
+const WELL_FORMED = wordedPattern('^[^\\uD800-\\uDFFF]*$', 'must be well-formed Unicode (no unpaired surrogate)');
 const NO_CONTROL_BUT_LINES = wordedPattern(
   '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$',
   'must not contain control characters (U+0000–U+001F, U+007F) other than tab and line breaks',
@@ -44,14 +47,17 @@ const NO_CONTROL_BUT_LINES = wordedPattern(
  * one line, and a control character is not even allowed in the XML of an SVG.
  */
 export const nameText = (maxLength: number, options: SchemaOptions = {}) =>
-  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL, allOf: [{ pattern: NOT_BLANK }], ...options });
+  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL, allOf: [{ pattern: NOT_BLANK }, { pattern: WELL_FORMED }], ...options });
 
 /**
  * Free text (descriptions, notes, comments): tab and line breaks (LF, CR) kept, every other
  * control character refused. `notBlank` also refuses text of white space only.
  */
 export const freeText = (maxLength: number, { notBlank = false, ...options }: SchemaOptions & { notBlank?: boolean } = {}) =>
-  Type.String({ ...(notBlank ? { minLength: 1, allOf: [{ pattern: NOT_BLANK }] } : {}), maxLength, pattern: NO_CONTROL_BUT_LINES, ...options });
+  Type.String({
+    ...(notBlank ? { minLength: 1 } : {}), maxLength, pattern: NO_CONTROL_BUT_LINES,
+    allOf: [...(notBlank ? [{ pattern: NOT_BLANK }] : []), { pattern: WELL_FORMED }], ...options,
+  });
 
 export const idParam = (prefix: string) =>
   Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: wordedPattern(`^${prefix}_[A-Za-z0-9_-]+$`, `must be an id of the form ${prefix}_…`) });
@@ -62,7 +68,8 @@ export const idParam = (prefix: string) =>
  * its own pointer before it reaches Postgres (which refuses a NUL in text).
  */
 const NO_CONTROL_IN_ID = wordedPattern('^[^\\u0000-\\u001F\\u007F]+$', 'must not contain control characters');
-export const lookupId = (options: SchemaOptions = {}) => Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_IN_ID, ...options });
+export const lookupId = (options: SchemaOptions = {}) =>
+  Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_IN_ID, allOf: [{ pattern: WELL_FORMED }], ...options });
 
 export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type.Object(params);
 
