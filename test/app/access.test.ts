@@ -37,8 +37,12 @@ t.test('API access', async (t) => {
 
   t.test('create a key: shown once, with the role and scopes chosen', async (t) => {
     const page = await agent.get('/app/access');
-    const created = await agent.post('/app/access/keys', { name: 'Reporting', role: 'viewer', scope: ['flows:read', 'team:read'] }, page);
-    t.equal(created.status, 201);
+    const posted = await agent.post('/app/access/keys', { name: 'Reporting', role: 'viewer', scope: ['flows:read', 'team:read'] }, page);
+    t.equal(posted.status, 303, 'POST, then redirect…');
+    t.equal(posted.location, '/app/access');
+    t.notMatch(posted.text + JSON.stringify([...posted.headers]), /fpk_/, 'the redirect itself carries no key in the clear');
+    const created = await agent.get(posted.location!);
+    t.equal(created.status, 200, '…then GET: the page shows the new key');
     const key = keyOf(created)!;
     t.match(key, /^fpk_/);
     t.match(created.text, /shown only once/);
@@ -46,8 +50,24 @@ t.test('API access', async (t) => {
     const me = await s.api('GET', '/v1/me', { token: key });
     t.match(me.body, { role: 'viewer', scopes: ['flows:read', 'team:read'], credentialName: 'Reporting' });
     const later = await agent.get('/app/access');
-    t.notOk(later.text.includes(key), 'never shown again');
+    t.equal(later.status, 200);
+    t.notOk(later.text.includes(key), 'a reload shows it no more');
     t.match(later.text, /Reporting/);
+    const [reporting] = await s.sql<{ n: number }[]>`select count(*)::int as n from credentials where name = 'Reporting'`;
+    t.equal(reporting!.n, 1, 'and creates no second key');
+
+    // The sealed flash opens only with the session it was made for.
+    const again = await agent.post('/app/access/keys', { name: 'Sealed', role: 'viewer', scope: 'flows:read' }, later);
+    const flash = [...agent.jar].find(([name]) => name.endsWith('fp_flash'))!;
+    const thief = new Agent(s.url);
+    thief.jar.set(flash[0], flash[1]);
+    t.equal((await thief.get(again.location!)).status, 303, 'another browser with the flash cookie alone is sent to sign-in');
+    const other = await setUpPerson(s, { role: 'owner' });
+    const otherAgent = new Agent(s.url);
+    await otherAgent.post('/app/signin', { email: other.email, password: other.password }, await otherAgent.get('/app/signin'));
+    otherAgent.jar.set(flash[0], flash[1]);
+    t.notMatch((await otherAgent.get('/app/access')).text, /id="new-key"/, "another admin's session cannot open it");
+    t.match(keyOf(await agent.get('/app/access')), /^fpk_/, 'its own session can, once');
 
     const none = await agent.post('/app/access/keys', { name: 'Nothing', role: 'member' }, later);
     t.equal(none.status, 400, 'no scope chosen');
@@ -64,9 +84,12 @@ t.test('API access', async (t) => {
     const { id, key } = await createKey(s.sql, { workspaceId: s.workspaceId, role: 'member', scopes: ['flows:read'], name: 'Rotate me' });
     t.equal((await s.api('GET', '/v1/me', { token: key })).status, 200);
     const page = await agent.get('/app/access');
-    const rotated = await agent.post(`/app/access/keys/${id}/rotate`, {}, page);
-    t.equal(rotated.status, 200);
+    const posted = await agent.post(`/app/access/keys/${id}/rotate`, {}, page);
+    t.equal(posted.status, 303);
+    const rotated = await agent.get(posted.location!);
+    t.match(rotated.text, /Your replacement key \(the old one is revoked\)/);
     const fresh = keyOf(rotated)!;
+    t.notOk((await agent.get('/app/access')).text.includes(fresh), 'shown once');
     t.not(fresh, key);
     assertError(t, await s.api('GET', '/v1/me', { token: key }), 401, 'CREDENTIAL_REVOKED', 'the old key');
     t.match((await s.api('GET', '/v1/me', { token: fresh })).body, { credentialName: 'Rotate me', role: 'member', scopes: ['flows:read'] });
@@ -81,10 +104,23 @@ t.test('API access', async (t) => {
     });
     t.equal((await s.api('GET', '/v1/me', { token: issued.body.access_token })).status, 200, 'cached as valid');
     const page = await agent.get('/app/access');
-    for (const credential of [id, client.clientId]) {
-      const deleted = await agent.post(`/app/access/credentials/${credential}/delete`, {}, page);
+    t.match(page.text, new RegExp(`<form method="get" action="/app/access/credentials/${id}/delete"><button type="submit" class="danger" aria-label="Delete Delete me">`), 'Delete leads to a confirmation');
+    const unconfirmed = await agent.post(`/app/access/credentials/${id}/delete`, {}, page);
+    t.equal(unconfirmed.status, 303, 'a post without the confirmation deletes nothing…');
+    t.equal(unconfirmed.location, `/app/access/credentials/${id}/delete`, '…and shows the confirmation page');
+    t.equal((await s.api('GET', '/v1/me', { token: key })).status, 200, 'the key still works');
+    for (const [credential, said] of [[id, /Deleted the API key Delete me \(key_[\w-]+\): it is refused from now on/], [client.clientId, /Deleted the OAuth client Robot \(cli_[\w-]+\): it and every token it issued are refused/]] as const) {
+      const confirm = await agent.get(`/app/access/credentials/${credential}/delete`);
+      t.equal(confirm.status, 200);
+      t.match(confirm.text, /<h1>Delete the (API key|OAuth client) “(Delete me|Robot)”\?<\/h1>/, 'names what goes');
+      t.match(confirm.text, /401 CREDENTIAL_REVOKED/, 'and what stops working');
+      t.notMatch(confirm.text, /only admin API key/, 'no last-admin warning for a member key');
+      const deleted = await agent.post(`/app/access/credentials/${credential}/delete`, { confirm: 'yes' }, confirm);
       t.equal(deleted.status, 303);
       t.equal(deleted.location, '/app/access');
+      const told = await agent.get(deleted.location!);
+      t.match(told.text, said, 'the page says what happened');
+      t.notMatch((await agent.get('/app/access')).text, said, 'once');
     }
     assertError(t, await s.api('GET', '/v1/me', { token: key }), 401, 'CREDENTIAL_REVOKED', 'the key');
     assertError(t, await s.api('GET', '/v1/me', { token: issued.body.access_token }), 401, 'CREDENTIAL_REVOKED', "the client's token");
@@ -93,8 +129,9 @@ t.test('API access', async (t) => {
 
     const { id: elsewhere } = await createWorkspace(s.sql, { name: 'Elsewhere' });
     const foreign = await createKey(s.sql, { workspaceId: elsewhere, role: 'admin', scopes: ['flows:read'] });
-    const refused = await agent.post(`/app/access/credentials/${foreign.id}/delete`, {}, after);
+    const refused = await agent.post(`/app/access/credentials/${foreign.id}/delete`, { confirm: 'yes' }, after);
     t.equal(refused.status, 404, "another workspace's key");
+    t.equal((await agent.get(`/app/access/credentials/${foreign.id}/delete`)).status, 404, 'nor its confirmation page');
     t.equal((await s.api('GET', '/v1/me', { token: foreign.key })).status, 200, 'untouched');
   });
 
@@ -118,5 +155,20 @@ t.test('API access', async (t) => {
       t.equal(res.status, 303, path);
       t.equal(res.location, '/app/signin');
     }
+  });
+
+  // Last: it deletes the Demo admin key the other tests use.
+  t.test('the only admin key: a strong warning, and a second confirmation', async (t) => {
+    const [demo] = await s.sql<{ id: string }[]>`select id from credentials where kind = 'key' and role = 'admin' and revoked_at is null and workspace_id = ${s.workspaceId}`;
+    const confirm = await agent.get(`/app/access/credentials/${demo!.id}/delete`);
+    t.match(confirm.text, /This is the only admin API key of Demo\./, 'a strong warning');
+    t.match(confirm.text, /<input type="checkbox" id="last-admin-key" name="last-admin-key" value="understood" required/);
+    const once = await agent.post(`/app/access/credentials/${demo!.id}/delete`, { confirm: 'yes' }, confirm);
+    t.equal(once.status, 400, 'confirmed without the box: refused');
+    t.match(once.text, /role="alert"[^]*tick the box/);
+    t.equal((await s.api('GET', '/v1/me', { token: s.adminKey })).status, 200, 'the key still works');
+    const twice = await agent.post(`/app/access/credentials/${demo!.id}/delete`, { confirm: 'yes', 'last-admin-key': 'understood' }, once);
+    t.equal(twice.status, 303);
+    assertError(t, await s.api('GET', '/v1/me', { token: s.adminKey }), 401, 'CREDENTIAL_REVOKED', 'deleted when meant twice');
   });
 });

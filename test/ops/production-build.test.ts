@@ -62,15 +62,19 @@ t.test('the built CLI and server: migrate, start, a flow through HTTP, a recompu
   const server = await startServer(t, process.execPath, [path.join(dist, 'src', 'main.js')], {
     port,
     env: operatorEnv({
-      DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort),
+      DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), NODE_ENV: 'production',
       // Flows of two tasks or more are recomputed on the pool: the built worker must run.
       OFFLOAD_TASKS: '2', WORKERS: '1', LOG_LEVEL: 'info',
     }),
   });
   t.match(server.stdout(), `flowplan is running at ${server.base}`, 'banner printed');
   t.notMatch(server.stdout(), /"level":(40|50|60)/, 'no warning or error logged at start (the uWS binary is native)');
-  const key = bannerKey(server.stdout());
-  if (!key) throw new Error(`no admin key in the banner:\n${server.stdout()}`);
+  // As `npm run start:prod` and the container start it: no demo, no secret printed; the built CLI makes the first workspace and key.
+  t.equal(bannerKey(server.stdout()), undefined, 'no admin key in the output of a production start');
+  t.match(server.stdout(), /The database has no workspace/);
+  const built = (args: string[]) => run(process.execPath, [path.join(tree, 'bin', 'flowplan.js'), ...args, '--json'], { env: cliEnv });
+  const workspace = JSON.parse((await built(['workspace', 'create', '--name', 'Launch team'])).stdout) as { id: string };
+  const { key } = JSON.parse((await built(['key', 'create', '--workspace', workspace.id, '--role', 'admin', '--scopes', 'all'])).stdout) as { key: string };
   const api = (method: string, route: string, body?: unknown) => request(server.base, method, route, { token: key, body });
 
   t.equal((await request(server.base, 'GET', '/healthz')).status, 200, '/healthz 200');

@@ -5,6 +5,7 @@
  * another server uses; and a start that fails after starting its embedded Postgres stops it.
  * Real processes: src/main.ts as `npm start` runs it.
  */
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import t from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { bannerKey, operatorEnv, run, startServer } from '../helpers/process.ts';
+import { bannerKey, operatorEnv, startServer, type Finished } from '../helpers/process.ts';
 import { request } from '../helpers/server.ts';
 
 const MAIN = ['--import', 'tsx', 'src/main.ts'];
@@ -20,6 +21,22 @@ const MAIN = ['--import', 'tsx', 'src/main.ts'];
 function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _shared, ...rest } = operatorEnv({ HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   return env.DATABASE_URL ? { ...rest, DATABASE_URL: env.DATABASE_URL } : rest;
+}
+
+/** A start expected to refuse: it runs to its end; one that serves anyway is stopped (and fails the test) instead of running for ever. */
+function refused(env: NodeJS.ProcessEnv): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, MAIN, { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.includes('flowplan is running at')) child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
 }
 
 /** Processes whose command line names this directory (the embedded Postgres runs with `-D <dir>/postgres`). */
@@ -40,12 +57,12 @@ t.test('a second server on a port in use refuses, naming PORT (or METRICS_PORT);
   const a = await startServer(t, process.execPath, MAIN, { port, env: serverEnv({ DATABASE_URL: first, PORT: String(port), METRICS_PORT: String(metricsPort) }) });
   const key = bannerKey(a.stdout())!;
 
-  const sameApi = await run(process.execPath, MAIN, { env: serverEnv({ DATABASE_URL: second, PORT: String(port), METRICS_PORT: '0' }) });
+  const sameApi = await refused(serverEnv({ DATABASE_URL: second, PORT: String(port), METRICS_PORT: '0' }));
   t.equal(sameApi.code, 1, 'exits 1');
   t.equal(sameApi.stderr, `flowplan: cannot listen on 127.0.0.1:${port}: another process listens there, or HOST is not an address of this machine; set PORT to a free port (0: any free one)\n`, 'one line naming PORT');
   t.notMatch(sameApi.stdout, /running at/, 'no banner');
 
-  const sameMetrics = await run(process.execPath, MAIN, { env: serverEnv({ DATABASE_URL: second, PORT: '0', METRICS_PORT: String(metricsPort) }) });
+  const sameMetrics = await refused(serverEnv({ DATABASE_URL: second, PORT: '0', METRICS_PORT: String(metricsPort) }));
   t.equal(sameMetrics.code, 1, 'exits 1');
   t.match(sameMetrics.stderr, new RegExp(`^flowplan: cannot serve metrics on 127\\.0\\.0\\.1:${metricsPort} \\(EADDRINUSE\\): set METRICS_PORT to a free port, or 0 for any\\n$`), 'one line naming METRICS_PORT');
 
@@ -73,7 +90,7 @@ t.test('embedded Postgres: one server per data directory, and a failed start sto
   const port = await freePort();
   const a = await startServer(t, process.execPath, MAIN, { port, env: serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: '0' }) });
 
-  const second = await run(process.execPath, MAIN, { env: serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0' }) });
+  const second = await refused(serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0' }));
   t.equal(second.code, 1, 'a second server on the same data directory exits 1');
   t.equal(second.stderr.split('\n').length, 2, `one line: ${second.stderr}`);
   t.match(second.stderr, `flowplan: the data directory ${dataDir} is in use by another flowplan server (pid ${a.child.pid})`, 'naming the directory and the pid');
@@ -85,7 +102,7 @@ t.test('embedded Postgres: one server per data directory, and a failed start sto
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
   t.teardown(() => holder.close());
-  const failed = await run(process.execPath, MAIN, { env: serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: '0' }) });
+  const failed = await refused(serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: '0' }));
   t.equal(failed.code, 1, 'exits 1');
   t.match(failed.stderr, /^flowplan: cannot listen on 127\.0\.0\.1:\d+: .*set PORT/, 'says why in one line');
   t.same(processesIn(dataDir), [], 'no Postgres left running for its data directory');

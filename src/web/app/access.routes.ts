@@ -1,7 +1,8 @@
 /**
  * API access (keys and OAuth clients of the session's workspace, and the installation's
  * first-party clients, read-only) and invitation links. A new or rotated key's secret
- * appears once, in the reply to the form that made it.
+ * appears once, on the page the form redirects to (a reload repeats the GET, never the post);
+ * a deletion is confirmed on a page of its own first.
  */
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
@@ -10,17 +11,29 @@ import { errorHeaders } from '../http/error-status.ts';
 import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { createAccessKey, deleteCredential, endClientSignins, listAccess, rotateAccessKey, type AccessContext } from '../../services/account/access.service.ts';
-import { accessView, inviteView } from './access.views.ts';
+import { accessView, deleteView, inviteView } from './access.views.ts';
 import { acceptAsSignedIn, acceptWithSignin, acceptWithSignup, inviteByLink } from '../../services/account/invite-links.service.ts';
 import { count } from '../../platform/plural.ts';
 import { appRoute, field, formFields, seeOther, signedIn, view, type AppDeps } from './render.ts';
-import { checkCsrf, startSession, visitor } from './session.ts';
+import { checkCsrf, flashCookie, startSession, takeFlash, visitor } from './session.ts';
 import { SigninThrottled } from '../../services/account/signin.service.ts';
 import { messageView } from './signin.views.ts';
 
 const COPY_SCRIPT = readFileSync(new URL('./copy.js', import.meta.url));
 const ID = Type.Object({ id: Type.String({ pattern: '^(key|cli)_[A-Za-z0-9_-]{1,60}$' }) });
 const CLIENT_ID = Type.Object({ id: Type.String({ pattern: '^cli_[A-Za-z0-9_-]{1,60}$' }) });
+
+/** What the access page shows once, after a redirect: a new or rotated key's secret, or what was done. */
+interface AccessFlash {
+  created?: { id: string; key: string; rotated: boolean };
+  notice?: string;
+}
+
+/** Whether deleting this credential leaves the workspace with no admin API key. */
+function isLastAdminKey(credentials: { id: string; kind: string; role: string }[], id: string): boolean {
+  const adminKeys = credentials.filter((c) => c.kind === 'key' && c.role === 'admin');
+  return adminKeys.length === 1 && adminKeys[0]!.id === id;
+}
 
 export function accessRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, auth } = deps;
@@ -33,7 +46,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
 
   async function accessPage(
     ctx: Pick<RequestContext, 'headers'>,
-    state: { created?: { id: string; key: string; rotated: boolean }; error?: string; notice?: string; status?: number } = {},
+    state: AccessFlash & { error?: string; status?: number; cookies?: string[] } = {},
   ): Promise<Reply> {
     const who = await signedInAccess(ctx);
     if (!who) return seeOther(`${prefix}/signin`);
@@ -46,7 +59,22 @@ export function accessRoutes(deps: AppDeps): Route[] {
     return view('API access', accessView({ prefix, csrf: who.v.csrf }, {
       workspaceName: org.name, credentials, firstParty, who: who.v.session, created: state.created ?? null, error: state.error ?? null,
       notice: state.notice ?? null,
-    }), { status: state.status ?? 200, cookies: who.v.cookies, scripts: [`${prefix}/copy.js`] });
+    }), { status: state.status ?? 200, cookies: [...who.v.cookies, ...(state.cookies ?? [])], scripts: [`${prefix}/copy.js`] });
+  }
+
+  /** After a change, the page again by GET (a reload repeats nothing), with what to show once. */
+  const backToAccess = (ctx: Pick<RequestContext, 'headers'>, flash: AccessFlash) => seeOther(`${prefix}/access`, flashCookie(names, ctx.headers, flash));
+
+  /** The page confirming a deletion (a plain form, no script needed); null when the credential is not this workspace's. */
+  async function deletePage(ctx: Pick<RequestContext, 'headers'>, id: string, error: string | null = null): Promise<Reply> {
+    const who = await signedInAccess(ctx);
+    if (!who) return seeOther(`${prefix}/signin`);
+    const { credentials } = await listAccess(who.access);
+    const row = credentials.find((c) => c.id === id);
+    if (!row) throw new DomainError('NOT_FOUND', 'Key or client not found');
+    return view('Delete API access', deleteView({ prefix, csrf: who.v.csrf }, {
+      workspaceName: who.workspace.name, who: who.v.session, row, lastAdminKey: isLastAdminKey(credentials, id), error,
+    }), { status: error ? 400 : 200, cookies: who.v.cookies });
   }
 
   /** Runs a form post of the access page for a signed-in admin. */
@@ -62,7 +90,13 @@ export function accessRoutes(deps: AppDeps): Route[] {
   };
 
   return [
-    appRoute({ method: 'GET', path: `${prefix}/access`, operationId: 'appAccess', summary: 'API access page', handler: (ctx) => accessPage(ctx) }),
+    appRoute({
+      method: 'GET', path: `${prefix}/access`, operationId: 'appAccess', summary: 'API access page',
+      handler: (ctx) => {
+        const flash = takeFlash<AccessFlash>(names, ctx.headers);
+        return accessPage(ctx, { ...flash.value, cookies: flash.cookies });
+      },
+    }),
     appRoute({
       method: 'POST', path: `${prefix}/access/keys`, operationId: 'appCreateKey', summary: 'Create an API key',
       handler: (ctx) => accessAction(ctx, async (access, fields) => {
@@ -74,21 +108,38 @@ export function accessRoutes(deps: AppDeps): Route[] {
           return accessPage(ctx, { error: 'Choose a role and at least one scope for the key.', status: 400 });
         }
         const created = await createAccessKey(access, { name, role, scopes });
-        return accessPage(ctx, { created: { ...created, rotated: false }, status: 201 });
+        return backToAccess(ctx, { created: { ...created, rotated: false } });
       }),
     }),
     appRoute({
       method: 'POST', path: `${prefix}/access/keys/{id}/rotate`, operationId: 'appRotateKey', summary: 'Rotate an API key', params: ID,
       handler: (ctx) => accessAction(ctx, async (access) => {
         const rotated = await rotateAccessKey(access, ctx.params.id);
-        return accessPage(ctx, { created: { ...rotated, rotated: true } });
+        return backToAccess(ctx, { created: { ...rotated, rotated: true } });
       }),
     }),
     appRoute({
+      method: 'GET', path: `${prefix}/access/credentials/{id}/delete`, operationId: 'appConfirmDeleteCredential', summary: 'Confirm deleting a key or client', params: ID,
+      handler: (ctx) => deletePage(ctx, ctx.params.id),
+    }),
+    appRoute({
       method: 'POST', path: `${prefix}/access/credentials/{id}/delete`, operationId: 'appDeleteCredential', summary: 'Delete a key or client', params: ID,
-      handler: (ctx) => accessAction(ctx, async (access) => {
-        await deleteCredential(access, ctx.params.id);
-        return seeOther(`${prefix}/access`);
+      handler: (ctx) => accessAction(ctx, async (access, fields) => {
+        const { id } = ctx.params;
+        const { credentials } = await listAccess(access);
+        const row = credentials.find((c) => c.id === id);
+        // Not the workspace's to delete: the service says why (404, or 403 for a first-party client).
+        if (!row) await deleteCredential(access, id);
+        // Only the confirmation page's form deletes; anything else is shown that page first.
+        if (field(fields, 'confirm') !== 'yes') return seeOther(`${prefix}/access/credentials/${id}/delete`);
+        if (row && isLastAdminKey(credentials, id) && field(fields, 'last-admin-key') !== 'understood') {
+          return deletePage(ctx, id, 'This is the only admin key of the workspace: tick the box to say you mean to delete it.');
+        }
+        await deleteCredential(access, id);
+        const what = `${row?.kind === 'client' ? 'OAuth client' : 'API key'} ${row?.name ? `${row.name} (${id})` : id}`;
+        return backToAccess(ctx, {
+          notice: `Deleted the ${what}: ${row?.kind === 'client' ? 'it and every token it issued are' : 'it is'} refused from now on (401 CREDENTIAL_REVOKED).`,
+        });
       }),
     }),
     appRoute({

@@ -70,9 +70,37 @@ function credentialRow(form: FormContext, row: CredentialListRow): Html {
     <td><time datetime="${row.createdAt.toISOString()}">${row.createdAt.toISOString().slice(0, 10)}</time></td>
     <td class="row-actions">
       ${row.kind === 'key' ? html`<form method="post" action="${form.prefix}/access/keys/${row.id}/rotate">${csrfField(form)}<button type="submit" class="secondary" aria-label="Rotate ${label}">Rotate</button></form>` : ''}
-      <form method="post" action="${form.prefix}/access/credentials/${row.id}/delete">${csrfField(form)}<button type="submit" class="danger" aria-label="Delete ${label}">Delete</button></form>
+      <form method="get" action="${form.prefix}/access/credentials/${row.id}/delete"><button type="submit" class="danger" aria-label="Delete ${label}">Delete…</button></form>
     </td>
   </tr>`;
+}
+
+/** The confirmation a deletion needs: what goes, what stops working, and a stronger word for the last admin key. */
+export function deleteView(form: FormContext, input: {
+  workspaceName: string; who: { name: string; email: string }; row: CredentialListRow; lastAdminKey: boolean; error: string | null;
+}): Html {
+  const { row } = input;
+  const kind = row.kind === 'key' ? 'API key' : 'OAuth client';
+  return html`<h1>Delete ${row.name ? html`the ${kind} “${row.name}”` : html`this ${kind}`}?</h1>
+${appNav(form, { who: input.who, admin: true, current: 'access' })}
+${errorBox('delete-error', input.error)}
+<p>${kind} <code>${row.id}</code> of ${input.workspaceName}: role ${row.role}, scopes <code>${row.scopes.join(' ')}</code>.</p>
+<p>Once deleted, every request made with it${row.kind === 'client' ? ' or with a token it issued' : ''} is refused at once
+(<code>401 CREDENTIAL_REVOKED</code>), in every process. This cannot be undone: a program that uses it needs a new one.</p>
+<form method="post" action="${form.prefix}/access/credentials/${row.id}/delete" class="stack">
+  ${csrfField(form)}
+  <input type="hidden" name="confirm" value="yes">
+  ${input.lastAdminKey ? html`<div class="warning" role="alert" id="last-admin-key-warning">
+    <p><strong>This is the only admin API key of ${input.workspaceName}.</strong> Without it, no program can manage the
+    workspace's members, webhooks or keys through the API until an admin makes a new admin key here.</p>
+  </div>
+  <div class="choice">
+    <input type="checkbox" id="last-admin-key" name="last-admin-key" value="understood" required aria-describedby="last-admin-key-warning${input.error ? ' delete-error' : ''}">
+    <label for="last-admin-key">I understand: delete the only admin key</label>
+  </div>` : ''}
+  <button type="submit" class="danger">Delete ${row.name ?? row.id}</button>
+</form>
+<p><a href="${form.prefix}/access">Keep it and go back to API access</a></p>`;
 }
 
 function firstPartyRow(form: FormContext, row: CredentialListRow): Html {

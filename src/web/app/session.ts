@@ -6,7 +6,7 @@
  * http on another host falls back to an unprefixed name. Forms carry a double-submit token
  * that must equal the `__Host-` CSRF cookie, which another site can neither read nor set.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/database.ts';
@@ -20,6 +20,8 @@ const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 export interface CookieNames {
   session: string;
   csrf: string;
+  /** What one page hands the next after a redirect (flashCookie). */
+  flash: string;
   secure: boolean;
 }
 
@@ -27,7 +29,7 @@ export function cookieNames(config: Config): CookieNames {
   const app = new URL(config.appUrl);
   const secure = app.protocol === 'https:' || LOOPBACK.has(app.hostname);
   const prefix = secure ? '__Host-' : '';
-  return { session: `${prefix}fp_session`, csrf: `${prefix}fp_csrf`, secure };
+  return { session: `${prefix}fp_session`, csrf: `${prefix}fp_csrf`, flash: `${prefix}fp_flash`, secure };
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
@@ -64,6 +66,45 @@ export async function visitor(sql: Db, names: CookieNames, headers: Readonly<Rec
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { sessionHash, session, csrf: existing, cookies: [] };
   const csrf = newSecret('x').slice(2);
   return { sessionHash, session, csrf, cookies: [cookie(names, names.csrf, csrf, SESSION_SECONDS)] };
+}
+
+/** A flash lives until the page after the redirect reads it, or these few minutes. */
+const FLASH_SECONDS = 300;
+
+const flashKey = (sessionId: string) => createHash('sha256').update('flowplan flash\0').update(sessionId).digest();
+
+/**
+ * What a form post hands the page it redirects to (POST/redirect/GET: a reload then repeats
+ * the GET, not the post), such as a new key's secret, shown once. The browser keeps it only
+ * sealed (AES-GCM) under its session id, which the server stores only as a hash: no other
+ * session, and nothing reading the cookie alone, can open it. Any process can.
+ */
+export function flashCookie(names: CookieNames, headers: Readonly<Record<string, string>>, value: object): string[] {
+  const sessionId = parseCookies(headers['cookie'])[names.session];
+  if (!sessionId) return [];
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionId), iv);
+  const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(value), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return [cookie(names, names.flash, sealed.toString('base64url'), FLASH_SECONDS)];
+}
+
+/** The flash this request carries (null if none or not this session's), and the cookie that clears it: it is read once. */
+export function takeFlash<T>(names: CookieNames, headers: Readonly<Record<string, string>>): { value: T | null; cookies: string[] } {
+  const cookies = parseCookies(headers['cookie']);
+  const sealed = cookies[names.flash];
+  if (!sealed) return { value: null, cookies: [] };
+  const clear = [cookie(names, names.flash, '', 0)];
+  const sessionId = cookies[names.session];
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (!sessionId || bytes.length < 12 + 16) return { value: null, cookies: clear };
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionId), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    return { value: JSON.parse(text) as T, cookies: clear };
+  } catch {
+    return { value: null, cookies: clear }; // another session's, or tampered with
+  }
 }
 
 /** Refuses a form whose token does not match the browser's CSRF cookie. */
