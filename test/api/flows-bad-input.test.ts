@@ -150,6 +150,12 @@ t.test('a control character in a name or free text is a 400 with its pointer, in
     ['brainstorm id with a NUL', 'POST', '/v1/brainstorms/x%00y/restore', undefined, 'path', '/brainstormId'],
     ['dependency on a NUL id', 'POST', `/v1/flows/${flow.id}/tasks/${task}/dependencies`, { taskId: 'tsk_\u0000' }, 'body', '/taskId'],
     ['template id with ESC', 'POST', '/v1/templates/%1B/flows', { name: 'x' }, 'path', '/templateId'],
+    // Search terms and filters are one line too: a NUL reached Postgres, blamed on no field.
+    ['flow list q with a NUL', 'GET', '/v1/flows?q=a%00', undefined, 'query', '/q'],
+    ['brainstorm list q with a NUL', 'GET', '/v1/brainstorms?q=%0B%00', undefined, 'query', '/q'],
+    ['search q with a NUL', 'GET', '/v1/search?q=x%00y', undefined, 'query', '/q'],
+    ['template category with a NUL', 'GET', '/v1/templates?category=%00', undefined, 'query', '/category'],
+    ['webhook description with a NUL', 'POST', '/v1/webhooks', { url: 'https://example.com/hook', events: ['task.started'], description: 'a\u0000' }, 'body', '/description'],
   ];
   for (const [what, method, path, body, where, pointer] of ids) {
     const res = await s.api(method, path, { token: s.adminKey, body });

@@ -13,6 +13,7 @@
  * points at the field. A new seed each run (printed; `SWEEP_SEED=<n>` replays one): any
  * failure names its request and is a defect, in the server or in its document.
  */
+import { createRequire } from 'node:module';
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import { startFlowServer } from '../helpers/flows.ts';
@@ -35,6 +36,13 @@ const ALIASES: Record<string, string> = { after: 'taskId', before: 'taskId', par
 /** Methods a documented path may lack (405), and methods no path has. */
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const UNKNOWN_METHODS = ['QUERY', 'PROPFIND', 'FOO'];
+/**
+ * uWebSockets.js 20.30 routes nine methods only and closes the connection on any other before
+ * our code runs (issue 29, item 4: no answer can be given on that build; README's Runtime). On
+ * that build alone an unknown method may go unanswered; on any other it must be answered.
+ */
+const UWS_DROPS_UNKNOWN_METHODS = createRequire(import.meta.url)('uWebSockets.js/package.json').version.startsWith('20.30.');
+let unansweredUnknown = 0;
 
 interface Sent {
   method: string;
@@ -77,7 +85,9 @@ t.test('every operation and every rendering answers as documented, on generated 
     const answer = await exchange(s.url, r.method, r.url, r.headers, r.body);
     requests += 1;
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-    const problems = conformance.check(r.path, r.method, answer);
+    const dropped = answer.status === 0 && UWS_DROPS_UNKNOWN_METHODS && UNKNOWN_METHODS.includes(r.method);
+    if (dropped) unansweredUnknown += 1;
+    const problems = dropped ? [] : conformance.check(r.path, r.method, answer);
     if (answer.status !== 0) {
       if (r.invalid && (answer.status < 400 || answer.status >= 500)) problems.push(`invalid input (${r.invalid}) answered ${answer.status}`);
       problems.push(...pointers(r, answer), ...(expected?.(answer) ?? []));
@@ -330,9 +340,10 @@ t.test('every operation and every rendering answers as documented, on generated 
 
   await t.test('generated brainstorms, published, and their renderings', async (t) => {
     at = t;
-    const boardArb = fc.integer({ min: 0, max: 20 }).chain((n) => fc.record({
-      name: fitting(200, hostileText),
-      ideas: fc.array(fc.record({ title: fitting(500, hostileText), tags: fc.uniqueArray(fitting(50, hostileText), { maxLength: 3 }), parent: fc.nat() }), { minLength: n, maxLength: n }),
+    // As with flows: half the boards hostile (which the service may refuse), half printable (which it must render).
+    const boardArb = fc.tuple(fc.integer({ min: 0, max: 20 }), fc.constantFrom(hostileText, printableText)).chain(([n, text]) => fc.record({
+      name: fitting(200, text),
+      ideas: fc.array(fc.record({ title: fitting(500, text), tags: fc.uniqueArray(fitting(50, text), { maxLength: 3 }), parent: fc.nat() }), { minLength: n, maxLength: n }),
     }));
     for (const g of fc.sample(boardArb, { seed: SEED + 20_000, numRuns: BOARDS })) {
       const ideas = g.ideas.map(({ parent, ...idea }, i) => ({ ...idea, ...(i > 0 && parent % 3 !== 0 ? { parent: parent % i } : {}) }));
@@ -355,6 +366,7 @@ t.test('every operation and every rendering answers as documented, on generated 
   await t.test('the sweep was not vacuous', async (t) => {
     at = t;
     context = '';
+    if (unansweredUnknown > 0) t.comment(`${unansweredUnknown} requests with a method uWebSockets.js 20.30 does not route went unanswered (issue 29, item 4)`);
     t.comment(`${requests} requests, ${failed} problems, in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
     t.ok([...statuses.keys()].filter((status) => status >= 200 && status < 300).length >= 3, 'many requests were served');
     t.ok([...statuses.keys()].filter((status) => status >= 400 && status < 500).length >= 5, 'a spread of refusals');

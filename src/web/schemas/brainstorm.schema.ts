@@ -1,7 +1,7 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
 import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, Defaulted, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum, lineText } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
@@ -100,7 +100,7 @@ export const IdeaFileQuery = Type.Object({ name: nameText(255, { description: 'T
 
 export const ListBrainstormsQuery = Type.Object({
   archived: Defaulted(Type.Boolean({ default: false, description: 'Archived boards instead of live ones' })),
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'Match on name' })),
+  q: Type.Optional(lineText(200, { description: 'Match on name' })),
   ...pageQuery(25),
 });
 

@@ -49,6 +49,10 @@ const NO_CONTROL_BUT_LINES = wordedPattern(
 export const nameText = (maxLength: number, options: SchemaOptions = {}) =>
   Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL, allOf: [{ pattern: NOT_BLANK }, { pattern: WELL_FORMED }], ...options });
 
+/** One line that may be empty (a search term, a filter): no control character, well-formed. */
+export const lineText = (maxLength: number, options: SchemaOptions = {}) =>
+  Type.String({ maxLength, pattern: NO_CONTROL, allOf: [{ pattern: WELL_FORMED }], ...options });
+
 /**
  * Free text (descriptions, notes, comments): tab and line breaks (LF, CR) kept, every other
  * control character refused. `notBlank` also refuses text of white space only.

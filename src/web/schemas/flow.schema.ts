@@ -1,6 +1,6 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
+import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum, lineText } from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
@@ -81,7 +81,7 @@ export const PatchFlowBody = Type.Object({
 
 export const ListFlowsQuery = Type.Object({
   archived: Defaulted(Type.Boolean({ default: false })),
-  q: Type.Optional(Type.String({ maxLength: 200 })),
+  q: Type.Optional(lineText(200)),
   ...pageQuery(25),
 });
 

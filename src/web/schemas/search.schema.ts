@@ -1,11 +1,10 @@
 /** SearchResult (spec §2) and the search query. */
 import { Type } from '@sinclair/typebox';
-import { Defaulted, Nullable, StringEnum } from './common.schema.ts';
+import { Defaulted, Nullable, StringEnum, nameText } from './common.schema.ts';
 import { SEARCH_TYPES } from '../../services/search/types.ts';
 
 export const SearchQuery = Type.Object({
-  q: Type.String({
-    minLength: 1, maxLength: 200, pattern: '\\S',
+  q: nameText(200, {
     description: 'Words to find; each matches as a prefix ("laun" finds "Launch"), and near spellings of names match too',
   }),
   type: Type.Optional(StringEnum(SEARCH_TYPES, { description: 'Only results of this type; omit for all' })),

@@ -1,6 +1,6 @@
 /** Template (spec §2), its detail view with the task graph it would produce, and its requests. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, Nullable, lookupId, pathParams } from './common.schema.ts';
+import { dateInput, Nullable, lookupId, pathParams, nameText } from './common.schema.ts';
 import { name } from './flow.schema.ts';
 
 const templateProperties = {
@@ -29,7 +29,7 @@ export const TemplateDetailSchema = Type.Object({
   durationDays: Type.Optional(Type.Integer({ minimum: 1, description: 'Working days from start to finish with every task open, at 8 hours a day' })),
 });
 
-export const ListTemplatesQuery = Type.Object({ category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
+export const ListTemplatesQuery = Type.Object({ category: Type.Optional(nameText(100)) });
 
 // Ids are opaque: one that names nothing is 404, whatever its shape.
 export const TemplateParams = pathParams({ templateId: lookupId() });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
-import { dateTime, idParam, listOf, Nullable, pageQuery, pathParams, StringEnum } from './common.schema.ts';
+import { dateTime, idParam, listOf, Nullable, pageQuery, pathParams, StringEnum, freeText } from './common.schema.ts';
 
 const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
 const url = Type.String({
@@ -13,7 +13,7 @@ const url = Type.String({
     + 'otherwise 400 VALIDATION_FAILED (unless the server runs with WEBHOOK_ALLOW_PRIVATE=1)',
 });
 const events = Type.Array(eventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The event types to deliver' });
-const description = Nullable(Type.String({ maxLength: 500 }));
+const description = Nullable(freeText(500));
 
 export const WebhookParams = pathParams({ webhookId: idParam('whk') });
 export const DeliveryParams = pathParams({ webhookId: idParam('whk'), deliveryId: idParam('msg') });
