@@ -1,5 +1,6 @@
 import type { DiagramModel } from '../src/services/exports/diagram.ts';
 import type { PlanDocument } from '../src/services/exports/pdf.ts';
+import type { ReportView } from '../src/services/flows/report.ts';
 
 /** The flows bench:export draws: plans shaped like real ones, each task waiting for up to three of the 60 before it. */
 export function flowBody(n: number) {
@@ -35,11 +36,23 @@ export function plan(n: number): PlanDocument {
   return {
     model, startDate: '2030-01-07',
     rows: body.tasks.map((task, i) => ({ name: task.name, status: model.tasks[i]!.status, estimateHours: task.estimateHours, critical: critical.has(i), startDay: i, finishDay: i + 1, start: '2030-01-07', finish: '2030-01-08' })),
-    report: {
-      flowId: 'flw_bench', flowName: body.name, completion: 0.1, tasksTotal: n, tasksDone: n / 10, tasksReady: 0, tasksBlocked: 0, hoursEstimated: null, hoursRemaining: null,
-      unestimatedTasks: [], orphanedTasks: [], workload: [], topBlockers: [],
-    },
+    report: reportOf(model),
     unestimatedNames: [], generatedAt: new Date(),
   };
 }
 
+
+/** The report the title block reads, counted from the model's own tasks, so it agrees with the boxes. */
+export function reportOf(model: DiagramModel): ReportView {
+  const count = (status: string) => model.tasks.filter((task) => task.status === status).length;
+  const estimated = model.tasks.filter((task) => task.estimateHours !== null);
+  const sum = (tasks: typeof estimated) => tasks.reduce((total, task) => total + task.estimateHours!, 0);
+  const total = model.tasks.length;
+  return {
+    flowId: model.flowId, flowName: model.flowName, completion: total === 0 ? 0 : count('done') / total,
+    tasksTotal: total, tasksDone: count('done'), tasksReady: count('ready'), tasksBlocked: count('blocked'),
+    hoursEstimated: estimated.length ? sum(estimated) : null,
+    hoursRemaining: estimated.length ? sum(estimated.filter((task) => task.status !== 'done')) : null,
+    unestimatedTasks: model.tasks.filter((task) => task.estimateHours === null).map((task) => task.id), orphanedTasks: [], workload: [], topBlockers: [],
+  };
+}

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { planPdf, type PlanDocument } from '../src/services/exports/pdf.ts';
 import { diagramPng } from '../src/services/exports/png.ts';
 import { TEMPLATES } from '../src/services/templates/catalogue.ts';
-import { plan } from '../bench/export-flows.ts';
+import { plan, reportOf } from '../bench/export-flows.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'img');
 const scratch = mkdtempSync(path.join(tmpdir(), 'renders-'));
@@ -21,8 +21,9 @@ function release(): PlanDocument {
   const steps = TEMPLATES.find((t) => t.id === 'tpl_software-release')!.tasks.slice(0, 10);
   const status = (i: number) => (i < 1 ? 'done' : i < 2 ? 'in_progress' : i < 4 ? 'ready' : 'blocked') as 'done' | 'in_progress' | 'ready' | 'blocked';
   const tasks = steps.map((step, i) => ({ ...document.model.tasks[i]!, name: step.name, estimateHours: step.estimateHours, dependsOn: [...step.after], status: status(i), critical: [0, 2, 5, 8].includes(i) }));
+  const model = { ...document.model, flowName: 'Release 4.2', tasks };
   return {
-    ...document, model: { ...document.model, flowName: 'Release 4.2', tasks },
+    ...document, model, report: reportOf(model),
     rows: tasks.map((task, i) => ({ ...document.rows[i]!, name: task.name, status: task.status, critical: task.critical })),
   };
 }
