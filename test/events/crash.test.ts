@@ -66,7 +66,13 @@ t.test('kill -9 mid-stream: every subscriber resumes and ends with every acknowl
   const subscribers = Array.from({ length: SUBSCRIBERS }, () => new Subscriber(from, s.adminKey, () => base));
   t.teardown(() => { for (const sub of subscribers) sub.close(); });
   for (let i = 0; i < SUBSCRIBERS; i += 100) await Promise.all(subscribers.slice(i, i + 100).map((sub) => sub.connect()));
-  t.ok(subscribers.every((sub) => sub.socket?.readyState === WebSocket.OPEN), `${SUBSCRIBERS} subscribers streaming from the process about to die`);
+  // On a loaded machine a socket of the burst can close before it opens; its subscriber
+  // reconnects by itself, so wait for every one to be streaming (a refusal would never end).
+  const streaming = () => subscribers.filter((sub) => sub.socket?.readyState === WebSocket.OPEN).length;
+  t.equal(await until(async () => streaming(), (open) => open === SUBSCRIBERS), SUBSCRIBERS, `${SUBSCRIBERS} subscribers streaming from the process about to die`);
+  const early = subscribers.map((sub) => sub.reconnects);
+  const earlyTotal = early.reduce((total, n) => total + n, 0);
+  if (earlyTotal > 0) t.comment(`${earlyTotal} sockets of the first burst closed before opening and reconnected`);
 
   // Writers: each adds tasks to its flow, one at a time, through the child until it dies, then through the survivor.
   const acknowledged = new Map<string, string[]>(flows.map((f) => [f, []]));
@@ -118,6 +124,6 @@ t.test('kill -9 mid-stream: every subscriber resumes and ends with every acknowl
   t.equal(duplicates, 0, 'no event twice, for any subscriber');
   t.equal(missingAcknowledged, 0, 'every acknowledged event reached every subscriber');
   t.equal(outOfOrder, 0, 'each flow\'s events in commit order, for every subscriber');
-  t.ok(subscribers.every((sub) => sub.reconnects >= 1), 'every subscriber was cut off and resumed');
+  t.ok(subscribers.every((sub, i) => sub.reconnects > early[i]!), 'every subscriber was cut off and resumed');
   t.comment(`${total} events committed (${[...acknowledged.values()].reduce((n, l) => n + l.length, 0)} acknowledged) reached ${SUBSCRIBERS} subscribers`);
 });
