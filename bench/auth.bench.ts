@@ -28,15 +28,27 @@ const SECONDS = 8;
 const CONNECTIONS = 32;
 
 if (!UWS_NATIVE) {
-  process.stderr.write(`bench:auth refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
+  process.stderr.write(
+    `bench:auth refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`,
+  );
   process.exit(1);
 }
 const require = createRequire(import.meta.url);
 
-interface Load { rps: number; p50Ms: number; p99Ms: number; shed?: number }
+interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  shed?: number;
+}
 
 /** autocannon in a worker: GET with one bearer per connection, or POST of fixed form bodies. */
-function cannon(options: { url: string; seconds: number; bearers?: string[]; forms?: string[] }): Promise<Load> {
+function cannon(options: {
+  url: string;
+  seconds: number;
+  bearers?: string[];
+  forms?: string[];
+}): Promise<Load> {
   const code = `
     const { parentPort, workerData: w } = require('node:worker_threads');
     const autocannon = require(w.autocannon);
@@ -56,11 +68,20 @@ function cannon(options: { url: string; seconds: number; bearers?: string[]; for
       const r = autocannon.aggregateResult([raw], opts);
       parentPort.postMessage({ total: r.requests.total, duration: r.duration, non2xx: r.non2xx, p50: r.latency.p50, p99: r.latency.p99 });
     });`;
-  return run(code, { autocannon: require.resolve('autocannon'), connections: CONNECTIONS, ...options });
+  return run(code, {
+    autocannon: require.resolve('autocannon'),
+    connections: CONNECTIONS,
+    ...options,
+  });
 }
 
 /** Chains of refreshes: each chain presents the refresh token the previous grant returned. */
-function refreshChains(url: string, clientId: string, tokens: string[], seconds: number): Promise<Load> {
+function refreshChains(
+  url: string,
+  clientId: string,
+  tokens: string[],
+  seconds: number,
+): Promise<Load> {
   const code = `
     const { parentPort, workerData: w } = require('node:worker_threads');
     const latencies = [];
@@ -87,7 +108,13 @@ function refreshChains(url: string, clientId: string, tokens: string[], seconds:
 }
 
 /** Sign-ins at a steady rate through the app's form (one CSRF cookie and token for all). */
-function signins(base: string, email: string, password: string, perSecond: number, seconds: number): Promise<Load> {
+function signins(
+  base: string,
+  email: string,
+  password: string,
+  perSecond: number,
+  seconds: number,
+): Promise<Load> {
   const code = `
     const { parentPort, workerData: w } = require('node:worker_threads');
     (async () => {
@@ -123,12 +150,28 @@ function run(code: string, workerData: Record<string, unknown>): Promise<Load> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(code, { eval: true, workerData });
     worker.once('error', reject);
-    worker.once('message', (m: { error?: string; total: number; duration: number; non2xx: number; p50: number; p99: number; shed?: number }) => {
-      void worker.terminate();
-      if (m.error) return reject(new Error(m.error));
-      if (m.non2xx > 0) return reject(new Error(`${m.non2xx} refusals out of ${m.total}`));
-      resolve({ rps: Math.round(m.total / m.duration), p50Ms: m.p50, p99Ms: m.p99, ...(m.shed !== undefined ? { shed: m.shed } : {}) });
-    });
+    worker.once(
+      'message',
+      (m: {
+        error?: string;
+        total: number;
+        duration: number;
+        non2xx: number;
+        p50: number;
+        p99: number;
+        shed?: number;
+      }) => {
+        void worker.terminate();
+        if (m.error) return reject(new Error(m.error));
+        if (m.non2xx > 0) return reject(new Error(`${m.non2xx} refusals out of ${m.total}`));
+        resolve({
+          rps: Math.round(m.total / m.duration),
+          p50Ms: m.p50,
+          p99Ms: m.p99,
+          ...(m.shed !== undefined ? { shed: m.shed } : {}),
+        });
+      },
+    );
   });
 }
 
@@ -136,18 +179,43 @@ const database = await benchDatabase('auth');
 let exitCode = 0;
 try {
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const config = loadConfig({ LOG_LEVEL: 'warn' }, {
-    port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9, addressRateLimitPerMinute: 1e9, addressRateLimitBurst: 1e9,
-  });
+  const config = loadConfig(
+    { LOG_LEVEL: 'warn' },
+    {
+      port: 0,
+      databaseUrl: database.url,
+      rateLimitPerMinute: 1e9,
+      rateLimitBurst: 1e9,
+      addressRateLimitPerMinute: 1e9,
+      addressRateLimitBurst: 1e9,
+    },
+  );
   const app = await startApp(config, { log });
   try {
     const { sql } = app.services;
     const workspaceId = app.demo!.workspaceId;
     const server = { app, url: app.url, sql, workspaceId } as Parameters<typeof personToken>[0];
-    const client = await createClient(sql, { workspaceId, role: 'admin', scopes: [...SCOPES], name: 'bench' });
-    const forms = [new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret! }).toString()];
+    const client = await createClient(sql, {
+      workspaceId,
+      role: 'admin',
+      scopes: [...SCOPES],
+      name: 'bench',
+    });
+    const forms = [
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret!,
+      }).toString(),
+    ];
     const password = 'bench password long enough';
-    const { id: userId } = await createUser(sql, { email: 'bench@example.com', name: 'Bench', password, workspaceId, role: 'admin' });
+    const { id: userId } = await createUser(sql, {
+      email: 'bench@example.com',
+      name: 'Bench',
+      password,
+      workspaceId,
+      role: 'admin',
+    });
     const keys: string[] = [];
     const people: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -156,37 +224,72 @@ try {
     }
 
     await cannon({ url: `${app.url}/v1/me`, seconds: 2, bearers: keys });
-    const clientCredentials = await cannon({ url: `${app.url}/v1/oauth/token`, seconds: SECONDS, forms });
+    const clientCredentials = await cannon({
+      url: `${app.url}/v1/oauth/token`,
+      seconds: SECONDS,
+      forms,
+    });
     // Refresh chains start from refresh tokens stored exactly as the authorization-code grant stores them.
-    const firstParty = await createClient(sql, { workspaceId, role: 'admin', scopes: [...SCOPES], firstParty: true, redirectUris: ['http://127.0.0.1/cb'] });
+    const firstParty = await createClient(sql, {
+      workspaceId,
+      role: 'admin',
+      scopes: [...SCOPES],
+      firstParty: true,
+      redirectUris: ['http://127.0.0.1/cb'],
+    });
     const chains: string[] = [];
     for (let i = 0; i < CONNECTIONS; i++) {
       const familyId = newId('fam');
       const token = newSecret('fpr');
       await insertFamily(sql, { id: familyId, clientId: firstParty.clientId, userId });
-      await insertRefreshToken(sql, { id: newId('rft'), hash: sha256(token), familyId, workspaceId, scopes: [...SCOPES], expiresAt: new Date(Date.now() + 86_400_000) });
+      await insertRefreshToken(sql, {
+        id: newId('rft'),
+        hash: sha256(token),
+        familyId,
+        workspaceId,
+        scopes: [...SCOPES],
+        expiresAt: new Date(Date.now() + 86_400_000),
+      });
       chains.push(token);
     }
-    const refresh = await refreshChains(`${app.url}/v1/oauth/token`, firstParty.clientId, chains, SECONDS);
+    const refresh = await refreshChains(
+      `${app.url}/v1/oauth/token`,
+      firstParty.clientId,
+      chains,
+      SECONDS,
+    );
     const meKey = await cannon({ url: `${app.url}/v1/me`, seconds: SECONDS, bearers: keys });
     const mePerson = await cannon({ url: `${app.url}/v1/me`, seconds: SECONDS, bearers: people });
     const [meUnderSignins, signin] = await Promise.all([
       cannon({ url: `${app.url}/v1/me`, seconds: SECONDS, bearers: keys }),
       signins(app.url, 'bench@example.com', password, 20, SECONDS),
     ]);
-    process.stdout.write(JSON.stringify({
-      name: 'auth', machine: machine(),
-      clientCredentialsPerSecond: clientCredentials.rps, clientCredentialsP99Ms: clientCredentials.p99Ms,
-      refreshPerSecond: refresh.rps, refreshP99Ms: refresh.p99Ms,
-      meApiKey: meKey, mePersonToken: mePerson,
-      meP99MsAlone: meKey.p99Ms, meP99MsDuring20SigninsPerSecond: meUnderSignins.p99Ms, meRpsDuringSignins: meUnderSignins.rps,
-      signinsPerSecondServed: signin.rps, signinsShed503: signin.shed, signinP50Ms: signin.p50Ms, signinP99Ms: signin.p99Ms,
-    }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        name: 'auth',
+        machine: machine(),
+        clientCredentialsPerSecond: clientCredentials.rps,
+        clientCredentialsP99Ms: clientCredentials.p99Ms,
+        refreshPerSecond: refresh.rps,
+        refreshP99Ms: refresh.p99Ms,
+        meApiKey: meKey,
+        mePersonToken: mePerson,
+        meP99MsAlone: meKey.p99Ms,
+        meP99MsDuring20SigninsPerSecond: meUnderSignins.p99Ms,
+        meRpsDuringSignins: meUnderSignins.rps,
+        signinsPerSecondServed: signin.rps,
+        signinsShed503: signin.shed,
+        signinP50Ms: signin.p50Ms,
+        signinP99Ms: signin.p99Ms,
+      }) + '\n',
+    );
   } finally {
     await app.close();
   }
 } catch (error) {
-  process.stderr.write(`bench:auth failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `bench:auth failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   exitCode = 1;
 } finally {
   await database.drop();

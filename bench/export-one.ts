@@ -21,7 +21,8 @@ function highWater(): number {
   return kB ? Number(kB[1]) * 1024 : 0;
 }
 
-const render = async (document: PlanDocument) => (format === 'png' ? diagramPng(document.model) : await planPdf(document));
+const render = async (document: PlanDocument) =>
+  format === 'png' ? diagramPng(document.model) : await planPdf(document);
 
 await render(plan(20));
 const document = plan(size);
@@ -35,4 +36,6 @@ const ms = performance.now() - started;
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss, highWater());
 const MB = 2 ** 20;
-process.stdout.write(`${JSON.stringify({ format, tasks: size, ms: Math.round(ms), bytes: bytes.length, baselineMB: Math.round(baseline / MB), peakMB: Math.round(peak / MB), extraMB: Math.round((peak - baseline) / MB) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ format, tasks: size, ms: Math.round(ms), bytes: bytes.length, baselineMB: Math.round(baseline / MB), peakMB: Math.round(peak / MB), extraMB: Math.round((peak - baseline) / MB) })}\n`,
+);

@@ -34,13 +34,25 @@ const load = (url: string, headers: Record<string, string>, seconds = LOAD_SECON
   rawLoad(url, headers, { connections: CONNECTIONS, seconds, threads: 2 });
 
 /** One export in a process of its own (bench/export-one.ts): its time and the memory it adds at its peak. */
-function exportAlone(format: string, n: number): { ms: number; extraMB: number; baselineMB: number } {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/export-one.ts', format, String(n)], { encoding: 'utf8' });
-  const { ms, extraMB, baselineMB } = JSON.parse(out) as { ms: number; extraMB: number; baselineMB: number };
+function exportAlone(
+  format: string,
+  n: number,
+): { ms: number; extraMB: number; baselineMB: number } {
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'bench/export-one.ts', format, String(n)],
+    { encoding: 'utf8' },
+  );
+  const { ms, extraMB, baselineMB } = JSON.parse(out) as {
+    ms: number;
+    extraMB: number;
+    baselineMB: number;
+  };
   return { ms, extraMB, baselineMB };
 }
 
-const median = (values: number[]) => Number([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!.toFixed(1));
+const median = (values: number[]) =>
+  Number([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!.toFixed(1));
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
@@ -55,7 +67,11 @@ const layouts: unknown[] = [];
 const graphviz = await Graphviz.load();
 for (const n of SIZES) {
   const body = flowBody(n);
-  const created = await fetch(`${app.url}/v1/flows`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+  const created = await fetch(`${app.url}/v1/flows`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify(body),
+  });
   if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`);
   const flowId = ((await created.json()) as { id: string }).id;
   if (n === PUBLIC_TASKS) publicFlowId = flowId;
@@ -65,22 +81,50 @@ for (const n of SIZES) {
     peakRss = process.memoryUsage().rss;
     for (let run = 0; run < RUNS[n]!; run++) {
       const started = performance.now();
-      const res = await fetch(`${app.url}/v1/flows/${flowId}/exports`, { method: 'POST', headers: auth, body: JSON.stringify({ format }) });
+      const res = await fetch(`${app.url}/v1/flows/${flowId}/exports`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ format }),
+      });
       const file = Buffer.from(await res.arrayBuffer());
       times.push(performance.now() - started);
-      if (res.status !== 200) throw new Error(`export ${format} ${n}: ${res.status} ${file.toString()}`);
+      if (res.status !== 200)
+        throw new Error(`export ${format} ${n}: ${res.status} ${file.toString()}`);
       bytes = file.length;
     }
-    exports.push({ tasks: n, format, runs: times.length, p50Ms: median(times), bytes, peakRssMB: Math.round(peakRss / 2 ** 20), alone: exportAlone(format, n) });
+    exports.push({
+      tasks: n,
+      format,
+      runs: times.length,
+      p50Ms: median(times),
+      bytes,
+      peakRssMB: Math.round(peakRss / 2 ** 20),
+      alone: exportAlone(format, n),
+    });
   }
 
   const model: DiagramModel = {
-    flowId, flowName: body.name, version: 1, dueDate: null, projectedFinish: null, onTrack: null,
-    tasks: body.tasks.map((task, i) => ({ id: `t${i}`, name: task.name, status: 'ready', estimateHours: task.estimateHours, critical: false, dependsOn: task.after })),
+    flowId,
+    flowName: body.name,
+    version: 1,
+    dueDate: null,
+    projectedFinish: null,
+    onTrack: null,
+    tasks: body.tasks.map((task, i) => ({
+      id: `t${i}`,
+      name: task.name,
+      status: 'ready',
+      estimateHours: task.estimateHours,
+      critical: false,
+      dependsOn: task.after,
+    })),
   };
   let started = performance.now();
   layeredLayout(model);
-  const entry: Record<string, unknown> = { tasks: n, layeredMs: Number((performance.now() - started).toFixed(1)) };
+  const entry: Record<string, unknown> = {
+    tasks: n,
+    layeredMs: Number((performance.now() - started).toFixed(1)),
+  };
   if (n < 5000 || PEERS_5000) {
     const edges = body.tasks.flatMap((task, i) => task.after.map((dep) => [dep, i] as const));
     const dot = `digraph{rankdir=LR;node[shape=box,width=2.8,height=0.8];${body.tasks.map((task, i) => `n${i}[label="${task.name}"];`).join('')}${edges.map(([a, b]) => `n${a}->n${b};`).join('')}}`;
@@ -88,7 +132,8 @@ for (const n of SIZES) {
     graphviz.layout(dot, 'json', 'dot');
     entry.graphvizDotMs = Math.round(performance.now() - started);
     const graph = {
-      id: 'root', layoutOptions: { 'elk.algorithm': 'layered', 'elk.direction': 'RIGHT' },
+      id: 'root',
+      layoutOptions: { 'elk.algorithm': 'layered', 'elk.direction': 'RIGHT' },
       children: body.tasks.map((_, i) => ({ id: `n${i}`, width: 200, height: 58 })),
       edges: edges.map(([a, b], k) => ({ id: `e${k}`, sources: [`n${a}`], targets: [`n${b}`] })),
     };
@@ -101,20 +146,33 @@ for (const n of SIZES) {
 
 clearInterval(sampler);
 
-const published = await fetch(`${app.url}/v1/flows/${publicFlowId}/publish`, { method: 'POST', headers: auth });
-const pageUrl = app.url + new URL(((await published.json()) as { publicUrl: string }).publicUrl).pathname;
+const published = await fetch(`${app.url}/v1/flows/${publicFlowId}/publish`, {
+  method: 'POST',
+  headers: auth,
+});
+const pageUrl =
+  app.url + new URL(((await published.json()) as { publicUrl: string }).publicUrl).pathname;
 let started = performance.now();
 const first = await fetch(pageUrl, { headers: { 'accept-encoding': 'identity' } });
 const page = Buffer.from(await first.arrayBuffer());
 const firstRequestMs = Math.round(performance.now() - started);
 await load(pageUrl, { 'accept-encoding': 'gzip, deflate, br' }, 2);
 const publicPage = {
-  tasks: PUBLIC_TASKS, pageBytes: page.length, firstRequestMs, loadSeconds: LOAD_SECONDS, connections: CONNECTIONS,
+  tasks: PUBLIC_TASKS,
+  pageBytes: page.length,
+  firstRequestMs,
+  loadSeconds: LOAD_SECONDS,
+  connections: CONNECTIONS,
   gzip: await load(pageUrl, { 'accept-encoding': 'gzip, deflate, br' }),
   identity: await load(pageUrl, {}),
   // The gzip variant's ETag, as a browser that cached the page would send it back.
-  conditional304: await load(pageUrl, { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': (await fetch(pageUrl)).headers.get('etag')! }),
+  conditional304: await load(pageUrl, {
+    'accept-encoding': 'gzip, deflate, br',
+    'if-none-match': (await fetch(pageUrl)).headers.get('etag')!,
+  }),
 };
-process.stdout.write(`${JSON.stringify({ name: 'export', machine: machine(), workers: app.services.config.workers, exports, layout: layouts, publicPage })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ name: 'export', machine: machine(), workers: app.services.config.workers, exports, layout: layouts, publicPage })}\n`,
+);
 await app.close();
 await database.drop();

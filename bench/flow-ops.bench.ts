@@ -25,10 +25,11 @@ if (!UWS_NATIVE) {
 /** A random DAG with about three dependencies each, chained enough to keep most work blocked. */
 function flowBody(n: number) {
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const tasks = Array.from({ length: n }, (_, i) => {
     const after = new Set<number>();
-    for (let k = 0; k < 3 && i > 0; k++) after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
+    for (let k = 0; k < 3 && i > 0; k++)
+      after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
     return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
   });
   return { name: 'Bench flow', tasks };
@@ -38,25 +39,39 @@ const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
 };
-const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
+const summary = (values: number[]) => ({
+  p50Ms: quantile(values, 0.5),
+  p99Ms: quantile(values, 0.99),
+});
 
 const database = await benchDatabase('flow-ops');
 const app = await startBenchApp(database.url);
 const headers = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
 
-async function call(method: string, path: string, body?: unknown): Promise<{ ms: number; json: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ ms: number; json: any }> {
   const started = performance.now();
-  const response = await fetch(app.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(app.url + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await response.json();
   const ms = performance.now() - started;
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return { ms, json };
 }
 
 /** The sum of a metric's series on /metrics (every label set). */
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${app.url}/metrics`)).text();
-  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].map((m) => Number(m[1]));
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].map((m) =>
+    Number(m[1]),
+  );
   return values.reduce((sum, n) => sum + n, 0);
 }
 // Recomputes in this thread and on the pool (label `where`) together.
@@ -92,7 +107,8 @@ async function run(tasks: number, gets: number) {
   for (let i = 0; i < TRANSITIONS && ready.length > 0; i++) {
     const taskId = ready.shift()!;
     // The read measured below follows exactly this start and complete: the version before is read first.
-    if (i % 10 === 0) await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
+    if (i % 10 === 0)
+      await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
     starts.push((await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/start`)).ms);
     const done = await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/complete`);
     completes.push(done.ms);
@@ -112,7 +128,16 @@ async function run(tasks: number, gets: number) {
   // From a collected heap, so the reads above (tens of MB per version at 100k) are not paid for here.
   globalThis.gc?.();
   const adds: number[] = [];
-  for (let i = 0; i < 20 && ready.length > 0; i++) adds.push((await call('POST', `/v1/flows/${flowId}/tasks`, { name: `Added ${i}`, estimateHours: 8, after: [ready[i % ready.length]] })).ms);
+  for (let i = 0; i < 20 && ready.length > 0; i++)
+    adds.push(
+      (
+        await call('POST', `/v1/flows/${flowId}/tasks`, {
+          name: `Added ${i}`,
+          estimateHours: 8,
+          after: [ready[i % ready.length]],
+        })
+      ).ms,
+    );
 
   await call('GET', `/v1/flows/${flowId}`);
   const before = await recomputes();
@@ -121,14 +146,21 @@ async function run(tasks: number, gets: number) {
   const after = await recomputes();
   return {
     tasks,
-    sessionHeapMB: heapBefore === null || heapAfter === null ? null : Number((heapAfter - heapBefore).toFixed(1)),
+    sessionHeapMB:
+      heapBefore === null || heapAfter === null
+        ? null
+        : Number((heapAfter - heapBefore).toFixed(1)),
     transitions: starts.length,
     start: summary(starts),
     complete: summary(completes),
     addTask: summary(adds),
     get: { ...summary(times), recomputes: after - before },
     // The first read of a version after a start and a complete: only the tasks they changed are serialized again.
-    getAfterWrite: { ...summary(getsAfterWrite), flowBytes, taskBytesSerializedP50: quantile(reserialized, 0.5) },
+    getAfterWrite: {
+      ...summary(getsAfterWrite),
+      flowBytes,
+      taskBytesSerializedP50: quantile(reserialized, 0.5),
+    },
   };
 }
 
@@ -139,21 +171,33 @@ async function run(tasks: number, gets: number) {
 async function create(tasks: number): Promise<{ flowId: string; ready: string[] }> {
   if (tasks <= MAX_TASKS_PER_CALL) {
     const { json } = await call('POST', '/v1/flows', flowBody(tasks));
-    return { flowId: json.id, ready: json.tasks.filter((t: { status: string }) => t.status === 'ready').map((t: { id: string }) => t.id) };
+    return {
+      flowId: json.id,
+      ready: json.tasks
+        .filter((t: { status: string }) => t.status === 'ready')
+        .map((t: { id: string }) => t.id),
+    };
   }
   const { sql, registry, auth } = app.services;
-  const snapshot = await createFlow({ sql, registry, principal: await auth.authenticate(headers.authorization) }, flowBody(tasks));
-  const ready = snapshot.state.tasks.flatMap((task, i) => (snapshot.status[i] === STATUS_READY ? [task.id] : []));
+  const snapshot = await createFlow(
+    { sql, registry, principal: await auth.authenticate(headers.authorization) },
+    flowBody(tasks),
+  );
+  const ready = snapshot.state.tasks.flatMap((task, i) =>
+    snapshot.status[i] === STATUS_READY ? [task.id] : [],
+  );
   return { flowId: snapshot.flow.id, ready };
 }
 
 const runs = [await run(10_000, GETS), await run(100_000, GETS / 10)];
-process.stdout.write(`${JSON.stringify({
-  name: 'flow-ops',
-  machine: machine(),
-  offloadTasks: app.services.config.offloadTasks,
-  runs,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    name: 'flow-ops',
+    machine: machine(),
+    offloadTasks: app.services.config.offloadTasks,
+    runs,
+  })}\n`,
+);
 
 await app.close();
 await database.drop();

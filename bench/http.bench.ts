@@ -21,7 +21,9 @@ const DURATION_SECONDS = 10;
 const KEYS = 8;
 
 if (!UWS_NATIVE) {
-  process.stderr.write(`bench:http refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
+  process.stderr.write(
+    `bench:http refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`,
+  );
   process.exit(1);
 }
 
@@ -64,17 +66,39 @@ function load(url: string, keys: string[], seconds: number): Promise<Load> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(code, {
       eval: true,
-      workerData: { autocannon: require.resolve('autocannon'), url, keys, seconds, connections: CONNECTIONS },
+      workerData: {
+        autocannon: require.resolve('autocannon'),
+        url,
+        keys,
+        seconds,
+        connections: CONNECTIONS,
+      },
     });
     worker.once('error', reject);
-    worker.once('message', (m: { error?: string; total: number; duration: number; non2xx: number; errors: number; timeouts: number; p50: number; p99: number }) => {
-      void worker.terminate();
-      if (m.error) return reject(new Error(m.error));
-      if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
-        return reject(new Error(`${url}: ${m.non2xx} non-2xx, ${m.errors} errors, ${m.timeouts} timeouts out of ${m.total}`));
-      }
-      resolve({ rps: Math.round(m.total / m.duration), p50Ms: m.p50, p99Ms: m.p99 });
-    });
+    worker.once(
+      'message',
+      (m: {
+        error?: string;
+        total: number;
+        duration: number;
+        non2xx: number;
+        errors: number;
+        timeouts: number;
+        p50: number;
+        p99: number;
+      }) => {
+        void worker.terminate();
+        if (m.error) return reject(new Error(m.error));
+        if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
+          return reject(
+            new Error(
+              `${url}: ${m.non2xx} non-2xx, ${m.errors} errors, ${m.timeouts} timeouts out of ${m.total}`,
+            ),
+          );
+        }
+        resolve({ rps: Math.round(m.total / m.duration), p50Ms: m.p50, p99Ms: m.p99 });
+      },
+    );
   });
 }
 
@@ -91,11 +115,16 @@ try {
     const keys: string[] = [];
     for (let i = 0; i < KEYS; i += 1) {
       const { key } = await createKey(app.services.sql, {
-        workspaceId: app.demo!.workspaceId, role: 'admin', scopes: [...SCOPES], name: `bench ${i}`,
+        workspaceId: app.demo!.workspaceId,
+        role: 'admin',
+        scopes: [...SCOPES],
+        name: `bench ${i}`,
       });
       keys.push(key);
     }
-    const probe = await fetch(`${app.url}/v1/me`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    const probe = await fetch(`${app.url}/v1/me`, {
+      headers: { authorization: `Bearer ${keys[0]}` },
+    });
     if (probe.status !== 200) throw new Error(`GET /v1/me answered ${probe.status}`);
     const sameBody = Buffer.from(await probe.arrayBuffer());
 
@@ -104,7 +133,9 @@ try {
       res.writeHeader('Content-Type', 'application/json').end(sameBody);
     });
     const token = await new Promise<import('uWebSockets.js').us_listen_socket>((resolve, reject) =>
-      bare.listen('127.0.0.1', 0, (socket) => (socket ? resolve(socket) : reject(new Error('bare server cannot listen')))),
+      bare.listen('127.0.0.1', 0, (socket) =>
+        socket ? resolve(socket) : reject(new Error('bare server cannot listen')),
+      ),
     );
     let ceiling: Load;
     try {
@@ -114,21 +145,27 @@ try {
     }
 
     const measured = await measure(`${app.url}/v1/me`, keys);
-    process.stderr.write(`bench:http ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
-    process.stdout.write(JSON.stringify({
-      name: 'http',
-      machine: machine(),
-      rps: measured.rps,
-      p50Ms: measured.p50Ms,
-      p99Ms: measured.p99Ms,
-      ceilingRps: ceiling.rps,
-      ratio: Math.round((measured.rps / ceiling.rps) * 1000) / 1000,
-    }) + '\n');
+    process.stderr.write(
+      `bench:http ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`,
+    );
+    process.stdout.write(
+      JSON.stringify({
+        name: 'http',
+        machine: machine(),
+        rps: measured.rps,
+        p50Ms: measured.p50Ms,
+        p99Ms: measured.p99Ms,
+        ceilingRps: ceiling.rps,
+        ratio: Math.round((measured.rps / ceiling.rps) * 1000) / 1000,
+      }) + '\n',
+    );
   } finally {
     await app.close();
   }
 } catch (error) {
-  process.stderr.write(`bench:http failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   exitCode = 1;
 } finally {
   await database.drop();

@@ -46,7 +46,10 @@ const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
 };
-const summary = (values: number[]) => ({ p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) });
+const summary = (values: number[]) => ({
+  p50Ms: quantile(values, 0.5),
+  p99Ms: quantile(values, 0.99),
+});
 const median = (values: number[]) => quantile(values, 0.5);
 
 // The receiver, in a thread of its own as a real one would be in a process of its own: 20
@@ -69,28 +72,52 @@ setInterval(() => { if (batch.length) { parentPort.postMessage({ received: batch
 const received: { at: number; committedAt: number }[] = [];
 const receiverThread = new Worker(RECEIVER, { eval: true });
 const receiverPort = await new Promise<number>((resolve) => {
-  receiverThread.on('message', (message: { port?: number; received?: { at: number; committedAt: number }[] }) => {
-    if (message.port) resolve(message.port);
-    if (message.received) received.push(...message.received);
-  });
+  receiverThread.on(
+    'message',
+    (message: { port?: number; received?: { at: number; committedAt: number }[] }) => {
+      if (message.port) resolve(message.port);
+      if (message.received) received.push(...message.received);
+    },
+  );
 });
 const receiverUrl = `http://127.0.0.1:${receiverPort}`;
 
 const database = await benchDatabase('jobs');
 const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
-const app = await startApp(loadConfig({ LOG_LEVEL: 'warn' }, {
-  port: 0, databaseUrl: database.url, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9, webhookAllowPrivate: true,
-  ...(process.env.WEBHOOK_BUSY_RATE ? { webhookBusyRate: Number(process.env.WEBHOOK_BUSY_RATE) } : {}),
-}), { log });
+const app = await startApp(
+  loadConfig(
+    { LOG_LEVEL: 'warn' },
+    {
+      port: 0,
+      databaseUrl: database.url,
+      rateLimitPerMinute: 1e9,
+      rateLimitBurst: 1e9,
+      webhookAllowPrivate: true,
+      ...(process.env.WEBHOOK_BUSY_RATE
+        ? { webhookBusyRate: Number(process.env.WEBHOOK_BUSY_RATE) }
+        : {}),
+    },
+  ),
+  { log },
+);
 const headers = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
 const { sql } = app.services;
 
-async function call(method: string, path: string, body?: unknown): Promise<{ ms: number; json: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ ms: number; json: any }> {
   const started = performance.now();
-  const response = await fetch(app.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(app.url + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = response.status === 204 ? null : await response.json();
   const ms = performance.now() - started;
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return { ms, json };
 }
 
@@ -98,7 +125,12 @@ async function call(method: string, path: string, body?: unknown): Promise<{ ms:
 const people: string[] = [];
 for (let i = 0; i < PEOPLE; i++) {
   const id = newId('usr');
-  await insertUser(sql, { id, email: `bench${i}@example.test`, name: `Person ${i}`, passwordHash: 'x' });
+  await insertUser(sql, {
+    id,
+    email: `bench${i}@example.test`,
+    name: `Person ${i}`,
+    passwordHash: 'x',
+  });
   await upsertMembership(sql, app.demo!.workspaceId, id, 'member');
   people.push(id);
 }
@@ -106,9 +138,16 @@ for (let i = 0; i < PEOPLE; i++) {
 async function newFlows(label: string): Promise<{ id: string; tasks: string[] }[]> {
   const flows = [];
   for (let f = 0; f < FLOWS; f++) {
-    const tasks = Array.from({ length: TASKS_PER_FLOW }, (_, i) => ({ name: `T${i}`, estimateHours: 4, assigneeId: people[(f * TASKS_PER_FLOW + i) % PEOPLE] }));
+    const tasks = Array.from({ length: TASKS_PER_FLOW }, (_, i) => ({
+      name: `T${i}`,
+      estimateHours: 4,
+      assigneeId: people[(f * TASKS_PER_FLOW + i) % PEOPLE],
+    }));
     const { json } = await call('POST', '/v1/flows', { name: `${label} ${f}`, tasks });
-    flows.push({ id: json.id as string, tasks: json.tasks.map((t: { id: string }) => t.id) as string[] });
+    flows.push({
+      id: json.id as string,
+      tasks: json.tasks.map((t: { id: string }) => t.id) as string[],
+    });
   }
   return flows;
 }
@@ -149,34 +188,57 @@ async function transitions(flows: { id: string; tasks: string[] }[], rate = 0) {
   const elu = performance.eventLoopUtilization();
   const pgCpu = postgresCpuMs();
   const halves = [flows.filter((_, i) => i % 2 === 0), flows.filter((_, i) => i % 2 === 1)];
-  const latencies = (await Promise.all(halves.map((part) => new Promise<number[]>((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { url: app.url, headers, flows: part, rate, clients: flows.length } });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  })))).flat();
+  const latencies = (
+    await Promise.all(
+      halves.map(
+        (part) =>
+          new Promise<number[]>((resolve, reject) => {
+            const worker = new Worker(CLIENT, {
+              eval: true,
+              workerData: { url: app.url, headers, flows: part, rate, clients: flows.length },
+            });
+            worker.once('message', resolve);
+            worker.once('error', reject);
+          }),
+      ),
+    )
+  ).flat();
   const n = latencies.length;
   const used = process.cpuUsage(cpu);
   return {
-    latencies, startedAt, seconds: (Date.now() - startedAt) / 1000,
+    latencies,
+    startedAt,
+    seconds: (Date.now() - startedAt) / 1000,
     // Per transition: CPU of this process (server, webhook sender, and the client and receiver
     // threads) and of Postgres; and how busy the server's event loop was.
-    cpuPerTransitionMs: { process: Number(((used.user + used.system) / 1000 / n).toFixed(3)), postgres: Number(((postgresCpuMs() - pgCpu) / n).toFixed(3)) },
-    serverEventLoopUtilization: Number(performance.eventLoopUtilization(elu).utilization.toFixed(2)),
+    cpuPerTransitionMs: {
+      process: Number(((used.user + used.system) / 1000 / n).toFixed(3)),
+      postgres: Number(((postgresCpuMs() - pgCpu) / n).toFixed(3)),
+    },
+    serverEventLoopUtilization: Number(
+      performance.eventLoopUtilization(elu).utilization.toFixed(2),
+    ),
   };
 }
 
 async function settle(): Promise<void> {
   for (;;) {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from outbox where processed_at is null`;
+    const [row] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from outbox where processed_at is null`;
     if (row!.n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
 /** Waits for `count` more receipts (from `from` on); returns them. */
-async function receipts(from: number, count: number): Promise<{ at: number; committedAt: number }[]> {
+async function receipts(
+  from: number,
+  count: number,
+): Promise<{ at: number; committedAt: number }[]> {
   const deadline = Date.now() + 30 * 60_000;
-  while (received.length < from + count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (received.length < from + count && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   return received.slice(from);
 }
 
@@ -199,7 +261,14 @@ type Hooked = { run: Run; receipts: Receipt[] };
 async function hookedRun(label: string, rate: number): Promise<Hooked> {
   const hooks: string[] = [];
   for (let e = 0; e < ENDPOINTS; e++) {
-    hooks.push((await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] })).json.id);
+    hooks.push(
+      (
+        await call('POST', '/v1/webhooks', {
+          url: `${receiverUrl}/endpoint/${e}`,
+          events: ['task.started', 'task.completed'],
+        })
+      ).json.id,
+    );
   }
   await quiesce();
   const run = await transitions(await newFlows(label), rate);
@@ -221,7 +290,10 @@ async function plainRun(label: string, rate: number): Promise<Run> {
  * drift of a long benchmark (a fuller database, a warmer JIT, the machine's own noise) falls on
  * both sides alike: a single pair moved by ±30% between identical invocations.
  */
-async function interleaved(label: string, rate: number): Promise<{ without: Run[]; withHooks: Hooked[] }> {
+async function interleaved(
+  label: string,
+  rate: number,
+): Promise<{ without: Run[]; withHooks: Hooked[] }> {
   const without: Run[] = [];
   const withHooks: Hooked[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -236,12 +308,23 @@ async function interleaved(label: string, rate: number): Promise<{ without: Run[
 // Saturated: every client sends its next transition as soon as the last is answered.
 const saturatedRuns = await interleaved('Saturated', 0);
 // Paced at half the rate the saturated runs reached: the machine has room, as a service should.
-const rate = Math.round(median(saturatedRuns.without.map((run) => run.latencies.length / run.seconds)) / 2);
+const rate = Math.round(
+  median(saturatedRuns.without.map((run) => run.latencies.length / run.seconds)) / 2,
+);
 const pacedRuns = await interleaved('Paced', rate);
 
 // Unloaded: one transition every 100 ms, each fanned out to the 20 endpoints.
-for (let e = 0; e < ENDPOINTS; e++) await call('POST', '/v1/webhooks', { url: `${receiverUrl}/endpoint/${e}`, events: ['task.started', 'task.completed'] });
-const quietFlow = (await call('POST', '/v1/flows', { name: 'Quiet', tasks: Array.from({ length: QUIET / 2 }, (_, i) => ({ name: `Q${i}` })) })).json;
+for (let e = 0; e < ENDPOINTS; e++)
+  await call('POST', '/v1/webhooks', {
+    url: `${receiverUrl}/endpoint/${e}`,
+    events: ['task.started', 'task.completed'],
+  });
+const quietFlow = (
+  await call('POST', '/v1/flows', {
+    name: 'Quiet',
+    tasks: Array.from({ length: QUIET / 2 }, (_, i) => ({ name: `Q${i}` })),
+  })
+).json;
 for (const task of quietFlow.tasks as { id: string }[]) {
   for (const step of ['start', 'complete']) {
     await call('POST', `/v1/flows/${quietFlow.id}/tasks/${task.id}/${step}`);
@@ -270,7 +353,11 @@ const compare = ({ without, withHooks }: { without: Run[]; withHooks: Hooked[] }
   const plain = side(without);
   const hooked = side(withHooks.map((h) => h.run));
   const pct = (a: number, b: number) => Number((100 * (b / a - 1)).toFixed(1));
-  return { withoutWebhooks: plain, withWebhooks: hooked, latencyChangePct: { p50: pct(plain.p50Ms, hooked.p50Ms), p99: pct(plain.p99Ms, hooked.p99Ms) } };
+  return {
+    withoutWebhooks: plain,
+    withWebhooks: hooked,
+    latencyChangePct: { p50: pct(plain.p50Ms, hooked.p50Ms), p99: pct(plain.p99Ms, hooked.p99Ms) },
+  };
 };
 /** Behind a saturated run: deliveries per second from its start to the last receipt, and from when the API was quiet. */
 const throughput = ({ run, receipts: got }: Hooked) => {
@@ -282,32 +369,37 @@ const throughput = ({ run, receipts: got }: Hooked) => {
   };
 };
 const saturatedThroughput = saturatedRuns.withHooks.map(throughput);
-const latencies = (hooked: Hooked[]) => summary(hooked.flatMap((h) => h.receipts.map((r) => r.at - r.committedAt)));
-process.stdout.write(JSON.stringify({
-  name: 'jobs',
-  machine: machine(),
-  webhookBusyRate: app.services.config.webhookBusyRate,
-  transitionsPerRun: saturatedRuns.without[0]!.latencies.length,
-  rounds: ROUNDS,
-  endpoints: ENDPOINTS,
-  people: PEOPLE,
-  saturated: compare(saturatedRuns),
-  atHalfRate: { ratePerSecond: rate, ...compare(pacedRuns) },
-  deliveries: {
-    // Every delivery of every run with webhooks arrived (each run: its transitions × 20).
-    receivedPerRun: saturatedRuns.withHooks.concat(pacedRuns.withHooks).map((h) => h.receipts.length),
-    // Medians over the saturated runs: while one ran, the busy API held delivery to WEBHOOK_BUSY_RATE.
-    perSecond: Math.round(median(saturatedThroughput.map((t) => t.overall))),
-    perSecondOnceQuiet: Math.round(median(saturatedThroughput.map((t) => t.onceQuiet))),
-    // Each saturated run's, in order: later runs find more delivered rows in the tables.
-    perSecondOnceQuietRuns: saturatedThroughput.map((t) => Math.round(t.onceQuiet)),
-    // Behind the saturated runs: includes the wait behind the backlog each built up (20 deliveries per transition).
-    commitToReceipt: latencies(saturatedRuns.withHooks),
-    commitToReceiptAtHalfRate: latencies(pacedRuns.withHooks),
-    // One transition every 100 ms (×20 endpoints): the pipeline's own latency.
-    commitToReceiptUnloaded: summary(received.map((r) => r.at - r.committedAt)),
-  },
-}) + '\n');
+const latencies = (hooked: Hooked[]) =>
+  summary(hooked.flatMap((h) => h.receipts.map((r) => r.at - r.committedAt)));
+process.stdout.write(
+  JSON.stringify({
+    name: 'jobs',
+    machine: machine(),
+    webhookBusyRate: app.services.config.webhookBusyRate,
+    transitionsPerRun: saturatedRuns.without[0]!.latencies.length,
+    rounds: ROUNDS,
+    endpoints: ENDPOINTS,
+    people: PEOPLE,
+    saturated: compare(saturatedRuns),
+    atHalfRate: { ratePerSecond: rate, ...compare(pacedRuns) },
+    deliveries: {
+      // Every delivery of every run with webhooks arrived (each run: its transitions × 20).
+      receivedPerRun: saturatedRuns.withHooks
+        .concat(pacedRuns.withHooks)
+        .map((h) => h.receipts.length),
+      // Medians over the saturated runs: while one ran, the busy API held delivery to WEBHOOK_BUSY_RATE.
+      perSecond: Math.round(median(saturatedThroughput.map((t) => t.overall))),
+      perSecondOnceQuiet: Math.round(median(saturatedThroughput.map((t) => t.onceQuiet))),
+      // Each saturated run's, in order: later runs find more delivered rows in the tables.
+      perSecondOnceQuietRuns: saturatedThroughput.map((t) => Math.round(t.onceQuiet)),
+      // Behind the saturated runs: includes the wait behind the backlog each built up (20 deliveries per transition).
+      commitToReceipt: latencies(saturatedRuns.withHooks),
+      commitToReceiptAtHalfRate: latencies(pacedRuns.withHooks),
+      // One transition every 100 ms (×20 endpoints): the pipeline's own latency.
+      commitToReceiptUnloaded: summary(received.map((r) => r.at - r.committedAt)),
+    },
+  }) + '\n',
+);
 
 await app.close();
 await receiverThread.terminate();

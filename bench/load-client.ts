@@ -20,7 +20,10 @@ interface Work {
 const w = workerData as Work;
 const auth = { authorization: `Bearer ${w.key}` };
 const VIEWS = ['available', 'blocked', 'in-progress'];
-const stats: Record<string, { latencies: number[]; statuses: Record<number, number>; errors: number }> = {};
+const stats: Record<
+  string,
+  { latencies: number[]; statuses: Record<number, number>; errors: number }
+> = {};
 const acknowledged: { flowId: string; taskId: string; step: 'start' | 'complete' }[] = [];
 let turn = w.seed;
 let random = w.seed * 7919 + 1;
@@ -30,7 +33,12 @@ const rand = (n: number) => {
 };
 const stopAt = Date.now() + w.seconds * 1000;
 
-async function call(route: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any } | null> {
+async function call(
+  route: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; etag: string | null; body: any } | null> {
   const entry = (stats[route] ??= { latencies: [], statuses: {}, errors: 0 });
   const url = w.urls[turn++ % w.urls.length]!;
   const started = performance.now();
@@ -39,7 +47,12 @@ async function call(route: string, method: string, path: string, headers: Record
     const text = await response.text();
     entry.latencies.push(performance.now() - started);
     entry.statuses[response.status] = (entry.statuses[response.status] ?? 0) + 1;
-    return { status: response.status, etag: response.headers.get('etag'), body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null };
+    return {
+      status: response.status,
+      etag: response.headers.get('etag'),
+      body:
+        text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null,
+    };
   } catch {
     entry.errors++;
     return null;
@@ -73,7 +86,11 @@ async function actor(index: number): Promise<void> {
     for (const task of flow.tasks) {
       for (const step of ['start', 'complete'] as const) {
         if (Date.now() >= stopAt) return;
-        const res = await call(`POST /v1/flows/{id}/tasks/{id}/${step}`, 'POST', `/v1/flows/${flow.id}/tasks/${task}/${step}`);
+        const res = await call(
+          `POST /v1/flows/{id}/tasks/{id}/${step}`,
+          'POST',
+          `/v1/flows/${flow.id}/tasks/${task}/${step}`,
+        );
         if (res?.status === 200) acknowledged.push({ flowId: flow.id, taskId: task, step });
         else return;
       }

@@ -27,8 +27,13 @@ const children: ChildProcess[] = [];
 function startServer(): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
-      ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn', WORKERS: '1',
-      RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_BURST: '100000000',
+      ...process.env,
+      DATABASE_URL: database.url,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      WORKERS: '1',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_BURST: '100000000',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -57,12 +62,26 @@ urls.push(...(await Promise.all(Array.from({ length: PROCESSES - 1 }, () => star
 
 const sql = postgres(database.url, { max: 2, onnotice: () => {} });
 const workspace = await createWorkspace(sql, { name: 'Load', plan: 'pro' });
-const keys = await Promise.all([0, 1].map(() => createKey(sql, { workspaceId: workspace.id, role: 'admin', scopes: ['flows:read', 'flows:write', 'work:write'] })));
+const keys = await Promise.all(
+  [0, 1].map(() =>
+    createKey(sql, {
+      workspaceId: workspace.id,
+      role: 'admin',
+      scopes: ['flows:read', 'flows:write', 'work:write'],
+    }),
+  ),
+);
 const flows: { id: string; tasks: string[] }[] = [];
 for (let f = 0; f < FLOWS; f++) {
-  const tasks = Array.from({ length: TASKS }, (_, i) => ({ name: `T${i}`, estimateHours: 2 + (i % 5), ...(i > 0 ? { after: [i - 1] } : {}) }));
+  const tasks = Array.from({ length: TASKS }, (_, i) => ({
+    name: `T${i}`,
+    estimateHours: 2 + (i % 5),
+    ...(i > 0 ? { after: [i - 1] } : {}),
+  }));
   const response = await fetch(`${urls[f % urls.length]}/v1/flows`, {
-    method: 'POST', headers: { authorization: `Bearer ${keys[0]!.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Flow ${f}`, tasks }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${keys[0]!.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Flow ${f}`, tasks }),
   });
   const flow = (await response.json()) as { id: string; tasks: { id: string }[] };
   flows.push({ id: flow.id, tasks: flow.tasks.map((t) => t.id) });
@@ -71,19 +90,33 @@ for (let f = 0; f < FLOWS; f++) {
 const cpuBefore = children.map((c) => cpuMs(c.pid!));
 const pgBefore = postgresCpuMs();
 const started = Date.now();
-type Stats = Record<string, { latencies: number[]; statuses: Record<number, number>; errors: number }>;
+type Stats = Record<
+  string,
+  { latencies: number[]; statuses: Record<number, number>; errors: number }
+>;
 type Acknowledged = { flowId: string; taskId: string; step: 'start' | 'complete' }[];
-const results = await Promise.all([0, 1].map((thread) => new Promise<{ stats: Stats; acknowledged: Acknowledged }>((resolve, reject) => {
-  const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), {
-    workerData: {
-      urls, key: keys[thread]!.key, seconds: SECONDS, pollers: 30, readers: 5, actors: 4, seed: thread + 1,
-      // Each thread acts on its own half of the flows, and reads all of them.
-      flows: flows.filter((_, i) => i % 2 === thread),
-    },
-  });
-  worker.once('message', resolve);
-  worker.once('error', reject);
-})));
+const results = await Promise.all(
+  [0, 1].map(
+    (thread) =>
+      new Promise<{ stats: Stats; acknowledged: Acknowledged }>((resolve, reject) => {
+        const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), {
+          workerData: {
+            urls,
+            key: keys[thread]!.key,
+            seconds: SECONDS,
+            pollers: 30,
+            readers: 5,
+            actors: 4,
+            seed: thread + 1,
+            // Each thread acts on its own half of the flows, and reads all of them.
+            flows: flows.filter((_, i) => i % 2 === thread),
+          },
+        });
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      }),
+  ),
+);
 const seconds = (Date.now() - started) / 1000;
 const serverCpu = children.reduce((sum, c, i) => sum + cpuMs(c.pid!) - cpuBefore[i]!, 0);
 const pgCpu = postgresCpuMs() - pgBefore;
@@ -94,23 +127,40 @@ for (const { stats } of results) {
     const into = (merged[route] ??= { latencies: [], statuses: {}, errors: 0 });
     into.latencies.push(...s.latencies);
     into.errors += s.errors;
-    for (const [status, n] of Object.entries(s.statuses)) into.statuses[Number(status)] = (into.statuses[Number(status)] ?? 0) + n;
+    for (const [status, n] of Object.entries(s.statuses))
+      into.statuses[Number(status)] = (into.statuses[Number(status)] ?? 0) + n;
   }
 }
-const quantile = (sorted: number[], q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
+const quantile = (sorted: number[], q: number) =>
+  Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
 let requests = 0;
 let errors = 0;
-const routes = Object.fromEntries(Object.entries(merged).map(([route, s]) => {
-  const sorted = [...s.latencies].sort((a, b) => a - b);
-  const count = sorted.length;
-  requests += count;
-  const failed = s.errors + Object.entries(s.statuses).filter(([status]) => Number(status) >= 400).reduce((sum, [, n]) => sum + n, 0);
-  errors += failed;
-  return [route, {
-    requests: count, perSecond: Math.round(count / seconds), p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), p999Ms: quantile(sorted, 0.999),
-    notModifiedShare: Number(((s.statuses[304] ?? 0) / Math.max(1, count)).toFixed(3)), errors: failed, statuses: s.statuses,
-  }];
-}));
+const routes = Object.fromEntries(
+  Object.entries(merged).map(([route, s]) => {
+    const sorted = [...s.latencies].sort((a, b) => a - b);
+    const count = sorted.length;
+    requests += count;
+    const failed =
+      s.errors +
+      Object.entries(s.statuses)
+        .filter(([status]) => Number(status) >= 400)
+        .reduce((sum, [, n]) => sum + n, 0);
+    errors += failed;
+    return [
+      route,
+      {
+        requests: count,
+        perSecond: Math.round(count / seconds),
+        p50Ms: quantile(sorted, 0.5),
+        p99Ms: quantile(sorted, 0.99),
+        p999Ms: quantile(sorted, 0.999),
+        notModifiedShare: Number(((s.statuses[304] ?? 0) / Math.max(1, count)).toFixed(3)),
+        errors: failed,
+        statuses: s.statuses,
+      },
+    ];
+  }),
+);
 
 // The sweep: each process serves every acknowledged transition, and its in-progress view agrees with the flows.
 const acknowledged = results.flatMap((r) => r.acknowledged);
@@ -119,13 +169,21 @@ const expectStarted = new Set(acknowledged.filter((a) => a.step === 'start').map
 let missing = 0;
 let viewDisagreements = 0;
 for (const url of urls) {
-  const get = async (path: string) => (await fetch(url + path, { headers: { authorization: `Bearer ${keys[0]!.key}` } })).json() as Promise<any>;
+  const get = async (path: string) =>
+    (
+      await fetch(url + path, { headers: { authorization: `Bearer ${keys[0]!.key}` } })
+    ).json() as Promise<any>;
   const inProgress = new Set<string>();
   for (const flow of flows) {
     const body = await get(`/v1/flows/${flow.id}`);
     for (const task of body.tasks as { id: string; status: string }[]) {
       if (expectDone.has(task.id) && task.status !== 'done') missing++;
-      else if (expectStarted.has(task.id) && task.status !== 'in_progress' && task.status !== 'done') missing++;
+      else if (
+        expectStarted.has(task.id) &&
+        task.status !== 'in_progress' &&
+        task.status !== 'done'
+      )
+        missing++;
       if (task.status === 'in_progress') inProgress.add(task.id);
     }
   }
@@ -139,20 +197,35 @@ for (const url of urls) {
   for (const id of viewed) if (!inProgress.has(id)) viewDisagreements++;
 }
 
-process.stdout.write(JSON.stringify({
-  name: 'load',
-  machine: machine(),
-  processes: PROCESSES,
-  seconds: Number(seconds.toFixed(1)),
-  requests,
-  perSecond: Math.round(requests / seconds),
-  errors,
-  routes,
-  cpuMsPer1000Requests: { servers: Number((1000 * serverCpu / requests).toFixed(1)), postgres: Number((1000 * pgCpu / requests).toFixed(1)) },
-  sweep: { acknowledgedTransitions: acknowledged.length, missing, viewDisagreements, processesChecked: urls.length },
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    name: 'load',
+    machine: machine(),
+    processes: PROCESSES,
+    seconds: Number(seconds.toFixed(1)),
+    requests,
+    perSecond: Math.round(requests / seconds),
+    errors,
+    routes,
+    cpuMsPer1000Requests: {
+      servers: Number(((1000 * serverCpu) / requests).toFixed(1)),
+      postgres: Number(((1000 * pgCpu) / requests).toFixed(1)),
+    },
+    sweep: {
+      acknowledgedTransitions: acknowledged.length,
+      missing,
+      viewDisagreements,
+      processesChecked: urls.length,
+    },
+  }) + '\n',
+);
 
 for (const child of children) child.kill('SIGTERM');
-await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));
+await Promise.all(
+  children.map(
+    (c) =>
+      new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve))),
+  ),
+);
 await sql.end();
 await database.drop();

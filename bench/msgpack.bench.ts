@@ -16,12 +16,21 @@ const app = await startBenchApp(database.url);
 const auth = { authorization: `Bearer ${app.demo!.key}` };
 
 // A wide programme: chains of 10 tasks side by side, so many are ready (the work page fills).
-const tasks = Array.from({ length: TASKS }, (_, i) => ({ name: `Task ${i}`, estimateHours: 1 + (i % 8), ...(i % 10 ? { after: [i - 1] } : {}) }));
-const created = await fetch(`${app.url}/v1/flows`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Programme', tasks }) });
+const tasks = Array.from({ length: TASKS }, (_, i) => ({
+  name: `Task ${i}`,
+  estimateHours: 1 + (i % 8),
+  ...(i % 10 ? { after: [i - 1] } : {}),
+}));
+const created = await fetch(`${app.url}/v1/flows`, {
+  method: 'POST',
+  headers: { ...auth, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Programme', tasks }),
+});
 if (created.status !== 201) throw new Error(`flow: ${created.status}`);
 const flow = (await created.json()) as { id: string };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(path: string) {
   const fetchBytes = async (accept: string) => {
@@ -49,7 +58,11 @@ async function measure(path: string) {
   }
   const round = (n: number) => Number(n.toFixed(2));
   return {
-    bytes: { json: json.bytes.length, msgpack: packed.bytes.length, ratio: round(packed.bytes.length / json.bytes.length) },
+    bytes: {
+      json: json.bytes.length,
+      msgpack: packed.bytes.length,
+      ratio: round(packed.bytes.length / json.bytes.length),
+    },
     decodeMs: { json: round(median(parseJson)), msgpack: round(median(parsePacked)) },
     fetchMs: { json: round(median(fetchJson)), msgpack: round(median(fetchPacked)) },
   };

@@ -63,25 +63,70 @@ for (let i = 0; i < w.connections; i++) connection();
 `;
 
 /** GET `url` with `headers` over `connections` keep-alive connections spread over `threads` worker threads. */
-export async function rawLoad(url: string, headers: Record<string, string>, options: { connections: number; seconds: number; threads: number }): Promise<RawLoadResult> {
+export async function rawLoad(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections: number; seconds: number; threads: number },
+): Promise<RawLoadResult> {
   const target = new URL(url);
-  const lines = [`GET ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `GET ${target.pathname}${target.search} HTTP/1.1`,
+    `Host: ${target.host}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   const request = `${lines.join('\r\n')}\r\n\r\n`;
   const started = performance.now();
-  const parts = await Promise.all(Array.from({ length: options.threads }, (_, i) => new Promise<{ requests: number; bytes: number; latencies: number[]; statuses: Record<string, number> }>((resolve, reject) => {
-    const connections = Math.floor(options.connections / options.threads) + (i < options.connections % options.threads ? 1 : 0);
-    const worker = new Worker(WORKER, { eval: true, workerData: { host: target.hostname, port: Number(target.port), request, connections, seconds: options.seconds } });
-    worker.once('message', (m) => { void worker.terminate(); resolve(m); });
-    worker.once('error', reject);
-  })));
+  const parts = await Promise.all(
+    Array.from(
+      { length: options.threads },
+      (_, i) =>
+        new Promise<{
+          requests: number;
+          bytes: number;
+          latencies: number[];
+          statuses: Record<string, number>;
+        }>((resolve, reject) => {
+          const connections =
+            Math.floor(options.connections / options.threads) +
+            (i < options.connections % options.threads ? 1 : 0);
+          const worker = new Worker(WORKER, {
+            eval: true,
+            workerData: {
+              host: target.hostname,
+              port: Number(target.port),
+              request,
+              connections,
+              seconds: options.seconds,
+            },
+          });
+          worker.once('message', (m) => {
+            void worker.terminate();
+            resolve(m);
+          });
+          worker.once('error', reject);
+        }),
+    ),
+  );
   const seconds = (performance.now() - started) / 1000;
   const requests = parts.reduce((sum, p) => sum + p.requests, 0);
   const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
-  for (const p of parts) for (const [status, n] of Object.entries(p.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
+  for (const p of parts)
+    for (const [status, n] of Object.entries(p.statuses))
+      statuses[status] = (statuses[status] ?? 0) + n;
+  const at = (q: number) =>
+    Number(
+      (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1),
+    );
   return {
-    requests, seconds: Number(seconds.toFixed(2)), reqPerSec: Math.round(requests / seconds), p50Ms: at(0.5), p99Ms: at(0.99),
-    bytesPerResponse: Math.round(parts.reduce((sum, p) => sum + p.bytes, 0) / Math.max(1, requests)), statuses,
+    requests,
+    seconds: Number(seconds.toFixed(2)),
+    reqPerSec: Math.round(requests / seconds),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    bytesPerResponse: Math.round(
+      parts.reduce((sum, p) => sum + p.bytes, 0) / Math.max(1, requests),
+    ),
+    statuses,
   };
 }

@@ -45,14 +45,21 @@ const round = (x: number): number => Math.round(x * 100) / 100;
 
 function copy(input: RecomputeInput): RecomputeInput {
   const { from, to, progress, duration } = input;
-  return { ...input, from: from.slice(), to: to.slice(), progress: progress.slice(), duration: duration.slice() };
+  return {
+    ...input,
+    from: from.slice(),
+    to: to.slice(),
+    progress: progress.slice(),
+    duration: duration.slice(),
+  };
 }
 
 /** Status + CPM with the same semantics as the engine, on graphology's API. */
 function peer(input: RecomputeInput): { status: Map<string, string>; finish: number } {
   const { n, from, to, progress, duration } = input;
   const graph = new DirectedGraph();
-  for (let v = 0; v < n; v++) graph.addNode(String(v), { progress: progress[v], duration: duration[v] });
+  for (let v = 0; v < n; v++)
+    graph.addNode(String(v), { progress: progress[v], duration: duration[v] });
   for (let i = 0; i < from.length; i++) graph.mergeEdge(String(from[i]), String(to[i]));
   const order = topologicalSort(graph);
   const done = (v: string): boolean => graph.getNodeAttribute(v, 'progress') === 2;
@@ -105,7 +112,10 @@ function heapMB(n: number): number {
   };
   const before = used();
   const input = randomDag(n);
-  const held: [RecomputeInput, RecomputeOutput] = [input, recompute({ ...input, withCounts: true })];
+  const held: [RecomputeInput, RecomputeOutput] = [
+    input,
+    recompute({ ...input, withCounts: true }),
+  ];
   const after = used();
   if (held[1].order.length !== n) throw new Error('unreachable');
   return round((after - before) / 2 ** 20);
@@ -129,7 +139,11 @@ async function incremental(input: RecomputeInput): Promise<number> {
 }
 
 const gc = gcFunction();
-const pool = new RecomputePool({ threads: Math.max(1, os.cpus().length), timeoutMs: 120_000, maxInFlight: 8 });
+const pool = new RecomputePool({
+  threads: Math.max(1, os.cpus().length),
+  timeoutMs: 120_000,
+  maxInFlight: 8,
+});
 // Measured first, while the heap is quiet, so other phases' garbage cannot blur it.
 const heap10k = heapMB(10_000);
 const results = [];
@@ -152,7 +166,15 @@ for (const n of SIZES) {
   gc();
   const incrementalMs = await incremental(input);
   gc();
-  results.push({ n, engineMs, countsMs, incrementalMs, poolMs, peerMs, heapMB: n === 10_000 ? heap10k : null });
+  results.push({
+    n,
+    engineMs,
+    countsMs,
+    incrementalMs,
+    poolMs,
+    peerMs,
+    heapMB: n === 10_000 ? heap10k : null,
+  });
 }
 await pool.close();
 

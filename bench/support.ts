@@ -10,7 +10,12 @@ import { loadConfig } from '../src/platform/config.ts';
 import { startEmbedded, type EmbeddedCluster } from '../src/storage/embedded.ts';
 
 export function machine() {
-  return { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, os: `${os.platform()} ${os.release()}` };
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    node: process.version,
+    os: `${os.platform()} ${os.release()}`,
+  };
 }
 
 /**
@@ -19,7 +24,9 @@ export function machine() {
  */
 export async function benchDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
   let cluster: EmbeddedCluster | null = null;
-  const admin = process.env.DATABASE_URL ?? (cluster = await startEmbedded(path.resolve('.flowplan', `bench-${name}`))).adminUrl;
+  const admin =
+    process.env.DATABASE_URL ??
+    (cluster = await startEmbedded(path.resolve('.flowplan', `bench-${name}`))).adminUrl;
   const database = `bench_${randomBytes(4).toString('hex')}`;
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
   await sql.unsafe(`create database ${database}`);
@@ -45,7 +52,20 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
  */
 export function startBenchApp(databaseUrl: string): Promise<RunningApp> {
   const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
-  return startApp(loadConfig({ LOG_LEVEL: 'warn' }, { port: 0, databaseUrl, rateLimitPerMinute: 1e9, rateLimitBurst: 1e9, addressRateLimitPerMinute: 1e9, addressRateLimitBurst: 1e9 }), { log });
+  return startApp(
+    loadConfig(
+      { LOG_LEVEL: 'warn' },
+      {
+        port: 0,
+        databaseUrl,
+        rateLimitPerMinute: 1e9,
+        rateLimitBurst: 1e9,
+        addressRateLimitPerMinute: 1e9,
+        addressRateLimitBurst: 1e9,
+      },
+    ),
+    { log },
+  );
 }
 
 /** CPU time (ms) used so far by every `postgres` process on this machine (Linux /proc; 0 elsewhere). */

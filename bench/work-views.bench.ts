@@ -109,7 +109,9 @@ interface Merged {
 function merge(results: LoadResult[]): Merged {
   const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
   const statuses: Record<string, number> = {};
-  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  for (const r of results)
+    for (const [status, n] of Object.entries(r.statuses))
+      statuses[status] = (statuses[status] ?? 0) + n;
   const concat = (parts: Float64Array[]) => {
     const out = new Float64Array(parts.reduce((sum, p) => sum + p.length, 0));
     let at = 0;
@@ -138,7 +140,8 @@ interface Reply {
 /** One keep-alive connection with one request in flight at a time. */
 class Connection {
   private buffer: Buffer = Buffer.alloc(0);
-  private waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | null = null;
+  private waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | null =
+    null;
   private readonly socket: net.Socket;
   private readonly ready: Promise<void>;
 
@@ -202,7 +205,10 @@ class Connection {
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
+  return (
+    Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) /
+    100
+  );
 }
 
 function summarize(latencies: Float64Array): { p50Ms: number; p99Ms: number } {
@@ -211,35 +217,45 @@ function summarize(latencies: Float64Array): { p50Ms: number; p99Ms: number } {
 }
 
 async function runLoad(job: LoadJob): Promise<LoadResult> {
-  const connections = Array.from({ length: job.connections }, () => new Connection(job.host, job.port));
+  const connections = Array.from(
+    { length: job.connections },
+    () => new Connection(job.host, job.port),
+  );
   const warmupEnd = performance.now() + job.warmupSeconds * 1000;
   const end = warmupEnd + job.seconds * 1000;
   const statuses: Record<string, number> = {};
   const conditionalLatency: number[] = [];
   const plainLatency: number[] = [];
 
-  await Promise.all(connections.map(async (connection, c) => {
-    const authorization = `Bearer ${job.keys[c % job.keys.length]}`;
-    const conditional = job.conditional === 'all' || (job.conditional === 'half' && c % 2 === 0);
-    const etags = new Map<string, string>();
-    // Connections start at different views so both are polled all the time.
-    for (let n = c; ; n++) {
-      const started = performance.now();
-      if (started >= end) break;
-      const path = job.paths[n % job.paths.length]!;
-      const headers: Record<string, string> = { authorization };
-      const etag = conditional ? etags.get(path) : undefined;
-      if (etag) headers['if-none-match'] = etag;
-      const reply = await connection.get(path, headers);
-      const finished = performance.now();
-      if (reply.etag) etags.set(path, reply.etag);
-      if (started < warmupEnd || finished > end) continue;
-      statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
-      (conditional ? conditionalLatency : plainLatency).push(finished - started);
-    }
-  }));
+  await Promise.all(
+    connections.map(async (connection, c) => {
+      const authorization = `Bearer ${job.keys[c % job.keys.length]}`;
+      const conditional = job.conditional === 'all' || (job.conditional === 'half' && c % 2 === 0);
+      const etags = new Map<string, string>();
+      // Connections start at different views so both are polled all the time.
+      for (let n = c; ; n++) {
+        const started = performance.now();
+        if (started >= end) break;
+        const path = job.paths[n % job.paths.length]!;
+        const headers: Record<string, string> = { authorization };
+        const etag = conditional ? etags.get(path) : undefined;
+        if (etag) headers['if-none-match'] = etag;
+        const reply = await connection.get(path, headers);
+        const finished = performance.now();
+        if (reply.etag) etags.set(path, reply.etag);
+        if (started < warmupEnd || finished > end) continue;
+        statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+        (conditional ? conditionalLatency : plainLatency).push(finished - started);
+      }
+    }),
+  );
   for (const connection of connections) connection.close();
-  return { seconds: job.seconds, statuses, conditional: Float64Array.from(conditionalLatency), plain: Float64Array.from(plainLatency) };
+  return {
+    seconds: job.seconds,
+    statuses,
+    conditional: Float64Array.from(conditionalLatency),
+    plain: Float64Array.from(plainLatency),
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -284,7 +300,10 @@ async function runWriter(job: WriterJob): Promise<WriterResult> {
     const ref = complete ? pick(started) : ready.length > 0 ? pick(ready) : null;
     if (ref) {
       const [flowId, taskId] = ref.split('/') as [string, string];
-      const res = await fetch(`${job.url}/v1/flows/${flowId}/tasks/${taskId}/${complete ? 'complete' : 'start'}`, { method: 'POST', headers });
+      const res = await fetch(
+        `${job.url}/v1/flows/${flowId}/tasks/${taskId}/${complete ? 'complete' : 'start'}`,
+        { method: 'POST', headers },
+      );
       const body = (await res.json()) as { unblocked?: { id: string; parentId: string | null }[] };
       const arrived = performance.now();
       if (res.status !== 200) {
@@ -292,7 +311,8 @@ async function runWriter(job: WriterJob): Promise<WriterResult> {
       } else {
         result.transitions++;
         if (complete) {
-          for (const task of body.unblocked ?? []) if (task.parentId === null) ready.push(`${flowId}/${task.id}`);
+          for (const task of body.unblocked ?? [])
+            if (task.parentId === null) ready.push(`${flowId}/${task.id}`);
         } else {
           started.push(ref);
           if (result.transitions % PROBE_EVERY === 1) {
@@ -343,9 +363,16 @@ async function runEditor(job: EditorJob): Promise<{ writes: number; refused: num
   });
   const result = { writes: 0, refused: 0 };
   const write = async (n: number) => {
-    const [flowId, taskId] = job.tasks[(n * 7919) % job.tasks.length]!.split('/') as [string, string];
+    const [flowId, taskId] = job.tasks[(n * 7919) % job.tasks.length]!.split('/') as [
+      string,
+      string,
+    ];
     const body = n % 2 === 0 ? { name: `edited ${n}` } : { estimateHours: 1 + (n % 40) };
-    const res = await fetch(`${job.url}/v1/flows/${flowId}/tasks/${taskId}`, { method: 'PATCH', headers, body: JSON.stringify(body) });
+    const res = await fetch(`${job.url}/v1/flows/${flowId}/tasks/${taskId}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify(body),
+    });
     await res.arrayBuffer();
     if (res.status === 200) result.writes++;
     else result.refused++;
@@ -391,7 +418,11 @@ function randomTasks(random: () => number, flow: number, count: number) {
     const after = new Set<number>();
     const wanted = Math.min(i, Math.floor(random() * 5));
     while (after.size < wanted) after.add(Math.floor(random() * i));
-    return { name: `f${flow} t${i}`, estimateHours: 1 + Math.floor(random() * 40), after: [...after] };
+    return {
+      name: `f${flow} t${i}`,
+      estimateHours: 1 + Math.floor(random() * 40),
+      after: [...after],
+    };
   });
 }
 
@@ -411,22 +442,36 @@ interface CreatedFlow {
 }
 
 /** `count` flows of `tasksPerFlow` random tasks through the API, eight at a time, a third with a due date. */
-async function createFlows(url: string, adminKey: string, count: number, tasksPerFlow: number): Promise<CreatedFlow[]> {
+async function createFlows(
+  url: string,
+  adminKey: string,
+  count: number,
+  tasksPerFlow: number,
+): Promise<CreatedFlow[]> {
   const random = mulberry32(42);
   const bodies = Array.from({ length: count }, (_, f) => ({
     name: `Flow ${f}`,
-    ...(f % 3 === 0 ? { dueDate: new Date(Date.UTC(2031, 0, 1 + f)).toISOString().slice(0, 10) } : {}),
+    ...(f % 3 === 0
+      ? { dueDate: new Date(Date.UTC(2031, 0, 1 + f)).toISOString().slice(0, 10) }
+      : {}),
     tasks: randomTasks(random, f, tasksPerFlow),
   }));
   const created: CreatedFlow[] = [];
   for (let f = 0; f < count; f += 8) {
-    created.push(...await Promise.all(bodies.slice(f, f + 8).map(async (body) => {
-      const res = await fetch(`${url}/v1/flows`, {
-        method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`POST /v1/flows answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as CreatedFlow;
-    })));
+    created.push(
+      ...(await Promise.all(
+        bodies.slice(f, f + 8).map(async (body) => {
+          const res = await fetch(`${url}/v1/flows`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          if (res.status !== 201)
+            throw new Error(`POST /v1/flows answered ${res.status}: ${await res.text()}`);
+          return (await res.json()) as CreatedFlow;
+        }),
+      )),
+    );
   }
   return created;
 }
@@ -434,13 +479,24 @@ async function createFlows(url: string, adminKey: string, count: number, tasksPe
 async function pollerKeys(app: RunningApp, count: number): Promise<string[]> {
   const keys: string[] = [];
   for (let i = 0; i < count; i++) {
-    keys.push((await createKey(app.services.sql, { workspaceId: app.demo!.workspaceId, role: 'viewer', scopes: ['flows:read'], name: `poller ${i}` })).key);
+    keys.push(
+      (
+        await createKey(app.services.sql, {
+          workspaceId: app.demo!.workspaceId,
+          role: 'viewer',
+          scopes: ['flows:read'],
+          name: `poller ${i}`,
+        })
+      ).key,
+    );
   }
   return keys;
 }
 
 /** The work-index series of /metrics (null: not exported by this build). */
-async function workIndexMetrics(url: string): Promise<{ builds: number | null; rebuilds: number | null; flowRanks: number | null }> {
+async function workIndexMetrics(
+  url: string,
+): Promise<{ builds: number | null; rebuilds: number | null; flowRanks: number | null }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const read = (series: string) => {
     const match = new RegExp(`^${series} (\\d+)$`, 'm').exec(text);
@@ -455,7 +511,9 @@ async function workIndexMetrics(url: string): Promise<{ builds: number | null; r
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? null : Math.round(sorted[Math.floor(sorted.length / 2)]! * 100) / 100;
+  return sorted.length === 0
+    ? null
+    : Math.round(sorted[Math.floor(sorted.length / 2)]! * 100) / 100;
 };
 
 /** The standard scenario: 200 flows × 50 tasks, transitions, against the /healthz ceiling. */
@@ -471,22 +529,40 @@ async function standard(app: RunningApp): Promise<void> {
   }
   const keys = await pollerKeys(app, KEYS);
   for (const view of VIEWS) {
-    const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    const probe = await fetch(`${app.url}${view}`, {
+      headers: { authorization: `Bearer ${keys[0]}` },
+    });
     if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
     const body = (await probe.json()) as { total: number };
     process.stderr.write(`bench:work ${view}: ${body.total} items\n`);
   }
-  process.stderr.write(`bench:work setup ${FLOWS} flows × ${TASKS_PER_FLOW} tasks, ${KEYS} keys in ${Math.round(performance.now() - setupStarted)} ms\n`);
+  process.stderr.write(
+    `bench:work setup ${FLOWS} flows × ${TASKS_PER_FLOW} tasks, ${KEYS} keys in ${Math.round(performance.now() - setupStarted)} ms\n`,
+  );
 
-  const segment = (paths: string[], conditional: LoadJob['conditional']) => inWorker<LoadResult>({
-    kind: 'load', host: hostname, port: Number(port), paths, keys, connections: CONNECTIONS, conditional,
-    warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: SEGMENT_SECONDS,
-  }).result;
+  const segment = (paths: string[], conditional: LoadJob['conditional']) =>
+    inWorker<LoadResult>({
+      kind: 'load',
+      host: hostname,
+      port: Number(port),
+      paths,
+      keys,
+      connections: CONNECTIONS,
+      conditional,
+      warmupSeconds: SEGMENT_WARMUP_SECONDS,
+      seconds: SEGMENT_SECONDS,
+    }).result;
 
   // The writer goes all along; the ceiling (/healthz through the same app, same connections
   // and headers), the measured mix (half the pollers conditional) and an all-conditional
   // mix take turns.
-  const writer = inWorker<WriterResult>({ kind: 'writer', url: app.url, key: adminKey, perSecond: WRITES_PER_SECOND, ready });
+  const writer = inWorker<WriterResult>({
+    kind: 'writer',
+    url: app.url,
+    key: adminKey,
+    perSecond: WRITES_PER_SECOND,
+    ready,
+  });
   const runs = { ceiling: [] as LoadResult[], half: [] as LoadResult[], all: [] as LoadResult[] };
   for (let round = 0; round < ROUNDS; round++) {
     runs.ceiling.push(await segment(['/healthz'], 'none'));
@@ -499,32 +575,51 @@ async function standard(app: RunningApp): Promise<void> {
   const measured = merge(runs.half);
   const allConditional = merge(runs.all);
 
-  const unexpected = Object.keys({ ...ceiling.statuses, ...measured.statuses, ...allConditional.statuses }).filter((status) => status !== '200' && status !== '304');
-  if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify([ceiling.statuses, measured.statuses, allConditional.statuses])}`);
+  const unexpected = Object.keys({
+    ...ceiling.statuses,
+    ...measured.statuses,
+    ...allConditional.statuses,
+  }).filter((status) => status !== '200' && status !== '304');
+  if (unexpected.length > 0)
+    throw new Error(
+      `unexpected statuses: ${JSON.stringify([ceiling.statuses, measured.statuses, allConditional.statuses])}`,
+    );
   if (written.refused > 0) throw new Error(`the writer was refused ${written.refused} times`);
 
   const { rps } = measured;
   const ceilingRps = ceiling.rps;
-  const share = (r: Merged) => Math.round(((r.statuses['304'] ?? 0) / Math.max(1, r.total)) * 1000) / 10;
-  process.stderr.write(`bench:work ceiling /healthz: ${ceilingRps} rps, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`);
-  process.stderr.write(`bench:work half conditional: ${rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, 304 ${share(measured)}%; `
-    + `conditional connections p50 ${measured.conditional.p50Ms} ms p99 ${measured.conditional.p99Ms} ms, plain p50 ${measured.plain.p50Ms} ms p99 ${measured.plain.p99Ms} ms\n`);
-  process.stderr.write(`bench:work all conditional: ${allConditional.rps} rps (${Math.round((allConditional.rps / ceilingRps) * 1000) / 10}% of the ceiling), `
-    + `p50 ${allConditional.p50Ms} ms, p99 ${allConditional.p99Ms} ms, 304 ${share(allConditional)}%\n`);
-  process.stderr.write(`bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, `
-    + `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`);
+  const share = (r: Merged) =>
+    Math.round(((r.statuses['304'] ?? 0) / Math.max(1, r.total)) * 1000) / 10;
+  process.stderr.write(
+    `bench:work ceiling /healthz: ${ceilingRps} rps, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`,
+  );
+  process.stderr.write(
+    `bench:work half conditional: ${rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, 304 ${share(measured)}%; ` +
+      `conditional connections p50 ${measured.conditional.p50Ms} ms p99 ${measured.conditional.p99Ms} ms, plain p50 ${measured.plain.p50Ms} ms p99 ${measured.plain.p99Ms} ms\n`,
+  );
+  process.stderr.write(
+    `bench:work all conditional: ${allConditional.rps} rps (${Math.round((allConditional.rps / ceilingRps) * 1000) / 10}% of the ceiling), ` +
+      `p50 ${allConditional.p50Ms} ms, p99 ${allConditional.p99Ms} ms, 304 ${share(allConditional)}%\n`,
+  );
+  process.stderr.write(
+    `bench:work writer: ${written.transitions} transitions, staleness probes ${JSON.stringify(written.stalenessMs.map((v) => Math.round(v * 100) / 100))} ms, ` +
+      `visible after ${JSON.stringify(written.visibleMs.map((v) => Math.round(v * 10) / 10))} ms\n`,
+  );
 
-  process.stdout.write(JSON.stringify({
-    name: 'work-views',
-    machine: machine(),
-    rps,
-    p50Ms: measured.p50Ms,
-    p99Ms: measured.p99Ms,
-    notModifiedShare: Math.round(((measured.statuses['304'] ?? 0) / measured.total) * 1000) / 1000,
-    ceilingRps,
-    ratio: Math.round((rps / ceilingRps) * 1000) / 1000,
-    stalenessMs: median(written.stalenessMs),
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      name: 'work-views',
+      machine: machine(),
+      rps,
+      p50Ms: measured.p50Ms,
+      p99Ms: measured.p99Ms,
+      notModifiedShare:
+        Math.round(((measured.statuses['304'] ?? 0) / measured.total) * 1000) / 1000,
+      ceilingRps,
+      ratio: Math.round((rps / ceilingRps) * 1000) / 1000,
+      stalenessMs: median(written.stalenessMs),
+    }) + '\n',
+  );
 }
 
 /** The large scenario (see the top of the file): cost must follow the write, not the workspace. */
@@ -537,7 +632,9 @@ async function large(app: RunningApp): Promise<void> {
   // Writes go to flows on neither first page, so those pages' bytes do not change.
   const onFirstPages = new Set<string>();
   for (const view of VIEWS) {
-    const probe = await fetch(`${app.url}${view}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    const probe = await fetch(`${app.url}${view}`, {
+      headers: { authorization: `Bearer ${keys[0]}` },
+    });
     if (probe.status !== 200) throw new Error(`GET ${view} answered ${probe.status}`);
     const body = (await probe.json()) as { total: number; items: { flowId: string }[] };
     for (const item of body.items) onFirstPages.add(item.flowId);
@@ -545,50 +642,79 @@ async function large(app: RunningApp): Promise<void> {
   }
   const tasks = flows
     .filter((flow) => flow.dueDate === null && !onFirstPages.has(flow.id))
-    .flatMap((flow) => flow.tasks.filter((task) => task.parentId === null).map((task) => `${flow.id}/${task.id}`));
+    .flatMap((flow) =>
+      flow.tasks.filter((task) => task.parentId === null).map((task) => `${flow.id}/${task.id}`),
+    );
   const setupMs = Math.round(performance.now() - setupStarted);
-  process.stderr.write(`bench:work large setup ${LARGE.flows} flows × ${LARGE.tasksPerFlow} tasks, ${LARGE.keys} keys in ${setupMs} ms; `
-    + `writes go to ${tasks.length} tasks\n`);
+  process.stderr.write(
+    `bench:work large setup ${LARGE.flows} flows × ${LARGE.tasksPerFlow} tasks, ${LARGE.keys} keys in ${setupMs} ms; ` +
+      `writes go to ${tasks.length} tasks\n`,
+  );
 
   const before = await workIndexMetrics(app.url);
-  const editor = inWorker<{ writes: number; refused: number }>({ kind: 'editor', url: app.url, key: adminKey, perSecond: LARGE.writesPerSecond, tasks });
+  const editor = inWorker<{ writes: number; refused: number }>({
+    kind: 'editor',
+    url: app.url,
+    key: adminKey,
+    perSecond: LARGE.writesPerSecond,
+    tasks,
+  });
   const runs: LoadResult[] = [];
   for (let round = 0; round < LARGE.rounds; round++) {
-    runs.push(await inWorker<LoadResult>({
-      kind: 'load', host: hostname, port: Number(port), paths: VIEWS, keys, connections: LARGE.connections, conditional: 'half',
-      warmupSeconds: SEGMENT_WARMUP_SECONDS, seconds: LARGE.segmentSeconds,
-    }).result);
+    runs.push(
+      await inWorker<LoadResult>({
+        kind: 'load',
+        host: hostname,
+        port: Number(port),
+        paths: VIEWS,
+        keys,
+        connections: LARGE.connections,
+        conditional: 'half',
+        warmupSeconds: SEGMENT_WARMUP_SECONDS,
+        seconds: LARGE.segmentSeconds,
+      }).result,
+    );
   }
   editor.worker.postMessage('stop');
   const edited = await editor.result;
   const after = await workIndexMetrics(app.url);
   const measured = merge(runs);
-  const unexpected = Object.keys(measured.statuses).filter((status) => status !== '200' && status !== '304');
-  if (unexpected.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify(measured.statuses)}`);
+  const unexpected = Object.keys(measured.statuses).filter(
+    (status) => status !== '200' && status !== '304',
+  );
+  if (unexpected.length > 0)
+    throw new Error(`unexpected statuses: ${JSON.stringify(measured.statuses)}`);
   if (edited.refused > 0) throw new Error(`the editor was refused ${edited.refused} times`);
-  const delta = (key: keyof typeof before) => (after[key] === null || before[key] === null ? null : after[key]! - before[key]!);
+  const delta = (key: keyof typeof before) =>
+    after[key] === null || before[key] === null ? null : after[key]! - before[key]!;
   // Plain connections never send If-None-Match: every 304 is a conditional poll's.
-  const share = Math.round(((measured.statuses['304'] ?? 0) / Math.max(1, measured.conditional.total)) * 1000) / 1000;
-  process.stderr.write(`bench:work large: ${measured.rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms; conditional p50 ${measured.conditional.p50Ms} ms `
-    + `p99 ${measured.conditional.p99Ms} ms, 304 ${Math.round(share * 1000) / 10}% of ${measured.conditional.total}; plain p50 ${measured.plain.p50Ms} ms `
-    + `p99 ${measured.plain.p99Ms} ms; ${edited.writes} writes; /metrics before ${JSON.stringify(before)}, after ${JSON.stringify(after)}\n`);
-  process.stdout.write(JSON.stringify({
-    name: 'work-views-large',
-    machine: machine(),
-    flows: LARGE.flows,
-    tasksPerFlow: LARGE.tasksPerFlow,
-    pollers: LARGE.keys,
-    writesPerSecond: LARGE.writesPerSecond,
-    writes: edited.writes,
-    rps: measured.rps,
-    p50Ms: measured.p50Ms,
-    p99Ms: measured.p99Ms,
-    conditionalNotModifiedShare: share,
-    indexBuilds: delta('builds'),
-    wholeRebuilds: delta('rebuilds'),
-    flowRanks: delta('flowRanks'),
-    setupMs,
-  }) + '\n');
+  const share =
+    Math.round(((measured.statuses['304'] ?? 0) / Math.max(1, measured.conditional.total)) * 1000) /
+    1000;
+  process.stderr.write(
+    `bench:work large: ${measured.rps} rps, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms; conditional p50 ${measured.conditional.p50Ms} ms ` +
+      `p99 ${measured.conditional.p99Ms} ms, 304 ${Math.round(share * 1000) / 10}% of ${measured.conditional.total}; plain p50 ${measured.plain.p50Ms} ms ` +
+      `p99 ${measured.plain.p99Ms} ms; ${edited.writes} writes; /metrics before ${JSON.stringify(before)}, after ${JSON.stringify(after)}\n`,
+  );
+  process.stdout.write(
+    JSON.stringify({
+      name: 'work-views-large',
+      machine: machine(),
+      flows: LARGE.flows,
+      tasksPerFlow: LARGE.tasksPerFlow,
+      pollers: LARGE.keys,
+      writesPerSecond: LARGE.writesPerSecond,
+      writes: edited.writes,
+      rps: measured.rps,
+      p50Ms: measured.p50Ms,
+      p99Ms: measured.p99Ms,
+      conditionalNotModifiedShare: share,
+      indexBuilds: delta('builds'),
+      wholeRebuilds: delta('rebuilds'),
+      flowRanks: delta('flowRanks'),
+      setupMs,
+    }) + '\n',
+  );
 }
 
 /** One scenario on a fresh database and app of its own; 1 when it failed. */
@@ -603,7 +729,9 @@ async function scenario(name: string, run: (app: RunningApp) => Promise<void>): 
     }
     return 0;
   } catch (error) {
-    process.stderr.write(`bench:work failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(
+      `bench:work failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   } finally {
     await database.drop();
@@ -612,7 +740,9 @@ async function scenario(name: string, run: (app: RunningApp) => Promise<void>): 
 
 async function main(): Promise<number> {
   if (!UWS_NATIVE) {
-    process.stderr.write(`bench:work refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`);
+    process.stderr.write(
+      `bench:work refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`,
+    );
     return 1;
   }
   const only = process.argv[2];
@@ -629,9 +759,16 @@ if (isMainThread) {
 } else {
   const job = workerData as LoadJob | WriterJob | EditorJob;
   try {
-    const result = job.kind === 'load' ? await runLoad(job) : job.kind === 'writer' ? await runWriter(job) : await runEditor(job);
+    const result =
+      job.kind === 'load'
+        ? await runLoad(job)
+        : job.kind === 'writer'
+          ? await runWriter(job)
+          : await runEditor(job);
     parentPort!.postMessage({ result });
   } catch (error) {
-    parentPort!.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    parentPort!.postMessage({
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }

@@ -25,6 +25,8 @@ if (existsSync(new URL('../src/cli/main.ts', import.meta.url)) && installed('tsx
   (await import('../dist/src/platform/node-version.js')).refuseUnsupportedNode();
   await import('../dist/src/cli/main.js');
 } else {
-  process.stderr.write('flowplan: no build to run: run `npm run build` (or install the dev dependencies to run the sources)\n');
+  process.stderr.write(
+    'flowplan: no build to run: run `npm run build` (or install the dev dependencies to run the sources)\n',
+  );
   process.exit(1);
 }

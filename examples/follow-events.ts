@@ -12,7 +12,9 @@ import WebSocket from 'ws';
 const base = process.env.FLOWPLAN_URL ?? 'http://127.0.0.1:8080';
 const key = process.env.KEY;
 if (!key) throw new Error('Set KEY to an API key with flows:read (npm start prints one)');
-const types = process.argv.includes('--types') ? process.argv[process.argv.indexOf('--types') + 1] : undefined;
+const types = process.argv.includes('--types')
+  ? process.argv[process.argv.indexOf('--types') + 1]
+  : undefined;
 const CURSOR_FILE = process.env.CURSOR_FILE ?? '.follow-events.cursor';
 const exitAfter = Number(process.env.EXIT_AFTER ?? Infinity); // events, then stop (for tests)
 
@@ -26,14 +28,23 @@ let seen = 0;
 
 function follow(): void {
   const query = new URLSearchParams({ after: cursor!, ...(types ? { types } : {}) });
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/v1/stream?${query}`, ['flowplan.v1.json', `bearer.${key}`]);
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/v1/stream?${query}`, [
+    'flowplan.v1.json',
+    `bearer.${key}`,
+  ]);
   ws.on('message', (data) => {
-    const event = JSON.parse(String(data)) as { cursor: string; type: string; data: Record<string, unknown> };
+    const event = JSON.parse(String(data)) as {
+      cursor: string;
+      type: string;
+      data: Record<string, unknown>;
+    };
     console.log(`${event.cursor} ${event.type} ${JSON.stringify(event.data)}`);
     writeFileSync(CURSOR_FILE, (cursor = event.cursor));
     if (++seen >= exitAfter) process.exit(0);
   });
-  ws.on('unexpected-response', (_req, res) => { throw new Error(`the stream was refused: ${res.statusCode}`); });
+  ws.on('unexpected-response', (_req, res) => {
+    throw new Error(`the stream was refused: ${res.statusCode}`);
+  });
   ws.on('error', () => {}); // a close follows
   // 4000: too slow; 1012: the server restarts; anything else but a refused credential: resume after a pause.
   ws.on('close', (code, reason) => {

@@ -26,7 +26,11 @@ if (ROOT === out || ROOT.startsWith(out + path.sep)) {
 rmSync(out, { recursive: true, force: true });
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], { stdio: 'inherit' });
+const compiled = spawnSync(
+  process.execPath,
+  [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out],
+  { stdio: 'inherit' },
+);
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
 // TypeScript is compiled; a folder's README.md is for readers of the source, not the build.
@@ -57,11 +61,14 @@ for (const file of [...modules(path.join(out, 'src')), ...modules(path.join(out,
   for (const [, how, , relative] of readFileSync(file, 'utf8').matchAll(REFERENCE)) {
     const target = how === 'workerModule' ? relative!.replace(/\.ts$/, '.js') : relative!;
     const resolved = fileURLToPath(new URL(target, pathToFileURL(file)));
-    if (!existsSync(resolved)) missing.push(`${path.relative(out, file)} → ${path.relative(out, resolved)}`);
+    if (!existsSync(resolved))
+      missing.push(`${path.relative(out, file)} → ${path.relative(out, resolved)}`);
   }
 }
 if (missing.length > 0) {
-  process.stderr.write(`build: files the built modules read are missing from ${out}:\n  ${missing.join('\n  ')}\n`);
+  process.stderr.write(
+    `build: files the built modules read are missing from ${out}:\n  ${missing.join('\n  ')}\n`,
+  );
   process.exit(1);
 }
 process.stdout.write(`built ${out}\n`);

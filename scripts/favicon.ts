@@ -7,7 +7,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
 
 const svg = readFileSync(new URL('../src/web/http/assets/favicon.svg', import.meta.url));
-const images = [16, 32, 48].map((size) => ({ size, png: new Resvg(svg, { fitTo: { mode: 'width', value: size } }).render().asPng() }));
+const images = [16, 32, 48].map((size) => ({
+  size,
+  png: new Resvg(svg, { fitTo: { mode: 'width', value: size } }).render().asPng(),
+}));
 const header = Buffer.alloc(6);
 header.writeUInt16LE(1, 2);
 header.writeUInt16LE(images.length, 4);
@@ -23,4 +26,7 @@ const entries = images.map(({ size, png }) => {
   offset += png.length;
   return entry;
 });
-writeFileSync(new URL('../src/web/http/assets/favicon.ico', import.meta.url), Buffer.concat([header, ...entries, ...images.map((i) => i.png)]));
+writeFileSync(
+  new URL('../src/web/http/assets/favicon.ico', import.meta.url),
+  Buffer.concat([header, ...entries, ...images.map((i) => i.png)]),
+);

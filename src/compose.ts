@@ -23,7 +23,13 @@ import { SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
 import { Foreground } from './platform/foreground.ts';
 import { listenMetrics } from './web/http/metrics-server.ts';
 import { Files } from './services/files/files.service.ts';
-import { listen, NativeUwsUnavailable, UWS_IMPLEMENTATION, UWS_NATIVE, type HttpServer } from './web/http/server.ts';
+import {
+  listen,
+  NativeUwsUnavailable,
+  UWS_IMPLEMENTATION,
+  UWS_NATIVE,
+  type HttpServer,
+} from './web/http/server.ts';
 import { json, type Route } from './web/http/route.ts';
 import { assetRoutes } from './web/http/page.ts';
 import { publicRoutes } from './web/public/public.routes.ts';
@@ -97,7 +103,15 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   if (!UWS_NATIVE) {
-    log.warn({ implementation: UWS_IMPLEMENTATION, native: false, node: process.versions.node, abi: process.versions.modules }, 'http implementation');
+    log.warn(
+      {
+        implementation: UWS_IMPLEMENTATION,
+        native: false,
+        node: process.versions.node,
+        abi: process.versions.modules,
+      },
+      'http implementation',
+    );
     throw new NativeUwsUnavailable();
   }
   log.info({ implementation: UWS_IMPLEMENTATION, native: true }, 'http implementation');
@@ -108,17 +122,26 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     return await assemble(config, options, log, undo);
   } catch (error) {
     for (const step of undo.reverse()) {
-      await Promise.resolve().then(step).catch((cause: unknown) => log.warn({ err: cause }, 'stopping after a failed start'));
+      await Promise.resolve()
+        .then(step)
+        .catch((cause: unknown) => log.warn({ err: cause }, 'stopping after a failed start'));
     }
     throw error;
   }
 }
 
-async function assemble(config: Config, options: StartOptions, log: Logger, undo: (() => unknown)[]): Promise<RunningApp> {
+async function assemble(
+  config: Config,
+  options: StartOptions,
+  log: Logger,
+  undo: (() => unknown)[],
+): Promise<RunningApp> {
   // The embedded cluster is stopped by the server that started it: one server per data directory.
-  const releaseDataDir = options.database || config.databaseUrl ? null : claimDataDir(config.dataDir);
+  const releaseDataDir =
+    options.database || config.databaseUrl ? null : claimDataDir(config.dataDir);
   if (releaseDataDir) undo.push(releaseDataDir);
-  const database = options.database ?? (await openDatabase(config, (line) => log.debug({ postgres: line })));
+  const database =
+    options.database ?? (await openDatabase(config, (line) => log.debug({ postgres: line })));
   if (!options.database) undo.push(() => database.close());
   const { sql } = database;
   const applied = await migrate(sql);
@@ -126,7 +149,9 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   await syncCatalogue(sql);
   // On a first start the demo person's password hash (1-2 s, on libuv's threadpool) runs
   // while the rest starts; awaited before listening.
-  const demoCreated = config.demo ? bootstrapDemo(sql, { person: !options.skipDemoPerson }) : Promise.resolve(null);
+  const demoCreated = config.demo
+    ? bootstrapDemo(sql, { person: !options.skipDemoPerson })
+    : Promise.resolve(null);
   demoCreated.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
 
   const auth = new Authenticator(sql);
@@ -135,14 +160,22 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   const metrics = new Metrics();
   // The bound on work in flight answers 503 under overload rather than queueing without end.
   const pool = new RecomputePool({
-    threads: config.workers, timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000, maxInFlight: config.workers * 16, log,
+    threads: config.workers,
+    timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000,
+    maxInFlight: config.workers * 16,
+    log,
     ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
   });
   undo.push(() => pool.close());
   // Started (and warmed) while the rest starts, so no request pays for a worker's start-up.
   const poolStarted = options.coldRecomputePool ? null : pool.start();
   poolStarted?.catch(() => {}); // awaited below; this only keeps an early failure elsewhere from leaving it unhandled
-  const registry = new SessionRegistry(sql, recomputeStrategy(pool, config.offloadTasks, metrics), config.publicUrl, config.flowSessionsMax);
+  const registry = new SessionRegistry(
+    sql,
+    recomputeStrategy(pool, config.offloadTasks, metrics),
+    config.publicUrl,
+    config.flowSessionsMax,
+  );
   undo.push(() => registry.close());
   await registry.listen();
   registry.registerMetrics(metrics);
@@ -150,9 +183,24 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   registerConnectionMetrics(metrics, sql);
   const mailer = new Mailer(config, log);
   undo.push(() => mailer.close());
-  const render = new RenderService({ threads: config.workers, timeoutMs: 60_000, maxInFlight: config.workers * 8, log, failRenders: options.failRenders, renderDelayMs: options.renderDelayMs });
+  const render = new RenderService({
+    threads: config.workers,
+    timeoutMs: 60_000,
+    maxInFlight: config.workers * 8,
+    log,
+    failRenders: options.failRenders,
+    renderDelayMs: options.renderDelayMs,
+  });
   undo.push(() => render.close());
-  const jobs = new Jobs(database.url, sql, log, metrics, config.jobWorkers, config.cronCheckSeconds, config.outboxPollMs);
+  const jobs = new Jobs(
+    database.url,
+    sql,
+    log,
+    metrics,
+    config.jobWorkers,
+    config.cronCheckSeconds,
+    config.outboxPollMs,
+  );
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   // Requests in flight: webhook delivery keeps out of their way.
   const foreground = new Foreground();
@@ -166,12 +214,34 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   retention.schedule(jobs);
   await retention.prepare();
   const events = new EventHub(sql, auth, log, metrics, config, foreground);
-  const services: Services = { config, sql, auth, metrics, log, registry, work, mailer, jobs, notifications, webhooks, render, files, events };
+  const services: Services = {
+    config,
+    sql,
+    auth,
+    metrics,
+    log,
+    registry,
+    work,
+    mailer,
+    jobs,
+    notifications,
+    webhooks,
+    render,
+    files,
+    events,
+  };
   const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
   undo.push(() => limiter.close());
-  const failedCredentialLimiter = new RateLimiter(config.failedCredentialsPerMinute, config.failedCredentialsBurst, Date.now, config.failedCredentialAddresses);
+  const failedCredentialLimiter = new RateLimiter(
+    config.failedCredentialsPerMinute,
+    config.failedCredentialsBurst,
+    Date.now,
+    config.failedCredentialAddresses,
+  );
   const edge = new Edge({
-    auth, metrics, log,
+    auth,
+    metrics,
+    log,
     idempotencyKeys: new IdempotencyKeys(sql),
     limiter,
     addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
@@ -207,12 +277,16 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   if (poolStarted) log.info(await poolStarted, 'recompute workers started');
   const demo = await demoCreated;
   const noWorkspace = !demo && !(await anyWorkspace(sql));
-  const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort).catch((error: Error) => {
-    throw new StartRefused(error.message);
-  });
+  const metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort).catch(
+    (error: Error) => {
+      throw new StartRefused(error.message);
+    },
+  );
   undo.push(() => metricsServer.close());
   const server: HttpServer = await listen(edge, config.host, config.port, {
-    foreground, trustProxy: config.trustProxy, maxBufferedBytes: config.maxBufferedBodyBytes,
+    foreground,
+    trustProxy: config.trustProxy,
+    maxBufferedBytes: config.maxBufferedBodyBytes,
     sockets: { [STREAM_PATH]: eventSocket(edge, events, services) },
   });
   const url = `http://${config.host}:${server.port}`;
@@ -221,32 +295,44 @@ async function assemble(config: Config, options: StartOptions, log: Logger, undo
   log.info({ url, metrics: metricsServer.url }, 'listening');
   let closed: Promise<void> | null = null;
   return {
-    services, edge, url, port: server.port, metricsUrl: metricsServer.url, appUrl: appUrl.toString().replace(/\/$/, ''), demo, noWorkspace,
+    services,
+    edge,
+    url,
+    port: server.port,
+    metricsUrl: metricsServer.url,
+    appUrl: appUrl.toString().replace(/\/$/, ''),
+    demo,
+    noWorkspace,
     // Once: a second call waits for the first.
-    close: () => closed ??= (async () => {
-      // Streams and long polls end first (streams told to resume elsewhere), or they would hold the close.
-      await events.stop();
-      await server.close();
-      await metricsServer.close();
-      await stopWebhooks();
-      await jobs.stop();
-      await limiter.close();
-      await registry.close();
-      await pool.close();
-      await render.close();
-      await auth.close();
-      mailer.close();
-      if (!options.database) await database.close();
-      releaseDataDir?.();
-    })(),
+    close: () =>
+      (closed ??= (async () => {
+        // Streams and long polls end first (streams told to resume elsewhere), or they would hold the close.
+        await events.stop();
+        await server.close();
+        await metricsServer.close();
+        await stopWebhooks();
+        await jobs.stop();
+        await limiter.close();
+        await registry.close();
+        await pool.close();
+        await render.close();
+        await auth.close();
+        mailer.close();
+        if (!options.database) await database.close();
+        releaseDataDir?.();
+      })()),
   };
 }
 
 function openApiRoute(edge: Edge, config: Config): Route {
   let document: Record<string, unknown> | null = null;
   return {
-    method: 'GET', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document',
-    tags: ['Operations'], auth: 'none',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI 3.1 document',
+    tags: ['Operations'],
+    auth: 'none',
     responses: { 200: { description: 'OpenAPI 3.1.0 document', schema: { type: 'object' } } },
     handler: () => json(200, (document ??= buildOpenApi(edge.router.routes, config.baseUrl))),
   };

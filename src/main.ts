@@ -22,8 +22,15 @@ const config = (() => {
 const log = createLogger(config);
 const app = await startApp(config, { log }).catch((error: unknown) => {
   // A cause with a known way out is one line, not a stack trace.
-  const known = [EmbeddedPostgresUnavailable, NativeUwsUnavailable, ListenRefused, StartRefused, DataDirInUse];
-  if (known.some((kind) => error instanceof kind)) process.stderr.write(`flowplan: ${(error as Error).message}\n`);
+  const known = [
+    EmbeddedPostgresUnavailable,
+    NativeUwsUnavailable,
+    ListenRefused,
+    StartRefused,
+    DataDirInUse,
+  ];
+  if (known.some((kind) => error instanceof kind))
+    process.stderr.write(`flowplan: ${(error as Error).message}\n`);
   else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });
@@ -31,9 +38,13 @@ const app = await startApp(config, { log }).catch((error: unknown) => {
 // The first start shows its secrets once: only their hashes are stored.
 const banner = [`\nflowplan is running at ${app.url}`, `Web app: ${app.appUrl}/signin`];
 if (app.demo) {
-  banner.push(`\nDemo workspace ${app.demo.workspaceId}, admin API key (shown once, keep it):\n\n  ${app.demo.key}`);
+  banner.push(
+    `\nDemo workspace ${app.demo.workspaceId}, admin API key (shown once, keep it):\n\n  ${app.demo.key}`,
+  );
   if (app.demo.person) {
-    banner.push(`\nSign in to the web app as ${app.demo.person.email}, the workspace's owner, with this password (shown once):\n\n  ${app.demo.person.password}`);
+    banner.push(
+      `\nSign in to the web app as ${app.demo.person.email}, the workspace's owner, with this password (shown once):\n\n  ${app.demo.person.password}`,
+    );
   }
   banner.push(
     `\nIn your shell (the README's examples use these):\n\n  export BASE=${app.url} KEY=${app.demo.key}\n  curl -H "Authorization: Bearer $KEY" $BASE/v1/me`,

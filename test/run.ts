@@ -24,7 +24,9 @@ const args = process.argv.slice(2);
 
 function run(command: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const child = spawn(process.execPath, command, { stdio: 'inherit', env });
-  return new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+  return new Promise((resolve) =>
+    child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))),
+  );
 }
 
 /**
@@ -76,7 +78,9 @@ env[TEMPLATE_ENV] = template;
  * child processes), so one per core left the machine 40% idle (npm test: 7.7 min with 2 jobs,
  * 4.9 min with 4, on 2 cores). `--jobs N` on the command line wins.
  */
-const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg)) ? [] : [`--jobs=${2 * os.availableParallelism()}`];
+const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg))
+  ? []
+  : [`--jobs=${2 * os.availableParallelism()}`];
 const code = await run([TAP, ...jobs, ...args], env);
 await dropDatabase(env.DATABASE_URL, template);
 if (cluster) {

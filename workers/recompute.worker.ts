@@ -16,7 +16,9 @@ export default function run(input: RecomputeInput & Started): WorkerOutput {
   const value: WorkerOutput = { ...recompute(input), threadId };
   const { order, status, es, ef, slack, critical, counts } = value;
   // Each output array owns its own buffer, so all can move without a copy.
-  const buffers = [order, status, es, ef, slack, critical, ...(counts ? [counts] : [])].map((a) => a.buffer);
+  const buffers = [order, status, es, ef, slack, critical, ...(counts ? [counts] : [])].map(
+    (a) => a.buffer,
+  );
   // Piscina unwraps the movable on its side: the main thread receives `value` itself.
   return move({
     get [transferableSymbol]() {

@@ -12,11 +12,14 @@ import { diagramSvgOf } from '../src/services/exports/svg.ts';
 import { markStarted, type Started } from '../src/platform/worker-pool.ts';
 
 /** `fail` and `delayMs` are set only by a RenderService built with the test hooks (never from config). */
-export default async function run(task: RenderTask & { fail?: boolean; delayMs?: number } & Started): Promise<RenderOutput> {
+export default async function run(
+  task: RenderTask & { fail?: boolean; delayMs?: number } & Started,
+): Promise<RenderOutput> {
   markStarted(task);
   if (task.fail) throw new Error('render failure forced by the test hook');
   if (task.delayMs) await new Promise((resolve) => setTimeout(resolve, task.delayMs));
-  if (task.kind === 'svg') return { result: await diagramSvgOf(task.model, task.options), threadId };
+  if (task.kind === 'svg')
+    return { result: await diagramSvgOf(task.model, task.options), threadId };
   const bytes = task.kind === 'png' ? await diagramPng(task.model) : await planPdf(task.document);
   // A copy of its own: a small Buffer may sit in Node's shared pool, which must not move.
   const value: RenderOutput = { result: new Uint8Array(bytes), threadId };

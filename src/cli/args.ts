@@ -1,10 +1,20 @@
 /** Argument parsing for the operator CLI: Node's parseArgs, typed options, errors an operator can act on. */
 import { parseArgs } from 'node:util';
-import { parseScopes, ROLES, type Plan, type Role, type Scope } from '../services/auth/principal.ts';
+import {
+  parseScopes,
+  ROLES,
+  type Plan,
+  type Role,
+  type Scope,
+} from '../services/auth/principal.ts';
 
 /** Bad arguments: exit 2, with a pointer to the help of `about` (a command, a group, or '' for the list). */
 export class UsageError extends Error {
-  constructor(message: string, readonly text?: string, public about?: string) {
+  constructor(
+    message: string,
+    readonly text?: string,
+    public about?: string,
+  ) {
     super(message);
   }
 }
@@ -25,18 +35,25 @@ export interface OptionSpec {
 
 /** Options every command takes. */
 export const COMMON_OPTIONS = {
-  json: { type: 'boolean', description: 'print one JSON object on stdout and nothing else (for scripts)' },
+  json: {
+    type: 'boolean',
+    description: 'print one JSON object on stdout and nothing else (for scripts)',
+  },
   help: { type: 'boolean', description: 'show this help' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** Reads a command's options (after its name); every problem is a UsageError naming the option. */
 export function parse(argv: string[], spec: Record<string, OptionSpec>): Options {
   const options = Object.fromEntries(
-    Object.entries({ ...spec, ...COMMON_OPTIONS }).map(([name, o]) => [name, 'multiple' in o && o.multiple ? { type: o.type, multiple: true } : { type: o.type }]),
+    Object.entries({ ...spec, ...COMMON_OPTIONS }).map(([name, o]) => [
+      name,
+      'multiple' in o && o.multiple ? { type: o.type, multiple: true } : { type: o.type },
+    ]),
   );
   let values: Options;
   try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Options;
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false })
+      .values as Options;
   } catch (error) {
     throw new UsageError(explain(error as Error & { code?: string }));
   }
@@ -63,49 +80,62 @@ function explain(error: Error & { code?: string }): string {
 
 export function required(options: Options, name: string): string {
   const value = options[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required`);
   return value.trim();
 }
 
 export function optional(options: Options, name: string): string | undefined {
   const value = options[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} needs a value`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} needs a value`);
   return value.trim();
 }
 
 export function plan(value: string | undefined): Plan | undefined {
   if (value === undefined) return undefined;
-  if (value !== 'free' && value !== 'pro') throw new UsageError(`--plan must be free or pro, got ${value}`);
+  if (value !== 'free' && value !== 'pro')
+    throw new UsageError(`--plan must be free or pro, got ${value}`);
   return value;
 }
 
-export function role<T extends string>(value: string, allowed: readonly T[] = ROLES as unknown as readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${allowed.join(', ')}, got ${value}`);
+export function role<T extends string>(
+  value: string,
+  allowed: readonly T[] = ROLES as unknown as readonly T[],
+): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--role must be one of ${allowed.join(', ')}, got ${value}`);
   return value as T;
 }
 
 export function scopes(value: string): Scope[] {
   const parsed = parseScopes(value);
-  if (!parsed || parsed.length === 0) throw new UsageError(`--scopes must be "all" or space-separated scopes, got ${JSON.stringify(value)}`);
+  if (!parsed || parsed.length === 0)
+    throw new UsageError(
+      `--scopes must be "all" or space-separated scopes, got ${JSON.stringify(value)}`,
+    );
   return parsed;
 }
 
 export function count(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new UsageError(`--${name} must be a whole number, got ${value}`);
+  if (!Number.isInteger(n) || n < 0 || n > 1_000_000)
+    throw new UsageError(`--${name} must be a whole number, got ${value}`);
   return n;
 }
 
 export function bool(value: string | undefined, name: string): boolean | undefined {
   if (value === undefined) return undefined;
-  if (value !== 'true' && value !== 'false') throw new UsageError(`--${name} must be true or false, got ${value}`);
+  if (value !== 'true' && value !== 'false')
+    throw new UsageError(`--${name} must be true or false, got ${value}`);
   return value === 'true';
 }
 
 export function email(value: string): string {
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) throw new UsageError(`--email is not an email address: ${value}`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value))
+    throw new UsageError(`--email is not an email address: ${value}`);
   return value;
 }
 

@@ -7,7 +7,16 @@ import { workspaceCommands } from './workspace.commands.ts';
 
 const [migrateCommand, jobsCommand] = maintenanceCommands;
 
-export const COMMANDS: readonly Command[] = [migrateCommand!, ...workspaceCommands, ...userCommands, ...keyCommands, ...clientCommands, jobsCommand!];
+export const COMMANDS: readonly Command[] = [
+  migrateCommand!,
+  ...workspaceCommands,
+  ...userCommands,
+  ...keyCommands,
+  ...clientCommands,
+  jobsCommand!,
+];
 
 /** The first words of two-word commands: `workspace`, `user`, `key`, `client`. */
-export const GROUPS: readonly string[] = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))];
+export const GROUPS: readonly string[] = [
+  ...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!)),
+];

@@ -4,12 +4,22 @@
  * `migrate` must fail, not set up an empty database the server never sees.
  */
 import type { Config } from '../platform/config.ts';
-import { DatabaseMissing, embeddedClusterDir, embeddedClusterExists, isDatabaseUnavailable, openDatabase, type Database } from '../storage/db.ts';
+import {
+  DatabaseMissing,
+  embeddedClusterDir,
+  embeddedClusterExists,
+  isDatabaseUnavailable,
+  openDatabase,
+  type Database,
+} from '../storage/db.ts';
 import { hasSchema } from '../storage/migrate.ts';
 
 /** The database the command needs is not there (or not reachable); nothing was created. */
 export class DatabaseRefused extends Error {
-  constructor(message: string, readonly code: 'DATABASE_NOT_FOUND' | 'DATABASE_UNAVAILABLE') {
+  constructor(
+    message: string,
+    readonly code: 'DATABASE_NOT_FOUND' | 'DATABASE_UNAVAILABLE',
+  ) {
     super(message);
   }
 }
@@ -26,7 +36,8 @@ export function maskUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) if (/pass/i.test(key)) parsed.searchParams.set(key, '***');
+    for (const key of [...parsed.searchParams.keys()])
+      if (/pass/i.test(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return '(not a URL)';
@@ -40,12 +51,19 @@ function dataDirSource(where: Where): string {
 /** The stderr line: `database postgres://…@host/db (DATABASE_URL)` or `embedded database in /abs/postgres (FLOWPLAN_DATA_DIR)`. */
 export function describe(where: Where): string {
   const url = where.config.databaseUrl;
-  return url ? `database ${maskUrl(url)} (DATABASE_URL)` : `embedded database in ${embeddedClusterDir(where.config.dataDir)} (${dataDirSource(where)})`;
+  return url
+    ? `database ${maskUrl(url)} (DATABASE_URL)`
+    : `embedded database in ${embeddedClusterDir(where.config.dataDir)} (${dataDirSource(where)})`;
 }
 
 /** Opens the database; unless `create`, refuses one that does not exist yet or has no flowplan schema. */
-export async function openFor(where: Where, create: boolean, note: (line: string) => void): Promise<Database> {
-  if (create && !where.config.databaseUrl && !embeddedClusterExists(where.config.dataDir)) note('no embedded database there yet: creating it');
+export async function openFor(
+  where: Where,
+  create: boolean,
+  note: (line: string) => void,
+): Promise<Database> {
+  if (create && !where.config.databaseUrl && !embeddedClusterExists(where.config.dataDir))
+    note('no embedded database there yet: creating it');
   let database: Database;
   try {
     database = await openDatabase(where.config, undefined, { create });
@@ -93,7 +111,10 @@ function explain(where: Where, error: unknown): unknown {
     );
   }
   if (isDatabaseUnavailable(error)) {
-    return new DatabaseRefused(`cannot reach the ${describe(where)}: ${(error as Error).message}`, 'DATABASE_UNAVAILABLE');
+    return new DatabaseRefused(
+      `cannot reach the ${describe(where)}: ${(error as Error).message}`,
+      'DATABASE_UNAVAILABLE',
+    );
   }
   return error;
 }

@@ -30,14 +30,20 @@ function columns(rows: [string, string][]): string[] {
 }
 
 function flag(name: string, option: OptionSpec): string {
-  return option.type === 'boolean' ? `--${name}` : `--${name} ${option.value ?? 'X'}${option.multiple ? ' …' : ''}`;
+  return option.type === 'boolean'
+    ? `--${name}`
+    : `--${name} ${option.value ?? 'X'}${option.multiple ? ' …' : ''}`;
 }
 
 export function usageLine(command: Command): string {
-  const options = command.usage ?? [
-    ...Object.entries(command.options).map(([name, o]) => (o.required ? flag(name, o) : `[${flag(name, o)}]`)),
-    '[--json]',
-  ].join(' ');
+  const options =
+    command.usage ??
+    [
+      ...Object.entries(command.options).map(([name, o]) =>
+        o.required ? flag(name, o) : `[${flag(name, o)}]`,
+      ),
+      '[--json]',
+    ].join(' ');
   return `flowplan ${command.name} ${options}`;
 }
 
@@ -49,10 +55,18 @@ export function overview(commands: readonly Command[]): string {
     '       flowplan COMMAND --help   (or: flowplan help COMMAND) its options, each explained, and an example',
     '',
     'commands:',
-    ...columns([...commands.map((c): [string, string] => [c.name, c.summary]), ['help [COMMAND]', "this list, or one command's options"]]),
+    ...columns([
+      ...commands.map((c): [string, string] => [c.name, c.summary]),
+      ['help [COMMAND]', "this list, or one command's options"],
+    ]),
     '',
     'every command also takes:',
-    ...columns(Object.entries(COMMON_OPTIONS).map(([name, o]) => [`--${name}`, name === 'help' ? "show the command's options and an example" : o.description])),
+    ...columns(
+      Object.entries(COMMON_OPTIONS).map(([name, o]) => [
+        `--${name}`,
+        name === 'help' ? "show the command's options and an example" : o.description,
+      ]),
+    ),
     '',
     ...wrap(
       'The database: DATABASE_URL when set, else the embedded Postgres under FLOWPLAN_DATA_DIR (default: .flowplan in the ' +
@@ -74,8 +88,14 @@ export function groupHelp(group: string, commands: readonly Command[]): string {
 }
 
 export function commandHelp(command: Command): string {
-  const rows: [string, string][] = Object.entries(command.options).map(([name, o]) => [flag(name, o), o.required ? `${o.description}; required` : o.description]);
-  rows.push(['--json', `print only JSON on stdout: ${command.json}`], ['--help', COMMON_OPTIONS.help.description]);
+  const rows: [string, string][] = Object.entries(command.options).map(([name, o]) => [
+    flag(name, o),
+    o.required ? `${o.description}; required` : o.description,
+  ]);
+  rows.push(
+    ['--json', `print only JSON on stdout: ${command.json}`],
+    ['--help', COMMON_OPTIONS.help.description],
+  );
   return [
     `flowplan ${command.name}: ${command.summary}`,
     '',

@@ -17,9 +17,7 @@ type Env = Record<string, string | undefined>;
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h';
 
-type Resolved =
-  | { kind: 'help'; text: string }
-  | { kind: 'run'; command: Command; argv: string[] };
+type Resolved = { kind: 'help'; text: string } | { kind: 'run'; command: Command; argv: string[] };
 
 /** Finds the command (or the help asked for) in the words before the options; UsageError when there is none. */
 function resolve(argv: string[]): Resolved {
@@ -31,35 +29,52 @@ function resolve(argv: string[]): Resolved {
     const found = resolve([...argv.slice(1), '--help']);
     return found.kind === 'help' ? found : { kind: 'help', text: commandHelp(found.command) };
   }
-  if (first.startsWith('-')) throw new UsageError(`the command comes first, then its options (got ${first})`, undefined, '');
+  if (first.startsWith('-'))
+    throw new UsageError(`the command comes first, then its options (got ${first})`, undefined, '');
   if (GROUPS.includes(first)) {
     const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
     if (second === undefined || second.startsWith('-')) {
       if (isHelp(second)) return { kind: 'help', text: groupHelp(first, group) };
-      throw new UsageError(`\`flowplan ${first}\` needs a command: ${group.map((c) => c.name.split(' ')[1]).join(', ')}`, undefined, first);
+      throw new UsageError(
+        `\`flowplan ${first}\` needs a command: ${group.map((c) => c.name.split(' ')[1]).join(', ')}`,
+        undefined,
+        first,
+      );
     }
     const command = group.find((c) => c.name === `${first} ${second}`);
     if (!command) {
-      throw new UsageError(`unknown command "${first} ${second}": the ${first} commands are ${group.map((c) => c.name.split(' ')[1]).join(', ')}`, undefined, first);
+      throw new UsageError(
+        `unknown command "${first} ${second}": the ${first} commands are ${group.map((c) => c.name.split(' ')[1]).join(', ')}`,
+        undefined,
+        first,
+      );
     }
-    return argv.slice(2).some(isHelp) ? { kind: 'help', text: commandHelp(command) } : { kind: 'run', command, argv: argv.slice(2) };
+    return argv.slice(2).some(isHelp)
+      ? { kind: 'help', text: commandHelp(command) }
+      : { kind: 'run', command, argv: argv.slice(2) };
   }
   const command = COMMANDS.find((c) => c.name === first);
   if (!command) throw new UsageError(`unknown command "${first}"`, undefined, '');
-  return argv.slice(1).some(isHelp) ? { kind: 'help', text: commandHelp(command) } : { kind: 'run', command, argv: argv.slice(1) };
+  return argv.slice(1).some(isHelp)
+    ? { kind: 'help', text: commandHelp(command) }
+    : { kind: 'run', command, argv: argv.slice(1) };
 }
 
 /** Where to read more, after a usage error: the command's own help, a group's, or the list. */
 function pointer(about: string): string {
   if (!about) return 'Run `flowplan --help` to list the commands.';
-  return GROUPS.includes(about) ? `Run \`flowplan ${about} --help\` to list its commands.` : `Run \`flowplan ${about} --help\` for its options.`;
+  return GROUPS.includes(about)
+    ? `Run \`flowplan ${about} --help\` to list its commands.`
+    : `Run \`flowplan ${about} --help\` for its options.`;
 }
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const err = (text: string) => process.stderr.write(`${text}\n`);
 
 /** The command and its checked input; or, after printing help or a usage error, the exit code. */
-async function prepare(argv: string[]): Promise<{ command: Command; input: unknown; json: boolean } | number> {
+async function prepare(
+  argv: string[],
+): Promise<{ command: Command; input: unknown; json: boolean } | number> {
   let resolved: Resolved | undefined;
   try {
     resolved = resolve(argv);
@@ -68,11 +83,17 @@ async function prepare(argv: string[]): Promise<{ command: Command; input: unkno
       return 0;
     }
     const options = parse(resolved.argv, resolved.command.options);
-    return { command: resolved.command, input: await resolved.command.input(options), json: options.json === true };
+    return {
+      command: resolved.command,
+      input: await resolved.command.input(options),
+      json: options.json === true,
+    };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     if (error.text) err(`${error.text}\n`);
-    err(`flowplan: ${error.message}. ${pointer(error.about ?? (resolved?.kind === 'run' ? resolved.command.name : ''))}`);
+    err(
+      `flowplan: ${error.message}. ${pointer(error.about ?? (resolved?.kind === 'run' ? resolved.command.name : ''))}`,
+    );
     return 2;
   }
 }
@@ -96,9 +117,14 @@ async function main(argv: string[], env: Env): Promise<number> {
   err(`flowplan: ${describe(where)}`);
   let database: Database;
   try {
-    database = await openFor(where, command.createsDatabase === true, (line) => err(`flowplan: ${line}`));
+    database = await openFor(where, command.createsDatabase === true, (line) =>
+      err(`flowplan: ${line}`),
+    );
   } catch (error) {
-    return fail(error instanceof DatabaseRefused ? error.code : 'INTERNAL', (error as Error).message);
+    return fail(
+      error instanceof DatabaseRefused ? error.code : 'INTERNAL',
+      (error as Error).message,
+    );
   }
   try {
     // An existing flowplan schema is brought up to date first, as the server does at start.

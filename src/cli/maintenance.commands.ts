@@ -19,14 +19,21 @@ export const maintenanceCommands = [
     input: () => ({}),
     run: async (sql) => {
       const applied = await migrate(sql);
-      return { result: { applied }, text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date' };
+      return {
+        result: { applied },
+        text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date',
+      };
     },
   }),
   command({
     name: 'jobs',
     summary: 'job queues by state, the newest failed jobs, the outbox and webhook backlogs',
     options: {
-      failed: { type: 'string', value: 'N', description: 'how many of the newest failed jobs to show (default 20)' },
+      failed: {
+        type: 'string',
+        value: 'N',
+        description: 'how many of the newest failed jobs to show (default 20)',
+      },
     },
     json: '{ "queues", "failed", "outbox", "webhooks" }',
     examples: ['flowplan jobs --failed 5'],

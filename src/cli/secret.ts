@@ -12,7 +12,8 @@ export async function readPassword(prompt = 'Password'): Promise<string> {
   if (process.stdin.isTTY) {
     const first = await promptHidden(`${prompt}: `);
     const again = await promptHidden(`${prompt} again: `);
-    if (first !== again) throw new UsageError('the two passwords typed differ: nothing was changed');
+    if (first !== again)
+      throw new UsageError('the two passwords typed differ: nothing was changed');
     return first;
   }
   return firstLine();
@@ -26,7 +27,8 @@ async function firstLine(): Promise<string> {
   }
   const end = text.indexOf('\n');
   const line = (end === -1 ? text : text.slice(0, end)).replace(/\r$/, '');
-  if (line === '') throw new UsageError('--password-stdin read no password: give it as the first line of stdin');
+  if (line === '')
+    throw new UsageError('--password-stdin read no password: give it as the first line of stdin');
   return line;
 }
 
@@ -45,7 +47,8 @@ function promptHidden(prompt: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const char of chunk) {
         if (char === '\r' || char === '\n') return finish(null);
-        if (char === '\u0003' || char === '\u0004') return finish(new UsageError('no password given: cancelled'));
+        if (char === '\u0003' || char === '\u0004')
+          return finish(new UsageError('no password given: cancelled'));
         if (char === '\u007f' || char === '\b') value = [...value].slice(0, -1).join('');
         else value += char;
       }

@@ -38,7 +38,12 @@ export interface BlockingLimits {
   passSources?: number;
 }
 
-export function blockingCounts(g: Graph, order: Uint32Array, progress: Uint8Array, limits: BlockingLimits = {}): Uint32Array {
+export function blockingCounts(
+  g: Graph,
+  order: Uint32Array,
+  progress: Uint8Array,
+  limits: BlockingLimits = {},
+): Uint32Array {
   const n = g.n;
   const pos = new Uint32Array(n);
   const open = new Uint8Array(n);
@@ -47,7 +52,13 @@ export function blockingCounts(g: Graph, order: Uint32Array, progress: Uint8Arra
     open[i] = progress[order[i]!] === PROGRESS.done ? 0 : 1;
   }
   const { start, adj } = successorsByPosition(g, order, pos);
-  const sparse = sparseCounts(start, adj, open, limits.sparseLimit ?? sparseLimitFor(n), limits.listBudget ?? LIST_BUDGET);
+  const sparse = sparseCounts(
+    start,
+    adj,
+    open,
+    limits.sparseLimit ?? sparseLimitFor(n),
+    limits.listBudget ?? LIST_BUDGET,
+  );
   const counts = new Uint32Array(n);
   const dense = new Int32Array(n);
   let denseTasks = 0;
@@ -55,13 +66,26 @@ export function blockingCounts(g: Graph, order: Uint32Array, progress: Uint8Arra
     if (sparse[i]! >= 0) counts[order[i]!] = sparse[i]!;
     else dense[denseTasks++] = i;
   }
-  const denseCounts = reachCounts(g, order, pos, open, dense.subarray(0, denseTasks), limits.passSources ?? PASS_LANES);
+  const denseCounts = reachCounts(
+    g,
+    order,
+    pos,
+    open,
+    dense.subarray(0, denseTasks),
+    limits.passSources ?? PASS_LANES,
+  );
   for (let d = 0; d < denseTasks; d++) counts[order[dense[d]!]!] = denseCounts[d]!;
   return counts;
 }
 
 /** Per position: the number of unfinished tasks it reaches, or -1 for a dense task. */
-function sparseCounts(start: Uint32Array, adj: Uint32Array, open: Uint8Array, limit: number, budget: number): Int32Array {
+function sparseCounts(
+  start: Uint32Array,
+  adj: Uint32Array,
+  open: Uint8Array,
+  limit: number,
+  budget: number,
+): Int32Array {
   const n = open.length;
   // Slice [first, last) of `arena` lists the open positions reachable from position i.
   const first = new Int32Array(n).fill(-1);
@@ -75,7 +99,8 @@ function sparseCounts(start: Uint32Array, adj: Uint32Array, open: Uint8Array, li
     let len = 0;
     // A dense successor makes i dense: check them all before merging any list.
     let dense = false;
-    for (let k = start[i]!, end = start[i + 1]!; k < end && !dense; k++) dense = first[adj[k]!]! < 0;
+    for (let k = start[i]!, end = start[i + 1]!; k < end && !dense; k++)
+      dense = first[adj[k]!]! < 0;
     if (dense) continue;
     succs: for (let k = start[i]!, end = start[i + 1]!; k < end; k++) {
       const j = adj[k]!;
@@ -114,7 +139,11 @@ function sparseCounts(start: Uint32Array, adj: Uint32Array, open: Uint8Array, li
 }
 
 /** Successor lists by topological position, each sorted ascending. */
-function successorsByPosition(g: Graph, order: Uint32Array, pos: Uint32Array): { start: Uint32Array; adj: Uint32Array } {
+function successorsByPosition(
+  g: Graph,
+  order: Uint32Array,
+  pos: Uint32Array,
+): { start: Uint32Array; adj: Uint32Array } {
   const { n, predStart, pred, succStart } = g;
   const start = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) {
@@ -126,7 +155,8 @@ function successorsByPosition(g: Graph, order: Uint32Array, pos: Uint32Array): {
   // Visiting targets in ascending position appends to every source list in ascending order.
   for (let i = 0; i < n; i++) {
     const v = order[i]!;
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) adj[fill[pos[pred[k]!]!]!++] = i;
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
+      adj[fill[pos[pred[k]!]!]!++] = i;
   }
   return { start, adj };
 }

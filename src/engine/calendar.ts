@@ -44,7 +44,8 @@ export function fitsCalendar(start: string, offset: number): boolean {
 }
 
 function workingDayMs(start: string, offset: number): number {
-  if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`Offset must be a non-negative integer, got ${offset}`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new RangeError(`Offset must be a non-negative integer, got ${offset}`);
   const ms = parseDate(start);
   const weekday = (new Date(ms).getUTCDay() + 6) % 7; // Monday = 0 … Sunday = 6
   if (weekday > 4) throw new RangeError(`${start} is not a working day`);

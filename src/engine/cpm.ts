@@ -18,7 +18,12 @@ export interface Cpm {
 }
 
 /** `order` must be a topological order of g (from topoOrder). Durations below 1 count as 1. */
-export function cpm(g: Graph, order: Uint32Array, progress: Uint8Array, duration: Uint32Array): Cpm {
+export function cpm(
+  g: Graph,
+  order: Uint32Array,
+  progress: Uint8Array,
+  duration: Uint32Array,
+): Cpm {
   const { n, predStart, pred, succStart, succ } = g;
   const es = new Int32Array(n);
   const ef = new Int32Array(n);

@@ -33,7 +33,8 @@ export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<num
     const f = from[i]!;
     const t = to[i]!;
     // Checked once here so every later pass can index without bounds worries.
-    if (!(f >= 0 && f < n && t >= 0 && t < n)) throw new RangeError(`Edge ${i} (${f} -> ${t}) is out of range`);
+    if (!(f >= 0 && f < n && t >= 0 && t < n))
+      throw new RangeError(`Edge ${i} (${f} -> ${t}) is out of range`);
     predStart[t + 1]!++;
     succStart[f + 1]!++;
   }
@@ -60,7 +61,9 @@ export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<num
  * node indexes of one cycle in dependency order: each node is a dependency of the
  * next one, and the last is a dependency of the first.
  */
-export function topoOrder(g: Graph): { order: Uint32Array; cycle: null } | { order: null; cycle: number[] } {
+export function topoOrder(
+  g: Graph,
+): { order: Uint32Array; cycle: null } | { order: null; cycle: number[] } {
   const { n, predStart, succStart, succ } = g;
   const indeg = new Uint32Array(n);
   for (let v = 0; v < n; v++) indeg[v] = predStart[v + 1]! - predStart[v]!;

@@ -1,6 +1,12 @@
 import { buildGraph, type Graph } from './graph.ts';
 import type { RecomputeInput, RecomputeOutput } from './recompute.ts';
-import { PROGRESS, STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from './status.ts';
+import {
+  PROGRESS,
+  STATUS_BLOCKED,
+  STATUS_DONE,
+  STATUS_IN_PROGRESS,
+  STATUS_READY,
+} from './status.ts';
 
 /**
  * A flow's derived state kept with what derives it, so that the next version after a change
@@ -54,7 +60,23 @@ export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Der
     lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
     tail[v] = finish - lf[v]!;
   }
-  return { n, g: buildGraph(n, from, to), order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
+  return {
+    n,
+    g: buildGraph(n, from, to),
+    order,
+    pos,
+    progress,
+    duration,
+    status,
+    es,
+    ef,
+    ls,
+    lf,
+    slack,
+    critical,
+    tail,
+    finish,
+  };
 }
 
 /**
@@ -64,7 +86,12 @@ export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Der
  * successors; earliest dates forward from the changed tasks in topological order, and tails
  * backward from them, each stopping where a value does not change.
  */
-export function deriveNext(previous: Derived, changed: ArrayLike<number>, progress: Uint8Array, duration: Uint32Array): Derived {
+export function deriveNext(
+  previous: Derived,
+  changed: ArrayLike<number>,
+  progress: Uint8Array,
+  duration: Uint32Array,
+): Derived {
   const { n, g, order, pos } = previous;
   const { predStart, pred, succStart, succ } = g;
   const status = previous.status.slice();
@@ -76,7 +103,8 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   for (let c = 0; c < changed.length; c++) {
     const v = changed[c]!;
     status[v] = statusOf(g, progress, v);
-    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) status[succ[k]!] = statusOf(g, progress, succ[k]!);
+    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++)
+      status[succ[k]!] = statusOf(g, progress, succ[k]!);
   }
 
   // Tasks whose dates, tail or progress may have changed: their ls, lf, slack and critical are redone.
@@ -114,7 +142,8 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   for (let c = 0; c < changed.length; c++) {
     const v = changed[c]!;
     backward.push(pos[v]!);
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) backward.push(pos[pred[k]!]!);
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
+      backward.push(pos[pred[k]!]!);
   }
   while (backward.size > 0) {
     const v = order[backward.pop()]!;
@@ -131,14 +160,16 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
     if (t === tail[v]) continue;
     tail[v] = t;
     touched.push(v);
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) backward.push(pos[pred[k]!]!);
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
+      backward.push(pos[pred[k]!]!);
   }
 
   // The finish: the task that set it still does unless it ended earlier; then one flat scan.
   let finish = Math.max(previous.finish, raised);
   if (finishLost) {
     finish = -1;
-    for (let v = 0; v < n; v++) if (progress[v] !== PROGRESS.done && ef[v]! > finish) finish = ef[v]!;
+    for (let v = 0; v < n; v++)
+      if (progress[v] !== PROGRESS.done && ef[v]! > finish) finish = ef[v]!;
   }
   // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
   const moved = finish !== previous.finish;
@@ -161,13 +192,30 @@ export function deriveNext(previous: Derived, changed: ArrayLike<number>, progre
   };
   if (moved) for (let v = 0; v < n; v++) late(v);
   else for (const v of touched) late(v);
-  return { n, g, order, pos, progress, duration, status, es, ef, ls, lf, slack, critical, tail, finish };
+  return {
+    n,
+    g,
+    order,
+    pos,
+    progress,
+    duration,
+    status,
+    es,
+    ef,
+    ls,
+    lf,
+    slack,
+    critical,
+    tail,
+    finish,
+  };
 }
 
 function statusOf(g: Graph, progress: Uint8Array, v: number): number {
   if (progress[v] === PROGRESS.done) return STATUS_DONE;
   if (progress[v] !== PROGRESS.open) return STATUS_IN_PROGRESS;
-  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++) if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
+  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++)
+    if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
   return STATUS_READY;
 }
 
@@ -176,7 +224,10 @@ class PositionHeap {
   private items: number[] = [];
   private readonly queued: Uint8Array;
 
-  constructor(n: number, private readonly largestFirst: boolean) {
+  constructor(
+    n: number,
+    private readonly largestFirst: boolean,
+  ) {
     this.queued = new Uint8Array(n);
   }
 
@@ -210,7 +261,8 @@ class PositionHeap {
         const left = 2 * i + 1;
         if (left >= items.length) break;
         const right = left + 1;
-        const child = right < items.length && this.before(items[right]!, items[left]!) ? right : left;
+        const child =
+          right < items.length && this.before(items[right]!, items[left]!) ? right : left;
         if (!this.before(items[child]!, last)) break;
         items[i] = items[child]!;
         i = child;
@@ -231,7 +283,11 @@ class PositionHeap {
  * number of its unfinished descendants, so a task finishing lowers each of its ancestors' by
  * one (and reopening raises them); nothing else moves. Costs the changed tasks' ancestors.
  */
-export function countsAfter(g: Graph, counts: Uint32Array, changed: readonly { v: number; done: boolean }[]): Uint32Array {
+export function countsAfter(
+  g: Graph,
+  counts: Uint32Array,
+  changed: readonly { v: number; done: boolean }[],
+): Uint32Array {
   const { n, predStart, pred } = g;
   const next = counts.slice();
   const seen = new Uint8Array(n);
@@ -261,11 +317,17 @@ export function countsAfter(g: Graph, counts: Uint32Array, changed: readonly { v
  * after it, and the CSR rows are extended rather than sorted again. deriveNext then opens the
  * new tasks as it would reopen a task. Throws RangeError when an edge breaks that shape.
  */
-export function appendNodes(previous: Derived, added: number, from: Uint32Array, to: Uint32Array): Derived {
+export function appendNodes(
+  previous: Derived,
+  added: number,
+  from: Uint32Array,
+  to: Uint32Array,
+): Derived {
   const { n: old, g } = previous;
   const n = old + added;
   for (let e = 0; e < from.length; e++) {
-    if (!(to[e]! >= old && to[e]! < n && from[e]! < to[e]!)) throw new RangeError(`edge ${from[e]} -> ${to[e]} does not end at a later new task`);
+    if (!(to[e]! >= old && to[e]! < n && from[e]! < to[e]!))
+      throw new RangeError(`edge ${from[e]} -> ${to[e]} does not end at a later new task`);
   }
   // Predecessor rows: the old ones as they were, then one row per new task.
   const predStart = new Uint32Array(n + 1);
@@ -280,7 +342,9 @@ export function appendNodes(previous: Derived, added: number, from: Uint32Array,
   const extra = new Uint32Array(n);
   for (let e = 0; e < from.length; e++) extra[from[e]!]!++;
   const succStart = new Uint32Array(n + 1);
-  for (let v = 0; v < n; v++) succStart[v + 1] = succStart[v]! + (v < old ? g.succStart[v + 1]! - g.succStart[v]! : 0) + extra[v]!;
+  for (let v = 0; v < n; v++)
+    succStart[v + 1] =
+      succStart[v]! + (v < old ? g.succStart[v + 1]! - g.succStart[v]! : 0) + extra[v]!;
   const succ = new Uint32Array(succStart[n]!);
   const sFill = new Uint32Array(n);
   for (let v = 0; v < old; v++) {
@@ -303,9 +367,20 @@ export function appendNodes(previous: Derived, added: number, from: Uint32Array,
     return next;
   };
   return {
-    n, g: { n, predStart, pred, succStart, succ }, order, pos,
-    progress: grow(previous.progress, PROGRESS.done), duration: grow(previous.duration, 1), status: grow(previous.status, STATUS_DONE),
-    es: grow(previous.es, -1), ef: grow(previous.ef, -1), ls: grow(previous.ls, -1), lf: grow(previous.lf, -1),
-    slack: grow(previous.slack, -1), critical: grow(previous.critical, 0), tail: grow(previous.tail, -1), finish: previous.finish,
+    n,
+    g: { n, predStart, pred, succStart, succ },
+    order,
+    pos,
+    progress: grow(previous.progress, PROGRESS.done),
+    duration: grow(previous.duration, 1),
+    status: grow(previous.status, STATUS_DONE),
+    es: grow(previous.es, -1),
+    ef: grow(previous.ef, -1),
+    ls: grow(previous.ls, -1),
+    lf: grow(previous.lf, -1),
+    slack: grow(previous.slack, -1),
+    critical: grow(previous.critical, 0),
+    tail: grow(previous.tail, -1),
+    finish: previous.finish,
   };
 }

@@ -36,7 +36,16 @@ interface Wasm {
   Instance: new (module: object, imports: object) => { exports: { pass: Pass } };
   Memory: new (size: { initial: number }) => { buffer: ArrayBuffer };
 }
-type Pass = (v: number, n: number, starts: number, open: number, out: number, sources: number, lanes: number, planes: number) => void;
+type Pass = (
+  v: number,
+  n: number,
+  starts: number,
+  open: number,
+  out: number,
+  sources: number,
+  lanes: number,
+  planes: number,
+) => void;
 
 const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
 const kernel = new wasm.Module(Buffer.from(KERNEL, 'base64'));
@@ -75,7 +84,8 @@ export function reachCounts(
   for (let i = 0; i < n; i++) {
     words[(starts >> 2) + i] = e << 2;
     const v = order[i]!;
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) words[e++] = out + 16 * pos[pred[k]!]!;
+    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
+      words[e++] = out + 16 * pos[pred[k]!]!;
     bytes[openAt + i] = open[i] === 1 ? 0xff : 0;
   }
   words[(starts >> 2) + n] = e << 2;
@@ -93,7 +103,8 @@ export function reachCounts(
     pass(sources[s0]!, n, starts, openAt, out, sourceAt, lanes, planes);
     for (let l = 0; l < group; l++) {
       let c = 0;
-      for (let b = 0; b < bits; b++) c |= ((words[(planes >> 2) + 4 * b + (l >>> 5)]! >>> (l & 31)) & 1) << b;
+      for (let b = 0; b < bits; b++)
+        c |= ((words[(planes >> 2) + 4 * b + (l >>> 5)]! >>> (l & 31)) & 1) << b;
       counts[s0 + l] = c;
     }
   }

@@ -8,25 +8,33 @@
  */
 import ipaddr from 'ipaddr.js';
 
-export type TrustProxy = { hops: number } | { ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] } | null;
+export type TrustProxy =
+  { hops: number } | { ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] } | null;
 
 /** TRUST_PROXY: unset or empty → null; `2` → two hops; `10.0.0.0/8, 192.168.1.7` → those ranges. */
 export function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (raw === undefined || raw.trim() === '') return null;
   if (/^\d+$/.test(raw.trim())) {
     const hops = Number(raw.trim());
-    if (hops < 1 || hops > 16) throw new Error(`TRUST_PROXY as a hop count must be 1 to 16, got ${raw}`);
+    if (hops < 1 || hops > 16)
+      throw new Error(`TRUST_PROXY as a hop count must be 1 to 16, got ${raw}`);
     return { hops };
   }
-  const ranges = raw.split(',').map((part) => part.trim()).filter(Boolean).map((part): [ipaddr.IPv4 | ipaddr.IPv6, number] => {
-    try {
-      if (part.includes('/')) return ipaddr.parseCIDR(part);
-      const address = ipaddr.parse(part);
-      return [address, address.kind() === 'ipv4' ? 32 : 128];
-    } catch {
-      throw new Error(`TRUST_PROXY must be a hop count or a comma-separated list of addresses and CIDRs, got ${JSON.stringify(part)}`);
-    }
-  });
+  const ranges = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part): [ipaddr.IPv4 | ipaddr.IPv6, number] => {
+      try {
+        if (part.includes('/')) return ipaddr.parseCIDR(part);
+        const address = ipaddr.parse(part);
+        return [address, address.kind() === 'ipv4' ? 32 : 128];
+      } catch {
+        throw new Error(
+          `TRUST_PROXY must be a hop count or a comma-separated list of addresses and CIDRs, got ${JSON.stringify(part)}`,
+        );
+      }
+    });
   return { ranges };
 }
 
@@ -56,15 +64,24 @@ function peerText(peer: string): string {
   return text;
 }
 
-function trusted(address: ipaddr.IPv4 | ipaddr.IPv6, ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
-  return ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+function trusted(
+  address: ipaddr.IPv4 | ipaddr.IPv6,
+  ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][],
+): boolean {
+  return ranges.some(
+    ([range, bits]) => range.kind() === address.kind() && address.match(range, bits),
+  );
 }
 
 /**
  * The client's address: the peer's, or, through trusted proxies, the nearest untrusted
  * address of X-Forwarded-For (read right to left, as each proxy appends the hop it saw).
  */
-export function clientAddress(peer: string, forwardedFor: string | undefined, trust: TrustProxy): string {
+export function clientAddress(
+  peer: string,
+  forwardedFor: string | undefined,
+  trust: TrustProxy,
+): string {
   if (!trust || !forwardedFor) return peerText(peer);
   const peerAddress = normalise(peer);
   if (!peerAddress) return peer;

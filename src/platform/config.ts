@@ -107,9 +107,13 @@ function bytes(env: Env, name: string, fallback: number, min: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const match = /^(\d+)\s*(KiB|MiB|GiB|TiB)?$/.exec(raw.trim());
-  const value = match ? Number(match[1]) * 1024 ** ['', 'KiB', 'MiB', 'GiB', 'TiB'].indexOf(match[2] ?? '') : NaN;
+  const value = match
+    ? Number(match[1]) * 1024 ** ['', 'KiB', 'MiB', 'GiB', 'TiB'].indexOf(match[2] ?? '')
+    : NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be a number of bytes of at least ${min} (a suffix KiB, MiB, GiB or TiB may follow), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${name} must be a number of bytes of at least ${min} (a suffix KiB, MiB, GiB or TiB may follow), got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -135,7 +139,8 @@ function demoSetting(env: Env): boolean {
   const value = env.FLOWPLAN_DEMO;
   // A production start prints no secret into the logs a container keeps unless asked to.
   if (value === undefined || value === '') return env.NODE_ENV !== 'production';
-  if (value !== '0' && value !== '1') throw new Error(`FLOWPLAN_DEMO must be 1 or 0, got ${JSON.stringify(value)}`);
+  if (value !== '0' && value !== '1')
+    throw new Error(`FLOWPLAN_DEMO must be 1 or 0, got ${JSON.stringify(value)}`);
   return value === '1';
 }
 

@@ -6,17 +6,42 @@
  * here appears in the OpenAPI document.
  */
 export const ERROR_CODES = [
-  'VALIDATION_FAILED', 'CIRCULAR_DEPENDENCY', 'INVALID_EMAIL', 'ALREADY_MEMBER', 'UNSUPPORTED_GRANT_TYPE', 'INVALID_SCOPE',
-  'invalid_grant', 'invalid_request',
-  'UNAUTHORIZED', 'CREDENTIAL_REVOKED', 'INVALID_CLIENT',
-  'FORBIDDEN', 'INSUFFICIENT_SCOPE', 'PLAN_REQUIRED', 'PLAN_LIMIT_REACHED', 'SUBSCRIPTION_PAST_DUE', 'invalid_target',
-  'NOT_FOUND', 'NOT_ARCHIVED',
+  'VALIDATION_FAILED',
+  'CIRCULAR_DEPENDENCY',
+  'INVALID_EMAIL',
+  'ALREADY_MEMBER',
+  'UNSUPPORTED_GRANT_TYPE',
+  'INVALID_SCOPE',
+  'invalid_grant',
+  'invalid_request',
+  'UNAUTHORIZED',
+  'CREDENTIAL_REVOKED',
+  'INVALID_CLIENT',
+  'FORBIDDEN',
+  'INSUFFICIENT_SCOPE',
+  'PLAN_REQUIRED',
+  'PLAN_LIMIT_REACHED',
+  'SUBSCRIPTION_PAST_DUE',
+  'invalid_target',
+  'NOT_FOUND',
+  'NOT_ARCHIVED',
   'METHOD_NOT_ALLOWED',
-  'CURSOR_EXPIRED', 'UPGRADE_REQUIRED',
-  'TASK_BLOCKED', 'INVALID_TRANSITION', 'TASK_STARTED', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING', 'DOWNSTREAM_STARTED',
+  'CURSOR_EXPIRED',
+  'UPGRADE_REQUIRED',
+  'TASK_BLOCKED',
+  'INVALID_TRANSITION',
+  'TASK_STARTED',
+  'SUBTASKS_OUTSTANDING',
+  'DELIVERABLE_MISSING',
+  'DOWNSTREAM_STARTED',
   'IDEMPOTENCY_KEY_IN_USE',
-  'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED',
-  'INTERNAL', 'RENDER_FAILED', 'SERVICE_UNAVAILABLE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'RENDER_FAILED',
+  'SERVICE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -36,7 +61,12 @@ export class DomainError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly hints: ErrorHints;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, hints: ErrorHints = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+    hints: ErrorHints = {},
+  ) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
@@ -45,7 +75,8 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what = 'Resource'): DomainError => new DomainError('NOT_FOUND', `${what} not found`);
+export const notFound = (what = 'Resource'): DomainError =>
+  new DomainError('NOT_FOUND', `${what} not found`);
 
 /** Where a problem with the input was found: the web layer's locations, or the body a service was given. */
 export type Location = 'body' | 'query' | 'path' | 'header';
@@ -61,7 +92,8 @@ export function validationFailed(errors: ValidationProblem[], message?: string):
   const first = errors[0];
   return new DomainError(
     'VALIDATION_FAILED',
-    message ?? (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
+    message ??
+      (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
     { errors },
   );
 }
@@ -82,15 +114,24 @@ const CYCLE_NAME_CHARS = 80;
  * The message names the first few; `details[key]` the first hundred (`details` keeps `extra`).
  */
 export function circularDependency(
-  lead: string, members: readonly CycleMember[], arrow: string, key: 'tasks' | 'ideas', extra: Record<string, unknown> = {},
+  lead: string,
+  members: readonly CycleMember[],
+  arrow: string,
+  key: 'tasks' | 'ideas',
+  extra: Record<string, unknown> = {},
 ): DomainError {
   const label = (m: CycleMember) => {
-    const name = m.name.length > CYCLE_NAME_CHARS ? `${m.name.slice(0, CYCLE_NAME_CHARS - 1)}…` : m.name;
+    const name =
+      m.name.length > CYCLE_NAME_CHARS ? `${m.name.slice(0, CYCLE_NAME_CHARS - 1)}…` : m.name;
     return `"${name}" (${m.id ?? `#${m.index}`})`;
   };
-  const shown = members.length > CYCLE_NAMED
-    ? [...members.slice(0, CYCLE_NAMED).map(label), `… ${members.length - CYCLE_NAMED} more`]
-    : members.map(label);
+  const shown =
+    members.length > CYCLE_NAMED
+      ? [...members.slice(0, CYCLE_NAMED).map(label), `… ${members.length - CYCLE_NAMED} more`]
+      : members.map(label);
   const loop = [...shown, label(members[0]!)].join(' → ');
-  return new DomainError('CIRCULAR_DEPENDENCY', `${lead}: ${loop} (${arrow})`, { ...extra, [key]: members.slice(0, 100) });
+  return new DomainError('CIRCULAR_DEPENDENCY', `${lead}: ${loop} (${arrow})`, {
+    ...extra,
+    [key]: members.slice(0, 100),
+  });
 }

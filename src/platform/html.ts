@@ -17,7 +17,8 @@ export class Html {
  * U+FFFF and unpaired surrogates. Text stored before input refused them may hold them, and one
  * in an SVG makes it unreadable to every XML parser (resvg: no PNG). Shown as U+FFFD.
  */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text made safe for element content and quoted attribute values, in HTML and SVG alike (and well-formed XML). */
 export function escapeHtml(value: string): string {
@@ -30,10 +31,19 @@ export function escapeHtml(value: string): string {
  * its neighbour; what XML forbids besides is U+FFFD, as in escapeHtml.
  */
 export function oneLine(value: string): string {
-  return value.replace(/[\s\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(NOT_XML, '\uFFFD').trim();
+  return value
+    .replace(/[\s\u0000-\u001F\u007F-\u009F]+/g, ' ')
+    .replace(NOT_XML, '\uFFFD')
+    .trim();
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
 

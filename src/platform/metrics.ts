@@ -13,13 +13,28 @@ export class Metrics {
 
   /** A gauge read when scraped, for state owned elsewhere (pool, sessions, queues). */
   gauge(name: string, help: string, read: () => number): void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** A gauge with labels read when scraped (an async query across processes): only the series `read` returns are exported. */
-  gaugeByLabels(name: string, help: string, labelNames: readonly string[], read: () => Promise<{ labels: Record<string, string>; value: number }[]>): void {
+  gaugeByLabels(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    read: () => Promise<{ labels: Record<string, string>; value: number }[]>,
+  ): void {
     const gauge: Gauge = new Gauge({
-      name, help, labelNames, registers: [this.registry],
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
       async collect() {
         const series = await read();
         gauge.reset();
@@ -32,7 +47,9 @@ export class Metrics {
   total(name: string, help: string, read: () => number): void {
     let last = 0;
     new Counter({
-      name, help, registers: [this.registry],
+      name,
+      help,
+      registers: [this.registry],
       collect() {
         const now = read();
         if (now > last) this.inc(now - last);

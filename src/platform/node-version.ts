@@ -12,9 +12,10 @@ export const SUPPORTED_NODE = '>=20.12 <21';
 export function unsupportedNode(version: string = process.versions.node): string | null {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major === 20 && minor >= 12) return null;
-  const why = major > 20
-    ? `its uWebSockets.js build has native binaries up to Node 20 only (on Node ${major} it falls back to an imitation flowplan cannot serve on)`
-    : 'it uses APIs that Node 20.12 added';
+  const why =
+    major > 20
+      ? `its uWebSockets.js build has native binaries up to Node 20 only (on Node ${major} it falls back to an imitation flowplan cannot serve on)`
+      : 'it uses APIs that Node 20.12 added';
   return `flowplan: Node ${version} is not supported: flowplan runs on Node ${SUPPORTED_NODE}, because ${why} (README: Runtime).`;
 }
 

@@ -47,7 +47,10 @@ export async function runTimed<T extends object, R>(
     if (!settled) timer = setTimeout(() => abort.abort(), timeoutMs);
   });
   try {
-    return await pool.run({ ...task, started: port2 }, { transferList: [...transferList, port2] as never, signal: abort.signal });
+    return await pool.run(
+      { ...task, started: port2 },
+      { transferList: [...transferList, port2] as never, signal: abort.signal },
+    );
   } finally {
     settled = true;
     clearTimeout(timer);

@@ -20,7 +20,10 @@ export interface StagedBlob {
   sha256: string;
 }
 
-export async function stageBlob(sql: Sql, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob> {
+export async function stageBlob(
+  sql: Sql,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+): Promise<StagedBlob> {
   const blobId = newId('blb');
   const digest = createHash('sha256');
   let pending: Buffer[] = [];
@@ -50,7 +53,9 @@ export async function stageBlob(sql: Sql, source: AsyncIterable<Buffer> | Iterab
 }
 
 export async function readBlob(sql: Db, blobId: string): Promise<Buffer> {
-  const rows = await sql<{ data: Buffer }[]>`select data from blob_chunks where blob_id = ${blobId} order by seq`;
+  const rows = await sql<
+    { data: Buffer }[]
+  >`select data from blob_chunks where blob_id = ${blobId} order by seq`;
   return rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((row) => row.data));
 }
 
@@ -86,8 +91,13 @@ export async function lockWorkspaceFiles(tx: Db, workspaceId: string): Promise<v
 }
 
 /** Every workspace's stored file bytes, largest first (for /metrics). */
-export async function fileBytesByWorkspace(sql: Db, limit: number): Promise<{ workspaceId: string; bytes: number }[]> {
-  const rows = await sql<{ workspaceId: string; bytes: string }[]>`select workspace_id, sum(bytes) as bytes from (
+export async function fileBytesByWorkspace(
+  sql: Db,
+  limit: number,
+): Promise<{ workspaceId: string; bytes: number }[]> {
+  const rows = await sql<
+    { workspaceId: string; bytes: string }[]
+  >`select workspace_id, sum(bytes) as bytes from (
       select f.workspace_id, a.size_bytes as bytes from attachments a join flows f on f.id = a.flow_id
       union all
       select b.workspace_id, i.size_bytes from idea_attachments i join brainstorms b on b.id = i.brainstorm_id

@@ -47,31 +47,47 @@ export interface Viewer {
   userId: string | null;
 }
 
-const boardColumns = (sql: Db, viewer: Viewer) => sql`b.id, b.workspace_id, b.name, b.archived, b.public_token,
+const boardColumns = (
+  sql: Db,
+  viewer: Viewer,
+) => sql`b.id, b.workspace_id, b.name, b.archived, b.public_token,
   b.version::int as version, b.created_at, b.updated_at,
   (select count(*) from ideas i where i.brainstorm_id = b.id)::int as idea_count,
   case when b.workspace_id = ${viewer.workspaceId} then null
        else (select s.role from brainstorm_shares s where s.brainstorm_id = b.id and s.user_id = ${viewer.userId}) end as guest_role`;
 
 /** Boards of the viewer's workspace, and those shared with the person acting. */
-const visible = (sql: Db, viewer: Viewer) => viewer.userId
-  ? sql`(b.workspace_id = ${viewer.workspaceId}
+const visible = (sql: Db, viewer: Viewer) =>
+  viewer.userId
+    ? sql`(b.workspace_id = ${viewer.workspaceId}
         or b.id in (select brainstorm_id from brainstorm_shares where user_id = ${viewer.userId}))`
-  : sql`b.workspace_id = ${viewer.workspaceId}`;
+    : sql`b.workspace_id = ${viewer.workspaceId}`;
 
-export async function insertBrainstorm(sql: Db, row: { id: string; workspaceId: string; name: string }): Promise<void> {
+export async function insertBrainstorm(
+  sql: Db,
+  row: { id: string; workspaceId: string; name: string },
+): Promise<void> {
   await sql`insert into brainstorms (id, workspace_id, name) values (${row.id}, ${row.workspaceId}, ${row.name})`;
 }
 
 /** The board as the viewer may see it; `lock` holds its row until the transaction ends. */
-export async function findBrainstorm(sql: Db, viewer: Viewer, id: string, lock = false): Promise<BrainstormRow | null> {
+export async function findBrainstorm(
+  sql: Db,
+  viewer: Viewer,
+  id: string,
+  lock = false,
+): Promise<BrainstormRow | null> {
   const [row] = await sql<BrainstormRow[]>`select ${boardColumns(sql, viewer)} from brainstorms b
     where b.id = ${id} and ${visible(sql, viewer)} ${lock ? sql`for update of b` : sql``}`;
   return row ?? null;
 }
 
 /** The board's version, when the viewer may see it: the cheap ETag of GET. */
-export async function brainstormVersion(sql: Db, viewer: Viewer, id: string): Promise<number | null> {
+export async function brainstormVersion(
+  sql: Db,
+  viewer: Viewer,
+  id: string,
+): Promise<number | null> {
   const [row] = await sql<{ version: number }[]>`select b.version::int as version from brainstorms b
     where b.id = ${id} and ${visible(sql, viewer)}`;
   return row?.version ?? null;
@@ -82,11 +98,19 @@ export async function pageBrainstorms(
   viewer: Viewer,
   filter: PageRequest & { archived: boolean; q?: string },
 ): Promise<Page<BrainstormRow>> {
-  const match = filter.q ? sql`and b.name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
+  const match = filter.q
+    ? sql`and b.name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}`
+    : sql``;
   const where = sql`where ${visible(sql, viewer)} and b.archived = ${filter.archived} ${match}`;
-  return pageOf<BrainstormRow>(sql, {
-    columns: boardColumns(sql, viewer), source: sql`from brainstorms b ${where}`, order: sql`b.created_at desc, b.id desc`,
-  }, filter);
+  return pageOf<BrainstormRow>(
+    sql,
+    {
+      columns: boardColumns(sql, viewer),
+      source: sql`from brainstorms b ${where}`,
+      order: sql`b.created_at desc, b.id desc`,
+    },
+    filter,
+  );
 }
 
 /**
@@ -96,14 +120,21 @@ export async function pageBrainstorms(
 export async function touchBrainstorm(
   sql: Db,
   id: string,
-  patch: { name?: string; archived?: boolean; publicToken?: { token: string; hash: string } | null; visible?: boolean } = {},
+  patch: {
+    name?: string;
+    archived?: boolean;
+    publicToken?: { token: string; hash: string } | null;
+    visible?: boolean;
+  } = {},
 ): Promise<void> {
   const name = patch.name !== undefined ? sql`, name = ${patch.name}` : sql``;
   const archived = patch.archived !== undefined ? sql`, archived = ${patch.archived}` : sql``;
-  const token = patch.publicToken !== undefined
-    ? sql`, public_token = ${patch.publicToken?.token ?? null}, public_token_hash = ${patch.publicToken?.hash ?? null}`
-    : sql``;
-  const visible = patch.visible || patch.name !== undefined ? sql`, public_version = public_version + 1` : sql``;
+  const token =
+    patch.publicToken !== undefined
+      ? sql`, public_token = ${patch.publicToken?.token ?? null}, public_token_hash = ${patch.publicToken?.hash ?? null}`
+      : sql``;
+  const visible =
+    patch.visible || patch.name !== undefined ? sql`, public_version = public_version + 1` : sql``;
   await sql`update brainstorms set version = version + 1, updated_at = now() ${name} ${archived} ${token} ${visible} where id = ${id}`;
 }
 
@@ -113,16 +144,30 @@ export async function deleteBrainstorm(sql: Db, id: string): Promise<void> {
 
 // ── ideas ────────────────────────────────────────────────────────────────────────────
 
-const ideaColumns = (sql: Db) => sql`i.id, i.brainstorm_id, i.parent_id, i.title, i.notes, i.tags, i.assignee_id, i.created_at,
+const ideaColumns = (
+  sql: Db,
+) => sql`i.id, i.brainstorm_id, i.parent_id, i.title, i.notes, i.tags, i.assignee_id, i.created_at,
   (select count(*) from idea_comments c where c.idea_id = i.id)::int as comment_count,
   (select count(*) from idea_attachments a where a.idea_id = i.id)::int as file_count`;
 
 /** Inserts after the board's last idea, in the given order (batches keep each statement small). */
-export async function insertIdeas(sql: Db, brainstormId: string, ideas: readonly NewIdeaRow[]): Promise<void> {
-  const [last] = await sql<{ position: number }[]>`select coalesce(max(position), 0)::int as position from ideas where brainstorm_id = ${brainstormId}`;
+export async function insertIdeas(
+  sql: Db,
+  brainstormId: string,
+  ideas: readonly NewIdeaRow[],
+): Promise<void> {
+  const [last] = await sql<
+    { position: number }[]
+  >`select coalesce(max(position), 0)::int as position from ideas where brainstorm_id = ${brainstormId}`;
   const rows = ideas.map((idea, i) => ({
-    id: idea.id, brainstorm_id: brainstormId, parent_id: idea.parentId, title: idea.title, notes: idea.notes,
-    tags: sql.array(idea.tags), assignee_id: idea.assigneeId, position: last!.position + i + 1,
+    id: idea.id,
+    brainstorm_id: brainstormId,
+    parent_id: idea.parentId,
+    title: idea.title,
+    notes: idea.notes,
+    tags: sql.array(idea.tags),
+    assignee_id: idea.assigneeId,
+    position: last!.position + i + 1,
   }));
   for (let i = 0; i < rows.length; i += 2000) {
     await sql`insert into ideas ${sql(rows.slice(i, i + 2000), 'id', 'brainstorm_id', 'parent_id', 'title', 'notes', 'tags', 'assignee_id', 'position')}`;
@@ -130,18 +175,27 @@ export async function insertIdeas(sql: Db, brainstormId: string, ideas: readonly
 }
 
 export async function listIdeas(sql: Db, brainstormId: string): Promise<IdeaRow[]> {
-  return sql<IdeaRow[]>`select ${ideaColumns(sql)} from ideas i where i.brainstorm_id = ${brainstormId} order by i.position`;
+  return sql<
+    IdeaRow[]
+  >`select ${ideaColumns(sql)} from ideas i where i.brainstorm_id = ${brainstormId} order by i.position`;
 }
 
 export async function findIdea(sql: Db, brainstormId: string, id: string): Promise<IdeaRow | null> {
-  const [row] = await sql<IdeaRow[]>`select ${ideaColumns(sql)} from ideas i where i.id = ${id} and i.brainstorm_id = ${brainstormId}`;
+  const [row] = await sql<
+    IdeaRow[]
+  >`select ${ideaColumns(sql)} from ideas i where i.id = ${id} and i.brainstorm_id = ${brainstormId}`;
   return row ?? null;
 }
 
 /** Every idea's parent: the tree the re-parent check walks. */
 /** Each idea of the board: its parent, and its title (to name a cycle a re-parent would make). */
-export async function ideaParents(sql: Db, brainstormId: string): Promise<Map<string, { parentId: string | null; title: string }>> {
-  const rows = await sql<{ id: string; parentId: string | null; title: string }[]>`select id, parent_id, title from ideas where brainstorm_id = ${brainstormId}`;
+export async function ideaParents(
+  sql: Db,
+  brainstormId: string,
+): Promise<Map<string, { parentId: string | null; title: string }>> {
+  const rows = await sql<
+    { id: string; parentId: string | null; title: string }[]
+  >`select id, parent_id, title from ideas where brainstorm_id = ${brainstormId}`;
   return new Map(rows.map((r) => [r.id, { parentId: r.parentId, title: r.title }]));
 }
 
@@ -162,7 +216,12 @@ export async function updateIdea(
 }
 
 /** Removes the idea; its children move up to its parent (root ideas when it had none). */
-export async function deleteIdea(sql: Db, brainstormId: string, id: string, parentId: string | null): Promise<void> {
+export async function deleteIdea(
+  sql: Db,
+  brainstormId: string,
+  id: string,
+  parentId: string | null,
+): Promise<void> {
   await sql`update ideas set parent_id = ${parentId}, updated_at = now() where brainstorm_id = ${brainstormId} and parent_id = ${id}`;
   await sql`delete from ideas where id = ${id}`;
 }
@@ -178,17 +237,32 @@ export interface IdeaCommentRow {
   createdAt: Date;
 }
 
-export async function insertIdeaComment(sql: Db, row: Omit<IdeaCommentRow, 'createdAt'> & { brainstormId: string }): Promise<IdeaCommentRow> {
-  const [created] = await sql<IdeaCommentRow[]>`insert into idea_comments (id, idea_id, brainstorm_id, author_id, author_name, body)
+export async function insertIdeaComment(
+  sql: Db,
+  row: Omit<IdeaCommentRow, 'createdAt'> & { brainstormId: string },
+): Promise<IdeaCommentRow> {
+  const [created] = await sql<
+    IdeaCommentRow[]
+  >`insert into idea_comments (id, idea_id, brainstorm_id, author_id, author_name, body)
     values (${row.id}, ${row.ideaId}, ${row.brainstormId}, ${row.authorId}, ${row.authorName}, ${row.body})
     returning id, idea_id, author_id, author_name, body, created_at`;
   return created!;
 }
 
-export async function pageIdeaComments(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaCommentRow>> {
-  return pageOf<IdeaCommentRow>(sql, {
-    columns: sql`id, idea_id, author_id, author_name, body, created_at`, source: sql`from idea_comments where idea_id = ${ideaId}`, order: sql`created_at, id`,
-  }, page);
+export async function pageIdeaComments(
+  sql: Db,
+  ideaId: string,
+  page: PageRequest,
+): Promise<Page<IdeaCommentRow>> {
+  return pageOf<IdeaCommentRow>(
+    sql,
+    {
+      columns: sql`id, idea_id, author_id, author_name, body, created_at`,
+      source: sql`from idea_comments where idea_id = ${ideaId}`,
+      order: sql`created_at, id`,
+    },
+    page,
+  );
 }
 
 export interface IdeaFileRow {
@@ -199,12 +273,22 @@ export interface IdeaFileRow {
   uploadedAt: Date;
 }
 
-const fileColumns = (sql: Db) => sql`id, name, mime_type, size_bytes::int as size_bytes, uploaded_at`;
+const fileColumns = (sql: Db) =>
+  sql`id, name, mime_type, size_bytes::int as size_bytes, uploaded_at`;
 
 export async function insertIdeaFile(
   sql: Db,
   /** `blobId`: the staged upload (blobs.store.ts) this row takes over. */
-  row: { id: string; ideaId: string; brainstormId: string; name: string; mimeType: string; sizeBytes: number; blobId: string; uploadedBy: string },
+  row: {
+    id: string;
+    ideaId: string;
+    brainstormId: string;
+    name: string;
+    mimeType: string;
+    sizeBytes: number;
+    blobId: string;
+    uploadedBy: string;
+  },
 ): Promise<IdeaFileRow> {
   const [created] = await sql<IdeaFileRow[]>`insert into idea_attachments
       (id, idea_id, brainstorm_id, name, mime_type, size_bytes, blob_id, uploaded_by)
@@ -213,17 +297,37 @@ export async function insertIdeaFile(
   return created!;
 }
 
-export async function pageIdeaFiles(sql: Db, ideaId: string, page: PageRequest): Promise<Page<IdeaFileRow>> {
-  return pageOf<IdeaFileRow>(sql, {
-    columns: fileColumns(sql), source: sql`from idea_attachments where idea_id = ${ideaId}`, order: sql`uploaded_at, id`,
-  }, page);
+export async function pageIdeaFiles(
+  sql: Db,
+  ideaId: string,
+  page: PageRequest,
+): Promise<Page<IdeaFileRow>> {
+  return pageOf<IdeaFileRow>(
+    sql,
+    {
+      columns: fileColumns(sql),
+      source: sql`from idea_attachments where idea_id = ${ideaId}`,
+      order: sql`uploaded_at, id`,
+    },
+    page,
+  );
 }
 
-export async function ideaFileContent(sql: Db, ideaId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
-  const [row] = await sql<{ name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]>`select name, mime_type, content, blob_id
+export async function ideaFileContent(
+  sql: Db,
+  ideaId: string,
+  id: string,
+): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
+  const [row] = await sql<
+    { name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]
+  >`select name, mime_type, content, blob_id
     from idea_attachments where id = ${id} and idea_id = ${ideaId}`;
   if (!row) return null;
-  return { name: row.name, mimeType: row.mimeType, content: row.content ?? (await readBlob(sql, row.blobId!)) };
+  return {
+    name: row.name,
+    mimeType: row.mimeType,
+    content: row.content ?? (await readBlob(sql, row.blobId!)),
+  };
 }
 
 // ── shares ───────────────────────────────────────────────────────────────────────────
@@ -252,15 +356,29 @@ export async function upsertBrainstormShare(
   return share!;
 }
 
-export async function pageBrainstormShares(sql: Db, brainstormId: string, page: PageRequest): Promise<Page<BrainstormShareRow>> {
-  return pageOf<BrainstormShareRow>(sql, {
-    columns: shareColumns(sql), source: sql`from brainstorm_shares s join users u on u.id = s.user_id where s.brainstorm_id = ${brainstormId}`,
-    order: sql`s.created_at, s.id`,
-  }, page);
+export async function pageBrainstormShares(
+  sql: Db,
+  brainstormId: string,
+  page: PageRequest,
+): Promise<Page<BrainstormShareRow>> {
+  return pageOf<BrainstormShareRow>(
+    sql,
+    {
+      columns: shareColumns(sql),
+      source: sql`from brainstorm_shares s join users u on u.id = s.user_id where s.brainstorm_id = ${brainstormId}`,
+      order: sql`s.created_at, s.id`,
+    },
+    page,
+  );
 }
 
 /** Changes the role of the board's share; null when the board has no share with this id. */
-export async function setBrainstormShareRole(sql: Db, brainstormId: string, id: string, role: ShareRole): Promise<BrainstormShareRow | null> {
+export async function setBrainstormShareRole(
+  sql: Db,
+  brainstormId: string,
+  id: string,
+  role: ShareRole,
+): Promise<BrainstormShareRow | null> {
   const [share] = await sql<BrainstormShareRow[]>`with s as (
       update brainstorm_shares set role = ${role}, updated_at = now() where id = ${id} and brainstorm_id = ${brainstormId}
       returning *)
@@ -268,8 +386,13 @@ export async function setBrainstormShareRole(sql: Db, brainstormId: string, id: 
   return share ?? null;
 }
 
-export async function deleteBrainstormShare(sql: Db, brainstormId: string, id: string): Promise<boolean> {
-  const rows = await sql`delete from brainstorm_shares where id = ${id} and brainstorm_id = ${brainstormId} returning id`;
+export async function deleteBrainstormShare(
+  sql: Db,
+  brainstormId: string,
+  id: string,
+): Promise<boolean> {
+  const rows =
+    await sql`delete from brainstorm_shares where id = ${id} and brainstorm_id = ${brainstormId} returning id`;
   return rows.length > 0;
 }
 
@@ -293,7 +416,12 @@ export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBo
 }
 
 /** A board's ideas as the public sees them: titles, tags and tree position, in board order. */
-export async function publicIdeas(sql: Db, brainstormId: string): Promise<{ id: string; title: string; tags: string[]; parentId: string | null }[]> {
-  return sql<{ id: string; title: string; tags: string[]; parentId: string | null }[]>`select id, title, tags, parent_id
+export async function publicIdeas(
+  sql: Db,
+  brainstormId: string,
+): Promise<{ id: string; title: string; tags: string[]; parentId: string | null }[]> {
+  return sql<
+    { id: string; title: string; tags: string[]; parentId: string | null }[]
+  >`select id, title, tags, parent_id
     from ideas where brainstorm_id = ${brainstormId} order by position`;
 }

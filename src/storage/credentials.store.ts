@@ -52,7 +52,8 @@ export async function insertCredential(
 /** Revokes a credential and every token it issued; false when no such credential. */
 export async function revokeCredential(sql: Sql, id: string): Promise<boolean> {
   return sql.begin(async (tx) => {
-    const rows = await tx`update credentials set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning id`;
+    const rows =
+      await tx`update credentials set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning id`;
     if (rows.length === 0) return false;
     await tx`update access_tokens set revoked_at = coalesce(revoked_at, now()) where credential_id = ${id}`;
     await tx`select pg_notify(${AUTH_CHANNEL}, '')`;
@@ -61,14 +62,18 @@ export async function revokeCredential(sql: Sql, id: string): Promise<boolean> {
 }
 
 export async function findClient(sql: Db, id: string): Promise<CredentialRow | null> {
-  const [row] = await sql<CredentialRow[]>`select id, workspace_id, kind, name, role, scopes, secret_hash,
+  const [row] = await sql<
+    CredentialRow[]
+  >`select id, workspace_id, kind, name, role, scopes, secret_hash,
       first_party, redirect_uris, revoked_at
     from credentials where id = ${id} and kind = 'client'`;
   return row ?? null;
 }
 
 export async function findKeyPrincipal(sql: Db, hash: string): Promise<PrincipalRow | null> {
-  const [row] = await sql<PrincipalRow[]>`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
+  const [row] = await sql<
+    PrincipalRow[]
+  >`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
       c.id as credential_id, c.name as credential_name, c.kind as credential_kind, c.role as credential_role,
       c.revoked_at as credential_revoked_at, c.scopes, null as token_id, null as token_revoked_at,
       null as expires_at, null as user_id, null as member_role
@@ -78,7 +83,9 @@ export async function findKeyPrincipal(sql: Db, hash: string): Promise<Principal
 }
 
 export async function findTokenPrincipal(sql: Db, hash: string): Promise<PrincipalRow | null> {
-  const [row] = await sql<PrincipalRow[]>`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
+  const [row] = await sql<
+    PrincipalRow[]
+  >`select w.id as workspace_id, w.name as workspace_name, w.plan, w.past_due,
       c.id as credential_id, c.name as credential_name, c.kind as credential_kind, c.role as credential_role,
       c.revoked_at as credential_revoked_at, t.scopes, t.id as token_id, t.revoked_at as token_revoked_at,
       t.expires_at, t.user_id, m.role as member_role
@@ -93,7 +100,13 @@ export async function findTokenPrincipal(sql: Db, hash: string): Promise<Princip
 export async function insertAccessToken(
   sql: Db,
   token: {
-    id: string; hash: string; workspaceId: string; credentialId: string; userId: string | null; scopes: Scope[]; expiresAt: Date;
+    id: string;
+    hash: string;
+    workspaceId: string;
+    credentialId: string;
+    userId: string | null;
+    scopes: Scope[];
+    expiresAt: Date;
     /** Person tokens: the sign-in's token family, so revoking the family ends them. */
     familyId?: string;
   },
@@ -112,7 +125,10 @@ export async function revokeAccessToken(sql: Db, hash: string, clientId: string)
 }
 
 /** A person token's live state: whether it (or its client) was revoked, and the person's role now. */
-export async function personTokenState(sql: Db, tokenId: string): Promise<{ revoked: boolean; memberRole: MemberRole | null } | null> {
+export async function personTokenState(
+  sql: Db,
+  tokenId: string,
+): Promise<{ revoked: boolean; memberRole: MemberRole | null } | null> {
   const [row] = await sql<{ revoked: boolean; memberRole: MemberRole | null }[]>`
     select (t.revoked_at is not null or c.revoked_at is not null) as revoked, m.role as member_role
     from access_tokens t
@@ -138,19 +154,28 @@ export interface CredentialListRow {
  * clients are not among them: they belong to the installation (listFirstPartyClients).
  */
 export async function listCredentials(sql: Db, workspaceId: string): Promise<CredentialListRow[]> {
-  return sql<CredentialListRow[]>`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
+  return sql<
+    CredentialListRow[]
+  >`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
     from credentials where workspace_id = ${workspaceId} and revoked_at is null and not first_party order by created_at, id`;
 }
 
 /** The installation's live first-party clients, oldest first: people of every workspace sign in through them. */
 export async function listFirstPartyClients(sql: Db): Promise<CredentialListRow[]> {
-  return sql<CredentialListRow[]>`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
+  return sql<
+    CredentialListRow[]
+  >`select id, kind, name, role, scopes, first_party, redirect_uris, created_at
     from credentials where kind = 'client' and first_party and revoked_at is null order by created_at, id`;
 }
 
 /** Who a live credential belongs to: the workspace that registered it, and whether it is first-party. */
-export async function credentialOwner(sql: Db, id: string): Promise<{ workspaceId: string; firstParty: boolean } | null> {
-  const [row] = await sql<{ workspaceId: string; firstParty: boolean }[]>`select workspace_id, first_party
+export async function credentialOwner(
+  sql: Db,
+  id: string,
+): Promise<{ workspaceId: string; firstParty: boolean } | null> {
+  const [row] = await sql<
+    { workspaceId: string; firstParty: boolean }[]
+  >`select workspace_id, first_party
     from credentials where id = ${id} and revoked_at is null`;
   return row ?? null;
 }
@@ -162,7 +187,11 @@ export async function credentialOwner(sql: Db, id: string): Promise<{ workspaceI
  * stop at once in every process; the NOTIFY drops cached principals as well.
  */
 /** Returns how many people had a sign-in ended. */
-export async function revokeClientSignins(sql: Sql, clientId: string, workspaceId: string): Promise<number> {
+export async function revokeClientSignins(
+  sql: Sql,
+  clientId: string,
+  workspaceId: string,
+): Promise<number> {
   return sql.begin(async (tx) => {
     const access = await tx`update access_tokens set revoked_at = now()
       where credential_id = ${clientId} and workspace_id = ${workspaceId} and user_id is not null and revoked_at is null
@@ -192,7 +221,9 @@ export interface CredentialAdminRow {
 
 /** The workspace's API keys, revoked ones too, oldest first. */
 export async function listKeysOf(sql: Db, workspaceId: string): Promise<CredentialAdminRow[]> {
-  return sql<CredentialAdminRow[]>`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
+  return sql<
+    CredentialAdminRow[]
+  >`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
     from credentials where kind = 'key' and workspace_id = ${workspaceId} order by created_at, id`;
 }
 
@@ -201,7 +232,9 @@ export async function listKeysOf(sql: Db, workspaceId: string): Promise<Credenti
  * workspace (its own, and the installation's first-party clients, which serve every workspace).
  */
 export async function listClientsFor(sql: Db, workspaceId?: string): Promise<CredentialAdminRow[]> {
-  return sql<CredentialAdminRow[]>`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
+  return sql<
+    CredentialAdminRow[]
+  >`select id, workspace_id, name, role, scopes, first_party, redirect_uris, created_at, revoked_at
     from credentials where kind = 'client' ${workspaceId ? sql`and (workspace_id = ${workspaceId} or first_party)` : sql``}
     order by created_at, id`;
 }

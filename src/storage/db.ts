@@ -33,10 +33,14 @@ function survivePostgresWriteAfterClose(): void {
 }
 
 function onUncaught(error: Error): void {
-  const writeAfterClose = error instanceof TypeError && error.message.includes("reading 'write'")
-    && /nextWrite[\s\S]*postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? '');
+  const writeAfterClose =
+    error instanceof TypeError &&
+    error.message.includes("reading 'write'") &&
+    /nextWrite[\s\S]*postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? '');
   if (!writeAfterClose) throw error;
-  process.emitWarning('postgres.js wrote to a connection that had closed (porsager/postgres#1208); its queries were rejected, the process goes on');
+  process.emitWarning(
+    'postgres.js wrote to a connection that had closed (porsager/postgres#1208); its queries were rejected, the process goes on',
+  );
 }
 
 export function connect(url: string, max = 10): Sql {
@@ -53,8 +57,12 @@ export function connect(url: string, max = 10): Sql {
   // lost during that fetch rejects a promise nothing holds: an unhandled rejection, which ends the
   // process (seen when Postgres stops under load). The types it learns are shared by the pool, so
   // a connection fetches them only while none are known yet.
-  const options = sql.options as typeof sql.options & { shared: { typeArrayMap: Record<string, number> } };
-  Object.defineProperty(options, 'fetch_types', { get: () => Object.keys(options.shared.typeArrayMap).length === 0 });
+  const options = sql.options as typeof sql.options & {
+    shared: { typeArrayMap: Record<string, number> };
+  };
+  Object.defineProperty(options, 'fetch_types', {
+    get: () => Object.keys(options.shared.typeArrayMap).length === 0,
+  });
   return sql;
 }
 
@@ -90,9 +98,10 @@ export async function openDatabase(
     try {
       const [row] = await admin`select 1 as present from pg_database where datname = 'flowplan'`;
       missing = !row && !create;
-      if (!row && create) await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
-        if (error.code !== '42P04') throw error; // duplicate_database: another process created it
-      });
+      if (!row && create)
+        await admin`create database flowplan`.catch((error: postgres.PostgresError) => {
+          if (error.code !== '42P04') throw error; // duplicate_database: another process created it
+        });
     } catch (error) {
       await cluster.stop(); // if this process started it: nothing is left running
       throw error;
@@ -101,7 +110,9 @@ export async function openDatabase(
     }
     if (missing) {
       await cluster.stop();
-      throw new DatabaseMissing(`the embedded cluster in ${embeddedClusterDir(config.dataDir)} has no database "flowplan"`);
+      throw new DatabaseMissing(
+        `the embedded cluster in ${embeddedClusterDir(config.dataDir)} has no database "flowplan"`,
+      );
     }
     url = cluster.urlFor('flowplan');
   }
@@ -125,8 +136,12 @@ export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> 
 }
 
 /** flowplan's connections to this database (every process), by pool (application name) and state, from pg_stat_activity. */
-export function connectionsInUse(sql: Sql): Promise<{ pool: string; state: string; count: number }[]> {
-  return sql<{ pool: string; state: string; count: number }[]>`select application_name as pool, coalesce(state, 'unknown') as state, count(*)::int as count
+export function connectionsInUse(
+  sql: Sql,
+): Promise<{ pool: string; state: string; count: number }[]> {
+  return sql<
+    { pool: string; state: string; count: number }[]
+  >`select application_name as pool, coalesce(state, 'unknown') as state, count(*)::int as count
     from pg_stat_activity where datname = current_database() and application_name like 'flowplan%'
     group by 1, 2`;
 }
@@ -137,6 +152,10 @@ export function registerConnectionMetrics(metrics: Metrics, sql: Sql): void {
     'flowplan_postgres_connections',
     'Connections of every flowplan process to the database, by pool (flowplan: requests, at most 10 per process; flowplan-jobs: pg-boss, 4) and state (active: running a query)',
     ['pool', 'state'],
-    async () => (await connectionsInUse(sql)).map(({ pool, state, count }) => ({ labels: { pool, state }, value: count })),
+    async () =>
+      (await connectionsInUse(sql)).map(({ pool, state, count }) => ({
+        labels: { pool, state },
+        value: count,
+      })),
   );
 }

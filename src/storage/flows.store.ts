@@ -78,19 +78,34 @@ const iso = (date: Date) => date.toISOString();
 
 function flowRecord(row: FlowRow): FlowRecord {
   return {
-    id: row.id, workspaceId: row.workspaceId, name: row.name, description: row.description,
-    dueDate: row.dueDate ? iso(row.dueDate) : null, archived: row.archived, publicToken: row.publicToken,
-    version: Number(row.version), createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt),
+    id: row.id,
+    workspaceId: row.workspaceId,
+    name: row.name,
+    description: row.description,
+    dueDate: row.dueDate ? iso(row.dueDate) : null,
+    archived: row.archived,
+    publicToken: row.publicToken,
+    version: Number(row.version),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
   };
 }
 
 /** The flow's whole state, or null when it does not exist in this workspace. */
-export async function loadFlowState(sql: Db, workspaceId: string, flowId: string): Promise<FlowState | null> {
-  const [flow] = await sql<FlowRow[]>`select id, workspace_id, name, description, due_date, archived, public_token,
+export async function loadFlowState(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+): Promise<FlowState | null> {
+  const [flow] = await sql<
+    FlowRow[]
+  >`select id, workspace_id, name, description, due_date, archived, public_token,
       version, created_at, updated_at
     from flows where id = ${flowId} and workspace_id = ${workspaceId}`;
   if (!flow) return null;
-  const rows = await sql<TaskRow[]>`select t.id, t.parent_id, t.name, t.description, t.estimate_hours, t.assignee_id,
+  const rows = await sql<
+    TaskRow[]
+  >`select t.id, t.parent_id, t.name, t.description, t.estimate_hours, t.assignee_id,
       t.progress, t.position, t.created_at, t.updated_at,
       coalesce((select array_agg(d.depends_on_id order by d.depends_on_id) from task_dependencies d where d.task_id = t.id), '{}') as depends_on,
       coalesce((select json_agg(json_build_object('id', v.id, 'name', v.name, 'satisfied',
@@ -98,10 +113,18 @@ export async function loadFlowState(sql: Db, workspaceId: string, flowId: string
         from deliverables v where v.task_id = t.id), '[]') as deliverables
     from tasks t where t.flow_id = ${flowId} order by t.position`;
   const tasks: TaskRecord[] = rows.map((row) => ({
-    id: row.id, parentId: row.parentId, name: row.name, description: row.description,
-    estimateHours: row.estimateHours, assigneeId: row.assigneeId, progress: row.progress,
-    position: Number(row.position), dependsOn: row.dependsOn, deliverables: row.deliverables,
-    createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt),
+    id: row.id,
+    parentId: row.parentId,
+    name: row.name,
+    description: row.description,
+    estimateHours: row.estimateHours,
+    assigneeId: row.assigneeId,
+    progress: row.progress,
+    position: Number(row.position),
+    dependsOn: row.dependsOn,
+    deliverables: row.deliverables,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
   }));
   return { flow: flowRecord(flow), tasks };
 }
@@ -114,7 +137,8 @@ export async function insertFlow(sql: Db, flow: FlowRecord): Promise<void> {
 
 /** Bumps the version only if it is still the one this process holds (another process may have written). */
 export async function bumpVersion(sql: Db, flow: FlowRecord): Promise<boolean> {
-  const rows = await sql`update flows set version = version + 1, name = ${flow.name}, description = ${flow.description},
+  const rows =
+    await sql`update flows set version = version + 1, name = ${flow.name}, description = ${flow.description},
       due_date = ${flow.dueDate}, archived = ${flow.archived}, public_token = ${flow.publicToken}, updated_at = ${flow.updatedAt}
     where id = ${flow.id} and version = ${flow.version - 1} returning version`;
   return rows.length === 1;
@@ -126,15 +150,30 @@ export async function flowVersion(sql: Db, flowId: string): Promise<number | nul
   return row ? Number(row.version) : null;
 }
 
-export async function insertTasks(sql: Db, flowId: string, tasks: readonly TaskRecord[]): Promise<void> {
+export async function insertTasks(
+  sql: Db,
+  flowId: string,
+  tasks: readonly TaskRecord[],
+): Promise<void> {
   if (tasks.length === 0) return;
   const rows = tasks.map((t) => ({
-    id: t.id, flow_id: flowId, parent_id: t.parentId, name: t.name, description: t.description,
-    estimate_hours: t.estimateHours, assignee_id: t.assigneeId, progress: t.progress, position: t.position,
-    created_at: t.createdAt, updated_at: t.updatedAt,
+    id: t.id,
+    flow_id: flowId,
+    parent_id: t.parentId,
+    name: t.name,
+    description: t.description,
+    estimate_hours: t.estimateHours,
+    assignee_id: t.assigneeId,
+    progress: t.progress,
+    position: t.position,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
   }));
   // Sub-tasks reference their objective: insert objectives first. Batches keep the bind count under 65535.
-  const ordered = [...rows.filter((r) => r.parent_id === null), ...rows.filter((r) => r.parent_id !== null)];
+  const ordered = [
+    ...rows.filter((r) => r.parent_id === null),
+    ...rows.filter((r) => r.parent_id !== null),
+  ];
   for (let i = 0; i < ordered.length; i += 2000) {
     await sql`insert into tasks ${sql(ordered.slice(i, i + 2000))}`;
   }
@@ -152,33 +191,58 @@ export async function deleteTasks(sql: Db, ids: readonly string[]): Promise<void
   if (ids.length > 0) await sql`delete from tasks where id in ${sql(ids as string[])}`;
 }
 
-export async function insertDependencies(sql: Db, flowId: string, edges: readonly (readonly [task: string, dependsOn: string])[]): Promise<void> {
-  const rows = edges.map(([task, dependsOn]) => ({ flow_id: flowId, task_id: task, depends_on_id: dependsOn }));
+export async function insertDependencies(
+  sql: Db,
+  flowId: string,
+  edges: readonly (readonly [task: string, dependsOn: string])[],
+): Promise<void> {
+  const rows = edges.map(([task, dependsOn]) => ({
+    flow_id: flowId,
+    task_id: task,
+    depends_on_id: dependsOn,
+  }));
   for (let i = 0; i < rows.length; i += 5000) {
     await sql`insert into task_dependencies ${sql(rows.slice(i, i + 5000))} on conflict do nothing`;
   }
 }
 
-export async function deleteDependencies(sql: Db, edges: readonly (readonly [task: string, dependsOn: string])[]): Promise<void> {
+export async function deleteDependencies(
+  sql: Db,
+  edges: readonly (readonly [task: string, dependsOn: string])[],
+): Promise<void> {
   for (const [task, dependsOn] of edges) {
     await sql`delete from task_dependencies where task_id = ${task} and depends_on_id = ${dependsOn}`;
   }
 }
 
-export async function insertDeliverable(sql: Db, flowId: string, taskId: string, deliverable: { id: string; name: string }): Promise<void> {
+export async function insertDeliverable(
+  sql: Db,
+  flowId: string,
+  taskId: string,
+  deliverable: { id: string; name: string },
+): Promise<void> {
   await sql`insert into deliverables (id, task_id, flow_id, name) values (${deliverable.id}, ${taskId}, ${flowId}, ${deliverable.name})`;
 }
 
 /** Channel on which committed flow versions are announced to every process. */
 export const FLOWS_CHANNEL = 'flowplan_flows';
 
-export async function announceFlowChange(sql: Db, workspaceId: string, flowId: string, version: number): Promise<void> {
+export async function announceFlowChange(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+  version: number,
+): Promise<void> {
   await sql`select pg_notify(${FLOWS_CHANNEL}, ${`${workspaceId}:${flowId}:${version}`})`;
 }
 
-export function parseFlowChange(payload: string): { workspaceId: string; flowId: string; version: number } | null {
+export function parseFlowChange(
+  payload: string,
+): { workspaceId: string; flowId: string; version: number } | null {
   const [workspaceId, flowId, version] = payload.split(':');
-  return workspaceId && flowId && version ? { workspaceId, flowId, version: Number(version) } : null;
+  return workspaceId && flowId && version
+    ? { workspaceId, flowId, version: Number(version) }
+    : null;
 }
 
 export interface DomainEvent {
@@ -194,9 +258,21 @@ export const OUTBOX_CHANNEL = 'flowplan_outbox';
  * written here, so none can reach the feed late by forgetting to wake it (Postgres sends
  * one NOTIFY per transaction for a repeated payload).
  */
-export async function insertEvents(sql: Db, workspaceId: string, flowId: string | null, actorId: string | null, events: readonly DomainEvent[]): Promise<void> {
+export async function insertEvents(
+  sql: Db,
+  workspaceId: string,
+  flowId: string | null,
+  actorId: string | null,
+  events: readonly DomainEvent[],
+): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e) => ({ workspace_id: workspaceId, flow_id: flowId, type: e.type, data: sql.json(e.data as never), actor_id: actorId }));
+  const rows = events.map((e) => ({
+    workspace_id: workspaceId,
+    flow_id: flowId,
+    type: e.type,
+    data: sql.json(e.data as never),
+    actor_id: actorId,
+  }));
   for (let i = 0; i < rows.length; i += 5000) {
     await sql`insert into outbox ${sql(rows.slice(i, i + 5000), 'workspace_id', 'flow_id', 'type', 'data', 'actor_id')}`;
   }
@@ -209,15 +285,25 @@ export async function pageFlowIds(
   workspaceId: string,
   filter: PageRequest & { archived: boolean; q?: string },
 ): Promise<Page<{ id: string }>> {
-  const match = filter.q ? sql`and name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}` : sql``;
-  return pageOf<{ id: string }>(sql, {
-    columns: sql`id`, source: sql`from flows where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}`, order: sql`created_at desc, id desc`,
-  }, filter);
+  const match = filter.q
+    ? sql`and name ilike ${'%' + filter.q.replace(/[\\%_]/g, '\\$&') + '%'}`
+    : sql``;
+  return pageOf<{ id: string }>(
+    sql,
+    {
+      columns: sql`id`,
+      source: sql`from flows where workspace_id = ${workspaceId} and archived = ${filter.archived} ${match}`,
+      order: sql`created_at desc, id desc`,
+    },
+    filter,
+  );
 }
 
 /** Every live (not archived) flow of a workspace, oldest first. */
 export async function liveFlowIds(sql: Db, workspaceId: string): Promise<string[]> {
-  const rows = await sql<{ id: string }[]>`select id from flows where workspace_id = ${workspaceId} and not archived
+  const rows = await sql<
+    { id: string }[]
+  >`select id from flows where workspace_id = ${workspaceId} and not archived
     order by created_at, id`;
   return rows.map((r) => r.id);
 }

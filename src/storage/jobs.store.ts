@@ -20,7 +20,9 @@ export function tryDrainLock(tx: Tx): Promise<boolean> {
 }
 
 export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
-  return tx<OutboxRow[]>`select id, workspace_id, flow_id, type, data, actor_id, created_at from outbox
+  return tx<
+    OutboxRow[]
+  >`select id, workspace_id, flow_id, type, data, actor_id, created_at from outbox
     where processed_at is null order by id limit ${limit}`;
 }
 
@@ -29,7 +31,11 @@ export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
  * last one given (the drain's lock is held: no other drain gives positions meanwhile), and
  * wakes the feed's readers at commit. Returns the last position given.
  */
-export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error: string | null = null): Promise<string | null> {
+export async function markOutboxProcessed(
+  tx: Tx,
+  ids: readonly string[],
+  error: string | null = null,
+): Promise<string | null> {
   const rows = await tx<{ position: string }[]>`with last as (
       select greatest((select max(position) from outbox where position is not null), (select max(dropped_through) from event_log_dropped), 0) as p
     ), batch as (
@@ -39,25 +45,36 @@ export async function markOutboxProcessed(tx: Tx, ids: readonly string[], error:
     from last, batch where o.id = batch.id and o.position is null
     returning o.position::text as position`;
   if (rows.length === 0) return null;
-  const position = rows.reduce((max, r) => (BigInt(r.position) > BigInt(max) ? r.position : max), rows[0]!.position);
+  const position = rows.reduce(
+    (max, r) => (BigInt(r.position) > BigInt(max) ? r.position : max),
+    rows[0]!.position,
+  );
   await tx`select pg_notify(${EVENTS_CHANNEL}, ${position})`;
   return position;
 }
 
 /** Counts a failed drain of these rows; returns the rows' attempts so far. */
 export async function countDrainFailure(sql: Db, ids: readonly string[]): Promise<number> {
-  const rows = await sql<{ attempts: number }[]>`update outbox set drain_attempts = drain_attempts + 1
+  const rows = await sql<
+    { attempts: number }[]
+  >`update outbox set drain_attempts = drain_attempts + 1
     where id = any(${ids as string[]}::bigint[]) returning drain_attempts as attempts`;
   return Math.max(0, ...rows.map((r) => r.attempts));
 }
 
 export async function outboxBacklog(sql: Db): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from outbox where processed_at is null`;
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from outbox where processed_at is null`;
   return row!.n;
 }
 
-export async function jobCounts(sql: Db): Promise<{ queue: string; state: string; count: number }[]> {
-  return sql<{ queue: string; state: string; count: number }[]>`select name as queue, state::text as state, count(*)::int as count
+export async function jobCounts(
+  sql: Db,
+): Promise<{ queue: string; state: string; count: number }[]> {
+  return sql<
+    { queue: string; state: string; count: number }[]
+  >`select name as queue, state::text as state, count(*)::int as count
     from pgboss.job group by name, state order by name, state`;
 }
 
@@ -95,17 +112,24 @@ export interface FailedJob {
 }
 
 export async function failedJobs(sql: Db, limit: number): Promise<FailedJob[]> {
-  return sql<FailedJob[]>`select id, name as queue, data, output, retry_count, created_on, completed_on
+  return sql<
+    FailedJob[]
+  >`select id, name as queue, data, output, retry_count, created_on, completed_on
     from pgboss.job where state = 'failed' order by completed_on desc nulls last limit ${limit}`;
 }
 
 /** False until a server (or `flowplan migrate`) has started pg-boss once on this database. */
 export async function jobsInstalled(sql: Db): Promise<boolean> {
-  const [row] = await sql<{ present: boolean }[]>`select to_regclass('pgboss.job') is not null as present`;
+  const [row] = await sql<
+    { present: boolean }[]
+  >`select to_regclass('pgboss.job') is not null as present`;
   return row!.present;
 }
 
-export async function setAsideOutboxEvents(sql: Db, limit: number): Promise<{ id: string; type: string; flowId: string | null; error: string; createdAt: Date }[]> {
+export async function setAsideOutboxEvents(
+  sql: Db,
+  limit: number,
+): Promise<{ id: string; type: string; flowId: string | null; error: string; createdAt: Date }[]> {
   return sql`select id, type, flow_id, drain_error as error, created_at from outbox
     where drain_error is not null order by id desc limit ${limit}`;
 }

@@ -38,12 +38,19 @@ class Listener {
     if (payload === this.token) this.lastPong = Date.now();
   };
 
-  async listen(channel: string, fn: (payload: string) => void, onRestored: () => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    fn: (payload: string) => void,
+    onRestored: () => void,
+  ): Promise<() => Promise<void>> {
     const entry: Channel = { fn, onRestored, unlisten: null };
     entry.unlisten = await this.subscribe(channel, entry);
     this.channels.set(channel, [...(this.channels.get(channel) ?? []), entry]);
     // Channels subscribed at once (start-up) share one start of the pings.
-    if (!this.timer) await (this.starting ??= this.startPings().finally(() => { this.starting = null; }));
+    if (!this.timer)
+      await (this.starting ??= this.startPings().finally(() => {
+        this.starting = null;
+      }));
     return async () => {
       const left = (this.channels.get(channel) ?? []).filter((e) => e !== entry);
       if (left.length > 0) this.channels.set(channel, left);
@@ -120,7 +127,12 @@ const listeners = new WeakMap<Sql, Listener>();
  * `onRestored` runs after each re-listen (notifications may have been missed meanwhile).
  * Returns the unlisten.
  */
-export function listenDurably(sql: Sql, channel: string, fn: (payload: string) => void, onRestored: () => void): Promise<() => Promise<void>> {
+export function listenDurably(
+  sql: Sql,
+  channel: string,
+  fn: (payload: string) => void,
+  onRestored: () => void,
+): Promise<() => Promise<void>> {
   let listener = listeners.get(sql);
   if (!listener) listeners.set(sql, (listener = new Listener(sql)));
   return listener.listen(channel, fn, onRestored);

@@ -6,7 +6,12 @@ import type { Db } from './db.ts';
  * bucket seen for the first time starts full. The row lock serialises processes. `left` is
  * what the bucket holds after: with no token granted, the wait for one follows from it.
  */
-export async function takeLookup(sql: Db, key: string, burst: number, perSecond: number): Promise<{ granted: boolean; left: number }> {
+export async function takeLookup(
+  sql: Db,
+  key: string,
+  burst: number,
+  perSecond: number,
+): Promise<{ granted: boolean; left: number }> {
   const take = () => sql<{ granted: boolean; left: number }[]>`
     update lookup_budgets b set tokens = case when s.available >= 1 then s.available - 1 else s.available end, at = clock_timestamp()
     from (

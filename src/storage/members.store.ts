@@ -2,7 +2,11 @@
 import type { Db } from './db.ts';
 
 /** The subset of `ids` that are members (people) of the workspace. */
-export async function existingMembers(sql: Db, workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+export async function existingMembers(
+  sql: Db,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await sql<{ userId: string }[]>`select user_id from memberships
     where workspace_id = ${workspaceId} and user_id in ${sql([...new Set(ids)])}`;
@@ -17,6 +21,8 @@ export async function personName(sql: Db, userId: string): Promise<string | null
 /** Names of the given people, for reports. */
 export async function memberNames(sql: Db, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await sql<{ id: string; name: string }[]>`select id, name from users where id in ${sql([...new Set(ids)])}`;
+  const rows = await sql<
+    { id: string; name: string }[]
+  >`select id, name from users where id in ${sql([...new Set(ids)])}`;
   return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -19,7 +19,11 @@ export function listMigrations(dir = SQL_DIR): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: Number(file.slice(0, 4)), name: file, text: readFileSync(dir + file, 'utf8') }));
+    .map((file) => ({
+      version: Number(file.slice(0, 4)),
+      name: file,
+      text: readFileSync(dir + file, 'utf8'),
+    }));
 }
 
 /** Applies what is missing; returns the names applied by this call. */
@@ -42,6 +46,8 @@ export async function migrate(sql: Sql, migrations = listMigrations()): Promise<
 
 /** Whether the database holds a flowplan schema at all (migrate has run here at least once). */
 export async function hasSchema(sql: Sql): Promise<boolean> {
-  const [row] = await sql<{ present: boolean }[]>`select to_regclass('schema_migrations') is not null as present`;
+  const [row] = await sql<
+    { present: boolean }[]
+  >`select to_regclass('schema_migrations') is not null as present`;
   return row!.present;
 }

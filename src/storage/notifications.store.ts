@@ -12,26 +12,55 @@ export interface SettingsRow {
   digestHour: number;
 }
 
-export const DEFAULT_SETTINGS: SettingsRow = { email: true, assigned: true, unlocked: true, digest: true, timezone: 'UTC', digestHour: 8 };
+export const DEFAULT_SETTINGS: SettingsRow = {
+  email: true,
+  assigned: true,
+  unlocked: true,
+  digest: true,
+  timezone: 'UTC',
+  digestHour: 8,
+};
 
-export async function memberEmail(sql: Db, workspaceId: string, memberId: string): Promise<{ email: string; name: string } | null> {
-  const [row] = await sql<{ email: string; name: string }[]>`select u.email, u.name from memberships m join users u on u.id = m.user_id
+export async function memberEmail(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<{ email: string; name: string } | null> {
+  const [row] = await sql<
+    { email: string; name: string }[]
+  >`select u.email, u.name from memberships m join users u on u.id = m.user_id
     where m.workspace_id = ${workspaceId} and m.user_id = ${memberId}`;
   return row ?? null;
 }
 
-export async function flowInWorkspace(sql: Db, workspaceId: string, flowId: string): Promise<boolean> {
-  const [row] = await sql`select 1 from flows where id = ${flowId} and workspace_id = ${workspaceId}`;
+export async function flowInWorkspace(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+): Promise<boolean> {
+  const [row] =
+    await sql`select 1 from flows where id = ${flowId} and workspace_id = ${workspaceId}`;
   return row !== undefined;
 }
 
-export async function loadSettings(sql: Db, workspaceId: string, memberId: string): Promise<SettingsRow> {
-  const [row] = await sql<SettingsRow[]>`select email, assigned, unlocked, digest, timezone, digest_hour from notification_settings
+export async function loadSettings(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<SettingsRow> {
+  const [row] = await sql<
+    SettingsRow[]
+  >`select email, assigned, unlocked, digest, timezone, digest_hour from notification_settings
     where workspace_id = ${workspaceId} and member_id = ${memberId}`;
   return row ?? DEFAULT_SETTINGS;
 }
 
-export async function saveSettings(sql: Db, workspaceId: string, memberId: string, s: SettingsRow): Promise<void> {
+export async function saveSettings(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+  s: SettingsRow,
+): Promise<void> {
   await sql`insert into notification_settings (workspace_id, member_id, email, assigned, unlocked, digest, timezone, digest_hour)
     values (${workspaceId}, ${memberId}, ${s.email}, ${s.assigned}, ${s.unlocked}, ${s.digest}, ${s.timezone}, ${s.digestHour})
     on conflict (workspace_id, member_id) do update set email = excluded.email, assigned = excluded.assigned,
@@ -40,31 +69,58 @@ export async function saveSettings(sql: Db, workspaceId: string, memberId: strin
 }
 
 /** Locks the member's settings row (created with defaults if missing) so read-modify-write is safe. */
-export async function lockSettings(tx: Tx, workspaceId: string, memberId: string): Promise<SettingsRow> {
+export async function lockSettings(
+  tx: Tx,
+  workspaceId: string,
+  memberId: string,
+): Promise<SettingsRow> {
   await tx`insert into notification_settings (workspace_id, member_id) values (${workspaceId}, ${memberId}) on conflict do nothing`;
-  const [row] = await tx<SettingsRow[]>`select email, assigned, unlocked, digest, timezone, digest_hour from notification_settings
+  const [row] = await tx<
+    SettingsRow[]
+  >`select email, assigned, unlocked, digest, timezone, digest_hour from notification_settings
     where workspace_id = ${workspaceId} and member_id = ${memberId} for update`;
   return row!;
 }
 
-export async function flowMuted(sql: Db, workspaceId: string, memberId: string, flowId: string): Promise<boolean | null> {
+export async function flowMuted(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+  flowId: string,
+): Promise<boolean | null> {
   const [row] = await sql<{ muted: boolean }[]>`select muted from notification_flow_settings
     where workspace_id = ${workspaceId} and member_id = ${memberId} and flow_id = ${flowId}`;
   return row?.muted ?? null;
 }
 
-export async function mutedFlows(sql: Db, workspaceId: string, memberId: string): Promise<Set<string>> {
+export async function mutedFlows(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<Set<string>> {
   const rows = await sql<{ flowId: string }[]>`select flow_id from notification_flow_settings
     where workspace_id = ${workspaceId} and member_id = ${memberId} and muted`;
   return new Set(rows.map((r) => r.flowId));
 }
 
 /** The live flows of a workspace a member may mute, by name (at most `limit`). */
-export function liveFlowNames(sql: Db, workspaceId: string, limit: number): Promise<{ id: string; name: string }[]> {
-  return sql<{ id: string; name: string }[]>`select id, name from flows where workspace_id = ${workspaceId} and not archived order by lower(name), id limit ${limit}`;
+export function liveFlowNames(
+  sql: Db,
+  workspaceId: string,
+  limit: number,
+): Promise<{ id: string; name: string }[]> {
+  return sql<
+    { id: string; name: string }[]
+  >`select id, name from flows where workspace_id = ${workspaceId} and not archived order by lower(name), id limit ${limit}`;
 }
 
-export async function setFlowMuted(sql: Db, workspaceId: string, memberId: string, flowId: string, muted: boolean): Promise<void> {
+export async function setFlowMuted(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+  flowId: string,
+  muted: boolean,
+): Promise<void> {
   await sql`insert into notification_flow_settings (workspace_id, member_id, flow_id, muted) values (${workspaceId}, ${memberId}, ${flowId}, ${muted})
     on conflict (workspace_id, member_id, flow_id) do update set muted = excluded.muted, updated_at = now()`;
 }
@@ -79,25 +135,51 @@ export interface PendingRow {
   createdAt: Date;
 }
 
-export async function currentAssignees(sql: Db, taskIds: readonly string[]): Promise<Map<string, string | null>> {
+export async function currentAssignees(
+  sql: Db,
+  taskIds: readonly string[],
+): Promise<Map<string, string | null>> {
   if (taskIds.length === 0) return new Map();
-  const rows = await sql<{ id: string; assigneeId: string | null }[]>`select id, assignee_id from tasks where id in ${sql([...new Set(taskIds)])}`;
+  const rows = await sql<
+    { id: string; assigneeId: string | null }[]
+  >`select id, assignee_id from tasks where id in ${sql([...new Set(taskIds)])}`;
   return new Map(rows.map((r) => [r.id, r.assigneeId]));
 }
 
-export async function addPending(tx: Tx, rows: readonly { workspaceId: string; memberId: string; kind: string; flowId: string; taskId: string }[]): Promise<void> {
+export async function addPending(
+  tx: Tx,
+  rows: readonly {
+    workspaceId: string;
+    memberId: string;
+    kind: string;
+    flowId: string;
+    taskId: string;
+  }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await tx`insert into notification_pending ${tx(rows.map((r) => ({ workspace_id: r.workspaceId, member_id: r.memberId, kind: r.kind, flow_id: r.flowId, task_id: r.taskId })))}`;
 }
 
 /** Drops a task's waiting events for one member (unassigned) or everyone (deleted). */
-export async function dropPendingForTask(tx: Tx, taskId: string, memberId: string | null): Promise<void> {
+export async function dropPendingForTask(
+  tx: Tx,
+  taskId: string,
+  memberId: string | null,
+): Promise<void> {
   await tx`delete from notification_pending where task_id = ${taskId} ${memberId ? tx`and member_id = ${memberId}` : tx``}`;
 }
 
 /** Opens or extends the member's batch window; returns when it is due. */
-export async function extendBatchWindow(tx: Tx, workspaceId: string, memberId: string, quietSeconds: number, maxWaitSeconds: number): Promise<Date> {
-  const [row] = await tx<{ dueAt: Date }[]>`insert into notification_batches (workspace_id, member_id, first_event_at, due_at)
+export async function extendBatchWindow(
+  tx: Tx,
+  workspaceId: string,
+  memberId: string,
+  quietSeconds: number,
+  maxWaitSeconds: number,
+): Promise<Date> {
+  const [row] = await tx<
+    { dueAt: Date }[]
+  >`insert into notification_batches (workspace_id, member_id, first_event_at, due_at)
     values (${workspaceId}, ${memberId}, now(), now() + make_interval(secs => ${quietSeconds}))
     on conflict (workspace_id, member_id) do update set
       due_at = least(now() + make_interval(secs => ${quietSeconds}), notification_batches.first_event_at + make_interval(secs => ${maxWaitSeconds}))
@@ -106,12 +188,20 @@ export async function extendBatchWindow(tx: Tx, workspaceId: string, memberId: s
 }
 
 /** Closes a due window and takes its events; null while the window is still open (or gone). */
-export async function takeDueBatch(tx: Tx, workspaceId: string, memberId: string): Promise<PendingRow[] | null> {
-  const [window] = await tx<{ due: boolean }[]>`select due_at <= now() as due from notification_batches
+export async function takeDueBatch(
+  tx: Tx,
+  workspaceId: string,
+  memberId: string,
+): Promise<PendingRow[] | null> {
+  const [window] = await tx<
+    { due: boolean }[]
+  >`select due_at <= now() as due from notification_batches
     where workspace_id = ${workspaceId} and member_id = ${memberId} for update`;
   if (!window?.due) return null;
   await tx`delete from notification_batches where workspace_id = ${workspaceId} and member_id = ${memberId}`;
-  return tx<PendingRow[]>`delete from notification_pending where workspace_id = ${workspaceId} and member_id = ${memberId}
+  return tx<
+    PendingRow[]
+  >`delete from notification_pending where workspace_id = ${workspaceId} and member_id = ${memberId}
     returning id, kind, flow_id, task_id, created_at`;
 }
 
@@ -125,9 +215,14 @@ export interface TaskFacts {
   estimateHours: number | null;
 }
 
-export async function taskFacts(sql: Db, taskIds: readonly string[]): Promise<Map<string, TaskFacts>> {
+export async function taskFacts(
+  sql: Db,
+  taskIds: readonly string[],
+): Promise<Map<string, TaskFacts>> {
   if (taskIds.length === 0) return new Map();
-  const rows = await sql<TaskFacts[]>`select t.id, t.name, t.flow_id, f.name as flow_name, t.assignee_id, f.archived, t.estimate_hours
+  const rows = await sql<
+    TaskFacts[]
+  >`select t.id, t.name, t.flow_id, f.name as flow_name, t.assignee_id, f.archived, t.estimate_hours
     from tasks t join flows f on f.id = t.flow_id where t.id in ${sql([...new Set(taskIds)])}`;
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -185,14 +280,17 @@ export interface NewDelivery {
   digestDate?: string | null;
 }
 
-const DELIVERY_COLUMNS = 'id, workspace_id, member_id, kind, status, reason, recipient, subject, item_count, flow_ids, suppressed, message_id, transport, message, attempt, retry_of, digest_date::text as digest_date, created_at, finished_at';
+const DELIVERY_COLUMNS =
+  'id, workspace_id, member_id, kind, status, reason, recipient, subject, item_count, flow_ids, suppressed, message_id, transport, message, attempt, retry_of, digest_date::text as digest_date, created_at, finished_at';
 
 /**
  * Inserts a delivery; a second digest for the same member and local day, or a second retry of
  * one attempt, inserts nothing and answers null (the unique keys make both at most once).
  */
 export async function insertDelivery(sql: Db, d: NewDelivery): Promise<DeliveryRow | null> {
-  const [row] = await sql<DeliveryRow[]>`insert into notification_deliveries (id, workspace_id, member_id, kind, status, reason, recipient, subject,
+  const [row] = await sql<
+    DeliveryRow[]
+  >`insert into notification_deliveries (id, workspace_id, member_id, kind, status, reason, recipient, subject,
       item_count, flow_ids, suppressed, message_id, message, attempt, retry_of, digest_date, finished_at)
     values (${d.id}, ${d.workspaceId}, ${d.memberId}, ${d.kind}, ${d.status}, ${d.reason ?? null}, ${d.recipient ?? null}, ${d.subject ?? null},
       ${d.itemCount ?? 0}, ${d.flowIds ?? []}, ${d.suppressed ?? 0}, ${d.messageId ?? null}, ${d.message ? sql.json(d.message as never) : null},
@@ -202,7 +300,11 @@ export async function insertDelivery(sql: Db, d: NewDelivery): Promise<DeliveryR
   return row ?? null;
 }
 
-export async function finishDelivery(sql: Db, id: string, outcome: { status: 'sent'; transport: string } | { status: 'failed'; reason: string }): Promise<boolean> {
+export async function finishDelivery(
+  sql: Db,
+  id: string,
+  outcome: { status: 'sent'; transport: string } | { status: 'failed'; reason: string },
+): Promise<boolean> {
   const result = await sql`update notification_deliveries set status = ${outcome.status},
       transport = ${outcome.status === 'sent' ? outcome.transport : null}, reason = ${outcome.status === 'failed' ? outcome.reason : null},
       finished_at = now()
@@ -211,7 +313,9 @@ export async function finishDelivery(sql: Db, id: string, outcome: { status: 'se
 }
 
 export async function lockDelivery(tx: Tx, id: string): Promise<DeliveryRow | null> {
-  const [row] = await tx<DeliveryRow[]>`select ${tx.unsafe(DELIVERY_COLUMNS)} from notification_deliveries where id = ${id} for update`;
+  const [row] = await tx<
+    DeliveryRow[]
+  >`select ${tx.unsafe(DELIVERY_COLUMNS)} from notification_deliveries where id = ${id} for update`;
   return row ?? null;
 }
 
@@ -220,17 +324,28 @@ export async function lockDelivery(tx: Tx, id: string): Promise<DeliveryRow | nu
  * failed, never retried: whether the mail left is unknown, and a second copy is worse than none.
  */
 export async function failStaleClaims(sql: Db, olderThanSeconds: number): Promise<number> {
-  const result = await sql`update notification_deliveries set status = 'failed', finished_at = now(),
+  const result =
+    await sql`update notification_deliveries set status = 'failed', finished_at = now(),
       reason = 'interrupted: the process stopped during the send; not retried, so it is never sent twice'
     where status = 'claimed' and created_at < now() - make_interval(secs => ${olderThanSeconds})`;
   return result.count;
 }
 
-export async function pageDeliveries(sql: Db, workspaceId: string, memberId: string, page: PageRequest): Promise<Page<DeliveryRow>> {
-  return pageOf<DeliveryRow>(sql, {
-    columns: sql.unsafe(DELIVERY_COLUMNS), source: sql`from notification_deliveries where workspace_id = ${workspaceId} and member_id = ${memberId}`,
-    order: sql`created_at desc, id desc`,
-  }, page);
+export async function pageDeliveries(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+  page: PageRequest,
+): Promise<Page<DeliveryRow>> {
+  return pageOf<DeliveryRow>(
+    sql,
+    {
+      columns: sql.unsafe(DELIVERY_COLUMNS),
+      source: sql`from notification_deliveries where workspace_id = ${workspaceId} and member_id = ${memberId}`,
+      order: sql`created_at desc, id desc`,
+    },
+    page,
+  );
 }
 
 // Digest scheduling
@@ -282,15 +397,25 @@ export interface VisibleFlow {
 }
 
 /** Live flows of the workspace, and live flows shared with the person's address from other workspaces. */
-export async function visibleFlows(sql: Db, workspaceId: string, memberId: string): Promise<VisibleFlow[]> {
-  return sql<VisibleFlow[]>`select workspace_id, id as flow_id from flows where workspace_id = ${workspaceId} and not archived
+export async function visibleFlows(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<VisibleFlow[]> {
+  return sql<
+    VisibleFlow[]
+  >`select workspace_id, id as flow_id from flows where workspace_id = ${workspaceId} and not archived
     union
     select f.workspace_id, f.id from shares s join users u on lower(u.email) = lower(s.email) join flows f on f.id = s.flow_id
     where u.id = ${memberId} and not f.archived and f.workspace_id <> ${workspaceId}
     order by 1, 2`;
 }
 
-export async function completedSince(sql: Db, flowIds: readonly string[], since: Date): Promise<{ id: string; flowId: string; completedAt: Date }[]> {
+export async function completedSince(
+  sql: Db,
+  flowIds: readonly string[],
+  since: Date,
+): Promise<{ id: string; flowId: string; completedAt: Date }[]> {
   if (flowIds.length === 0) return [];
   return sql`select id, flow_id, completed_at from tasks where flow_id in ${sql([...flowIds])} and parent_id is null
     and progress = 2 and completed_at >= ${since} order by completed_at desc, id`;
@@ -298,16 +423,34 @@ export async function completedSince(sql: Db, flowIds: readonly string[], since:
 
 // Unsubscribe links
 
-export async function unsubscribeToken(sql: Db, workspaceId: string, memberId: string, kind: 'batch' | 'digest', fresh: string): Promise<string> {
-  const [row] = await sql<{ token: string }[]>`insert into notification_unsubscribe (token, workspace_id, member_id, kind)
+export async function unsubscribeToken(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+  kind: 'batch' | 'digest',
+  fresh: string,
+): Promise<string> {
+  const [row] = await sql<
+    { token: string }[]
+  >`insert into notification_unsubscribe (token, workspace_id, member_id, kind)
     values (${fresh}, ${workspaceId}, ${memberId}, ${kind})
     on conflict (workspace_id, member_id, kind) do update set kind = excluded.kind
     returning token`;
   return row!.token;
 }
 
-export async function findUnsubscribe(sql: Db, token: string): Promise<{ workspaceId: string; memberId: string; kind: 'batch' | 'digest'; email: string } | null> {
-  const [row] = await sql<{ workspaceId: string; memberId: string; kind: 'batch' | 'digest'; email: string }[]>`select n.workspace_id, n.member_id, n.kind, u.email
+export async function findUnsubscribe(
+  sql: Db,
+  token: string,
+): Promise<{
+  workspaceId: string;
+  memberId: string;
+  kind: 'batch' | 'digest';
+  email: string;
+} | null> {
+  const [row] = await sql<
+    { workspaceId: string; memberId: string; kind: 'batch' | 'digest'; email: string }[]
+  >`select n.workspace_id, n.member_id, n.kind, u.email
     from notification_unsubscribe n join users u on u.id = n.member_id where n.token = ${token}`;
   return row ?? null;
 }

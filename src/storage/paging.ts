@@ -21,8 +21,14 @@ interface Counted {
   pageTotal: number;
 }
 
-export async function pageOf<T extends object>(sql: Db, { columns, source, order }: ListQuery, page: PageRequest): Promise<Page<Omit<T & Counted, 'pageTotal'>>> {
-  const rows = await sql<(T & Counted)[]>`select ${columns}, count(*) over ()::int as page_total ${source}
+export async function pageOf<T extends object>(
+  sql: Db,
+  { columns, source, order }: ListQuery,
+  page: PageRequest,
+): Promise<Page<Omit<T & Counted, 'pageTotal'>>> {
+  const rows = await sql<
+    (T & Counted)[]
+  >`select ${columns}, count(*) over ()::int as page_total ${source}
     order by ${order} limit ${page.size} offset ${page.from}`;
   if (rows.length === 0) {
     if (page.from === 0) return { total: 0, items: [] };

@@ -29,7 +29,9 @@ export async function insertAuthRequest(
 
 /** A live request of a client that still exists and is not revoked; null otherwise. */
 export async function findAuthRequest(sql: Db, handleHash: string): Promise<AuthRequestRow | null> {
-  const [row] = await sql<AuthRequestRow[]>`select r.client_id, c.name as client_name, r.redirect_uri, r.code_challenge, r.state, r.scopes
+  const [row] = await sql<
+    AuthRequestRow[]
+  >`select r.client_id, c.name as client_name, r.redirect_uri, r.code_challenge, r.state, r.scopes
     from oauth_requests r join credentials c on c.id = r.client_id
     where r.handle_hash = ${handleHash} and r.expires_at > now() and c.revoked_at is null`;
   return row ?? null;
@@ -45,7 +47,10 @@ export async function takeAuthRequest(sql: Db, handleHash: string): Promise<Auth
 
 // ── families, codes, refresh tokens ─────────────────────────────────────────────────
 
-export async function insertFamily(sql: Db, row: { id: string; clientId: string; userId: string }): Promise<void> {
+export async function insertFamily(
+  sql: Db,
+  row: { id: string; clientId: string; userId: string },
+): Promise<void> {
   await sql`insert into token_families (id, client_id, user_id) values (${row.id}, ${row.clientId}, ${row.userId})`;
 }
 
@@ -69,7 +74,10 @@ export interface CodeRow {
   usedAt: Date | null;
 }
 
-export async function insertCode(sql: Db, row: Omit<CodeRow, 'usedAt'> & { codeHash: string }): Promise<void> {
+export async function insertCode(
+  sql: Db,
+  row: Omit<CodeRow, 'usedAt'> & { codeHash: string },
+): Promise<void> {
   await sql`insert into oauth_codes (code_hash, family_id, client_id, user_id, workspace_id, redirect_uri, code_challenge, scopes, expires_at)
     values (${row.codeHash}, ${row.familyId}, ${row.clientId}, ${row.userId}, ${row.workspaceId}, ${row.redirectUri},
             ${row.codeChallenge}, ${row.scopes}, ${row.expiresAt})`;
@@ -79,7 +87,9 @@ export async function insertCode(sql: Db, row: Omit<CodeRow, 'usedAt'> & { codeH
 
 /** The code, locked until the transaction ends, with the time it was first used (if it was). */
 export async function lockCode(sql: Db, codeHash: string): Promise<CodeRow | null> {
-  const [row] = await sql<CodeRow[]>`select family_id, client_id, user_id, workspace_id, redirect_uri, code_challenge, scopes,
+  const [row] = await sql<
+    CodeRow[]
+  >`select family_id, client_id, user_id, workspace_id, redirect_uri, code_challenge, scopes,
       expires_at, used_at
     from oauth_codes where code_hash = ${codeHash} for update`;
   return row ?? null;
@@ -105,7 +115,14 @@ export interface RefreshRow {
 
 export async function insertRefreshToken(
   sql: Db,
-  row: { id: string; hash: string; familyId: string; workspaceId: string; scopes: Scope[]; expiresAt: Date },
+  row: {
+    id: string;
+    hash: string;
+    familyId: string;
+    workspaceId: string;
+    scopes: Scope[];
+    expiresAt: Date;
+  },
 ): Promise<void> {
   await sql`insert into refresh_tokens (id, token_hash, family_id, workspace_id, scopes, expires_at)
     values (${row.id}, ${row.hash}, ${row.familyId}, ${row.workspaceId}, ${row.scopes}, ${row.expiresAt})`;
@@ -113,7 +130,9 @@ export async function insertRefreshToken(
 
 /** The refresh token, locked until the transaction ends (two racing refreshes serialize here). */
 export async function lockRefreshToken(sql: Db, hash: string): Promise<RefreshRow | null> {
-  const [row] = await sql<RefreshRow[]>`select r.id, r.family_id, f.client_id, f.user_id, r.workspace_id, r.scopes,
+  const [row] = await sql<
+    RefreshRow[]
+  >`select r.id, r.family_id, f.client_id, f.user_id, r.workspace_id, r.scopes,
       r.rotated_at, r.revoked_at, f.revoked_at as family_revoked_at, c.revoked_at as client_revoked_at, r.expires_at
     from refresh_tokens r join token_families f on f.id = r.family_id join credentials c on c.id = f.client_id
     where r.token_hash = ${hash} for update of r`;
@@ -125,7 +144,11 @@ export async function markRefreshRotated(sql: Db, id: string): Promise<void> {
 }
 
 /** The family of a refresh token, when the given client issued it. */
-export async function findFamilyOfToken(sql: Db, hash: string, clientId: string): Promise<string | null> {
+export async function findFamilyOfToken(
+  sql: Db,
+  hash: string,
+  clientId: string,
+): Promise<string | null> {
   const [row] = await sql<{ familyId: string }[]>`
     select r.family_id from refresh_tokens r join token_families f on f.id = r.family_id
     where r.token_hash = ${hash} and f.client_id = ${clientId}`;
@@ -134,8 +157,14 @@ export async function findFamilyOfToken(sql: Db, hash: string, clientId: string)
 
 // ── people and memberships ──────────────────────────────────────────────────────────
 
-export async function memberRole(sql: Db, workspaceId: string, userId: string): Promise<MemberRole | null> {
-  const [row] = await sql<{ role: MemberRole }[]>`select role from memberships where workspace_id = ${workspaceId} and user_id = ${userId}`;
+export async function memberRole(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+): Promise<MemberRole | null> {
+  const [row] = await sql<
+    { role: MemberRole }[]
+  >`select role from memberships where workspace_id = ${workspaceId} and user_id = ${userId}`;
   return row?.role ?? null;
 }
 
@@ -159,7 +188,10 @@ export interface SessionRow {
   name: string;
 }
 
-export async function insertSession(sql: Db, row: { idHash: string; userId: string; workspaceId: string | null; expiresAt: Date }): Promise<void> {
+export async function insertSession(
+  sql: Db,
+  row: { idHash: string; userId: string; workspaceId: string | null; expiresAt: Date },
+): Promise<void> {
   await sql`insert into app_sessions (id_hash, user_id, workspace_id, expires_at)
     values (${row.idHash}, ${row.userId}, ${row.workspaceId}, ${row.expiresAt})`;
   // Expired sessions of this person go when they sign in again.
@@ -173,7 +205,11 @@ export async function findSession(sql: Db, idHash: string): Promise<SessionRow |
   return row ?? null;
 }
 
-export async function setSessionWorkspace(sql: Db, idHash: string, workspaceId: string): Promise<void> {
+export async function setSessionWorkspace(
+  sql: Db,
+  idHash: string,
+  workspaceId: string,
+): Promise<void> {
   await sql`update app_sessions set workspace_id = ${workspaceId} where id_hash = ${idHash}`;
 }
 
@@ -195,7 +231,9 @@ export interface InviteLinkRow {
 }
 
 export async function findInviteByToken(sql: Db, tokenHash: string): Promise<InviteLinkRow | null> {
-  const [row] = await sql<InviteLinkRow[]>`select i.id, i.workspace_id, w.name as workspace_name, i.email, i.role, i.status, i.expires_at,
+  const [row] = await sql<
+    InviteLinkRow[]
+  >`select i.id, i.workspace_id, w.name as workspace_name, i.email, i.role, i.status, i.expires_at,
       exists (select 1 from users u where lower(u.email) = lower(i.email)) as has_account
     from invites i join workspaces w on w.id = i.workspace_id
     where i.token_hash = ${tokenHash}`;
@@ -203,7 +241,12 @@ export async function findInviteByToken(sql: Db, tokenHash: string): Promise<Inv
 }
 
 /** Gives a pending invite a new single-use link (the previous link stops working). */
-export async function setInviteToken(sql: Db, inviteId: string, tokenHash: string, expiresAt: Date): Promise<void> {
+export async function setInviteToken(
+  sql: Db,
+  inviteId: string,
+  tokenHash: string,
+  expiresAt: Date,
+): Promise<void> {
   await sql`update invites set token_hash = ${tokenHash}, expires_at = ${expiresAt} where id = ${inviteId}`;
 }
 
@@ -218,8 +261,14 @@ export interface FlowShareRow {
   role: 'viewer' | 'commenter' | null;
 }
 
-export async function flowShareOf(sql: Db, flowId: string, userId: string): Promise<FlowShareRow | null> {
-  const [row] = await sql<FlowShareRow[]>`select f.workspace_id, w.name as workspace_name, w.plan, w.past_due,
+export async function flowShareOf(
+  sql: Db,
+  flowId: string,
+  userId: string,
+): Promise<FlowShareRow | null> {
+  const [row] = await sql<
+    FlowShareRow[]
+  >`select f.workspace_id, w.name as workspace_name, w.plan, w.past_due,
       (select s.role from shares s join users u on lower(u.email) = lower(s.email)
         where s.flow_id = f.id and u.id = ${userId}) as role
     from flows f join workspaces w on w.id = f.workspace_id
@@ -234,8 +283,13 @@ export async function flowShareOf(sql: Db, flowId: string, userId: string): Prom
  * token issues more, rotated ones included), their person tokens, and codes not yet exchanged.
  * Returns how many were live: sessions, and sign-ins (families with a usable refresh token).
  */
-export async function endSigninsOf(sql: Db, userId: string): Promise<{ sessions: number; signins: number }> {
-  const sessions = await sql<{ live: boolean }[]>`delete from app_sessions where user_id = ${userId} returning expires_at > now() as live`;
+export async function endSigninsOf(
+  sql: Db,
+  userId: string,
+): Promise<{ sessions: number; signins: number }> {
+  const sessions = await sql<
+    { live: boolean }[]
+  >`delete from app_sessions where user_id = ${userId} returning expires_at > now() as live`;
   const [live] = await sql<{ count: number }[]>`select count(distinct r.family_id)::int as count
     from refresh_tokens r join token_families f on f.id = r.family_id
     where f.user_id = ${userId} and f.revoked_at is null and r.revoked_at is null and r.rotated_at is null and r.expires_at > now()`;

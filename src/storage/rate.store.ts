@@ -6,7 +6,13 @@ import type { Db } from './db.ts';
  * `burst`); a bucket seen for the first time starts full. The row lock serialises processes.
  * Returns what was granted and what the bucket holds after.
  */
-export async function leaseTokens(sql: Db, key: string, want: number, burst: number, perSecond: number): Promise<{ granted: number; left: number }> {
+export async function leaseTokens(
+  sql: Db,
+  key: string,
+  want: number,
+  burst: number,
+  perSecond: number,
+): Promise<{ granted: number; left: number }> {
   const lease = () => sql<{ granted: number; left: number }[]>`
     update rate_buckets b set tokens = s.available - least(${want}, floor(s.available)), at = clock_timestamp()
     from (
@@ -24,7 +30,12 @@ export async function leaseTokens(sql: Db, key: string, want: number, burst: num
 }
 
 /** Gives back tokens a process leased and did not use (never past the burst). */
-export async function returnTokens(sql: Db, key: string, tokens: number, burst: number): Promise<void> {
+export async function returnTokens(
+  sql: Db,
+  key: string,
+  tokens: number,
+  burst: number,
+): Promise<void> {
   await sql`update rate_buckets set tokens = least(${burst}::float8, tokens + ${tokens}) where key = ${key}`;
 }
 

@@ -60,7 +60,10 @@ export async function searchHits(
 
     const branches: Fragment[] = [];
     if (types.includes('flow')) {
-      const [title, document] = [sql`f.name`, sql`to_tsvector('simple', f.name || ' ' || coalesce(f.description, ''))`];
+      const [title, document] = [
+        sql`f.name`,
+        sql`to_tsvector('simple', f.name || ' ' || coalesce(f.description, ''))`,
+      ];
       branches.push(sql`select 'flow'::text as type, 0 as type_order, f.id, f.name as title, f.id as flow_id,
           ${score(title, document)} as score
         from flows f
@@ -74,16 +77,27 @@ export async function searchHits(
         where f.workspace_id = ${workspaceId} and not f.archived and (${document} @@ ${query} or ${near(title)})`);
     }
     if (types.includes('template')) {
-      const [title, document] = [sql`p.name`, sql`to_tsvector('simple', p.name || ' ' || coalesce(p.description, '') || ' ' || coalesce(p.category, ''))`];
+      const [title, document] = [
+        sql`p.name`,
+        sql`to_tsvector('simple', p.name || ' ' || coalesce(p.description, '') || ' ' || coalesce(p.category, ''))`,
+      ];
       branches.push(sql`select 'template'::text as type, 2 as type_order, p.id, p.name as title, null::text as flow_id,
           ${score(title, document)} as score
         from templates p
         where ${document} @@ ${query} or ${near(title)}`);
     }
-    const union = branches.slice(1).reduce((all, branch) => sql`${all} union all ${branch}`, branches[0]!);
-    const { total, items } = await pageOf<SearchHit>(sql, {
-      columns: sql`type, id, title, flow_id`, source: sql`from (${union}) hits`, order: sql`score desc, type_order, lower(title), id`,
-    }, { size, from: 0 });
+    const union = branches
+      .slice(1)
+      .reduce((all, branch) => sql`${all} union all ${branch}`, branches[0]!);
+    const { total, items } = await pageOf<SearchHit>(
+      sql,
+      {
+        columns: sql`type, id, title, flow_id`,
+        source: sql`from (${union}) hits`,
+        order: sql`score desc, type_order, lower(title), id`,
+      },
+      { size, from: 0 },
+    );
     return { total, hits: items };
   });
 }

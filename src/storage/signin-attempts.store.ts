@@ -16,7 +16,8 @@ export interface SigninKeys {
   account: string;
 }
 
-export type Reservation = { admitted: true; accountAttempts: number } | { admitted: false; retryAfterSeconds: number };
+export type Reservation =
+  { admitted: true; accountAttempts: number } | { admitted: false; retryAfterSeconds: number };
 
 /**
  * Takes one attempt for the pair and the address unless either has reached its limit within the
@@ -24,7 +25,10 @@ export type Reservation = { admitted: true; accountAttempts: number } | { admitt
  * before this one (from every address, those in flight included).
  */
 export async function reserveSigninAttempt(
-  sql: Sql, keys: SigninKeys, limits: { pair: number; address: number }, windowSeconds: number,
+  sql: Sql,
+  keys: SigninKeys,
+  limits: { pair: number; address: number },
+  windowSeconds: number,
 ): Promise<Reservation> {
   return sql.begin(async (tx): Promise<Reservation> => {
     // Upsert locks both rows (in key order), starting a new window where the last one has passed.
@@ -37,7 +41,11 @@ export async function reserveSigninAttempt(
       returning key, count, extract(epoch from since + make_interval(secs => ${windowSeconds}) - now())::float8 as wait_seconds`;
     const limitOf = (key: string) => (key === keys.pair ? limits.pair : limits.address);
     const full = rows.filter((row) => row.count >= limitOf(row.key));
-    if (full.length > 0) return { admitted: false, retryAfterSeconds: Math.max(...full.map((row) => row.waitSeconds)) };
+    if (full.length > 0)
+      return {
+        admitted: false,
+        retryAfterSeconds: Math.max(...full.map((row) => row.waitSeconds)),
+      };
     // The attempt that reaches a limit starts the lock's window.
     await tx`update signin_attempts set count = count + 1,
         since = case when count + 1 >= (case when key = ${keys.pair} then ${limits.pair}::int else ${limits.address}::int end) then now() else since end
@@ -57,12 +65,18 @@ export async function reserveSigninAttempt(
  * person's own: the pair starts afresh and the address and account forget as many. Otherwise
  * the one attempt taken was never checked (refused for load, or failed on the way).
  */
-export async function giveBackSigninAttempts(sql: Sql, keys: SigninKeys, signedIn: boolean): Promise<void> {
+export async function giveBackSigninAttempts(
+  sql: Sql,
+  keys: SigninKeys,
+  signedIn: boolean,
+): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`select key from signin_attempts where key in (${keys.address}, ${keys.pair}) order by key for update`;
     let taken = 1;
     if (signedIn) {
-      const [pair] = await tx<{ count: number }[]>`delete from signin_attempts where key = ${keys.pair} returning count`;
+      const [pair] = await tx<
+        { count: number }[]
+      >`delete from signin_attempts where key = ${keys.pair} returning count`;
       taken = Math.max(pair?.count ?? 1, 1);
     } else {
       await tx`update signin_attempts set count = greatest(count - 1, 0) where key = ${keys.pair}`;

@@ -13,17 +13,32 @@ export interface CommentRow {
   createdAt: Date;
 }
 
-export async function insertComment(sql: Db, row: Omit<CommentRow, 'createdAt'> & { flowId: string }): Promise<CommentRow> {
-  const [created] = await sql<CommentRow[]>`insert into comments (id, task_id, flow_id, author_id, author_name, body)
+export async function insertComment(
+  sql: Db,
+  row: Omit<CommentRow, 'createdAt'> & { flowId: string },
+): Promise<CommentRow> {
+  const [created] = await sql<
+    CommentRow[]
+  >`insert into comments (id, task_id, flow_id, author_id, author_name, body)
     values (${row.id}, ${row.taskId}, ${row.flowId}, ${row.authorId}, ${row.authorName}, ${row.body})
     returning id, task_id, author_id, author_name, body, created_at`;
   return created!;
 }
 
-export async function pageComments(sql: Db, taskId: string, page: PageRequest): Promise<Page<CommentRow>> {
-  return pageOf<CommentRow>(sql, {
-    columns: sql`id, task_id, author_id, author_name, body, created_at`, source: sql`from comments where task_id = ${taskId}`, order: sql`created_at, id`,
-  }, page);
+export async function pageComments(
+  sql: Db,
+  taskId: string,
+  page: PageRequest,
+): Promise<Page<CommentRow>> {
+  return pageOf<CommentRow>(
+    sql,
+    {
+      columns: sql`id, task_id, author_id, author_name, body, created_at`,
+      source: sql`from comments where task_id = ${taskId}`,
+      order: sql`created_at, id`,
+    },
+    page,
+  );
 }
 
 export interface AttachmentRow {
@@ -37,7 +52,8 @@ export interface AttachmentRow {
   uploadedAt: Date;
 }
 
-const attachmentColumns = (sql: Db) => sql`id, task_id, name, mime_type, size_bytes::int as size_bytes, kind, deliverable_id, uploaded_at`;
+const attachmentColumns = (sql: Db) =>
+  sql`id, task_id, name, mime_type, size_bytes::int as size_bytes, kind, deliverable_id, uploaded_at`;
 
 export async function insertAttachment(
   sql: Db,
@@ -52,15 +68,35 @@ export async function insertAttachment(
   return created!;
 }
 
-export async function pageAttachments(sql: Db, taskId: string, page: PageRequest): Promise<Page<AttachmentRow>> {
-  return pageOf<AttachmentRow>(sql, {
-    columns: attachmentColumns(sql), source: sql`from attachments where task_id = ${taskId}`, order: sql`uploaded_at, id`,
-  }, page);
+export async function pageAttachments(
+  sql: Db,
+  taskId: string,
+  page: PageRequest,
+): Promise<Page<AttachmentRow>> {
+  return pageOf<AttachmentRow>(
+    sql,
+    {
+      columns: attachmentColumns(sql),
+      source: sql`from attachments where task_id = ${taskId}`,
+      order: sql`uploaded_at, id`,
+    },
+    page,
+  );
 }
 
-export async function attachmentContent(sql: Db, taskId: string, id: string): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
-  const [row] = await sql<{ name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]>`select name, mime_type, content, blob_id
+export async function attachmentContent(
+  sql: Db,
+  taskId: string,
+  id: string,
+): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
+  const [row] = await sql<
+    { name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]
+  >`select name, mime_type, content, blob_id
     from attachments where id = ${id} and task_id = ${taskId}`;
   if (!row) return null;
-  return { name: row.name, mimeType: row.mimeType, content: row.content ?? (await readBlob(sql, row.blobId!)) };
+  return {
+    name: row.name,
+    mimeType: row.mimeType,
+    content: row.content ?? (await readBlob(sql, row.blobId!)),
+  };
 }

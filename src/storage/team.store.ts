@@ -35,15 +35,28 @@ export type { Page, PageRequest };
 // ── members ──────────────────────────────────────────────────────────────────────────
 
 /** People with a membership in the workspace, in the order they joined. */
-export async function pageMembers(sql: Db, workspaceId: string, page: PageRequest): Promise<Page<MemberRow>> {
-  return pageOf<MemberRow>(sql, {
-    columns: sql`u.id, u.name, u.email, m.role`, source: sql`from memberships m join users u on u.id = m.user_id where m.workspace_id = ${workspaceId}`,
-    order: sql`m.created_at, m.user_id`,
-  }, page);
+export async function pageMembers(
+  sql: Db,
+  workspaceId: string,
+  page: PageRequest,
+): Promise<Page<MemberRow>> {
+  return pageOf<MemberRow>(
+    sql,
+    {
+      columns: sql`u.id, u.name, u.email, m.role`,
+      source: sql`from memberships m join users u on u.id = m.user_id where m.workspace_id = ${workspaceId}`,
+      order: sql`m.created_at, m.user_id`,
+    },
+    page,
+  );
 }
 
 /** The membership, locked until the transaction ends; null when the person is not a member there. */
-export async function lockMember(sql: Db, workspaceId: string, userId: string): Promise<MemberRow | null> {
+export async function lockMember(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+): Promise<MemberRow | null> {
   const [row] = await sql<MemberRow[]>`
     select u.id, u.name, u.email, m.role
     from memberships m join users u on u.id = m.user_id
@@ -52,12 +65,22 @@ export async function lockMember(sql: Db, workspaceId: string, userId: string): 
   return row ?? null;
 }
 
-export async function setMemberRole(sql: Db, workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+export async function setMemberRole(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
   await sql`update memberships set role = ${role} where workspace_id = ${workspaceId} and user_id = ${userId}`;
 }
 
 /** Makes the person a member with this role; one who already is keeps the role they have. */
-export async function addMember(sql: Db, workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+export async function addMember(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
   await sql`insert into memberships (workspace_id, user_id, role) values (${workspaceId}, ${userId}, ${role})
     on conflict (workspace_id, user_id) do nothing`;
 }
@@ -75,7 +98,9 @@ export async function isMemberEmail(sql: Db, workspaceId: string, email: string)
  * change to who occupies a seat serializes here, so two requests cannot both take the last one.
  */
 export async function lockSeats(sql: Db, workspaceId: string): Promise<number | null> {
-  const [row] = await sql<{ seats: number }[]>`select seats from workspaces where id = ${workspaceId} for update`;
+  const [row] = await sql<
+    { seats: number }[]
+  >`select seats from workspaces where id = ${workspaceId} for update`;
   return row?.seats ?? null;
 }
 
@@ -98,12 +123,22 @@ export async function pageInvites(
   filter: PageRequest & { status?: InviteStatus | undefined },
 ): Promise<Page<InviteRow>> {
   const status = filter.status ? sql`and status = ${filter.status}` : sql``;
-  return pageOf<InviteRow>(sql, {
-    columns: sql`id, email, role, status, created_at`, source: sql`from invites where workspace_id = ${workspaceId} ${status}`, order: sql`created_at desc, id desc`,
-  }, filter);
+  return pageOf<InviteRow>(
+    sql,
+    {
+      columns: sql`id, email, role, status, created_at`,
+      source: sql`from invites where workspace_id = ${workspaceId} ${status}`,
+      order: sql`created_at desc, id desc`,
+    },
+    filter,
+  );
 }
 
-export async function findPendingInvite(sql: Db, workspaceId: string, email: string): Promise<InviteRow | null> {
+export async function findPendingInvite(
+  sql: Db,
+  workspaceId: string,
+  email: string,
+): Promise<InviteRow | null> {
   const [row] = await sql<InviteRow[]>`select id, email, role, status, created_at from invites
     where workspace_id = ${workspaceId} and lower(email) = lower(${email}) and status = 'pending'`;
   return row ?? null;
@@ -113,15 +148,23 @@ export async function insertInvite(
   sql: Db,
   row: { id: string; workspaceId: string; email: string; role: Role; invitedBy: string | null },
 ): Promise<InviteRow> {
-  const [created] = await sql<InviteRow[]>`insert into invites (id, workspace_id, email, role, invited_by)
+  const [created] = await sql<
+    InviteRow[]
+  >`insert into invites (id, workspace_id, email, role, invited_by)
     values (${row.id}, ${row.workspaceId}, ${row.email}, ${row.role}, ${row.invitedBy})
     returning id, email, role, status, created_at`;
   return created!;
 }
 
 /** The invite, locked until the transaction ends; null when it is not this workspace's. */
-export async function lockInvite(sql: Db, workspaceId: string, id: string): Promise<(InviteRow & { workspaceId: string }) | null> {
-  const [row] = await sql<(InviteRow & { workspaceId: string })[]>`select id, workspace_id, email, role, status, created_at from invites
+export async function lockInvite(
+  sql: Db,
+  workspaceId: string,
+  id: string,
+): Promise<(InviteRow & { workspaceId: string }) | null> {
+  const [row] = await sql<
+    (InviteRow & { workspaceId: string })[]
+  >`select id, workspace_id, email, role, status, created_at from invites
     where id = ${id} and workspace_id = ${workspaceId} for update`;
   return row ?? null;
 }
@@ -132,7 +175,11 @@ export async function setInviteRole(sql: Db, id: string, role: Role): Promise<In
   return row!;
 }
 
-export async function setInviteStatus(sql: Db, id: string, status: Exclude<InviteStatus, 'pending'>): Promise<InviteRow> {
+export async function setInviteStatus(
+  sql: Db,
+  id: string,
+  status: Exclude<InviteStatus, 'pending'>,
+): Promise<InviteRow> {
   const [row] = await sql<InviteRow[]>`update invites set status = ${status},
       accepted_at = case when ${status} = 'accepted' then now() else accepted_at end,
       revoked_at = case when ${status} = 'revoked' then now() else revoked_at end
@@ -143,10 +190,20 @@ export async function setInviteStatus(sql: Db, id: string, status: Exclude<Invit
 
 // ── shares ───────────────────────────────────────────────────────────────────────────
 
-export async function pageShares(sql: Db, flowId: string, page: PageRequest): Promise<Page<ShareRow>> {
-  return pageOf<ShareRow>(sql, {
-    columns: sql`id, email, role, flow_id, created_at`, source: sql`from shares where flow_id = ${flowId}`, order: sql`created_at, id`,
-  }, page);
+export async function pageShares(
+  sql: Db,
+  flowId: string,
+  page: PageRequest,
+): Promise<Page<ShareRow>> {
+  return pageOf<ShareRow>(
+    sql,
+    {
+      columns: sql`id, email, role, flow_id, created_at`,
+      source: sql`from shares where flow_id = ${flowId}`,
+      order: sql`created_at, id`,
+    },
+    page,
+  );
 }
 
 /** Shares the flow with the address, or changes the role of its existing share (same id). */
@@ -162,7 +219,12 @@ export async function upsertShare(
 }
 
 /** Changes the role of the flow's share; null when the flow has no share with this id. */
-export async function setShareRole(sql: Db, flowId: string, id: string, role: ShareRole): Promise<ShareRow | null> {
+export async function setShareRole(
+  sql: Db,
+  flowId: string,
+  id: string,
+  role: ShareRole,
+): Promise<ShareRow | null> {
   const [share] = await sql<ShareRow[]>`update shares set role = ${role}, updated_at = now()
     where id = ${id} and flow_id = ${flowId}
     returning id, email, role, flow_id, created_at`;

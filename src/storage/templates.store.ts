@@ -18,7 +18,13 @@ export interface TemplateRecord {
 export async function syncTemplates(sql: Sql, catalogue: readonly TemplateRecord[]): Promise<void> {
   const rows = [...catalogue]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((def) => ({ id: def.id, name: def.name, description: def.description, category: def.category, task_count: def.taskCount }));
+    .map((def) => ({
+      id: def.id,
+      name: def.name,
+      description: def.description,
+      category: def.category,
+      task_count: def.taskCount,
+    }));
   const ids = rows.map((row) => row.id);
   await sql.begin(async (tx) => {
     if (rows.length > 0) {
@@ -33,14 +39,23 @@ export async function syncTemplates(sql: Sql, catalogue: readonly TemplateRecord
 }
 
 /** How many flows this workspace started from each template (templates never used are absent). */
-export async function templateUseCounts(sql: Db, workspaceId: string, templateId?: string): Promise<Map<string, number>> {
+export async function templateUseCounts(
+  sql: Db,
+  workspaceId: string,
+  templateId?: string,
+): Promise<Map<string, number>> {
   const only = templateId === undefined ? sql`` : sql`and template_id = ${templateId}`;
-  const rows = await sql<{ templateId: string; uses: number }[]>`select template_id, count(*)::int as uses
+  const rows = await sql<
+    { templateId: string; uses: number }[]
+  >`select template_id, count(*)::int as uses
     from template_uses where workspace_id = ${workspaceId} ${only} group by template_id`;
   return new Map(rows.map((row) => [row.templateId, row.uses]));
 }
 
-export async function insertTemplateUse(sql: Db, use: { templateId: string; workspaceId: string; flowId: string }): Promise<void> {
+export async function insertTemplateUse(
+  sql: Db,
+  use: { templateId: string; workspaceId: string; flowId: string },
+): Promise<void> {
   await sql`insert into template_uses (flow_id, template_id, workspace_id)
     values (${use.flowId}, ${use.templateId}, ${use.workspaceId}) on conflict (flow_id) do nothing`;
 }

@@ -58,7 +58,10 @@ function forEndpoint(sql: Db): postgres.Fragment {
     and not (h.paused_from is not null and o.created_at >= h.paused_from and (h.paused_until is null or o.created_at < h.paused_until))`;
 }
 
-const keys = (lanes: readonly Lane[]) => ({ w: lanes.map((l) => l.webhookId), f: lanes.map((l) => l.flowKey) });
+const keys = (lanes: readonly Lane[]) => ({
+  w: lanes.map((l) => l.webhookId),
+  f: lanes.map((l) => l.flowKey),
+});
 
 // ── collecting ───────────────────────────────────────────────────────────────────────
 
@@ -78,13 +81,17 @@ export async function setCollectorPosition(tx: Tx, position: string): Promise<vo
 /** Events with a position after `after`, in position order. */
 export function eventsToCollect(tx: Tx, after: string, limit: number): Promise<CollectableEvent[]> {
   // Ordered by the column, not the text it is returned as.
-  return tx<CollectableEvent[]>`select o.position::text, o.workspace_id, o.flow_id, o.type, o.created_at from outbox o
+  return tx<
+    CollectableEvent[]
+  >`select o.position::text, o.workspace_id, o.flow_id, o.type, o.created_at from outbox o
     where o.position > ${after}::bigint order by o.position limit ${limit}`;
 }
 
 /** The endpoints of these workspaces, switched on or off (events from before a switch-off are still theirs, to skip). */
 export function endpointsOf(tx: Db, workspaceIds: readonly string[]): Promise<EndpointFilter[]> {
-  return tx<EndpointFilter[]>`select id, workspace_id, events, created_at, paused_from, paused_until from webhooks
+  return tx<
+    EndpointFilter[]
+  >`select id, workspace_id, events, created_at, paused_from, paused_until from webhooks
     where workspace_id = any(${workspaceIds as string[]})`;
 }
 
@@ -102,15 +109,22 @@ export async function lockLanes(tx: Tx, lanes: readonly Lane[]): Promise<void> {
  * lane is left alone (no write): whoever finishes its head looks for its next event. Returns
  * the lanes made due, locked until `tx` ends.
  */
-export async function wakeLanes(tx: Tx, lanes: readonly (Lane & { first: string; last: string })[]): Promise<Lane[]> {
+export async function wakeLanes(
+  tx: Tx,
+  lanes: readonly (Lane & { first: string; last: string })[],
+): Promise<Lane[]> {
   if (lanes.length === 0) return [];
   const { w, f } = keys(lanes);
-  const created = await tx<Lane[]>`insert into webhook_lanes (webhook_id, flow_key, done_through, state, next_attempt_at)
+  const created = await tx<
+    Lane[]
+  >`insert into webhook_lanes (webhook_id, flow_key, done_through, state, next_attempt_at)
     select k.w, k.f, k.first - 1, 'queued', now() from unnest(${w}::text[], ${f}::text[], ${lanes.map((l) => l.first)}::bigint[]) as k(w, f, first)
     order by k.w, k.f
     on conflict do nothing returning webhook_id, flow_key`;
   await lockLanes(tx, lanes);
-  const woken = await tx<Lane[]>`update webhook_lanes l set state = 'queued', next_attempt_at = now()
+  const woken = await tx<
+    Lane[]
+  >`update webhook_lanes l set state = 'queued', next_attempt_at = now()
     from unnest(${w}::text[], ${f}::text[], ${lanes.map((l) => l.last)}::bigint[]) as k(w, f, last)
     where l.webhook_id = k.w and l.flow_key = k.f and l.state = 'idle' and l.done_through < k.last
     returning l.webhook_id, l.flow_key`;
@@ -168,7 +182,13 @@ export interface ClaimedAttempt {
   /** A manual retry (its one more attempt). */
   manual: boolean;
   /** The event, unless retention dropped it meanwhile. */
-  event: { id: string; workspaceId: string; type: string; data: Record<string, unknown>; createdAt: Date } | null;
+  event: {
+    id: string;
+    workspaceId: string;
+    type: string;
+    data: Record<string, unknown>;
+    createdAt: Date;
+  } | null;
 }
 
 export interface Advanced {
@@ -183,10 +203,27 @@ export interface Advanced {
  * lane goes idle). Up to `claim` of the due ones are claimed (`sending`, with a lease that is
  * also its next_attempt_at: a claim whose process died is due again once it lapses).
  */
-export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number, leaseSeconds: number, caps: Fairness): Promise<Advanced> {
+export async function advanceLanes(
+  tx: Tx,
+  lanes: readonly Lane[],
+  claim: number,
+  leaseSeconds: number,
+  caps: Fairness,
+): Promise<Advanced> {
   if (lanes.length === 0) return { claimed: [], queued: [] };
   const { w, f } = keys(lanes);
-  const advance = tx<{ webhookId: string; flowKey: string; position: string | null; manual: boolean; take: boolean; attempts: number; nextAttemptAt: Date | null; due: boolean }[]>`
+  const advance = tx<
+    {
+      webhookId: string;
+      flowKey: string;
+      position: string | null;
+      manual: boolean;
+      take: boolean;
+      attempts: number;
+      nextAttemptAt: Date | null;
+      due: boolean;
+    }[]
+  >`
     with cand as (
       select l.webhook_id, l.flow_key, h.workspace_id, coalesce(l.retry_positions[1], l.head_position, nf.position, nw.position) as position,
         l.retry_positions[1] is not null as manual, h.circuit_open_until is not null as tripped,
@@ -230,27 +267,52 @@ export async function advanceLanes(tx: Tx, lanes: readonly Lane[], claim: number
     returning l.webhook_id, l.flow_key, t.position::text, t.manual, t.take, l.attempts, l.next_attempt_at, t.due`;
   const rows = claim > 0 ? await afterClaimLock(tx, advance) : await advance;
   const taken = rows.filter((r) => r.take);
-  const queued = rows.filter((r) => !r.take && r.position !== null).map((r) => ({ nextAttemptAt: r.nextAttemptAt!, due: r.due }));
+  const queued = rows
+    .filter((r) => !r.take && r.position !== null)
+    .map((r) => ({ nextAttemptAt: r.nextAttemptAt!, due: r.due }));
   return { claimed: await claimedAttempts(tx, taken), queued };
 }
 
 /** The events of claimed attempts, and a manual retry's attempt number (one past its last). */
-async function claimedAttempts(tx: Tx, taken: readonly { webhookId: string; flowKey: string; position: string | null; manual: boolean; attempts: number }[]): Promise<ClaimedAttempt[]> {
+async function claimedAttempts(
+  tx: Tx,
+  taken: readonly {
+    webhookId: string;
+    flowKey: string;
+    position: string | null;
+    manual: boolean;
+    attempts: number;
+  }[],
+): Promise<ClaimedAttempt[]> {
   if (taken.length === 0) return [];
   const positions = taken.map((t) => t.position!);
-  const events = await tx<{ position: string; id: string; workspaceId: string; type: string; data: Record<string, unknown>; createdAt: Date }[]>`
+  const events = await tx<
+    {
+      position: string;
+      id: string;
+      workspaceId: string;
+      type: string;
+      data: Record<string, unknown>;
+      createdAt: Date;
+    }[]
+  >`
     select position::text, id, workspace_id, type, data, created_at from outbox where position = any(${positions}::bigint[])`;
   const byPosition = new Map(events.map(({ position, ...event }) => [position, event]));
   const manual = taken.filter((t) => t.manual);
   const previous = new Map<string, number>();
   if (manual.length > 0) {
-    const rows = await tx<{ webhookId: string; position: string; n: number }[]>`select g.webhook_id, g.position::text, max(g.attempt)::int as n from webhook_log g
+    const rows = await tx<
+      { webhookId: string; position: string; n: number }[]
+    >`select g.webhook_id, g.position::text, max(g.attempt)::int as n from webhook_log g
       join unnest(${manual.map((m) => m.webhookId)}::text[], ${manual.map((m) => m.position!)}::bigint[]) as k(w, p) on g.webhook_id = k.w and g.position = k.p
       group by g.webhook_id, g.position`;
     for (const r of rows) previous.set(`${r.webhookId}:${r.position}`, r.n);
   }
   return taken.map((t) => ({
-    webhookId: t.webhookId, flowKey: t.flowKey, position: t.position!, manual: t.manual,
+    webhookId: t.webhookId,
+    flowKey: t.flowKey,
+    position: t.position!,
+    manual: t.manual,
     attempts: t.manual ? (previous.get(`${t.webhookId}:${t.position}`) ?? 0) + 1 : t.attempts,
     event: byPosition.get(t.position!) ?? null,
   }));
@@ -262,9 +324,16 @@ async function claimedAttempts(tx: Tx, taken: readonly { webhookId: string; flow
  * waited for, and so are endpoints whose circuit is open. `heldBack`: due lanes were left for
  * the caps, to claim again once an attempt ends.
  */
-export function claimDue(sql: Sql, limit: number, leaseSeconds: number, caps: Fairness): Promise<Advanced & { heldBack: boolean }> {
+export function claimDue(
+  sql: Sql,
+  limit: number,
+  leaseSeconds: number,
+  caps: Fairness,
+): Promise<Advanced & { heldBack: boolean }> {
   return sql.begin(async (tx) => {
-    const picked = await afterClaimLock(tx, tx<(Lane & { heldBack: boolean })[]>`
+    const picked = await afterClaimLock(
+      tx,
+      tx<(Lane & { heldBack: boolean })[]>`
       with due_lanes as (
         select l.webhook_id, l.flow_key, h.workspace_id, l.next_attempt_at as due_at, h.circuit_open_until is not null as tripped
         from webhook_lanes l join webhooks h on h.id = l.webhook_id
@@ -274,7 +343,8 @@ export function claimDue(sql: Sql, limit: number, leaseSeconds: number, caps: Fa
       select l.webhook_id, l.flow_key, (select count(*) from due_lanes) > (select count(*) from fair) as held_back
       from webhook_lanes l join fair c on c.webhook_id = l.webhook_id and c.flow_key = l.flow_key
       where l.state <> 'idle' and l.next_attempt_at <= now()
-      order by c.n limit ${limit} for update of l skip locked`);
+      order by c.n limit ${limit} for update of l skip locked`,
+    );
     // Nothing claimed: due lanes may all be over the caps (or none due); a claim after the next attempt ends tells.
     const heldBack = picked.length === 0 || picked[0]!.heldBack;
     return { ...(await advanceLanes(tx, picked, limit, leaseSeconds, caps)), heldBack };
@@ -316,7 +386,8 @@ export async function insertLog(tx: Tx, rows: readonly LogRow[]): Promise<void> 
   if (rows.length === 0) return;
   const column = <K extends keyof LogRow>(key: K) => rows.map((r) => r[key]);
   // Dates go as text: the array is typed by its cast.
-  const time = (key: 'eventCreatedAt' | 'startedAt') => rows.map((r) => r[key]?.toISOString() ?? null);
+  const time = (key: 'eventCreatedAt' | 'startedAt') =>
+    rows.map((r) => r[key]?.toISOString() ?? null);
   // Booleans go as 0 and 1: postgres.js mangles boolean arrays.
   const flags = (key: 'manual' | 'sent') => rows.map((r) => (r[key] ? 1 : 0));
   await tx`insert into webhook_log (webhook_id, position, flow_key, type, event_created_at, attempt, manual, sent, outcome,
@@ -396,7 +467,12 @@ export interface DeliveryRow {
   createdAt: Date;
   finishedAt: Date | null;
   /** The event, unless retention dropped it. */
-  event: { workspaceId: string; type: string; data: Record<string, unknown>; createdAt: Date } | null;
+  event: {
+    workspaceId: string;
+    type: string;
+    data: Record<string, unknown>;
+    createdAt: Date;
+  } | null;
 }
 
 /**
@@ -404,9 +480,23 @@ export interface DeliveryRow {
  * go (past its lane's cursor, or past the collector's where it has no lane yet), its state
  * read from its lane. `position` narrows it to one event.
  */
-export async function pageDeliveries(sql: Db, webhookId: string, page: PageRequest, position: string | null = null): Promise<Page<DeliveryRow>> {
-  const one = (column: postgres.Fragment) => (position === null ? sql`` : sql`and ${column} = ${position}::bigint`);
-  const rows = await sql<(Omit<DeliveryRow, 'event'> & { data: Record<string, unknown> | null; workspaceId: string | null; eventType: string | null; eventCreatedAt: Date | null; total: number })[]>`
+export async function pageDeliveries(
+  sql: Db,
+  webhookId: string,
+  page: PageRequest,
+  position: string | null = null,
+): Promise<Page<DeliveryRow>> {
+  const one = (column: postgres.Fragment) =>
+    position === null ? sql`` : sql`and ${column} = ${position}::bigint`;
+  const rows = await sql<
+    (Omit<DeliveryRow, 'event'> & {
+      data: Record<string, unknown> | null;
+      workspaceId: string | null;
+      eventType: string | null;
+      eventCreatedAt: Date | null;
+      total: number;
+    })[]
+  >`
     with h as (select * from webhooks where id = ${webhookId}),
     lanes as (select * from webhook_lanes where webhook_id = ${webhookId}),
     cur as (select position from webhook_collector),
@@ -458,13 +548,19 @@ export async function pageDeliveries(sql: Db, webhookId: string, page: PageReque
     order by s.position desc limit ${page.size} offset ${page.from}`;
   if (rows.length === 0) {
     if (page.from === 0) return { total: 0, items: [] };
-    return { total: (await pageDeliveries(sql, webhookId, { size: 1_000_000, from: 0 }, position)).total, items: [] };
+    return {
+      total: (await pageDeliveries(sql, webhookId, { size: 1_000_000, from: 0 }, position)).total,
+      items: [],
+    };
   }
   return {
     total: rows[0]!.total,
     items: rows.map(({ total: _total, data, workspaceId, eventType, eventCreatedAt, ...row }) => ({
       ...row,
-      event: data && workspaceId && eventType && eventCreatedAt ? { data, workspaceId, type: eventType, createdAt: eventCreatedAt } : null,
+      event:
+        data && workspaceId && eventType && eventCreatedAt
+          ? { data, workspaceId, type: eventType, createdAt: eventCreatedAt }
+          : null,
     })),
   };
 }
@@ -481,8 +577,15 @@ export interface AttemptRow {
 }
 
 /** The latest attempts (sent ones) of these deliveries, oldest first per delivery. */
-export function attemptsOf(sql: Db, webhookId: string, positions: readonly string[], perDelivery: number): Promise<AttemptRow[]> {
-  return sql<AttemptRow[]>`select position::text, attempt, manual, started_at, duration_ms, status_code, error, retry_after from (
+export function attemptsOf(
+  sql: Db,
+  webhookId: string,
+  positions: readonly string[],
+  perDelivery: number,
+): Promise<AttemptRow[]> {
+  return sql<
+    AttemptRow[]
+  >`select position::text, attempt, manual, started_at, duration_ms, status_code, error, retry_after from (
       select *, row_number() over (partition by position order by id desc) as n from webhook_log
       where webhook_id = ${webhookId} and position = any(${positions as string[]}::bigint[]) and sent
     ) a where n <= ${perDelivery} order by a.position, a.id`;

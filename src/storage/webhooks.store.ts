@@ -29,28 +29,55 @@ export interface WebhookRow {
   updatedAt: Date;
 }
 
-export async function insertWebhook(sql: Db, row: Pick<WebhookRow, 'id' | 'workspaceId' | 'url' | 'events' | 'description' | 'secret'>): Promise<WebhookRow> {
-  const [created] = await sql<WebhookRow[]>`insert into webhooks (id, workspace_id, url, events, description, secret)
+export async function insertWebhook(
+  sql: Db,
+  row: Pick<WebhookRow, 'id' | 'workspaceId' | 'url' | 'events' | 'description' | 'secret'>,
+): Promise<WebhookRow> {
+  const [created] = await sql<
+    WebhookRow[]
+  >`insert into webhooks (id, workspace_id, url, events, description, secret)
     values (${row.id}, ${row.workspaceId}, ${row.url}, ${row.events}, ${row.description}, ${row.secret}) returning *`;
   return created!;
 }
 
 export async function countWebhooks(sql: Db, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhooks where workspace_id = ${workspaceId}`;
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from webhooks where workspace_id = ${workspaceId}`;
   return row!.n;
 }
 
-export async function pageWebhooks(sql: Db, workspaceId: string, page: PageRequest): Promise<Page<WebhookRow>> {
-  return pageOf<WebhookRow>(sql, { columns: sql`*`, source: sql`from webhooks where workspace_id = ${workspaceId}`, order: sql`created_at desc, id desc` }, page);
+export async function pageWebhooks(
+  sql: Db,
+  workspaceId: string,
+  page: PageRequest,
+): Promise<Page<WebhookRow>> {
+  return pageOf<WebhookRow>(
+    sql,
+    {
+      columns: sql`*`,
+      source: sql`from webhooks where workspace_id = ${workspaceId}`,
+      order: sql`created_at desc, id desc`,
+    },
+    page,
+  );
 }
 
-export async function getWebhook(sql: Db, workspaceId: string, id: string): Promise<WebhookRow | null> {
-  const [row] = await sql<WebhookRow[]>`select * from webhooks where id = ${id} and workspace_id = ${workspaceId}`;
+export async function getWebhook(
+  sql: Db,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookRow | null> {
+  const [row] = await sql<
+    WebhookRow[]
+  >`select * from webhooks where id = ${id} and workspace_id = ${workspaceId}`;
   return row ?? null;
 }
 
 export async function updateWebhook(
-  sql: Db, workspaceId: string, id: string,
+  sql: Db,
+  workspaceId: string,
+  id: string,
   patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
 ): Promise<WebhookRow | null> {
   const [row] = await sql<WebhookRow[]>`update webhooks set
@@ -70,7 +97,13 @@ export async function updateWebhook(
 }
 
 /** The new secret signs from now on; the one it replaces keeps signing for `overlapSeconds`. */
-export async function rotateWebhookSecret(sql: Db, workspaceId: string, id: string, secret: string, overlapSeconds: number): Promise<WebhookRow | null> {
+export async function rotateWebhookSecret(
+  sql: Db,
+  workspaceId: string,
+  id: string,
+  secret: string,
+  overlapSeconds: number,
+): Promise<WebhookRow | null> {
   const [row] = await sql<WebhookRow[]>`update webhooks set previous_secret = secret,
       previous_secret_expires_at = now() + make_interval(secs => ${overlapSeconds}), secret = ${secret}, updated_at = now()
     where id = ${id} and workspace_id = ${workspaceId} returning *`;
@@ -88,7 +121,11 @@ export function webhooksByIds(sql: Db, ids: readonly string[]): Promise<WebhookR
 }
 
 /** Endpoints that answered 410 Gone: disabled, with that reason. */
-export async function disableWebhooks(sql: Db, ids: readonly string[], reason: string): Promise<void> {
+export async function disableWebhooks(
+  sql: Db,
+  ids: readonly string[],
+  reason: string,
+): Promise<void> {
   await sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now(),
       paused_from = case when enabled then now() else paused_from end, paused_until = case when enabled then null else paused_until end
     where id = any(${ids as string[]})`;
@@ -108,13 +145,20 @@ export interface TimeoutTally {
  * for `cooldownSeconds` (again at each further timeout, such as the half-open attempt's); an
  * answer closes it. Returns the endpoints it opened, with when their cool-down ends.
  */
-export async function countTimeouts(tx: Tx, tallies: readonly TimeoutTally[], threshold: number, cooldownSeconds: number): Promise<{ id: string; circuitOpenUntil: Date }[]> {
+export async function countTimeouts(
+  tx: Tx,
+  tallies: readonly TimeoutTally[],
+  threshold: number,
+  cooldownSeconds: number,
+): Promise<{ id: string; circuitOpenUntil: Date }[]> {
   if (tallies.length === 0) return [];
   const ids = tallies.map((t) => t.webhookId);
   // In key order: the outcome transactions of several processes lock the same endpoints.
   await tx`select 1 from webhooks where id = any(${ids}) order by id for update`;
   const count = tx`case when u.answered = 1 then 0 else h.consecutive_timeouts end + u.timeouts`;
-  const rows = await tx<{ id: string; circuitOpenUntil: Date; opened: boolean }[]>`update webhooks h set
+  const rows = await tx<
+    { id: string; circuitOpenUntil: Date; opened: boolean }[]
+  >`update webhooks h set
       consecutive_timeouts = ${count},
       circuit_open_until = case when ${count} < ${threshold} then null
         when u.timeouts > 0 then now() + make_interval(secs => ${cooldownSeconds}) else h.circuit_open_until end

@@ -13,7 +13,10 @@ export interface WorkspaceRow {
 
 export const DEFAULT_SEATS: Record<Plan, number> = { free: 2, pro: 25 };
 
-export async function insertWorkspace(sql: Db, row: { id: string; name: string; plan: Plan; seats: number }): Promise<void> {
+export async function insertWorkspace(
+  sql: Db,
+  row: { id: string; name: string; plan: Plan; seats: number },
+): Promise<void> {
   await sql`insert into workspaces (id, name, plan, seats) values (${row.id}, ${row.name}, ${row.plan}, ${row.seats})`;
 }
 
@@ -38,7 +41,9 @@ export async function anyWorkspace(sql: Db): Promise<boolean> {
 }
 
 export async function findWorkspace(sql: Db, id: string): Promise<WorkspaceRow | null> {
-  const [row] = await sql<WorkspaceRow[]>`select id, name, plan, past_due, seats, created_at from workspaces where id = ${id}`;
+  const [row] = await sql<
+    WorkspaceRow[]
+  >`select id, name, plan, past_due, seats, created_at from workspaces where id = ${id}`;
   return row ?? null;
 }
 
@@ -50,7 +55,9 @@ export interface UserRow {
 }
 
 export async function findUserByEmail(sql: Db, email: string): Promise<UserRow | null> {
-  const [row] = await sql<UserRow[]>`select id, email, name, password_hash from users where lower(email) = lower(${email})`;
+  const [row] = await sql<
+    UserRow[]
+  >`select id, email, name, password_hash from users where lower(email) = lower(${email})`;
   return row ?? null;
 }
 
@@ -59,7 +66,12 @@ export async function insertUser(sql: Db, row: UserRow): Promise<void> {
 }
 
 /** Adds the person to the workspace, or changes their role there. */
-export async function upsertMembership(sql: Db, workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+export async function upsertMembership(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
   await sql`insert into memberships (workspace_id, user_id, role) values (${workspaceId}, ${userId}, ${role})
     on conflict (workspace_id, user_id) do update set role = excluded.role`;
 }
@@ -72,7 +84,9 @@ export interface OrgRow {
 }
 
 export async function listOrgsOfUser(sql: Db, userId: string): Promise<OrgRow[]> {
-  return sql<OrgRow[]>`select w.id, w.name, m.role, w.plan from memberships m join workspaces w on w.id = m.workspace_id
+  return sql<
+    OrgRow[]
+  >`select w.id, w.name, m.role, w.plan from memberships m join workspaces w on w.id = m.workspace_id
     where m.user_id = ${userId} order by w.created_at, w.id`;
 }
 
@@ -108,7 +122,12 @@ export async function listPeople(sql: Db, workspaceId?: string): Promise<PersonL
 }
 
 /** False when there is no such account. */
-export async function setPasswordHash(sql: Db, userId: string, passwordHash: string): Promise<boolean> {
-  const rows = await sql`update users set password_hash = ${passwordHash} where id = ${userId} returning id`;
+export async function setPasswordHash(
+  sql: Db,
+  userId: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const rows =
+    await sql`update users set password_hash = ${passwordHash} where id = ${userId} returning id`;
   return rows.length > 0;
 }

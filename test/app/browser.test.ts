@@ -38,10 +38,18 @@ t.test('sign-in and consent in Chromium', async (t) => {
   });
 
   const { verifier, challenge } = pkce();
-  await page.goto(s.url + authorizePath({
-    client_id: person.clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge,
-    code_challenge_method: 'S256', state: 'browser-state', scope: 'flows:read flows:write team:read',
-  }));
+  await page.goto(
+    s.url +
+      authorizePath({
+        client_id: person.clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'browser-state',
+        scope: 'flows:read flows:write team:read',
+      }),
+  );
   t.match(new URL(page.url()).pathname, '/app/signin');
   t.equal(await page.title(), 'Sign in · flowplan');
   await page.screenshot({ path: artifact('app-signin.png'), fullPage: true });
@@ -51,7 +59,8 @@ t.test('sign-in and consent in Chromium', async (t) => {
   await page.keyboard.type(person.email);
   await page.keyboard.press('Tab');
   // A string expression: the test is type-checked without the DOM library.
-  const focused = () => page.evaluate('document.activeElement.id || document.activeElement.textContent');
+  const focused = () =>
+    page.evaluate('document.activeElement.id || document.activeElement.textContent');
   t.equal(await focused(), 'password', 'Tab moves from email to password');
   await page.keyboard.type(person.password);
   await page.keyboard.press('Tab');
@@ -66,7 +75,9 @@ t.test('sign-in and consent in Chromium', async (t) => {
   t.equal(session?.path, '/');
 
   t.match(await page.textContent('h1'), 'Allow Flowplan CLI to use your account?');
-  const boxes = await Promise.all((await page.$$('input[name="scope"]')).map((box) => box.getAttribute('value')));
+  const boxes = await Promise.all(
+    (await page.$$('input[name="scope"]')).map((box) => box.getAttribute('value')),
+  );
   t.same(boxes, ['flows:read', 'flows:write', 'team:read'], 'exactly what the app asked for');
   await page.screenshot({ path: artifact('app-consent.png'), fullPage: true });
   // Untick flows:write with the keyboard, then allow.
@@ -79,7 +90,13 @@ t.test('sign-in and consent in Chromium', async (t) => {
   const back = await callback;
   t.equal(back.searchParams.get('state'), 'browser-state');
   const exchanged = await s.api('POST', '/v1/oauth/token', {
-    raw: new URLSearchParams({ grant_type: 'authorization_code', client_id: person.clientId, code: back.searchParams.get('code')!, code_verifier: verifier, redirect_uri: redirectUri }).toString(),
+    raw: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: person.clientId,
+      code: back.searchParams.get('code')!,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+    }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   t.equal(exchanged.status, 200, exchanged.text);
@@ -95,12 +112,19 @@ t.test('sign-in and consent in Chromium', async (t) => {
   await page.waitForSelector('#new-key');
   const key = await page.inputValue('#new-key');
   t.match(key, /^fpk_/);
-  t.equal(await page.isVisible('button[data-copy="new-key"]'), true, 'the copy button shows once the script runs');
+  t.equal(
+    await page.isVisible('button[data-copy="new-key"]'),
+    true,
+    'the copy button shows once the script runs',
+  );
   await page.screenshot({ path: artifact('app-access.png'), fullPage: true });
   t.equal((await s.api('GET', '/v1/me', { token: key })).status, 200);
 
   // An invitation accepted in a fresh browser: the emailed link, the sign-up form, the workspace.
-  await s.api('POST', '/v1/team/invites', { token: s.adminKey, body: { email: 'browser.invitee@example.com', role: 'member' } });
+  await s.api('POST', '/v1/team/invites', {
+    token: s.adminKey,
+    body: { email: 'browser.invitee@example.com', role: 'member' },
+  });
   const [mail] = await smtp.waitFor((m) => m.to.includes('browser.invitee@example.com'));
   const link = /https?:\/\/\S+\/invite\?token=[\w-]+/.exec(mail!.parsed.text!)![0];
   const invitee = await browser.newContext();
@@ -111,31 +135,66 @@ t.test('sign-in and consent in Chromium', async (t) => {
   await invitePage.fill('#password', 'short');
   // The browser's own check (minlength) stops this first; submit past it to see the server's answer.
   await invitePage.$eval('form.stack', (form) => form.setAttribute('novalidate', ''));
-  await Promise.all([invitePage.waitForLoadState(), invitePage.click('text=Create account and join')]);
-  t.equal(await invitePage.getAttribute('#password', 'aria-describedby'), 'password-hint invite-error', 'the error is tied to the field');
+  await Promise.all([
+    invitePage.waitForLoadState(),
+    invitePage.click('text=Create account and join'),
+  ]);
+  t.equal(
+    await invitePage.getAttribute('#password', 'aria-describedby'),
+    'password-hint invite-error',
+    'the error is tied to the field',
+  );
   await invitePage.screenshot({ path: artifact('app-invite-error.png'), fullPage: true });
   await invitePage.fill('#name', 'Ivy Invitee');
   await invitePage.fill('#password', 'a long enough password');
-  await Promise.all([invitePage.waitForURL((url) => url.pathname === '/app'), invitePage.click('text=Create account and join')]);
+  await Promise.all([
+    invitePage.waitForURL((url) => url.pathname === '/app'),
+    invitePage.click('text=Create account and join'),
+  ]);
   // A new member lands on a home page of their own: a welcome, what to do next, and Sign out.
   t.match(await invitePage.textContent('h1'), 'Welcome, Ivy Invitee');
   t.match(await invitePage.textContent('main'), /You are a member of Demo/);
   t.match(await invitePage.textContent('main'), /Nothing is assigned to you/);
   t.equal(await invitePage.isVisible('button:has-text("Sign out")'), true, 'Sign out on the page');
-  t.equal(await invitePage.isVisible('nav a:has-text("API access")'), false, 'no API access link for a member');
+  t.equal(
+    await invitePage.isVisible('nav a:has-text("API access")'),
+    false,
+    'no API access link for a member',
+  );
   const joined = await s.api('GET', '/v1/team/members', { token: s.adminKey });
-  const ivy = joined.body.items.find((m: { email: string }) => m.email === 'browser.invitee@example.com');
+  const ivy = joined.body.items.find(
+    (m: { email: string }) => m.email === 'browser.invitee@example.com',
+  );
   t.match(ivy, { role: 'member', name: 'Ivy Invitee' });
   // Work assigned to her shows on the home page, linking to the published flow.
-  const flow = (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Office move', tasks: [{ name: 'Pack the archive', assigneeId: ivy.id }, { name: 'Book movers', assigneeId: ivy.id, after: [0] }] } })).body;
-  const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })).body;
+  const flow = (
+    await s.api('POST', '/v1/flows', {
+      token: s.adminKey,
+      body: {
+        name: 'Office move',
+        tasks: [
+          { name: 'Pack the archive', assigneeId: ivy.id },
+          { name: 'Book movers', assigneeId: ivy.id, after: [0] },
+        ],
+      },
+    })
+  ).body;
+  const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey }))
+    .body;
   await invitePage.reload();
   t.match(await invitePage.textContent('tbody tr td'), /^Pack the archive/, 'her ready task');
   t.notMatch(await invitePage.textContent('tbody'), /Book movers/, 'not the blocked one');
-  t.equal(await invitePage.getAttribute('tbody a', 'href'), published.publicUrl, 'linked to the published flow');
+  t.equal(
+    await invitePage.getAttribute('tbody a', 'href'),
+    published.publicUrl,
+    'linked to the published flow',
+  );
   await invitePage.screenshot({ path: artifact('app-home.png'), fullPage: true });
   // The notification settings page, from the home page: every setting, saved with the form.
-  await Promise.all([invitePage.waitForURL(/\/app\/notifications/), invitePage.click('nav a:has-text("Notification settings")')]);
+  await Promise.all([
+    invitePage.waitForURL(/\/app\/notifications/),
+    invitePage.click('nav a:has-text("Notification settings")'),
+  ]);
   t.equal(await invitePage.isChecked('#email'), true, 'the master switch, on by default');
   await invitePage.uncheck('#assigned');
   await invitePage.selectOption('#timezone', 'Europe/Berlin');
@@ -145,9 +204,24 @@ t.test('sign-in and consent in Chromium', async (t) => {
   t.match(await invitePage.textContent('[role="status"]'), 'Saved.');
   t.equal(await invitePage.isChecked('#assigned'), false);
   await invitePage.screenshot({ path: artifact('app-settings.png'), fullPage: true });
-  const preferences = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}`, { token: s.adminKey });
-  t.match(preferences.body, { email: true, events: { assigned: false, unlocked: true, digest: true }, timezone: 'Europe/Berlin', digestHour: 7 }, 'as the API reads them');
-  const muted = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}&flowId=${flow.id}`, { token: s.adminKey });
+  const preferences = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}`, {
+    token: s.adminKey,
+  });
+  t.match(
+    preferences.body,
+    {
+      email: true,
+      events: { assigned: false, unlocked: true, digest: true },
+      timezone: 'Europe/Berlin',
+      digestHour: 7,
+    },
+    'as the API reads them',
+  );
+  const muted = await s.api(
+    'GET',
+    `/v1/notifications/preferences?memberId=${ivy.id}&flowId=${flow.id}`,
+    { token: s.adminKey },
+  );
   t.equal(muted.body.muted, true, 'the flow is muted');
   await invitee.close();
 
@@ -162,8 +236,14 @@ t.test('sign-in and consent in Chromium', async (t) => {
     return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
   }).map((cell) => cell.textContent.trim())`);
   t.same(split, [], 'no one-word cell broken across lines at 360 px');
-  t.equal(await page.evaluate('getComputedStyle(document.querySelector("td")).overflowWrap'), 'break-word');
-  t.equal(await page.evaluate('getComputedStyle(document.querySelector("code")).overflowWrap'), 'anywhere');
+  t.equal(
+    await page.evaluate('getComputedStyle(document.querySelector("td")).overflowWrap'),
+    'break-word',
+  );
+  t.equal(
+    await page.evaluate('getComputedStyle(document.querySelector("code")).overflowWrap'),
+    'anywhere',
+  );
   await page.screenshot({ path: artifact('app-access-narrow.png'), fullPage: true });
 
   t.same(violations, [], 'no Content-Security-Policy violations');

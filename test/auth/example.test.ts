@@ -26,25 +26,52 @@ t.test('examples/oauth-pkce.ts signs a person in with oauth4webapi', async (t) =
   const agent = new Agent(s.url);
 
   const result = await signIn({
-    issuer: s.url, clientId: person.clientId, scope: 'flows:read team:read',
+    issuer: s.url,
+    clientId: person.clientId,
+    scope: 'flows:read team:read',
     // The person's part, as their browser would do it: sign in, allow, follow the redirect home.
     openBrowser: async (url) => {
       const start = await agent.get(url.toString());
       const signinPage = await agent.get(start.location!);
       const request = new URL(start.location!, s.url).searchParams.get('request')!;
-      const signedIn = await agent.post('/app/signin', { email: person.email, password: person.password, request }, signinPage);
+      const signedIn = await agent.post(
+        '/app/signin',
+        { email: person.email, password: person.password, request },
+        signinPage,
+      );
       const consent = await agent.get(signedIn.location!);
       const scopes = [...consent.text.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]!);
-      t.same(scopes, ['flows:read', 'team:read'], 'the consent screen lists what the app asked for');
-      const decided = await agent.post('/app/consent', { request, workspace: s.workspaceId, scope: scopes, decision: 'approve' }, consent);
-      t.match(decided.location, /^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/, 'back to the loopback port the app listens on');
+      t.same(
+        scopes,
+        ['flows:read', 'team:read'],
+        'the consent screen lists what the app asked for',
+      );
+      const decided = await agent.post(
+        '/app/consent',
+        { request, workspace: s.workspaceId, scope: scopes, decision: 'approve' },
+        consent,
+      );
+      t.match(
+        decided.location,
+        /^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/,
+        'back to the loopback port the app listens on',
+      );
       await fetch(decided.location!);
     },
   });
 
-  t.match(result.me, { userId: person.userId, workspaceId: s.workspaceId, role: 'admin', scopes: ['flows:read', 'team:read'] });
+  t.match(result.me, {
+    userId: person.userId,
+    workspaceId: s.workspaceId,
+    role: 'admin',
+    scopes: ['flows:read', 'team:read'],
+  });
   t.match(result.me.orgs, [{ id: s.workspaceId }]);
-  t.same(result.reuse, { status: 400, code: 'invalid_grant' }, 'reuse of the rotated refresh token');
+  t.same(
+    result.reuse,
+    { status: 400, code: 'invalid_grant' },
+    'reuse of the rotated refresh token',
+  );
   const after = await s.api('GET', '/v1/me', { token: result.accessToken });
   t.equal(after.status, 401, 'the reuse revoked the newest access token too');
   t.equal(after.body.error.code, 'CREDENTIAL_REVOKED');

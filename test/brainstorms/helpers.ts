@@ -4,12 +4,16 @@ import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-export const server = (t: Test) => startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
+export const server = (t: Test) =>
+  startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
 
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** Another pro workspace with an admin key holding every scope. */
-export async function otherWorkspace(s: TestServer, name = 'Other'): Promise<{ id: string; key: string }> {
+export async function otherWorkspace(
+  s: TestServer,
+  name = 'Other',
+): Promise<{ id: string; key: string }> {
   const { id } = await createWorkspace(s.sql, { name, plan: 'pro' });
   const { key } = await createKey(s.sql, { workspaceId: id, role: 'admin', scopes: [...SCOPES] });
   return { id, key };
@@ -28,7 +32,12 @@ export async function everything(s: TestServer): Promise<unknown> {
   return counts;
 }
 
-export async function newBrainstorm(t: Test, s: TestServer, body: Record<string, unknown>, token = s.adminKey): Promise<any> {
+export async function newBrainstorm(
+  t: Test,
+  s: TestServer,
+  body: Record<string, unknown>,
+  token = s.adminKey,
+): Promise<any> {
   const res = await s.api('POST', '/v1/brainstorms', { token, body });
   t.equal(res.status, 201, `created ${String(body.name)}`);
   return res.body;

@@ -13,8 +13,20 @@ import { cli } from '../helpers/server.ts';
 const NOWHERE = 'postgres://nobody:secret@127.0.0.1:1/nothing';
 
 const EXPECTED = [
-  'migrate', 'workspace create', 'workspace set', 'workspace list', 'user create', 'user set-password', 'user list',
-  'key create', 'key list', 'key revoke', 'client create', 'client list', 'client delete', 'jobs',
+  'migrate',
+  'workspace create',
+  'workspace set',
+  'workspace list',
+  'user create',
+  'user set-password',
+  'user list',
+  'key create',
+  'key list',
+  'key revoke',
+  'client create',
+  'client list',
+  'client delete',
+  'jobs',
 ];
 
 t.test('help and usage errors, through the command', async (t) => {
@@ -31,7 +43,11 @@ t.test('help and usage errors, through the command', async (t) => {
   t.equal(help.code, 0, help.stderr);
   t.equal(help.stderr, '', 'help goes to stdout, and names no database');
   for (const name of EXPECTED) {
-    t.match(help.stdout, new RegExp(`^  ${name} +\\S.{10,}$`, 'm'), `--help lists ${name} with a description`);
+    t.match(
+      help.stdout,
+      new RegExp(`^  ${name} +\\S.{10,}$`, 'm'),
+      `--help lists ${name} with a description`,
+    );
   }
   t.match(help.stdout, /^ {2}--json +\S/m, 'and the options every command takes');
   t.match(help.stdout, /FLOWPLAN_DATA_DIR/, 'and where the database is found');
@@ -41,10 +57,26 @@ t.test('help and usage errors, through the command', async (t) => {
   t.equal(userCreate.code, 0, userCreate.stderr);
   t.match(userCreate.stdout, /^flowplan user create: \S/, 'names the command and what it does');
   t.match(userCreate.stdout, /^usage: flowplan user create --email E /m);
-  for (const option of ['--email E', '--name N', '--password P', '--workspace W', '--role owner|admin|member|viewer', '--json', '--help']) {
-    t.match(userCreate.stdout, new RegExp(`^  ${option.replace(/[|]/g, '\\|')} +\\S`, 'm'), `${option} with its meaning`);
+  for (const option of [
+    '--email E',
+    '--name N',
+    '--password P',
+    '--workspace W',
+    '--role owner|admin|member|viewer',
+    '--json',
+    '--help',
+  ]) {
+    t.match(
+      userCreate.stdout,
+      new RegExp(`^  ${option.replace(/[|]/g, '\\|')} +\\S`, 'm'),
+      `${option} with its meaning`,
+    );
   }
-  t.match(userCreate.stdout, /^examples?:\n {2}flowplan user create --email \S+@example\.com/m, 'an example');
+  t.match(
+    userCreate.stdout,
+    /^examples?:\n {2}flowplan user create --email \S+@example\.com/m,
+    'an example',
+  );
 
   t.equal(group.code, 0);
   t.match(group.stdout, /^ {2}key create +\S/m);
@@ -59,20 +91,30 @@ t.test('help and usage errors, through the command', async (t) => {
   t.match(unknownOption.stderr, /unknown option --colour.*`flowplan user list --help`/);
   t.equal(missing.code, 2);
   t.match(missing.stderr, /--workspace is required.*`flowplan key list --help`/);
-  for (const result of [unknown, unknownOption, missing]) t.notMatch(result.stderr, /database/, 'refused before any database is opened');
+  for (const result of [unknown, unknownOption, missing])
+    t.notMatch(result.stderr, /database/, 'refused before any database is opened');
 });
 
 t.test("every command's help, from its spec", async (t) => {
-  t.same(COMMANDS.map((c) => c.name), EXPECTED, 'every command, in the order --help lists them');
+  t.same(
+    COMMANDS.map((c) => c.name),
+    EXPECTED,
+    'every command, in the order --help lists them',
+  );
   for (const command of COMMANDS) {
     const text = commandHelp(command);
     t.match(text, new RegExp(`^flowplan ${command.name}: \\S`), `${command.name}: a summary`);
     t.match(text, `usage: ${usageLine(command)}`);
     for (const [name, option] of Object.entries({ ...command.options, ...COMMON_OPTIONS })) {
       t.ok(option.description.length > 10, `${command.name} --${name} says what it means`);
-      t.match(text, new RegExp(`^  --${name}\\b.* +\\S`, 'm'), `${command.name} --${name} is in its help`);
+      t.match(
+        text,
+        new RegExp(`^  --${name}\\b.* +\\S`, 'm'),
+        `${command.name} --${name} is in its help`,
+      );
     }
     t.ok(command.examples.length > 0, `${command.name} has an example`);
-    for (const example of command.examples) t.match(example, new RegExp(`^(\\w+=\\S+ )?flowplan ${command.name}\\b`));
+    for (const example of command.examples)
+      t.match(example, new RegExp(`^(\\w+=\\S+ )?flowplan ${command.name}\\b`));
   }
 });

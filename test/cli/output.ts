@@ -27,7 +27,12 @@ export async function runJson(t: Test, databaseUrl: string, args: string[]): Pro
   return parsed as Json;
 }
 
-export async function fails(t: Test, databaseUrl: string, args: string[], message: RegExp): Promise<void> {
+export async function fails(
+  t: Test,
+  databaseUrl: string,
+  args: string[],
+  message: RegExp,
+): Promise<void> {
   const result = await cli(databaseUrl, args);
   t.not(result.code, 0, `${args.join(' ')}: non-zero exit`);
   t.match(result.stderr, message, `${args.join(' ')}: says why on stderr`);

@@ -7,12 +7,28 @@ import { unpack } from 'msgpackr';
 import WebSocket from 'ws';
 import type { TestServer } from '../helpers/server.ts';
 
-export interface Event { id: string; cursor: string; type: string; timestamp: string; workspaceId: string; data: Record<string, unknown> }
+export interface Event {
+  id: string;
+  cursor: string;
+  type: string;
+  timestamp: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
 
 /** An SSE client: the frames as they arrive (id, event, data), and how the stream ended. */
-export async function sse(t: Test, base: string, token: string, query = '', headers: Record<string, string> = {}) {
+export async function sse(
+  t: Test,
+  base: string,
+  token: string,
+  query = '',
+  headers: Record<string, string> = {},
+) {
   const controller = new AbortController();
-  const res = await fetch(`${base}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal });
+  const res = await fetch(`${base}/v1/events/stream${query}`, {
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    signal: controller.signal,
+  });
   const frames: { id?: string; event?: string; data: string }[] = [];
   const comments: string[] = [];
   let ended = false;
@@ -46,7 +62,8 @@ export async function sse(t: Test, base: string, token: string, query = '', head
     controller.abort();
     await reading;
   });
-  const events = () => frames.filter((f) => f.event !== 'close').map((f) => JSON.parse(f.data) as Event);
+  const events = () =>
+    frames.filter((f) => f.event !== 'close').map((f) => JSON.parse(f.data) as Event);
   return { res, frames, comments, events, ended: () => ended, close: () => controller.abort() };
 }
 
@@ -54,13 +71,30 @@ export async function sse(t: Test, base: string, token: string, query = '', head
 export function socket(t: Test, base: string, protocols: string[], query = '') {
   const ws = new WebSocket(`${base.replace('http', 'ws')}/v1/stream${query}`, protocols);
   const events: Event[] = [];
-  const state: { code: number | null; reason: string; status: number | null; protocol: string | null } = { code: null, reason: '', status: null, protocol: null };
-  ws.on('message', (data, binary) => events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event));
-  ws.on('close', (code, reason) => { state.code = code; state.reason = String(reason); });
-  ws.on('unexpected-response', (_req, res) => { state.status = res.statusCode ?? null; state.code = -1; res.resume(); });
+  const state: {
+    code: number | null;
+    reason: string;
+    status: number | null;
+    protocol: string | null;
+  } = { code: null, reason: '', status: null, protocol: null };
+  ws.on('message', (data, binary) =>
+    events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event),
+  );
+  ws.on('close', (code, reason) => {
+    state.code = code;
+    state.reason = String(reason);
+  });
+  ws.on('unexpected-response', (_req, res) => {
+    state.status = res.statusCode ?? null;
+    state.code = -1;
+    res.resume();
+  });
   ws.on('error', () => {});
   const opened = new Promise<boolean>((resolve) => {
-    ws.once('open', () => { state.protocol = ws.protocol; resolve(true); });
+    ws.once('open', () => {
+      state.protocol = ws.protocol;
+      resolve(true);
+    });
     ws.once('close', () => resolve(false));
     ws.once('unexpected-response', () => resolve(false));
   });
@@ -69,7 +103,10 @@ export function socket(t: Test, base: string, protocols: string[], query = '') {
 }
 
 export const newFlow = async (s: TestServer, name: string, token = s.adminKey) => {
-  const res = await s.api('POST', '/v1/flows', { token, body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] } });
+  const res = await s.api('POST', '/v1/flows', {
+    token,
+    body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] },
+  });
   return res.body as { id: string; tasks: { id: string }[] };
 };
 

@@ -9,20 +9,42 @@ import { startTestServer, until } from '../helpers/server.ts';
 import { newFlow, sse } from './clients.ts';
 
 const server = (t: Test, overrides: Partial<Config> = {}) =>
-  startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000, outboxPollMs: 60_000, ...overrides });
+  startTestServer(t, {
+    rateLimitPerMinute: 1_000_000,
+    rateLimitBurst: 1_000_000,
+    outboxPollMs: 60_000,
+    ...overrides,
+  });
 
-t.test('a comment reaches an open stream and a long poll without waiting for the drain\'s poll', async (t) => {
-  const s = await server(t);
-  const flow = await newFlow(s, 'Talk');
-  const stream = await sse(t, s.url, s.adminKey, '?types=comment.created');
-  const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
-  const poll = s.api('GET', `/v1/events?after=${next}&types=comment.created&wait=25`, { token: s.adminKey });
-  const comment = await s.api('POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0]!.id}/comments`, { token: s.adminKey, body: { body: 'on time' } });
-  t.equal(comment.status, 201);
-  // Well inside the minute the drain would otherwise sleep.
-  await until(async () => stream.events().length, (n) => n >= 1, 10_000);
-  t.match(stream.events()[0], { type: 'comment.created', data: { commentId: comment.body.id } });
-  const polled = await poll;
-  t.equal(polled.status, 200);
-  t.match(polled.body.items, [{ type: 'comment.created', data: { commentId: comment.body.id } }], 'the long poll answers with it');
-});
+t.test(
+  "a comment reaches an open stream and a long poll without waiting for the drain's poll",
+  async (t) => {
+    const s = await server(t);
+    const flow = await newFlow(s, 'Talk');
+    const stream = await sse(t, s.url, s.adminKey, '?types=comment.created');
+    const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
+    const poll = s.api('GET', `/v1/events?after=${next}&types=comment.created&wait=25`, {
+      token: s.adminKey,
+    });
+    const comment = await s.api(
+      'POST',
+      `/v1/flows/${flow.id}/tasks/${flow.tasks[0]!.id}/comments`,
+      { token: s.adminKey, body: { body: 'on time' } },
+    );
+    t.equal(comment.status, 201);
+    // Well inside the minute the drain would otherwise sleep.
+    await until(
+      async () => stream.events().length,
+      (n) => n >= 1,
+      10_000,
+    );
+    t.match(stream.events()[0], { type: 'comment.created', data: { commentId: comment.body.id } });
+    const polled = await poll;
+    t.equal(polled.status, 200);
+    t.match(
+      polled.body.items,
+      [{ type: 'comment.created', data: { commentId: comment.body.id } }],
+      'the long poll answers with it',
+    );
+  },
+);

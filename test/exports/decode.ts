@@ -28,9 +28,18 @@ export function parseXml(xml: string): XmlText[] {
   let error: Error | null = null;
   parser.on('error', (e) => (error ??= e));
   parser.on('opentag', (tag) => {
-    open.push(all.push({ element: tag.name, attributes: tag.attributes as Record<string, string>, text: '', parent: open.at(-1) ?? -1 }) - 1);
+    open.push(
+      all.push({
+        element: tag.name,
+        attributes: tag.attributes as Record<string, string>,
+        text: '',
+        parent: open.at(-1) ?? -1,
+      }) - 1,
+    );
   });
-  parser.on('text', (text) => { if (open.length > 0) all[open.at(-1)!]!.text += text; });
+  parser.on('text', (text) => {
+    if (open.length > 0) all[open.at(-1)!]!.text += text;
+  });
   parser.on('closetag', () => open.pop());
   parser.write(xml).close();
   if (error) throw error;
@@ -53,7 +62,12 @@ export interface DecodedPdf {
 }
 
 export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
-  const pdf = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const pdf = await getDocument({
+    data: new Uint8Array(bytes),
+    useSystemFonts: false,
+    isEvalSupported: false,
+    verbosity: 0,
+  }).promise;
   const texts: string[] = [];
   const pageItems: DecodedPdf['pageItems'] = [];
   let minFontSize = Infinity;
@@ -80,7 +94,15 @@ export async function decodePdf(bytes: Buffer): Promise<DecodedPdf> {
   const pages = pdf.numPages;
   const { info } = await pdf.getMetadata();
   await pdf.destroy();
-  return { pages, text: texts.join('\n'), minFontSize, items, pageTexts: texts, info: info as Record<string, unknown>, pageItems };
+  return {
+    pages,
+    text: texts.join('\n'),
+    minFontSize,
+    items,
+    pageTexts: texts,
+    info: info as Record<string, unknown>,
+    pageItems,
+  };
 }
 
 export interface DecodedPng {
@@ -111,19 +133,30 @@ export function decodePng(bytes: Buffer): DecodedPng {
  * output's prefix `{out}`) and hands back stdout and the files it wrote; null when poppler-utils
  * is not installed.
  */
-async function poppler(tool: string, args: string[], bytes: Buffer): Promise<{ stdout: string; files: Map<string, Buffer> } | null> {
+async function poppler(
+  tool: string,
+  args: string[],
+  bytes: Buffer,
+): Promise<{ stdout: string; files: Map<string, Buffer> } | null> {
   const dir = await mkdtemp(join(tmpdir(), `${tool}-`));
   try {
     const pdf = join(dir, 'in.pdf');
     await writeFile(pdf, bytes);
-    const stdout = await new Promise<string | null>((resolve, reject) => execFile(tool, args.map((a) => a.replace('{pdf}', pdf).replace('{out}', join(dir, 'out'))), (error, out) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') resolve(null);
-      else if (error) reject(error);
-      else resolve(out);
-    }));
+    const stdout = await new Promise<string | null>((resolve, reject) =>
+      execFile(
+        tool,
+        args.map((a) => a.replace('{pdf}', pdf).replace('{out}', join(dir, 'out'))),
+        (error, out) => {
+          if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') resolve(null);
+          else if (error) reject(error);
+          else resolve(out);
+        },
+      ),
+    );
     if (stdout === null) return null;
     const files = new Map<string, Buffer>();
-    for (const name of await readdir(dir)) if (name.startsWith('out')) files.set(name, await readFile(join(dir, name)));
+    for (const name of await readdir(dir))
+      if (name.startsWith('out')) files.set(name, await readFile(join(dir, name)));
     return { stdout, files };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -131,17 +164,41 @@ async function poppler(tool: string, args: string[], bytes: Buffer): Promise<{ s
 }
 
 /** The fonts a PDF uses and whether each is embedded, as poppler's `pdffonts` reports them; null without poppler-utils. */
-export async function pdffonts(bytes: Buffer): Promise<{ name: string; embedded: boolean }[] | null> {
+export async function pdffonts(
+  bytes: Buffer,
+): Promise<{ name: string; embedded: boolean }[] | null> {
   const run = await poppler('pdffonts', ['{pdf}'], bytes);
   // name type encoding emb sub uni object ID: the header and a rule, then a line a font.
-  return run && run.stdout.trim().split('\n').slice(2).map((line) => {
-    const cells = line.trim().split(/\s+/);
-    return { name: cells[0]!, embedded: cells.at(-5) === 'yes' };
-  });
+  return (
+    run &&
+    run.stdout
+      .trim()
+      .split('\n')
+      .slice(2)
+      .map((line) => {
+        const cells = line.trim().split(/\s+/);
+        return { name: cells[0]!, embedded: cells.at(-5) === 'yes' };
+      })
+  );
 }
 
 /** One page of a PDF as a printer would put it on paper: `pdftoppm` at `dpi`, decoded; null without poppler-utils. */
 export async function pdfPage(bytes: Buffer, page: number, dpi = 72): Promise<PNG | null> {
-  const run = await poppler('pdftoppm', ['-png', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', '{pdf}', '{out}'], bytes);
+  const run = await poppler(
+    'pdftoppm',
+    [
+      '-png',
+      '-r',
+      String(dpi),
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-singlefile',
+      '{pdf}',
+      '{out}',
+    ],
+    bytes,
+  );
   return run && PNG.sync.read(run.files.get('out.png')!);
 }

@@ -31,20 +31,39 @@ const RELEASE = {
   ],
 };
 
-const rgb = (hex: string) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)) as [number, number, number];
+const rgb = (hex: string) =>
+  [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)) as [number, number, number];
 const FILLS = Object.values(STATUS_FILL).map(rgb);
 
 /** The bounding box of the pixels painted in a box's status colour (within `tolerance` per channel). */
-function boxesBounds(image: PNG, tolerance = 6): { left: number; top: number; right: number; bottom: number; pixels: number } | null {
-  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity, pixels = 0;
+function boxesBounds(
+  image: PNG,
+  tolerance = 6,
+): { left: number; top: number; right: number; bottom: number; pixels: number } | null {
+  let left = Infinity,
+    top = Infinity,
+    right = -Infinity,
+    bottom = -Infinity,
+    pixels = 0;
   for (let y = 0; y < image.height; y++) {
     for (let x = 0; x < image.width; x++) {
       const i = 4 * (y * image.width + x);
       const [r, g, b] = [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!];
-      if (!FILLS.some(([fr, fg, fb]) => Math.abs(r - fr) <= tolerance && Math.abs(g - fg) <= tolerance && Math.abs(b - fb) <= tolerance)) continue;
+      if (
+        !FILLS.some(
+          ([fr, fg, fb]) =>
+            Math.abs(r - fr) <= tolerance &&
+            Math.abs(g - fg) <= tolerance &&
+            Math.abs(b - fb) <= tolerance,
+        )
+      )
+        continue;
       if (r === 255 && g === 255 && b === 255) continue;
       pixels++;
-      left = Math.min(left, x); right = Math.max(right, x); top = Math.min(top, y); bottom = Math.max(bottom, y);
+      left = Math.min(left, x);
+      right = Math.max(right, x);
+      top = Math.min(top, y);
+      bottom = Math.max(bottom, y);
     }
   }
   return pixels === 0 ? null : { left, top, right, bottom, pixels };
@@ -55,7 +74,9 @@ t.test('a 10-task plan as a printer and a viewer show it', async (t) => {
   const flow = await newFlow(t, s, RELEASE);
   const exported = async (format: 'pdf' | 'png') => {
     const res = await fetch(`${s.url}/v1/flows/${flow.id}/exports`, {
-      method: 'POST', headers: { authorization: `Bearer ${s.adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ format }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ format }),
     });
     t.equal(res.status, 200, `${format} exported`);
     return Buffer.from(await res.arrayBuffer());
@@ -73,8 +94,12 @@ t.test('a 10-task plan as a printer and a viewer show it', async (t) => {
   } else {
     const boxes = boxesBounds(page);
     t.ok(boxes, 'boxes in their status colours on page one');
-    const share = ((boxes!.right - boxes!.left) * (boxes!.bottom - boxes!.top)) / (page.width * page.height);
-    t.ok(share >= 0.5, `the diagram's boxes span ${(share * 100).toFixed(0)} % of page one (at least half)`);
+    const share =
+      ((boxes!.right - boxes!.left) * (boxes!.bottom - boxes!.top)) / (page.width * page.height);
+    t.ok(
+      share >= 0.5,
+      `the diagram's boxes span ${(share * 100).toFixed(0)} % of page one (at least half)`,
+    );
   }
 
   const png = Png.sync.read(await exported('png'));

@@ -11,11 +11,21 @@ const FAULTY = new URL('../helpers/faulty-recompute.worker.ts', import.meta.url)
 /** The pool takes ownership of (detaches) the input buffers, so tests hand it copies. */
 function copy(input: RecomputeInput): RecomputeInput {
   const { from, to, progress, duration } = input;
-  return { ...input, from: from.slice(), to: to.slice(), progress: progress.slice(), duration: duration.slice() };
+  return {
+    ...input,
+    from: from.slice(),
+    to: to.slice(),
+    progress: progress.slice(),
+    duration: duration.slice(),
+  };
 }
 
 const sameBytes = (a: ArrayBufferView | null, b: ArrayBufferView | null): boolean =>
-  a !== null && b !== null && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  a !== null &&
+  b !== null &&
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  );
 
 t.test('a pooled recompute equals the in-thread one and really ran in a worker', async (t) => {
   const pool = new RecomputePool({ threads: 2, timeoutMs: 20_000, maxInFlight: 4 });
@@ -38,7 +48,11 @@ t.test('refuses work beyond maxInFlight instead of queueing it', async (t) => {
   t.teardown(() => pool.close());
   const first = pool.run(randomDag(2000));
   t.equal(pool.stats().inFlight, 1);
-  await t.rejects(pool.run(randomDag(10)), { name: 'DomainError', code: 'SERVICE_UNAVAILABLE', hints: { retryAfterSeconds: 1 } });
+  await t.rejects(pool.run(randomDag(10)), {
+    name: 'DomainError',
+    code: 'SERVICE_UNAVAILABLE',
+    hints: { retryAfterSeconds: 1 },
+  });
   const done = await first;
   t.equal(done.order.length, 2000, 'the admitted run still completes');
   t.equal(pool.stats().inFlight, 0);
@@ -66,12 +80,19 @@ t.test('start() starts and warms every worker before the first run', async (t) =
   t.equal((await pool.run(randomDag(10))).order.length, 10);
 });
 
-t.test('the timeout counts from when a worker begins a run, not while the run waits for one', async (t) => {
-  // One cold thread; each run of 19 tasks takes 1.5 s, so the third waits 3 s (and the first
-  // waits for the thread to start) before it begins: past the timeout, were that counted from the call.
-  const pool = new RecomputePool({ threads: 1, timeoutMs: 3000, maxInFlight: 4, worker: FAULTY });
-  t.teardown(() => pool.close());
-  const runs = await Promise.allSettled([1, 2, 3].map(() => pool.run(randomDag(19))));
-  t.strictSame(runs.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled'], 'all three ran to the end');
-  t.equal(pool.stats().failed, 0);
-});
+t.test(
+  'the timeout counts from when a worker begins a run, not while the run waits for one',
+  async (t) => {
+    // One cold thread; each run of 19 tasks takes 1.5 s, so the third waits 3 s (and the first
+    // waits for the thread to start) before it begins: past the timeout, were that counted from the call.
+    const pool = new RecomputePool({ threads: 1, timeoutMs: 3000, maxInFlight: 4, worker: FAULTY });
+    t.teardown(() => pool.close());
+    const runs = await Promise.allSettled([1, 2, 3].map(() => pool.run(randomDag(19))));
+    t.strictSame(
+      runs.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled'],
+      'all three ran to the end',
+    );
+    t.equal(pool.stats().failed, 0);
+  },
+);

@@ -23,7 +23,10 @@ t.test('dense passes: every lane of a pass, many passes, chunks of 255 tasks', a
   const passSources = fc.constantFrom(PASS_LANES, PASS_LANES - 1, 33, 32, 7);
   fc.assert(
     fc.property(dagArb(300), passSources, (dag, perPass) => {
-      assert.deepEqual(countsWith(dag, { sparseLimit: 0, passSources: perPass }), refBlockingCounts(dag));
+      assert.deepEqual(
+        countsWith(dag, { sparseLimit: 0, passSources: perPass }),
+        refBlockingCounts(dag),
+      );
     }),
     { numRuns: 40 },
   );
@@ -50,13 +53,18 @@ t.test('the sparse limit may fall anywhere', async (t) => {
 const hubbyArb = fc.integer({ min: 2, max: 300 }).chain((n) =>
   fc
     .record({
-      hubs: fc.array(fc.record({ at: fc.nat(n - 1), share: fc.double({ min: 0.2, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 4 }),
+      hubs: fc.array(
+        fc.record({ at: fc.nat(n - 1), share: fc.double({ min: 0.2, max: 1, noNaN: true }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
       pairs: fc.array(fc.tuple(fc.nat(n - 1), fc.nat(n - 1)), { maxLength: n }),
       progress: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
       seed: fc.nat(),
     })
     .map(({ hubs, pairs, progress, seed }): RefGraph => {
-      const edges: RefGraph['edges'] = pairs.filter(([a, b]) => a !== b).map(([a, b]) => [Math.min(a, b), Math.max(a, b)]);
+      const edges: RefGraph['edges'] = pairs
+        .filter(([a, b]) => a !== b)
+        .map(([a, b]) => [Math.min(a, b), Math.max(a, b)]);
       let r = seed;
       for (const hub of hubs) {
         for (let v = 0; v < n; v++) {

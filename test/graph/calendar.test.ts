@@ -1,12 +1,19 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { addWorkingDays, durationDays, isoDate, startOfSchedule } from '../../src/engine/calendar.ts';
+import {
+  addWorkingDays,
+  durationDays,
+  isoDate,
+  startOfSchedule,
+} from '../../src/engine/calendar.ts';
 
 // Naive counterparts: walk the calendar one day at a time.
 const DAY = 86_400_000;
 const isWeekend = (ms: number): boolean => [0, 6].includes(new Date(ms).getUTCDay());
-const dayArb = fc.integer({ min: Date.UTC(1990, 0, 1) / DAY, max: Date.UTC(2100, 0, 1) / DAY }).map((d) => d * DAY);
+const dayArb = fc
+  .integer({ min: Date.UTC(1990, 0, 1) / DAY, max: Date.UTC(2100, 0, 1) / DAY })
+  .map((d) => d * DAY);
 
 t.test('startOfSchedule is the first working day on or after the date', async (t) => {
   fc.assert(
@@ -28,7 +35,7 @@ t.test('addWorkingDays equals stepping over weekends day by day', async (t) => {
       let d = ms;
       while (isWeekend(d)) d += DAY;
       const start = isoDate(new Date(d));
-      for (let left = offset; left > 0; ) {
+      for (let left = offset; left > 0;) {
         d += DAY;
         if (!isWeekend(d)) left--;
       }
@@ -58,11 +65,22 @@ t.test('durationDays: whole 8-hour days, at least one', async (t) => {
   t.equal(durationDays(0), 1);
 });
 
-t.test('years 0–99 are those years, not 1900–1999; days past 9999-12-31 read 9999-12-31 (issue 29, item 3)', async (t) => {
-  t.equal(startOfSchedule('0093-01-28'), '0093-01-28', 'a Wednesday of year 93 (Date.UTC would read 1993, a Thursday, and throw)');
-  t.equal(startOfSchedule('0001-01-06'), '0001-01-08', 'a Saturday of year 1 moves to Monday');
-  t.equal(addWorkingDays('0099-12-31', 1), '0100-01-01', 'across the year 99/100 boundary');
-  t.equal(addWorkingDays('9999-12-30', 1), '9999-12-31');
-  t.equal(addWorkingDays('9999-12-31', 1), '9999-12-31', 'past the last day a YYYY-MM-DD can name: the last day');
-  t.equal(addWorkingDays('2026-01-05', 1e9), '9999-12-31', 'even far past it');
-});
+t.test(
+  'years 0–99 are those years, not 1900–1999; days past 9999-12-31 read 9999-12-31 (issue 29, item 3)',
+  async (t) => {
+    t.equal(
+      startOfSchedule('0093-01-28'),
+      '0093-01-28',
+      'a Wednesday of year 93 (Date.UTC would read 1993, a Thursday, and throw)',
+    );
+    t.equal(startOfSchedule('0001-01-06'), '0001-01-08', 'a Saturday of year 1 moves to Monday');
+    t.equal(addWorkingDays('0099-12-31', 1), '0100-01-01', 'across the year 99/100 boundary');
+    t.equal(addWorkingDays('9999-12-30', 1), '9999-12-31');
+    t.equal(
+      addWorkingDays('9999-12-31', 1),
+      '9999-12-31',
+      'past the last day a YYYY-MM-DD can name: the last day',
+    );
+    t.equal(addWorkingDays('2026-01-05', 1e9), '9999-12-31', 'even far past it');
+  },
+);

@@ -7,7 +7,13 @@ import { cpm } from '../../src/engine/cpm.ts';
 import { blockingCounts } from '../../src/engine/blocking.ts';
 import { recompute } from '../../src/engine/recompute.ts';
 import { dagArb, toInput } from './arbitraries.ts';
-import { refBlockingCounts, refCpm, refIsTopological, refReachable, refStatus } from './reference.ts';
+import {
+  refBlockingCounts,
+  refCpm,
+  refIsTopological,
+  refReachable,
+  refStatus,
+} from './reference.ts';
 
 // Properties assert by throwing (node:assert) so fast-check can shrink a failure.
 const RUNS = { numRuns: 150 };
@@ -22,17 +28,36 @@ t.test('engine equals the reference on random DAGs', async (t) => {
       assert.ok(refIsTopological(dag.n, dag.edges, topo.order), 'order respects every edge');
       const c = cpm(g, topo.order, input.progress, input.duration);
       const ref = refCpm(dag);
-      assert.deepEqual([...computeStatus(g, input.progress)].map((s) => STATUS_NAMES[s]), refStatus(dag));
       assert.deepEqual(
-        { es: [...c.es], ef: [...c.ef], ls: [...c.ls], lf: [...c.lf], slack: [...c.slack], critical: [...c.critical].map(Boolean), finish: c.finish },
+        [...computeStatus(g, input.progress)].map((s) => STATUS_NAMES[s]),
+        refStatus(dag),
+      );
+      assert.deepEqual(
+        {
+          es: [...c.es],
+          ef: [...c.ef],
+          ls: [...c.ls],
+          lf: [...c.lf],
+          slack: [...c.slack],
+          critical: [...c.critical].map(Boolean),
+          finish: c.finish,
+        },
         ref,
       );
       const counts = refBlockingCounts(dag);
       assert.deepEqual([...blockingCounts(g, topo.order, input.progress)], counts);
       // Tiny limits force each phase: all dense with one task per pass, a mix with two per
       // pass, lists cut short by their budget. None may change the answer.
-      for (const limits of [{ sparseLimit: 0, passSources: 1 }, { sparseLimit: 3, passSources: 2 }, { listBudget: 10 }]) {
-        assert.deepEqual([...blockingCounts(g, topo.order, input.progress, limits)], counts, JSON.stringify(limits));
+      for (const limits of [
+        { sparseLimit: 0, passSources: 1 },
+        { sparseLimit: 3, passSources: 2 },
+        { listBudget: 10 },
+      ]) {
+        assert.deepEqual(
+          [...blockingCounts(g, topo.order, input.progress, limits)],
+          counts,
+          JSON.stringify(limits),
+        );
       }
     }),
     RUNS,
@@ -45,7 +70,10 @@ t.test('recompute bundles the same answers', async (t) => {
     fc.property(dagArb(30), fc.boolean(), (dag, withCounts) => {
       const out = recompute(toInput(dag, withCounts));
       const ref = refCpm(dag);
-      assert.deepEqual([...out.status].map((s) => STATUS_NAMES[s]), refStatus(dag));
+      assert.deepEqual(
+        [...out.status].map((s) => STATUS_NAMES[s]),
+        refStatus(dag),
+      );
       assert.deepEqual([...out.es], ref.es);
       assert.deepEqual([...out.ef], ref.ef);
       assert.deepEqual([...out.slack], ref.slack);
@@ -75,7 +103,12 @@ t.test('an injected cycle is always refused with a real cycle', async (t) => {
       const { cycle } = topo;
       const edgeSet = new Set(edges.map(([f, to]) => `${f}>${to}`));
       assert.ok(cycle.length > 0 && new Set(cycle).size === cycle.length, 'distinct nodes');
-      cycle.forEach((v, i) => assert.ok(edgeSet.has(`${v}>${cycle[(i + 1) % cycle.length]}`), 'consecutive nodes are edges'));
+      cycle.forEach((v, i) =>
+        assert.ok(
+          edgeSet.has(`${v}>${cycle[(i + 1) % cycle.length]}`),
+          'consecutive nodes are edges',
+        ),
+      );
       assert.throws(() => recompute(input), CycleError);
     }),
     RUNS,
@@ -88,12 +121,18 @@ t.test('schedule respects dependencies, durations and the critical path', async 
     fc.property(dagArb(), fc.array(fc.nat(), { maxLength: 20 }), (dag, choices) => {
       const input = toInput(dag);
       // The generator's permutation is itself a valid topological order.
-      const out = cpm(buildGraph(dag.n, input.from, input.to), Uint32Array.from(dag.perm), input.progress, input.duration);
+      const out = cpm(
+        buildGraph(dag.n, input.from, input.to),
+        Uint32Array.from(dag.perm),
+        input.progress,
+        input.duration,
+      );
       const open = (v: number): boolean => dag.progress[v] !== 2;
       const succs: number[][] = Array.from({ length: dag.n }, () => []);
       for (const [f, to] of dag.edges) {
         succs[f]!.push(to);
-        if (open(f) && open(to)) assert.ok(out.es[to]! > out.ef[f]!, 'starts after its dependency ends');
+        if (open(f) && open(to))
+          assert.ok(out.es[to]! > out.ef[f]!, 'starts after its dependency ends');
       }
       for (let v = 0; v < dag.n; v++) {
         if (!open(v)) continue;
@@ -112,7 +151,10 @@ t.test('schedule respects dependencies, durations and the critical path', async 
         days += dag.duration[v]!;
       }
       assert.ok(days - 1 <= out.finish, 'path no longer than the critical path');
-      assert.ok(criticalChainSpans(dag.n, out, succs), 'a back-to-back critical chain spans 0..finish');
+      assert.ok(
+        criticalChainSpans(dag.n, out, succs),
+        'a back-to-back critical chain spans 0..finish',
+      );
     }),
     RUNS,
   );
@@ -122,7 +164,14 @@ t.test('schedule respects dependencies, durations and the critical path', async 
 t.test('buildGraph rejects out-of-range edges; an empty graph is fine', async (t) => {
   t.throws(() => buildGraph(2, [0], [2]), RangeError);
   const empty = new Uint32Array(0);
-  const out = recompute({ n: 0, from: empty, to: empty, progress: new Uint8Array(0), duration: empty, withCounts: true });
+  const out = recompute({
+    n: 0,
+    from: empty,
+    to: empty,
+    progress: new Uint8Array(0),
+    duration: empty,
+    withCounts: true,
+  });
   t.equal(out.finish, -1);
   t.same([...out.counts!], []);
 });

@@ -8,7 +8,13 @@
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import { blockingCounts } from '../../src/engine/blocking.ts';
-import { appendNodes, countsAfter, derivedFrom, deriveNext, type Derived } from '../../src/engine/incremental.ts';
+import {
+  appendNodes,
+  countsAfter,
+  derivedFrom,
+  deriveNext,
+  type Derived,
+} from '../../src/engine/incremental.ts';
 import { recompute } from '../../src/engine/recompute.ts';
 import { PROGRESS, STATUS_NAMES } from '../../src/engine/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
@@ -21,13 +27,20 @@ const FIELDS = ['status', 'es', 'ef', 'ls', 'lf', 'slack', 'critical', 'tail'] a
 function difference(a: Derived, b: Derived): string | null {
   if (a.finish !== b.finish) return `finish ${a.finish} ≠ ${b.finish}`;
   for (const field of FIELDS) {
-    for (let v = 0; v < a.n; v++) if (a[field][v] !== b[field][v]) return `${field}[${v}] ${a[field][v]} ≠ ${b[field][v]}`;
+    for (let v = 0; v < a.n; v++)
+      if (a[field][v] !== b[field][v]) return `${field}[${v}] ${a[field][v]} ≠ ${b[field][v]}`;
   }
   return null;
 }
 
 /** From scratch, the way production does it: a whole recompute, then the state deriveNext starts from. */
-function fullDerivation(n: number, from: Uint32Array, to: Uint32Array, progress: Uint8Array, duration: Uint32Array): Derived {
+function fullDerivation(
+  n: number,
+  from: Uint32Array,
+  to: Uint32Array,
+  progress: Uint8Array,
+  duration: Uint32Array,
+): Derived {
   const input = { n, from, to, progress, duration, withCounts: false };
   return derivedFrom(input, recompute(input));
 }
@@ -36,16 +49,28 @@ function fullDerivation(n: number, from: Uint32Array, to: Uint32Array, progress:
 function referenceDifference(derived: Derived, from: Uint32Array, to: Uint32Array): string | null {
   const { n, progress } = derived;
   // The engine counts a duration below 1 as 1; the reference takes durations as given.
-  const g = { n, edges: Array.from(from, (f, e): [number, number] => [f, to[e]!]), progress: Array.from(progress), duration: Array.from(derived.duration, (d) => Math.max(1, d)) };
+  const g = {
+    n,
+    edges: Array.from(from, (f, e): [number, number] => [f, to[e]!]),
+    progress: Array.from(progress),
+    duration: Array.from(derived.duration, (d) => Math.max(1, d)),
+  };
   const cpm = refCpm(g);
   if (derived.finish !== cpm.finish) return `finish ${derived.finish} ≠ reference ${cpm.finish}`;
   const expected: Record<(typeof FIELDS)[number], number[]> = {
     status: refStatus(g).map((name) => STATUS_NAMES.indexOf(name as (typeof STATUS_NAMES)[number])),
-    es: cpm.es, ef: cpm.ef, ls: cpm.ls, lf: cpm.lf, slack: cpm.slack, critical: cpm.critical.map(Number),
+    es: cpm.es,
+    ef: cpm.ef,
+    ls: cpm.ls,
+    lf: cpm.lf,
+    slack: cpm.slack,
+    critical: cpm.critical.map(Number),
     tail: cpm.lf.map((lf, v) => (progress[v] === PROGRESS.done ? -1 : cpm.finish - lf)),
   };
   for (const field of FIELDS) {
-    for (let v = 0; v < n; v++) if (derived[field][v] !== expected[field][v]) return `${field}[${v}] ${derived[field][v]} ≠ reference ${expected[field][v]}`;
+    for (let v = 0; v < n; v++)
+      if (derived[field][v] !== expected[field][v])
+        return `${field}[${v}] ${derived[field][v]} ≠ reference ${expected[field][v]}`;
   }
   return null;
 }
@@ -57,7 +82,12 @@ interface Change {
 }
 
 /** Applies the changes to copies of the arrays and derives both ways. */
-function step(previous: Derived, from: Uint32Array, to: Uint32Array, changes: readonly Change[]): { next: Derived; full: Derived } {
+function step(
+  previous: Derived,
+  from: Uint32Array,
+  to: Uint32Array,
+  changes: readonly Change[],
+): { next: Derived; full: Derived } {
   const progress = previous.progress.slice();
   const duration = previous.duration.slice();
   const changed = new Set<number>();
@@ -66,48 +96,80 @@ function step(previous: Derived, from: Uint32Array, to: Uint32Array, changes: re
     if (d !== null) duration[v] = d;
     changed.add(v);
   }
-  const before = { progress: previous.progress.slice(), status: previous.status.slice(), es: previous.es.slice() };
+  const before = {
+    progress: previous.progress.slice(),
+    status: previous.status.slice(),
+    es: previous.es.slice(),
+  };
   const next = deriveNext(previous, [...changed], progress, duration);
   // The previous version is still read by others: it must be left as it was.
-  if (!before.progress.every((x, i) => x === previous.progress[i]) || !before.es.every((x, i) => x === previous.es[i]) || !before.status.every((x, i) => x === previous.status[i])) {
+  if (
+    !before.progress.every((x, i) => x === previous.progress[i]) ||
+    !before.es.every((x, i) => x === previous.es[i]) ||
+    !before.status.every((x, i) => x === previous.status[i])
+  ) {
     throw new Error('deriveNext changed the previous version');
   }
   return { next, full: fullDerivation(previous.n, from, to, progress, duration) };
 }
 
-const changeArb = (n: number) => fc.record({
-  v: fc.nat(n - 1),
-  progress: fc.option(fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done)),
-  duration: fc.option(fc.integer({ min: 0, max: 6 })),
-});
+const changeArb = (n: number) =>
+  fc.record({
+    v: fc.nat(n - 1),
+    progress: fc.option(fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done)),
+    duration: fc.option(fc.integer({ min: 0, max: 6 })),
+  });
 
 t.test('random DAGs: every step equals a full derivation and the reference', async (t) => {
-  fc.assert(fc.property(
-    dagArb(60).chain((dag) => fc.tuple(fc.constant(dag), fc.array(fc.array(changeArb(dag.n), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 25 }))),
-    ([dag, steps]) => {
-      const { n, from, to, progress, duration } = toInput(dag);
-      let current = fullDerivation(n, from, to, progress, duration);
-      for (const changes of steps) {
-        const { next, full } = step(current, from, to, changes);
-        const diff = difference(next, full) ?? referenceDifference(next, from, to);
-        if (diff) throw new Error(diff);
-        current = next;
-      }
-    },
-  ), { numRuns: 400 });
+  fc.assert(
+    fc.property(
+      dagArb(60).chain((dag) =>
+        fc.tuple(
+          fc.constant(dag),
+          fc.array(fc.array(changeArb(dag.n), { minLength: 1, maxLength: 3 }), {
+            minLength: 1,
+            maxLength: 25,
+          }),
+        ),
+      ),
+      ([dag, steps]) => {
+        const { n, from, to, progress, duration } = toInput(dag);
+        let current = fullDerivation(n, from, to, progress, duration);
+        for (const changes of steps) {
+          const { next, full } = step(current, from, to, changes);
+          const diff = difference(next, full) ?? referenceDifference(next, from, to);
+          if (diff) throw new Error(diff);
+          current = next;
+        }
+      },
+    ),
+    { numRuns: 400 },
+  );
   t.pass('400 random sequences');
 });
 
 /** Random single-task commands on a big graph, checked after each. */
-function randomWalk(t: Test, name: string, n: number, from: Uint32Array, to: Uint32Array, steps: number, seed: number, pick: (random: () => number) => number): void {
+function randomWalk(
+  t: Test,
+  name: string,
+  n: number,
+  from: Uint32Array,
+  to: Uint32Array,
+  steps: number,
+  seed: number,
+  pick: (random: () => number) => number,
+): void {
   const random = rng(seed);
   let current = fullDerivation(n, from, to, new Uint8Array(n), new Uint32Array(n).fill(1));
   for (let s = 0; s < steps; s++) {
     const v = pick(random);
     const r = random();
-    const change: Change = r < 0.6 ? { v, progress: random() < 0.7 ? PROGRESS.done : PROGRESS.open, duration: null }
-      : r < 0.8 ? { v, progress: PROGRESS.started, duration: null }
-      : { v, progress: null, duration: 1 + Math.floor(random() * 5) };
+    const change: Change =
+      r < 0.6
+        ? { v, progress: random() < 0.7 ? PROGRESS.done : PROGRESS.open, duration: null }
+        : r < 0.8
+          ? { v, progress: PROGRESS.started, duration: null }
+          : { v, progress: null, duration: 1 + Math.floor(random() * 5) };
     const { next, full } = step(current, from, to, [change]);
     const diff = difference(next, full);
     if (diff) {
@@ -126,7 +188,11 @@ t.test('a 50,000-deep chain', async (t) => {
   // Near the head (moves everything after it), near the tail, and anywhere.
   randomWalk(t, 'chain', n, from, to, 30, 1, (random) => {
     const r = random();
-    return r < 0.3 ? Math.floor(random() * 10) : r < 0.6 ? n - 1 - Math.floor(random() * 10) : Math.floor(random() * n);
+    return r < 0.3
+      ? Math.floor(random() * 10)
+      : r < 0.6
+        ? n - 1 - Math.floor(random() * 10)
+        : Math.floor(random() * n);
   });
 });
 
@@ -149,60 +215,101 @@ t.test('wide fan-out and fan-in', async (t) => {
 });
 
 t.test('blocking counts after completions and reopenings equal a full count', async (t) => {
-  fc.assert(fc.property(
-    dagArb(50).chain((dag) => fc.tuple(fc.constant(dag), fc.array(fc.array(fc.tuple(fc.nat(dag.n - 1), fc.boolean()), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 15 }))),
-    ([dag, steps]) => {
-      const { n, from, to, progress, duration } = toInput(dag);
-      const derived = fullDerivation(n, from, to, progress, duration);
-      let counts = blockingCounts(derived.g, derived.order, progress);
-      for (const flips of steps) {
-        const changed: { v: number; done: boolean }[] = [];
-        for (const [v, done] of flips) {
-          // Only a real change of done-ness moves counts; a task listed twice keeps its last.
-          if ((progress[v] === PROGRESS.done) === done || changed.some((c) => c.v === v)) continue;
-          progress[v] = done ? PROGRESS.done : PROGRESS.open;
-          changed.push({ v, done });
+  fc.assert(
+    fc.property(
+      dagArb(50).chain((dag) =>
+        fc.tuple(
+          fc.constant(dag),
+          fc.array(
+            fc.array(fc.tuple(fc.nat(dag.n - 1), fc.boolean()), { minLength: 1, maxLength: 3 }),
+            { minLength: 1, maxLength: 15 },
+          ),
+        ),
+      ),
+      ([dag, steps]) => {
+        const { n, from, to, progress, duration } = toInput(dag);
+        const derived = fullDerivation(n, from, to, progress, duration);
+        let counts = blockingCounts(derived.g, derived.order, progress);
+        for (const flips of steps) {
+          const changed: { v: number; done: boolean }[] = [];
+          for (const [v, done] of flips) {
+            // Only a real change of done-ness moves counts; a task listed twice keeps its last.
+            if ((progress[v] === PROGRESS.done) === done || changed.some((c) => c.v === v))
+              continue;
+            progress[v] = done ? PROGRESS.done : PROGRESS.open;
+            changed.push({ v, done });
+          }
+          counts = countsAfter(derived.g, counts, changed);
+          const full = blockingCounts(derived.g, derived.order, progress);
+          const v = full.findIndex((c, i) => c !== counts[i]);
+          if (v >= 0) throw new Error(`counts[${v}] ${counts[v]} ≠ ${full[v]}`);
         }
-        counts = countsAfter(derived.g, counts, changed);
-        const full = blockingCounts(derived.g, derived.order, progress);
-        const v = full.findIndex((c, i) => c !== counts[i]);
-        if (v >= 0) throw new Error(`counts[${v}] ${counts[v]} ≠ ${full[v]}`);
-      }
-    },
-  ), { numRuns: 300 });
+      },
+    ),
+    { numRuns: 300 },
+  );
   t.pass('300 random sequences');
 });
 
-t.test('tasks appended after earlier ones (the CSR rows extended) equal a full derivation and the reference', async (t) => {
-  fc.assert(fc.property(
-    dagArb(40).chain((dag) => fc.tuple(
-      fc.constant(dag),
-      // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress and duration.
-      fc.array(fc.array(fc.record({
-        deps: fc.array(fc.nat(), { maxLength: 4 }), progress: fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done), duration: fc.integer({ min: 0, max: 6 }),
-      }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 }),
-    )),
-    ([dag, steps]) => {
-      let { n, from, to, progress, duration } = toInput(dag);
-      let current = fullDerivation(n, from, to, progress, duration);
-      for (const added of steps) {
-        const newFrom: number[] = [];
-        const newTo: number[] = [];
-        added.forEach((task, k) => {
-          const v = n + k;
-          for (const d of new Set(task.deps.map((d) => d % v))) (newFrom.push(d), newTo.push(v));
-        });
-        const grown = appendNodes(current, added.length, Uint32Array.from(newFrom), Uint32Array.from(newTo));
-        progress = Uint8Array.from([...progress, ...added.map((a) => a.progress)]);
-        duration = Uint32Array.from([...duration, ...added.map((a) => a.duration)]);
-        from = Uint32Array.from([...from, ...newFrom]);
-        to = Uint32Array.from([...to, ...newTo]);
-        n += added.length;
-        current = deriveNext(grown, added.map((_, k) => n - added.length + k), progress, duration);
-        const diff = difference(current, fullDerivation(n, from, to, progress, duration)) ?? referenceDifference(current, from, to);
-        if (diff) throw new Error(diff);
-      }
-    },
-  ), { numRuns: 300 });
-  t.pass('300 random sequences');
-});
+t.test(
+  'tasks appended after earlier ones (the CSR rows extended) equal a full derivation and the reference',
+  async (t) => {
+    fc.assert(
+      fc.property(
+        dagArb(40).chain((dag) =>
+          fc.tuple(
+            fc.constant(dag),
+            // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress and duration.
+            fc.array(
+              fc.array(
+                fc.record({
+                  deps: fc.array(fc.nat(), { maxLength: 4 }),
+                  progress: fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done),
+                  duration: fc.integer({ min: 0, max: 6 }),
+                }),
+                { minLength: 1, maxLength: 3 },
+              ),
+              { minLength: 1, maxLength: 10 },
+            ),
+          ),
+        ),
+        ([dag, steps]) => {
+          let { n, from, to, progress, duration } = toInput(dag);
+          let current = fullDerivation(n, from, to, progress, duration);
+          for (const added of steps) {
+            const newFrom: number[] = [];
+            const newTo: number[] = [];
+            added.forEach((task, k) => {
+              const v = n + k;
+              for (const d of new Set(task.deps.map((d) => d % v)))
+                (newFrom.push(d), newTo.push(v));
+            });
+            const grown = appendNodes(
+              current,
+              added.length,
+              Uint32Array.from(newFrom),
+              Uint32Array.from(newTo),
+            );
+            progress = Uint8Array.from([...progress, ...added.map((a) => a.progress)]);
+            duration = Uint32Array.from([...duration, ...added.map((a) => a.duration)]);
+            from = Uint32Array.from([...from, ...newFrom]);
+            to = Uint32Array.from([...to, ...newTo]);
+            n += added.length;
+            current = deriveNext(
+              grown,
+              added.map((_, k) => n - added.length + k),
+              progress,
+              duration,
+            );
+            const diff =
+              difference(current, fullDerivation(n, from, to, progress, duration)) ??
+              referenceDifference(current, from, to);
+            if (diff) throw new Error(diff);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    t.pass('300 random sequences');
+  },
+);

@@ -18,7 +18,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-export function randomDag(n: number, opts: { seed?: number; deps?: number; doneShare?: number } = {}): RecomputeInput {
+export function randomDag(
+  n: number,
+  opts: { seed?: number; deps?: number; doneShare?: number } = {},
+): RecomputeInput {
   const random = rng(opts.seed ?? 1);
   const deps = opts.deps ?? 3;
   const doneCut = Math.floor(n * (opts.doneShare ?? 0.3));

@@ -36,7 +36,11 @@ export function refStatus(g: RefGraph): string[] {
 }
 
 /** True when every edge goes from an earlier to a later position and order is a permutation. */
-export function refIsTopological(n: number, edges: RefGraph['edges'], order: ArrayLike<number>): boolean {
+export function refIsTopological(
+  n: number,
+  edges: RefGraph['edges'],
+  order: ArrayLike<number>,
+): boolean {
   if (order.length !== n) return false;
   const position = new Map<number, number>();
   for (let i = 0; i < order.length; i++) position.set(order[i]!, i);
@@ -60,7 +64,10 @@ export function refCpm(g: RefGraph): RefCpm {
   const esMemo = new Map<number, number>();
   const es = (v: number): number => {
     if (!esMemo.has(v)) {
-      const after = preds.get(v)!.filter(open).map((p) => es(p) + g.duration[p]!);
+      const after = preds
+        .get(v)!
+        .filter(open)
+        .map((p) => es(p) + g.duration[p]!);
       esMemo.set(v, Math.max(0, ...after));
     }
     return esMemo.get(v)!;
@@ -72,7 +79,10 @@ export function refCpm(g: RefGraph): RefCpm {
   const lf = (v: number): number => {
     if (!lfMemo.has(v)) {
       const later = succs.get(v)!.filter(open);
-      lfMemo.set(v, later.length === 0 ? finish : Math.min(...later.map((s) => lf(s) - g.duration[s]!)));
+      lfMemo.set(
+        v,
+        later.length === 0 ? finish : Math.min(...later.map((s) => lf(s) - g.duration[s]!)),
+      );
     }
     return lfMemo.get(v)!;
   };

@@ -22,8 +22,16 @@ export async function openBrowser(t: Test): Promise<Browser | null> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     // As root in a container: no sandbox. The rest keeps Chromium off the (closed) network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
     headless: true,
   });
   t.teardown(() => browser.close());

@@ -11,16 +11,25 @@ import type { Test } from 'tap';
 export const TEMPLATE_ENV = 'FLOWPLAN_TEST_TEMPLATE';
 
 /** Server settings of a test cluster: its data need not survive a crash of the machine. */
-export const THROWAWAY_CLUSTER = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+export const THROWAWAY_CLUSTER = {
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+};
 
 /** A new database for this test, dropped at its end: migrated, unless `empty` (or no template was prepared). */
-export async function createTestDatabase(t: Test, options: { empty?: boolean } = {}): Promise<string> {
+export async function createTestDatabase(
+  t: Test,
+  options: { empty?: boolean } = {},
+): Promise<string> {
   const admin = process.env.DATABASE_URL;
   if (!admin) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = options.empty ? undefined : process.env[TEMPLATE_ENV];
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
+  await sql.unsafe(
+    template ? `create database ${name} template ${template}` : `create database ${name}`,
+  );
   await sql.end();
   t.teardown(async () => {
     const drop = postgres(admin, { max: 1, onnotice: () => {} });

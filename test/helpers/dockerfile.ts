@@ -52,7 +52,8 @@ export interface Stage {
 }
 
 /** Where an absolute path of the stage's filesystem lies on this machine. */
-export const hostPath = (stage: Stage, file: string) => path.join(stage.root, path.posix.resolve(stage.workdir, file));
+export const hostPath = (stage: Stage, file: string) =>
+  path.join(stage.root, path.posix.resolve(stage.workdir, file));
 
 /** `K=V K2="V 2"`, or the legacy `K V`. */
 function parseEnv(args: string): Record<string, string> {
@@ -61,7 +62,8 @@ function parseEnv(args: string): Record<string, string> {
     return { [key]: rest.join(' ') };
   }
   const env: Record<string, string> = {};
-  for (const [, key, quoted, plain] of args.matchAll(/(\w+)=(?:"([^"]*)"|(\S*))/g)) env[key!] = quoted ?? plain ?? '';
+  for (const [, key, quoted, plain] of args.matchAll(/(\w+)=(?:"([^"]*)"|(\S*))/g))
+    env[key!] = quoted ?? plain ?? '';
   return env;
 }
 
@@ -73,7 +75,8 @@ function execForm(args: string, what: string): string[] {
   } catch {
     throw new Error(`${what} is not in exec form (a JSON array): ${args}`);
   }
-  if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === 'string')) throw new Error(`${what} is not an array of strings: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === 'string'))
+    throw new Error(`${what} is not an array of strings: ${args}`);
   return parsed;
 }
 
@@ -93,7 +96,11 @@ export async function runDockerfile(text: string, options: RunOptions): Promise<
   const args: Record<string, string> = {};
   const stages: Stage[] = [];
   let stage: Stage | null = null;
-  const substitute = (value: string) => value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? '');
+  const substitute = (value: string) =>
+    value.replace(
+      /\$\{(\w+)\}|\$(\w+)/g,
+      (_, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? '',
+    );
 
   for (const { keyword, args: rest } of parseDockerfile(text)) {
     if (keyword === 'ARG') {
@@ -108,9 +115,15 @@ export async function runDockerfile(text: string, options: RunOptions): Promise<
       mkdirSync(root, { recursive: true });
       if (parent) cpSync(parent.root, root, { recursive: true });
       stage = {
-        name: name ?? String(stages.length), image: parent ? null : from, root,
-        workdir: parent?.workdir ?? '/', env: { ...parent?.env }, user: parent?.user ?? 'root',
-        exposed: [...(parent?.exposed ?? [])], healthcheck: parent?.healthcheck ?? null, cmd: parent?.cmd ?? null,
+        name: name ?? String(stages.length),
+        image: parent ? null : from,
+        root,
+        workdir: parent?.workdir ?? '/',
+        env: { ...parent?.env },
+        user: parent?.user ?? 'root',
+        exposed: [...(parent?.exposed ?? [])],
+        healthcheck: parent?.healthcheck ?? null,
+        cmd: parent?.cmd ?? null,
       };
       stages.push(stage);
       continue;
@@ -184,7 +197,8 @@ function copy(stage: Stage, rest: string, stages: Stage[], context: string): voi
   const flags = words.filter((word) => word.startsWith('--'));
   const paths = words.filter((word) => !word.startsWith('--'));
   const dest = paths.pop();
-  if (!dest || paths.length === 0) throw new Error(`COPY needs a source and a destination: ${rest}`);
+  if (!dest || paths.length === 0)
+    throw new Error(`COPY needs a source and a destination: ${rest}`);
   const fromName = flags.find((flag) => flag.startsWith('--from='))?.slice('--from='.length);
   const from = fromName === undefined ? null : stages.find((s) => s.name === fromName);
   if (from === undefined) throw new Error(`COPY --from=${fromName}: no such stage`);
@@ -192,19 +206,30 @@ function copy(stage: Stage, rest: string, stages: Stage[], context: string): voi
   const intoDirectory = dest.endsWith('/') || paths.length > 1;
   for (const source of paths) {
     const file = from ? hostPath(from, source) : path.join(context, source);
-    if (!existsSync(file)) throw new Error(`COPY ${source}: no such file in ${from ? `stage ${from.name}` : 'the build context'}`);
-    const to = intoDirectory && !statSync(file).isDirectory() ? path.join(target, path.basename(file)) : target;
+    if (!existsSync(file))
+      throw new Error(
+        `COPY ${source}: no such file in ${from ? `stage ${from.name}` : 'the build context'}`,
+      );
+    const to =
+      intoDirectory && !statSync(file).isDirectory()
+        ? path.join(target, path.basename(file))
+        : target;
     mkdirSync(path.dirname(to), { recursive: true });
     cpSync(file, to, { recursive: true });
   }
 }
 
-async function runStep(stage: Stage, command: string, npmEnv: Record<string, string>): Promise<void> {
+async function runStep(
+  stage: Stage,
+  command: string,
+  npmEnv: Record<string, string>,
+): Promise<void> {
   const npmPin = /^npm install -g npm@(\S+)$/.exec(command);
   if (npmPin) {
     // Installs the image's npm; here, the steps must run with that very npm.
     const local = (await run('npm', ['--version'])).stdout.trim();
-    if (local !== npmPin[1]) throw new Error(`the image pins npm ${npmPin[1]}; these steps run with npm ${local}`);
+    if (local !== npmPin[1])
+      throw new Error(`the image pins npm ${npmPin[1]}; these steps run with npm ${local}`);
     return;
   }
   if (command === 'npm cache clean --force') return; // the image's cache, not this machine's
@@ -215,13 +240,18 @@ async function runStep(stage: Stage, command: string, npmEnv: Record<string, str
   }
   const chown = /^chown (\S+) (.+)$/.exec(command);
   if (chown) {
-    for (const file of chown[2]!.split(/\s+/)) if (!existsSync(hostPath(stage, file))) throw new Error(`chown ${file}: no such file`);
+    for (const file of chown[2]!.split(/\s+/))
+      if (!existsSync(hostPath(stage, file))) throw new Error(`chown ${file}: no such file`);
     return;
   }
   // npm, and node scripts given inline, run in the stage's WORKDIR and touch only what is there.
   if (/^(npm|node)\s/.test(command)) {
-    const result = await run('sh', ['-c', command], { cwd: hostPath(stage, stage.workdir), env: operatorEnv({ ...stage.env, ...npmEnv }) });
-    if (result.code !== 0) throw new Error(`RUN ${command} failed (${result.code})\n${result.stdout}\n${result.stderr}`);
+    const result = await run('sh', ['-c', command], {
+      cwd: hostPath(stage, stage.workdir),
+      env: operatorEnv({ ...stage.env, ...npmEnv }),
+    });
+    if (result.code !== 0)
+      throw new Error(`RUN ${command} failed (${result.code})\n${result.stdout}\n${result.stderr}`);
     return;
   }
   throw new Error(`unsupported RUN step "${command}": teach test/helpers/dockerfile.ts`);

@@ -8,7 +8,9 @@ import run from '../../workers/recompute.worker.ts';
 import type { RecomputeInput } from '../../src/engine/recompute.ts';
 import { markStarted, type Started } from '../../src/platform/worker-pool.ts';
 
-export default function faulty(input: RecomputeInput & Started): ReturnType<typeof run> | Promise<never> {
+export default function faulty(
+  input: RecomputeInput & Started,
+): ReturnType<typeof run> | Promise<never> {
   markStarted(input);
   if (input.n === 13) {
     return new Promise(() => {

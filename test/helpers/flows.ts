@@ -10,19 +10,40 @@ import { createPerson } from './people.ts';
 
 let people = 0;
 
-export async function startFlowServer(t: Test, overrides: Partial<Config> = {}): Promise<TestServer> {
-  return startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000, ...overrides });
+export async function startFlowServer(
+  t: Test,
+  overrides: Partial<Config> = {},
+): Promise<TestServer> {
+  return startTestServer(t, {
+    rateLimitPerMinute: 1_000_000,
+    rateLimitBurst: 1_000_000,
+    ...overrides,
+  });
 }
 
 /** A person who is a member of the workspace (their id is the member id). */
-export async function member(s: TestServer, name: string, workspaceId = s.workspaceId): Promise<string> {
+export async function member(
+  s: TestServer,
+  name: string,
+  workspaceId = s.workspaceId,
+): Promise<string> {
   people++;
-  const { id } = await createPerson(s.sql, { email: `p${people}.${Date.now()}@example.com`, name, password: 'correct horse battery', workspaceId });
+  const { id } = await createPerson(s.sql, {
+    email: `p${people}.${Date.now()}@example.com`,
+    name,
+    password: 'correct horse battery',
+    workspaceId,
+  });
   return id;
 }
 
 /** POST /v1/flows that must succeed; the new Flow. */
-export async function newFlow(t: Test, s: TestServer, body: Record<string, unknown>, token = s.adminKey): Promise<any> {
+export async function newFlow(
+  t: Test,
+  s: TestServer,
+  body: Record<string, unknown>,
+  token = s.adminKey,
+): Promise<any> {
   const res = await s.api('POST', '/v1/flows', { token, body });
   t.equal(res.status, 201, `created flow ${String(body.name)}`);
   if (res.status !== 201) throw new Error(`flow creation failed: ${res.text}`);
@@ -30,7 +51,15 @@ export async function newFlow(t: Test, s: TestServer, body: Record<string, unkno
 }
 
 /** POST that must answer `status`; the body. */
-export async function ok(t: Test, s: TestServer, method: string, path: string, body?: unknown, status = 200, token = s.adminKey): Promise<any> {
+export async function ok(
+  t: Test,
+  s: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = 200,
+  token = s.adminKey,
+): Promise<any> {
   const res = await s.api(method, path, { token, body });
   t.equal(res.status, status, `${method} ${path} → ${status}`);
   if (res.status !== status) t.comment(res.text);
@@ -55,10 +84,22 @@ export interface Visible {
   rows: Record<string, number>;
 }
 
-const TABLES = ['flows', 'tasks', 'task_dependencies', 'deliverables', 'attachments', 'comments', 'outbox'] as const;
+const TABLES = [
+  'flows',
+  'tasks',
+  'task_dependencies',
+  'deliverables',
+  'attachments',
+  'comments',
+  'outbox',
+] as const;
 
 /** Everything a client sees of these flows and the workspace's lists, plus stored row counts. */
-export async function visible(s: TestServer, flowIds: string[], token = s.adminKey): Promise<Visible> {
+export async function visible(
+  s: TestServer,
+  flowIds: string[],
+  token = s.adminKey,
+): Promise<Visible> {
   const flows: Visible['flows'] = {};
   for (const id of flowIds) {
     const res = await s.api('GET', `/v1/flows/${id}`, { token });
@@ -75,7 +116,13 @@ export async function visible(s: TestServer, flowIds: string[], token = s.adminK
 }
 
 /** Asserts nothing visible or stored changed since `before`. */
-export async function assertUnchanged(t: Test, s: TestServer, before: Visible, what: string, token = s.adminKey): Promise<void> {
+export async function assertUnchanged(
+  t: Test,
+  s: TestServer,
+  before: Visible,
+  what: string,
+  token = s.adminKey,
+): Promise<void> {
   const after = await visible(s, Object.keys(before.flows), token);
   t.strictSame(after, before, `nothing written: ${what}`);
 }

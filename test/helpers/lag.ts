@@ -9,7 +9,10 @@ import type { Sql } from '../../src/storage/db.ts';
  * query it makes takes about the round trip, so a test of "on time" allows for both instead of
  * failing on a busy machine.
  */
-export async function withLoopLag<T>(measure: () => Promise<T>, sql?: Sql): Promise<{ value: T; lagMs: number; roundTripMs: number }> {
+export async function withLoopLag<T>(
+  measure: () => Promise<T>,
+  sql?: Sql,
+): Promise<{ value: T; lagMs: number; roundTripMs: number }> {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   let roundTripMs = 0;

@@ -49,8 +49,13 @@ export function operations(doc: any): Operation[] {
         operationId: op.operationId,
         authenticated: (op.security ?? []).length > 0,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
-        query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: Boolean(p.required), schema: p.schema ?? {} })),
-        body: type && media ? { type, schema: media.schema ?? {}, required: Boolean(op.requestBody.required) } : null,
+        query: parameters
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name, required: Boolean(p.required), schema: p.schema ?? {} })),
+        body:
+          type && media
+            ? { type, schema: media.schema ?? {}, required: Boolean(op.requestBody.required) }
+            : null,
         streams: Object.keys(op.responses?.['200']?.content ?? {}).includes('text/event-stream'),
       });
     }
@@ -73,8 +78,13 @@ export function fillPath(op: Operation, ids: IdMap): string[] {
 }
 
 export class MissingFixture extends Error {
-  constructor(readonly parameter: string, op: Operation) {
-    super(`${op.method} ${op.path}: no id for the path parameter "${parameter}": add what it names to furnish() in test/helpers/workspace-fixtures.ts and its id to the map it returns`);
+  constructor(
+    readonly parameter: string,
+    op: Operation,
+  ) {
+    super(
+      `${op.method} ${op.path}: no id for the path parameter "${parameter}": add what it names to furnish() in test/helpers/workspace-fixtures.ts and its id to the map it returns`,
+    );
   }
 }
 
@@ -86,21 +96,39 @@ addFormats.default(ajv);
  * `minProperties` asks), strings taken from `values` by property name, then from the ids by
  * name or by `pattern`. Throws when the result does not validate, naming the operation.
  */
-export function example(schema: Schema, ids: IdMap, values: Record<string, unknown>, what: string, name?: string, withIds = false): unknown {
+export function example(
+  schema: Schema,
+  ids: IdMap,
+  values: Record<string, unknown>,
+  what: string,
+  name?: string,
+  withIds = false,
+): unknown {
   const value = make(schema, ids, values, name, withIds);
   const validate = ajv.compile(schema);
   if (!validate(value)) {
-    throw new Error(`${what}: the sweep could not make a valid value (${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}); add a value for it`);
+    throw new Error(
+      `${what}: the sweep could not make a valid value (${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}); add a value for it`,
+    );
   }
   return value;
 }
 
-function make(schema: Schema, ids: IdMap, values: Record<string, unknown>, name: string | undefined, withIds = false): unknown {
-  if (name !== undefined && name in values && ajv.validate(schema, values[name])) return values[name];
+function make(
+  schema: Schema,
+  ids: IdMap,
+  values: Record<string, unknown>,
+  name: string | undefined,
+  withIds = false,
+): unknown {
+  if (name !== undefined && name in values && ajv.validate(schema, values[name]))
+    return values[name];
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const branches: Schema[] | undefined = schema.anyOf ?? schema.oneOf;
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  const type = Array.isArray(schema.type)
+    ? schema.type.find((t: string) => t !== 'null')
+    : schema.type;
   if (branches && !type) {
     const branch = branches.find((b) => b.type !== 'null') ?? branches[0]!;
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
@@ -110,8 +138,12 @@ function make(schema: Schema, ids: IdMap, values: Record<string, unknown>, name:
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
       const out: Record<string, unknown> = {};
-      for (const key of schema.required ?? []) out[key] = make(properties[key] ?? {}, ids, values, key);
-      if (withIds) for (const key of Object.keys(properties)) if (!(key in out) && ids[key]?.length) out[key] = make(properties[key]!, ids, values, key);
+      for (const key of schema.required ?? [])
+        out[key] = make(properties[key] ?? {}, ids, values, key);
+      if (withIds)
+        for (const key of Object.keys(properties))
+          if (!(key in out) && ids[key]?.length)
+            out[key] = make(properties[key]!, ids, values, key);
       for (const key of Object.keys(properties)) {
         if (Object.keys(out).length >= (schema.minProperties ?? 0)) break;
         if (!(key in out)) out[key] = make(properties[key]!, ids, values, key);
@@ -119,7 +151,9 @@ function make(schema: Schema, ids: IdMap, values: Record<string, unknown>, name:
       return out;
     }
     case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => make(schema.items ?? {}, ids, values, undefined));
+      return Array.from({ length: schema.minItems ?? 0 }, () =>
+        make(schema.items ?? {}, ids, values, undefined),
+      );
     case 'integer':
     case 'number':
       return schema.minimum ?? 1;
@@ -134,7 +168,9 @@ function string(schema: Schema, ids: IdMap, name: string | undefined): string {
   if (name !== undefined && ids[name]?.length) return ids[name]![0]!;
   if (typeof schema.pattern === 'string') {
     const pattern = new RegExp(schema.pattern);
-    const id = Object.values(ids).flat().find((v) => pattern.test(v));
+    const id = Object.values(ids)
+      .flat()
+      .find((v) => pattern.test(v));
     if (id) return id;
   }
   if (schema.format === 'date') return '2031-03-03';
@@ -157,10 +193,20 @@ export interface Call {
  * uploads). With `withIds`, optional body fields the map names (an assignee, a task) are
  * filled too: one more call per path when that changes the body.
  */
-export function callsFor(op: Operation, ids: IdMap, values: Record<string, unknown>, token: string, withIds = false): Call[] {
+export function callsFor(
+  op: Operation,
+  ids: IdMap,
+  values: Record<string, unknown>,
+  token: string,
+  withIds = false,
+): Call[] {
   const query = new URLSearchParams();
   for (const q of op.query) {
-    if (q.required) query.set(q.name, String(example(q.schema, ids, values, `${op.method} ${op.path} query ${q.name}`, q.name)));
+    if (q.required)
+      query.set(
+        q.name,
+        String(example(q.schema, ids, values, `${op.method} ${op.path} query ${q.name}`, q.name)),
+      );
   }
   const search = query.size ? `?${query}` : '';
   const variants: RequestOptions[] = [];
@@ -173,15 +219,32 @@ export function callsFor(op: Operation, ids: IdMap, values: Record<string, unkno
       if (JSON.stringify(full) !== JSON.stringify(minimal)) variants.push({ token, body: full });
     }
   } else if (op.body) {
-    variants.push({ token, raw: Buffer.from('sweep bytes'), headers: { 'content-type': 'text/plain' } });
+    variants.push({
+      token,
+      raw: Buffer.from('sweep bytes'),
+      headers: { 'content-type': 'text/plain' },
+    });
   } else {
     variants.push({ token });
   }
-  return fillPath(op, ids).flatMap((path) => variants.map((options) => ({ method: op.method, url: path + search, options: structuredClone(options) })));
+  return fillPath(op, ids).flatMap((path) =>
+    variants.map((options) => ({
+      method: op.method,
+      url: path + search,
+      options: structuredClone(options),
+    })),
+  );
 }
 
-export function send(s: TestServer, call: Call, headers: Record<string, string> = {}): Promise<ApiResponse> {
-  return s.api(call.method, call.url, { ...call.options, headers: { ...call.options.headers, ...headers } });
+export function send(
+  s: TestServer,
+  call: Call,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  return s.api(call.method, call.url, {
+    ...call.options,
+    headers: { ...call.options.headers, ...headers },
+  });
 }
 
 // ---- property-based sweep: generated values and checks of every answer against the document ----
@@ -192,8 +255,26 @@ export function send(s: TestServer, call: Call, headers: Record<string, string> 
  * than a field allows: the sweep decides with ajv).
  */
 export const printableText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('مرحبا بالعالم', 'خطة الإطلاق ١', 'שלום עולם', 'תוכנית \u05d0 → ב', '\u202eevil\u202c', 'a\u200fb\u200e', 'mixed English עברית عربى 123'),
-  fc.constantFrom('<b>&amp;</b>', ']]>', '"\'<&>', '<!--', '&#0;', '&lt;svg onload=alert(1)&gt;', '{{name}}', '%s%n', ' leading and trailing '),
+  fc.constantFrom(
+    'مرحبا بالعالم',
+    'خطة الإطلاق ١',
+    'שלום עולם',
+    'תוכנית \u05d0 → ב',
+    '\u202eevil\u202c',
+    'a\u200fb\u200e',
+    'mixed English עברית عربى 123',
+  ),
+  fc.constantFrom(
+    '<b>&amp;</b>',
+    ']]>',
+    '"\'<&>',
+    '<!--',
+    '&#0;',
+    '&lt;svg onload=alert(1)&gt;',
+    '{{name}}',
+    '%s%n',
+    ' leading and trailing ',
+  ),
   fc.constantFrom('x'.repeat(300), 'é'.repeat(300), '😀'.repeat(300), 'ש'.repeat(300)),
   fc.string({ unit: 'grapheme', minLength: 300, maxLength: 300 }),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
@@ -206,23 +287,71 @@ export const printableText: fc.Arbitrary<string> = fc.oneof(
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   printableText,
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.oneof(fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), fc.constantFrom('a', 'Z', ' ', '\u007f', '\u0085')), minLength: 1, maxLength: 12 }).map((s) => `x${s}y`),
+  fc
+    .string({
+      unit: fc.oneof(
+        fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)),
+        fc.constantFrom('a', 'Z', ' ', '\u007f', '\u0085'),
+      ),
+      minLength: 1,
+      maxLength: 12,
+    })
+    .map((s) => `x${s}y`),
   fc.constantFrom('line one\nline two', 'a\r\nb', '\n', 'tab\there', 'x\u2028y\u2029z'),
   // Lone surrogates: valid in a JSON string (escaped), no Unicode character at all.
   fc.constantFrom('x\ud800y', '\udfff', '😀'.slice(0, 1)),
 );
 
 /** Calendar dates at the edges of what `Date`, Postgres and four-digit years can hold, valid and not. */
-export const EDGE_DATES = ['0000-01-01', '0001-01-01', '0093-01-28', '0099-12-31', '0100-01-01', '1000-01-01', '1899-12-31', '1900-01-01',
-  '1969-12-31', '1970-01-01', '2000-02-29', '2024-02-29', '2038-01-19', '9999-12-30', '9999-12-31',
-  '2023-02-29', '2031-13-01', '2031-00-10', '2031-04-31', '10000-01-01', '+010000-01-01', '-000001-01-01', '2031-3-3', '20310303', ''];
+export const EDGE_DATES = [
+  '0000-01-01',
+  '0001-01-01',
+  '0093-01-28',
+  '0099-12-31',
+  '0100-01-01',
+  '1000-01-01',
+  '1899-12-31',
+  '1900-01-01',
+  '1969-12-31',
+  '1970-01-01',
+  '2000-02-29',
+  '2024-02-29',
+  '2038-01-19',
+  '9999-12-30',
+  '9999-12-31',
+  '2023-02-29',
+  '2031-13-01',
+  '2031-00-10',
+  '2031-04-31',
+  '10000-01-01',
+  '+010000-01-01',
+  '-000001-01-01',
+  '2031-3-3',
+  '20310303',
+  '',
+];
 export const edgeDate: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_DATES) },
-  { weight: 1, arbitrary: fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .date({
+        min: new Date('0000-01-01T00:00:00Z'),
+        max: new Date('9999-12-31T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString().slice(0, 10)),
+  },
 );
 export const edgeDateTime: fc.Arbitrary<string> = fc.oneof(
   edgeDate.map((d) => `${d}T00:00:00Z`),
-  fc.constantFrom('9999-12-31T23:59:59Z', '9999-12-31T23:59:59-12:00', '0000-01-01T00:00:00+14:00', '1969-12-31T23:59:59.999Z', '2031-03-03T25:00:00Z'),
+  fc.constantFrom(
+    '9999-12-31T23:59:59Z',
+    '9999-12-31T23:59:59-12:00',
+    '0000-01-01T00:00:00+14:00',
+    '1969-12-31T23:59:59.999Z',
+    '2031-03-03T25:00:00Z',
+  ),
 );
 
 /** Schema words that narrow a type, copied onto an anyOf/oneOf branch. */
@@ -236,13 +365,26 @@ function merged(base: Schema, branch: Schema): Schema {
  * maximum, a string of 300 characters where 200 are allowed): `ids` supply real ids for
  * fields named like path parameters (`taskId`, `assigneeId`) or listed in `aliases`.
  */
-export function arbitraryFor(schema: Schema, ids: IdMap, name?: string, aliases: Record<string, string> = {}): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: Schema,
+  ids: IdMap,
+  name?: string,
+  aliases: Record<string, string> = {},
+): fc.Arbitrary<unknown> {
   const idName = name === undefined ? undefined : ids[name]?.length ? name : aliases[name];
   if ('const' in schema) return fc.constant(schema.const);
-  if (Array.isArray(schema.enum)) return fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: fc.constant('not-one-of-them') });
+  if (Array.isArray(schema.enum))
+    return fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom(...schema.enum) },
+      { weight: 1, arbitrary: fc.constant('not-one-of-them') },
+    );
   const branches: Schema[] | undefined = schema.anyOf ?? schema.oneOf;
-  if (branches) return fc.oneof(...branches.map((b) => arbitraryFor(merged(schema, b), ids, name, aliases)));
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type: string) => arbitraryFor({ ...schema, type }, ids, name, aliases)));
+  if (branches)
+    return fc.oneof(...branches.map((b) => arbitraryFor(merged(schema, b), ids, name, aliases)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(
+      ...schema.type.map((type: string) => arbitraryFor({ ...schema, type }, ids, name, aliases)),
+    );
   switch (schema.type) {
     case 'null':
       return fc.constant(null);
@@ -252,8 +394,15 @@ export function arbitraryFor(schema: Schema, ids: IdMap, name?: string, aliases:
     case 'number': {
       const min = schema.minimum ?? schema.exclusiveMinimum ?? -1_000_000;
       const max = schema.maximum ?? schema.exclusiveMaximum ?? 1_000_000;
-      const inRange = schema.type === 'integer' ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
-      return fc.oneof({ weight: 6, arbitrary: inRange }, { weight: 2, arbitrary: fc.constantFrom(min, max) }, { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1, 0.5, 2 ** 53) });
+      const inRange =
+        schema.type === 'integer'
+          ? fc.integer({ min, max })
+          : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+      return fc.oneof(
+        { weight: 6, arbitrary: inRange },
+        { weight: 2, arbitrary: fc.constantFrom(min, max) },
+        { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1, 0.5, 2 ** 53) },
+      );
     }
     case 'array': {
       const items = arbitraryFor(schema.items ?? {}, ids, idName ?? name, aliases);
@@ -265,8 +414,15 @@ export function arbitraryFor(schema: Schema, ids: IdMap, name?: string, aliases:
     }
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
-      const model = Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, arbitraryFor(property, ids, key, aliases)]));
-      return fc.record(model, { requiredKeys: (schema.required ?? []).filter((key: string) => key in properties) });
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([key, property]) => [
+          key,
+          arbitraryFor(property, ids, key, aliases),
+        ]),
+      );
+      return fc.record(model, {
+        requiredKeys: (schema.required ?? []).filter((key: string) => key in properties),
+      });
     }
     default:
       return stringFor(schema, ids, idName);
@@ -274,17 +430,25 @@ export function arbitraryFor(schema: Schema, ids: IdMap, name?: string, aliases:
 }
 
 function stringFor(schema: Schema, ids: IdMap, idName: string | undefined): fc.Arbitrary<string> {
-  const real = idName ? ids[idName] ?? [] : [];
-  const matching = typeof schema.pattern === 'string' ? Object.values(ids).flat().filter((v) => new RegExp(schema.pattern).test(v)) : [];
+  const real = idName ? (ids[idName] ?? []) : [];
+  const matching =
+    typeof schema.pattern === 'string'
+      ? Object.values(ids)
+          .flat()
+          .filter((v) => new RegExp(schema.pattern).test(v))
+      : [];
   const known = [...new Set([...real, ...matching])];
   let own: fc.Arbitrary<string>;
   if (schema.format === 'date') own = edgeDate;
   else if (schema.format === 'date-time') own = edgeDateTime;
   else if (schema.format === 'email') own = fc.oneof(fc.emailAddress(), hostileText);
   else if (schema.format === 'uri') own = fc.oneof(fc.webUrl(), hostileText);
-  else if (typeof schema.pattern === 'string' && schema.pattern !== '\\S') own = fc.oneof(fc.stringMatching(new RegExp(schema.pattern)), hostileText);
+  else if (typeof schema.pattern === 'string' && schema.pattern !== '\\S')
+    own = fc.oneof(fc.stringMatching(new RegExp(schema.pattern)), hostileText);
   else own = hostileText;
-  return known.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: own }) : own;
+  return known.length
+    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: own })
+    : own;
 }
 
 /** A value turned invalid for its schema: a required field dropped, an unknown field, a field of the wrong type, or another type altogether. */
@@ -297,14 +461,27 @@ export function broken(value: unknown, schema: Schema): fc.Arbitrary<unknown> {
   return fc.oneof(
     whole,
     fc.constant({ ...value, sweepUnknownField: 1 }),
-    ...(required.length ? [fc.constantFrom(...required).map((key) => Object.fromEntries(Object.entries(value).filter(([k]) => k !== key)))] : []),
-    ...(keys.length ? [fc.tuple(fc.constantFrom(...keys), wrong).map(([key, v]) => ({ ...value, [key]: v }))] : []),
+    ...(required.length
+      ? [
+          fc
+            .constantFrom(...required)
+            .map((key) => Object.fromEntries(Object.entries(value).filter(([k]) => k !== key))),
+        ]
+      : []),
+    ...(keys.length
+      ? [fc.tuple(fc.constantFrom(...keys), wrong).map(([key, v]) => ({ ...value, [key]: v }))]
+      : []),
   );
 }
 
 /** ajv as the server runs it: bodies as sent, query and form values coerced from strings. */
 const bodies = new Ajv2020({ strict: false, allErrors: true, useDefaults: true });
-const strings = new Ajv2020({ strict: false, allErrors: true, useDefaults: true, coerceTypes: 'array' });
+const strings = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  useDefaults: true,
+  coerceTypes: 'array',
+});
 addFormats.default(bodies);
 addFormats.default(strings);
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -338,13 +515,24 @@ export interface Answer {
 }
 
 /** One request as a client sends it (no redirect followed); status 0 when the connection ended without an answer. */
-export async function exchange(base: string, method: string, url: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+export async function exchange(
+  base: string,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
   try {
     const res = await fetch(base + url, { method, headers, body, redirect: 'manual' });
     const bytes = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, bytes, text: bytes.toString('utf8') };
   } catch (error) {
-    return { status: 0, headers: new Headers(), bytes: Buffer.alloc(0), text: String((error as Error).cause ?? error) };
+    return {
+      status: 0,
+      headers: new Headers(),
+      bytes: Buffer.alloc(0),
+      text: String((error as Error).cause ?? error),
+    };
   }
 }
 
@@ -382,7 +570,10 @@ export class Conformance {
     if (!node || typeof node !== 'object') return node;
     const ref = (node as { $ref?: unknown }).$ref;
     if (typeof ref === 'string' && ref.startsWith('#/')) {
-      const target = ref.slice(2).split('/').reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
       return this.resolve(target);
     }
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, this.resolve(v)]));
@@ -401,17 +592,27 @@ export class Conformance {
     if (answer.status === 0) return [`no answer (${answer.text})`];
     if (answer.status >= 500) problems.push(`a server error, ${answer.status}`);
     const documented = this.responsesFor(path, method)[String(answer.status)];
-    if (!documented) return [...problems, `status ${answer.status} is not documented (${Object.keys(this.responsesFor(path, method)).join(', ')})`];
+    if (!documented)
+      return [
+        ...problems,
+        `status ${answer.status} is not documented (${Object.keys(this.responsesFor(path, method)).join(', ')})`,
+      ];
     const content: Record<string, { schema?: Schema }> = documented.content ?? {};
     const header = answer.headers.get('content-type') ?? '';
     const type = header.split(';')[0]!.trim().toLowerCase();
     if (Object.keys(content).length === 0) {
-      if (answer.status === 204 && answer.bytes.length) problems.push(`204 with a body of ${answer.bytes.length} bytes`);
+      if (answer.status === 204 && answer.bytes.length)
+        problems.push(`204 with a body of ${answer.bytes.length} bytes`);
       return problems;
     }
-    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) problems.push(`content type "${header}" is not a media type`);
+    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type))
+      problems.push(`content type "${header}" is not a media type`);
     const media = content[type] ?? content['*/*'];
-    if (!media) return [...problems, `content type "${header}" is not documented for ${answer.status} (${Object.keys(content).join(', ')})`];
+    if (!media)
+      return [
+        ...problems,
+        `content type "${header}" is not documented for ${answer.status} (${Object.keys(content).join(', ')})`,
+      ];
     if (type === 'application/json' || type.endsWith('+json')) {
       let body: unknown;
       try {
@@ -425,7 +626,10 @@ export class Conformance {
         validate = this.ajv.compile(this.resolve(media.schema ?? {}) as Schema);
         this.validators.set(key, validate);
       }
-      if (!validate(body)) problems.push(`body breaks the documented schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 400)}`);
+      if (!validate(body))
+        problems.push(
+          `body breaks the documented schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 400)}`,
+        );
     }
     if (type === 'image/svg+xml') {
       const xml = xmlProblem(answer.text);

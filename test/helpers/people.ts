@@ -18,22 +18,46 @@ const cheapHashes = new Map<string, Promise<string>>();
  * (1-2 s of CPU each here, and again at every sign-in): sign-in verifies it by the parameters
  * stored with it, as it would a hash made at the floor. One hash per password and process.
  */
-export async function createPerson(sql: Db, input: Parameters<typeof createUser>[1]): ReturnType<typeof createUser> {
+export async function createPerson(
+  sql: Db,
+  input: Parameters<typeof createUser>[1],
+): ReturnType<typeof createUser> {
   const { password, ...rest } = input;
   if (password === undefined) return createUser(sql, rest);
   let passwordHash = cheapHashes.get(password);
-  if (!passwordHash) cheapHashes.set(password, (passwordHash = hashPassword(password, { N: 2 ** 10 })));
+  if (!passwordHash)
+    cheapHashes.set(password, (passwordHash = hashPassword(password, { N: 2 ** 10 })));
   return createUser(sql, { ...rest, passwordHash: await passwordHash });
 }
 
-export async function personToken(s: TestServer, userId: string, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
-  return personTokenOn(s, await firstPartyClient(s, workspaceId, scopes), userId, workspaceId, scopes);
+export async function personToken(
+  s: TestServer,
+  userId: string,
+  workspaceId = s.workspaceId,
+  scopes: Scope[] = [...SCOPES],
+): Promise<string> {
+  return personTokenOn(
+    s,
+    await firstPartyClient(s, workspaceId, scopes),
+    userId,
+    workspaceId,
+    scopes,
+  );
 }
 
 /** A first-party client (the app a person signs in through), registered in `workspaceId`. */
-export async function firstPartyClient(s: TestServer, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
+export async function firstPartyClient(
+  s: TestServer,
+  workspaceId = s.workspaceId,
+  scopes: Scope[] = [...SCOPES],
+): Promise<string> {
   const { clientId } = await createClient(s.sql, {
-    workspaceId, role: 'admin', scopes, name: 'app', firstParty: true, redirectUris: ['http://127.0.0.1/callback'],
+    workspaceId,
+    role: 'admin',
+    scopes,
+    name: 'app',
+    firstParty: true,
+    redirectUris: ['http://127.0.0.1/callback'],
   });
   return clientId;
 }
@@ -42,10 +66,22 @@ export async function firstPartyClient(s: TestServer, workspaceId = s.workspaceI
  * A person token issued through this client, acting in `workspaceId`: several people, or one
  * person in several workspaces (org_id), can hold tokens of the same client.
  */
-export async function personTokenOn(s: TestServer, clientId: string, userId: string, workspaceId = s.workspaceId, scopes: Scope[] = [...SCOPES]): Promise<string> {
+export async function personTokenOn(
+  s: TestServer,
+  clientId: string,
+  userId: string,
+  workspaceId = s.workspaceId,
+  scopes: Scope[] = [...SCOPES],
+): Promise<string> {
   const token = newSecret('fpa');
   await insertAccessToken(s.sql, {
-    id: newId('tok'), hash: sha256(token), workspaceId, credentialId: clientId, userId, scopes, expiresAt: new Date(Date.now() + 3_600_000),
+    id: newId('tok'),
+    hash: sha256(token),
+    workspaceId,
+    credentialId: clientId,
+    userId,
+    scopes,
+    expiresAt: new Date(Date.now() + 3_600_000),
   });
   return token;
 }

@@ -24,7 +24,11 @@ export interface Finished {
 }
 
 /** Runs a command to its end. */
-export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? operatorEnv() });
     let stdout = '';
@@ -78,8 +82,14 @@ export async function startServer(
   const base = `http://127.0.0.1:${options.port}`;
   await until(
     async () => {
-      if (exit) throw new Error(`${command} ${args.join(' ')} exited (${JSON.stringify(exit)}) before serving\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-      const healthy = await fetch(`${base}/healthz`).then((r) => r.status === 200, () => false);
+      if (exit)
+        throw new Error(
+          `${command} ${args.join(' ')} exited (${JSON.stringify(exit)}) before serving\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        );
+      const healthy = await fetch(`${base}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       return healthy && stdout.includes('flowplan is running at');
     },
     (ready) => ready,

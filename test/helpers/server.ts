@@ -20,10 +20,22 @@ import { createTestDatabase } from './database.ts';
  */
 tap.teardown(() => {
   setTimeout(() => {
-    const sockets = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles()
-      .filter((h): h is Socket => h instanceof Socket && h !== process.stdout && h !== process.stderr && h !== process.stdin)
-      .map((s) => `${s.localPort ?? '-'}→${s.remotePort ?? '-'} ${s.readyState} read=${s.bytesRead} written=${s.bytesWritten} [${s.eventNames().join(',')}]`);
-    process.stderr.write(`# ${path.basename(process.argv[1] ?? '')}: still running 15 s after its tests ended; exiting. Open sockets: ${sockets.join('; ') || 'none'}\n`);
+    const sockets = (process as unknown as { _getActiveHandles(): unknown[] })
+      ._getActiveHandles()
+      .filter(
+        (h): h is Socket =>
+          h instanceof Socket &&
+          h !== process.stdout &&
+          h !== process.stderr &&
+          h !== process.stdin,
+      )
+      .map(
+        (s) =>
+          `${s.localPort ?? '-'}→${s.remotePort ?? '-'} ${s.readyState} read=${s.bytesRead} written=${s.bytesWritten} [${s.eventNames().join(',')}]`,
+      );
+    process.stderr.write(
+      `# ${path.basename(process.argv[1] ?? '')}: still running 15 s after its tests ended; exiting. Open sockets: ${sockets.join('; ') || 'none'}\n`,
+    );
     process.exit();
   }, 15_000).unref();
 });
@@ -64,16 +76,24 @@ export async function startTestServer(
    * Test hooks of startApp; the recompute pool starts cold, and no demo person is made (a
    * password hash at the floor), unless a test asks otherwise.
    */
-  hooks: Pick<StartOptions, 'failRenders' | 'renderDelayMs' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'> = {},
+  hooks: Pick<
+    StartOptions,
+    'failRenders' | 'renderDelayMs' | 'recomputeWorker' | 'coldRecomputePool' | 'skipDemoPerson'
+  > = {},
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   // Metrics on a free port even when a test fixes the API port: 9464 is one per machine.
-  const config = loadConfig({ LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env }, { port: 0, databaseUrl, ...overrides });
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env },
+    { port: 0, databaseUrl, ...overrides },
+  );
   const app = await startApp(config, { coldRecomputePool: true, skipDemoPerson: true, ...hooks });
   t.teardown(() => app.close());
   const url = app.url;
   return {
-    app, url, databaseUrl,
+    app,
+    url,
+    databaseUrl,
     sql: app.services.sql,
     adminKey: app.demo!.key,
     workspaceId: app.demo!.workspaceId,
@@ -82,7 +102,12 @@ export async function startTestServer(
   };
 }
 
-export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined = options.raw;
@@ -102,7 +127,11 @@ export async function request(base: string, method: string, path: string, option
 }
 
 /** Reads until `done` holds (what a client polling for an outcome does); throws with the last value after `timeoutMs`. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -113,7 +142,11 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 }
 
 /** Runs the operator CLI against a database, as an operator would; its stdin holds `stdin` (or nothing) and is then closed. */
-export function cli(databaseUrl: string, args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+export function cli(
+  databaseUrl: string,
+  args: string[],
+  stdin = '',
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/flowplan.js', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
@@ -128,7 +161,13 @@ export function cli(databaseUrl: string, args: string[], stdin = ''): Promise<{ 
 }
 
 /** Asserts the spec's error envelope with this status and code. */
-export function assertError(t: Test, response: ApiResponse, status: number, code: string, message?: string): void {
+export function assertError(
+  t: Test,
+  response: ApiResponse,
+  status: number,
+  code: string,
+  message?: string,
+): void {
   t.equal(response.status, status, message ?? `status ${status} ${code}`);
   t.equal(response.body?.error?.code, code, `code ${code}`);
   t.type(response.body?.error?.message, 'string', 'error has a message');

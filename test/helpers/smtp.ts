@@ -28,13 +28,21 @@ export interface TestSmtp {
   /** Connections that reached DATA, whatever the mode did with them. */
   attempts: number;
   /** Resolves when `count` messages match (default 1), or fails after `timeoutMs`. */
-  waitFor(match: (mail: ReceivedMail) => boolean, options?: { count?: number; timeoutMs?: number }): Promise<ReceivedMail[]>;
+  waitFor(
+    match: (mail: ReceivedMail) => boolean,
+    options?: { count?: number; timeoutMs?: number },
+  ): Promise<ReceivedMail[]>;
 }
 
 export async function startSmtp(t: Test): Promise<TestSmtp> {
   const waiters = new Set<() => void>();
   const state: TestSmtp = {
-    url: '', port: 0, messages: [], mode: 'accept', attempts: 0, stalled: 0,
+    url: '',
+    port: 0,
+    messages: [],
+    mode: 'accept',
+    attempts: 0,
+    stalled: 0,
     waitFor: (match, options = {}) => {
       const count = options.count ?? 1;
       return new Promise((resolve, reject) => {
@@ -48,7 +56,9 @@ export async function startSmtp(t: Test): Promise<TestSmtp> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting for ${count} mail(s); have ${state.messages.length}`));
+          reject(
+            new Error(`timed out waiting for ${count} mail(s); have ${state.messages.length}`),
+          );
         }, options.timeoutMs ?? 60_000);
         if (!check()) waiters.add(check);
       });
@@ -68,22 +78,33 @@ export async function startSmtp(t: Test): Promise<TestSmtp> {
       const chunks: Buffer[] = [];
       if (state.mode === 'disconnect') {
         // Drop the socket mid-message: the client sees the connection die before the reply.
-        stream.once('data', () => (server as unknown as { connections: Set<{ _socket: Socket }> }).connections.forEach((c) => c._socket.destroy()));
+        stream.once('data', () =>
+          (server as unknown as { connections: Set<{ _socket: Socket }> }).connections.forEach(
+            (c) => c._socket.destroy(),
+          ),
+        );
         stream.resume();
         return;
       }
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        if (state.mode === 'reject') return callback(Object.assign(new Error('rejected by the test server'), { responseCode: 554 }));
+        if (state.mode === 'reject')
+          return callback(
+            Object.assign(new Error('rejected by the test server'), { responseCode: 554 }),
+          );
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw).then((parsed) => {
           state.messages.push({
             to: session.envelope.rcptTo.map((r) => r.address),
-            raw, parsed,
+            raw,
+            parsed,
             // The raw header value (unfolded): mailparser turns some headers into structures.
             header: (name) => {
               const line = parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line;
-              return line?.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+              return line
+                ?.slice(line.indexOf(':') + 1)
+                .replace(/\r?\n[ \t]+/g, ' ')
+                .trim();
             },
           });
           callback();

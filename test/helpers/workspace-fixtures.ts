@@ -40,12 +40,20 @@ export async function furnish(
   options: { marker: string; receiverUrl: string; guestEmail?: string },
 ): Promise<Furnished> {
   const { marker } = options;
-  const { key } = await createKey(s.sql, { workspaceId, role: 'admin', scopes: [...SCOPES], name: `${marker} key` });
+  const { key } = await createKey(s.sql, {
+    workspaceId,
+    role: 'admin',
+    scopes: [...SCOPES],
+    name: `${marker} key`,
+  });
   const account = async (role?: 'owner' | 'member') => {
     accounts++;
     const email = `${marker.toLowerCase()}-${accounts}@example.com`;
     const { id } = await createPerson(s.sql, {
-      email, name: `${marker} person ${accounts}`, password: 'correct horse battery', ...(role ? { workspaceId, role } : {}),
+      email,
+      name: `${marker} person ${accounts}`,
+      password: 'correct horse battery',
+      ...(role ? { workspaceId, role } : {}),
     });
     return { id, email };
   };
@@ -56,43 +64,88 @@ export async function furnish(
   const guestEmail = options.guestEmail ?? (await account()).email;
 
   const call = async (method: string, path: string, body?: unknown, status = 201, raw?: Buffer) => {
-    const res = await s.api(method, path, raw ? { token: key, raw, headers: { 'content-type': 'text/plain' } } : { token: key, body });
-    if (res.status !== status) throw new Error(`fixture ${method} ${path} → ${res.status} ${res.text}`);
+    const res = await s.api(
+      method,
+      path,
+      raw ? { token: key, raw, headers: { 'content-type': 'text/plain' } } : { token: key, body },
+    );
+    if (res.status !== status)
+      throw new Error(`fixture ${method} ${path} → ${res.status} ${res.text}`);
     return res.body;
   };
 
-  const webhook = await call('POST', '/v1/webhooks', { url: `${options.receiverUrl}/${marker}`, events: ['flow.created'], description: marker });
+  const webhook = await call('POST', '/v1/webhooks', {
+    url: `${options.receiverUrl}/${marker}`,
+    events: ['flow.created'],
+    description: marker,
+  });
   const flow = await call('POST', '/v1/flows', {
-    name: `${marker} flow`, description: marker, tasks: [{ name: `${marker} design`, estimateHours: 8 }, { name: `${marker} build`, after: [0] }],
+    name: `${marker} flow`,
+    description: marker,
+    tasks: [
+      { name: `${marker} design`, estimateHours: 8 },
+      { name: `${marker} build`, after: [0] },
+    ],
   });
   const [design, build] = flow.tasks.map((x: { id: string }) => x.id) as [string, string];
   const F = `/v1/flows/${flow.id}`;
   const sub = await call('POST', `${F}/tasks`, { name: `${marker} sub-task`, parentId: design });
-  const comment = await call('POST', `${F}/tasks/${design}/comments`, { body: `${marker} comment` });
-  const file = await call('POST', `${F}/tasks/${design}/attachments?name=${marker}.txt`, undefined, 201, Buffer.from(`${marker} bytes`));
-  const deliverable = await call('POST', `${F}/tasks/${build}/deliverables`, { name: `${marker} deliverable` });
+  const comment = await call('POST', `${F}/tasks/${design}/comments`, {
+    body: `${marker} comment`,
+  });
+  const file = await call(
+    'POST',
+    `${F}/tasks/${design}/attachments?name=${marker}.txt`,
+    undefined,
+    201,
+    Buffer.from(`${marker} bytes`),
+  );
+  const deliverable = await call('POST', `${F}/tasks/${build}/deliverables`, {
+    name: `${marker} deliverable`,
+  });
   const flowShare = await call('POST', `${F}/shares`, { email: guestEmail, role: 'commenter' });
 
-  const board = await call('POST', '/v1/brainstorms', { name: `${marker} board`, ideas: [{ title: `${marker} idea` }, { title: `${marker} child`, parent: 0 }] });
+  const board = await call('POST', '/v1/brainstorms', {
+    name: `${marker} board`,
+    ideas: [{ title: `${marker} idea` }, { title: `${marker} child`, parent: 0 }],
+  });
   const [idea, child] = board.ideas.map((x: { id: string }) => x.id) as [string, string];
   const B = `/v1/brainstorms/${board.id}`;
   await call('POST', `${B}/ideas/${idea}/comments`, { body: `${marker} idea comment` });
-  const ideaFile = await call('POST', `${B}/ideas/${idea}/attachments?name=${marker}-idea.txt`, undefined, 201, Buffer.from(`${marker} idea bytes`));
+  const ideaFile = await call(
+    'POST',
+    `${B}/ideas/${idea}/attachments?name=${marker}-idea.txt`,
+    undefined,
+    201,
+    Buffer.from(`${marker} idea bytes`),
+  );
   const boardShare = await call('POST', `${B}/shares`, { email: guestEmail, role: 'commenter' });
 
-  const invite = await call('POST', '/v1/team/invites', { email: `${marker.toLowerCase()}-invitee@example.com`, role: 'member' });
+  const invite = await call('POST', '/v1/team/invites', {
+    email: `${marker.toLowerCase()}-invitee@example.com`,
+    role: 'member',
+  });
   const templates = await call('GET', '/v1/templates', undefined, 200);
   const template = templates.items[0].id as string;
   await call('POST', `/v1/templates/${template}/flows`, { name: `${marker} from template` });
   // No digest is due while a test runs: its row would appear between two snapshots.
-  for (const person of [ownerId, memberId]) await call('PATCH', `/v1/notifications/preferences?memberId=${person}`, { events: { digest: false } }, 200);
+  for (const person of [ownerId, memberId])
+    await call(
+      'PATCH',
+      `/v1/notifications/preferences?memberId=${person}`,
+      { events: { digest: false } },
+      200,
+    );
 
   await deliveriesSettled(s.sql);
   const deliveries = await call('GET', `/v1/webhooks/${webhook.id}/deliveries`, undefined, 200);
   t.ok(deliveries.items.length > 0, `${marker}: the webhook has a delivery`);
 
   return {
-    workspaceId, key, ownerId, ownerToken,
+    workspaceId,
+    key,
+    ownerId,
+    ownerToken,
     ids: {
       flowId: [flow.id],
       taskId: [build, design, sub.id],
@@ -112,7 +165,12 @@ export async function furnish(
       deliveryId: [deliveries.items[0].id],
     },
     values: {
-      url: `${options.receiverUrl}/${marker}-sweep`, email: guestEmail, name: `${marker} sweep`, title: `${marker} sweep`, body: `${marker} sweep`, q: marker,
+      url: `${options.receiverUrl}/${marker}-sweep`,
+      email: guestEmail,
+      name: `${marker} sweep`,
+      title: `${marker} sweep`,
+      body: `${marker} sweep`,
+      q: marker,
     },
   };
 }
@@ -137,7 +195,10 @@ export async function snapshot(s: TestServer, doc: any, w: Furnished): Promise<S
     if (op.method !== 'GET' || !op.authenticated || op.streams) continue;
     for (const call of callsFor(op, w.ids, w.values, w.ownerToken)) {
       const res = await send(s, call);
-      api[call.url] = { status: res.status, body: res.body === undefined ? res.text : strip(res.body) };
+      api[call.url] = {
+        status: res.status,
+        body: res.body === undefined ? res.text : strip(res.body),
+      };
     }
   }
   const rows: Snapshot['rows'] = {};
@@ -147,12 +208,18 @@ export async function snapshot(s: TestServer, doc: any, w: Furnished): Promise<S
   for (const { table, columns } of tables) {
     const has = (c: string) => columns.includes(c);
     const ws = w.workspaceId;
-    const where = table === 'workspaces' ? s.sql`where id = ${ws}`
-      : has('workspace_id') ? s.sql`where workspace_id = ${ws}`
-      : has('flow_id') ? s.sql`where flow_id in (select id from flows where workspace_id = ${ws})`
-      : has('brainstorm_id') ? s.sql`where brainstorm_id in (select id from brainstorms where workspace_id = ${ws})`
-      : has('webhook_id') ? s.sql`where webhook_id in (select id from webhooks where workspace_id = ${ws})`
-      : null;
+    const where =
+      table === 'workspaces'
+        ? s.sql`where id = ${ws}`
+        : has('workspace_id')
+          ? s.sql`where workspace_id = ${ws}`
+          : has('flow_id')
+            ? s.sql`where flow_id in (select id from flows where workspace_id = ${ws})`
+            : has('brainstorm_id')
+              ? s.sql`where brainstorm_id in (select id from brainstorms where workspace_id = ${ws})`
+              : has('webhook_id')
+                ? s.sql`where webhook_id in (select id from webhooks where workspace_id = ${ws})`
+                : null;
     if (!where && UNSCOPED_SKIP.has(table)) continue;
     const [row] = await s.sql<{ n: number; digest: string | null }[]>`
       select count(*)::int as n, ${where ? s.sql`md5(string_agg(t::text, '|' order by t::text))` : s.sql`null`} as digest
@@ -165,7 +232,11 @@ export async function snapshot(s: TestServer, doc: any, w: Furnished): Promise<S
 function strip(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(strip);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'generatedAt').map(([k, v]) => [k, strip(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'generatedAt')
+        .map(([k, v]) => [k, strip(v)]),
+    );
   }
   return value;
 }
@@ -173,11 +244,14 @@ function strip(value: unknown): unknown {
 /** A snapshot once background work (outbox, deliveries, mail) has stopped changing it: two in a row agree. */
 export async function settledSnapshot(s: TestServer, doc: any, w: Furnished): Promise<Snapshot> {
   let previous = JSON.stringify(await snapshot(s, doc, w));
-  const settled = await until(async () => {
-    const next = await snapshot(s, doc, w);
-    const same = JSON.stringify(next) === previous;
-    previous = JSON.stringify(next);
-    return { same, next };
-  }, (r) => r.same);
+  const settled = await until(
+    async () => {
+      const next = await snapshot(s, doc, w);
+      const same = JSON.stringify(next) === previous;
+      previous = JSON.stringify(next);
+      return { same, next };
+    },
+    (r) => r.same,
+  );
   return settled.next;
 }

@@ -17,13 +17,29 @@ t.test('every code answers with a status of its class', async (t) => {
 
 t.test('hints become headers; none, no headers', async (t) => {
   t.equal(errorHeaders(new DomainError('NOT_FOUND', 'x')), undefined);
-  t.strictSame(errorHeaders(new DomainError('RATE_LIMITED', 'x', undefined, { retryAfterSeconds: 120 })), { 'Retry-After': '120' });
-  t.strictSame(errorHeaders(new DomainError('UNAUTHORIZED', 'x', undefined, { challenge: 'Bearer' })), { 'WWW-Authenticate': 'Bearer realm="flowplan"' });
-  t.strictSame(errorHeaders(new DomainError('INVALID_CLIENT', 'x', undefined, { challenge: 'Basic' })), { 'WWW-Authenticate': 'Basic realm="flowplan"' });
-  t.strictSame(errorHeaders(new DomainError('METHOD_NOT_ALLOWED', 'x', undefined, { allow: ['GET', 'POST'] })), { Allow: 'GET, POST' });
+  t.strictSame(
+    errorHeaders(new DomainError('RATE_LIMITED', 'x', undefined, { retryAfterSeconds: 120 })),
+    { 'Retry-After': '120' },
+  );
+  t.strictSame(
+    errorHeaders(new DomainError('UNAUTHORIZED', 'x', undefined, { challenge: 'Bearer' })),
+    { 'WWW-Authenticate': 'Bearer realm="flowplan"' },
+  );
+  t.strictSame(
+    errorHeaders(new DomainError('INVALID_CLIENT', 'x', undefined, { challenge: 'Basic' })),
+    { 'WWW-Authenticate': 'Basic realm="flowplan"' },
+  );
+  t.strictSame(
+    errorHeaders(new DomainError('METHOD_NOT_ALLOWED', 'x', undefined, { allow: ['GET', 'POST'] })),
+    { Allow: 'GET, POST' },
+  );
 });
 
 t.test('the envelope carries details only when there are some', async (t) => {
-  t.strictSame(errorBody(new DomainError('NOT_FOUND', 'Flow not found')), { error: { code: 'NOT_FOUND', message: 'Flow not found' } });
-  t.strictSame(errorBody(new DomainError('PAYLOAD_TOO_LARGE', 'big', { quotaBytes: 1 })), { error: { code: 'PAYLOAD_TOO_LARGE', message: 'big', details: { quotaBytes: 1 } } });
+  t.strictSame(errorBody(new DomainError('NOT_FOUND', 'Flow not found')), {
+    error: { code: 'NOT_FOUND', message: 'Flow not found' },
+  });
+  t.strictSame(errorBody(new DomainError('PAYLOAD_TOO_LARGE', 'big', { quotaBytes: 1 })), {
+    error: { code: 'PAYLOAD_TOO_LARGE', message: 'big', details: { quotaBytes: 1 } },
+  });
 });

@@ -10,17 +10,31 @@ import type { StagedBlob } from '../../src/storage/blobs.store.ts';
 import { json, route } from '../../src/web/http/route.ts';
 import { Defaulted } from '../../src/web/schemas/common.schema.ts';
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const expectType = <A, B>(_proof: Equal<A, B>) => undefined;
 
 const Params = Type.Object({ flowId: Type.String() });
-const Query = Type.Object({ size: Defaulted(Type.Integer({ default: 25 })), q: Type.Optional(Type.String()) });
-const Body = Type.Object({ name: Type.String(), dueDate: Type.Union([Type.String(), Type.Null()]) });
+const Query = Type.Object({
+  size: Defaulted(Type.Integer({ default: 25 })),
+  q: Type.Optional(Type.String()),
+});
+const Body = Type.Object({
+  name: Type.String(),
+  dueDate: Type.Union([Type.String(), Type.Null()]),
+});
 
 t.test('a bearer route with params, query and body', async (t) => {
   const typed = route({
-    method: 'POST', path: '/v1/flows/{flowId}/things', operationId: 'thing', summary: 'thing', auth: 'bearer',
-    params: Params, query: Query, body: Body, responses: { 200: { description: 'ok' } },
+    method: 'POST',
+    path: '/v1/flows/{flowId}/things',
+    operationId: 'thing',
+    summary: 'thing',
+    auth: 'bearer',
+    params: Params,
+    query: Query,
+    body: Body,
+    responses: { 200: { description: 'ok' } },
     handler: (ctx) => {
       expectType<typeof ctx.params, { flowId: string }>(true);
       // A property with a default Ajv fills in is always there; one without may be absent.
@@ -32,7 +46,11 @@ t.test('a bearer route with params, query and body', async (t) => {
       void ctx.params.taskId;
       // @ts-expect-error: not a field of the body
       void ctx.body.description;
-      return json(200, { workspace: ctx.principal.workspaceId, flow: ctx.params.flowId, name: ctx.body.name });
+      return json(200, {
+        workspace: ctx.principal.workspaceId,
+        flow: ctx.params.flowId,
+        name: ctx.body.name,
+      });
     },
   });
   t.equal(typed.params, Params, 'the schema objects are the ones the edge compiles');
@@ -41,7 +59,12 @@ t.test('a bearer route with params, query and body', async (t) => {
 
 t.test('no credential, no schemas, an upload', async (t) => {
   const open = route({
-    method: 'GET', path: '/open', operationId: 'open', summary: 'open', auth: 'none', responses: { 200: { description: 'ok' } },
+    method: 'GET',
+    path: '/open',
+    operationId: 'open',
+    summary: 'open',
+    auth: 'none',
+    responses: { 200: { description: 'ok' } },
     handler: (ctx) => {
       expectType<typeof ctx.principal, Principal | null>(true);
       expectType<typeof ctx.params, Record<string, string>>(true);
@@ -51,7 +74,12 @@ t.test('no credential, no schemas, an upload', async (t) => {
     },
   });
   const upload = route({
-    method: 'POST', path: '/upload', operationId: 'upload', summary: 'upload', auth: 'bearer', bodyKind: 'upload',
+    method: 'POST',
+    path: '/upload',
+    operationId: 'upload',
+    summary: 'upload',
+    auth: 'bearer',
+    bodyKind: 'upload',
     responses: { 201: { description: 'ok' } },
     beforeBody: (head) => expectType<typeof head.principal, Principal>(true),
     handler: (ctx) => {
@@ -61,7 +89,13 @@ t.test('no credential, no schemas, an upload', async (t) => {
     },
   });
   const form = route({
-    method: 'POST', path: '/form', operationId: 'form', summary: 'form', auth: 'none', bodyKind: 'form', body: Body,
+    method: 'POST',
+    path: '/form',
+    operationId: 'form',
+    summary: 'form',
+    auth: 'none',
+    bodyKind: 'form',
+    body: Body,
     responses: { 200: { description: 'ok' } },
     // A form body is parsed, not validated: its schema only documents it.
     handler: (ctx) => (expectType<typeof ctx.body, Record<string, string>>(true), json(200, {})),
@@ -72,10 +106,22 @@ t.test('no credential, no schemas, an upload', async (t) => {
 });
 
 t.test('a reply is typed by the schema of its status', async (t) => {
-  const Thing = Type.Object({ id: Type.String(), count: Type.Integer(), note: Type.Optional(Type.String()) });
+  const Thing = Type.Object({
+    id: Type.String(),
+    count: Type.Integer(),
+    note: Type.Optional(Type.String()),
+  });
   const spec = {
-    method: 'GET', path: '/v1/things/{flowId}', operationId: 'getThing', summary: 'thing', auth: 'bearer', params: Params,
-    responses: { 200: { description: 'The thing', schema: Thing }, 202: { description: 'Accepted, no schema' } },
+    method: 'GET',
+    path: '/v1/things/{flowId}',
+    operationId: 'getThing',
+    summary: 'thing',
+    auth: 'bearer',
+    params: Params,
+    responses: {
+      200: { description: 'The thing', schema: Thing },
+      202: { description: 'Accepted, no schema' },
+    },
   } as const;
   const typed = route({ ...spec, handler: () => json(200, { id: 'x', count: 1 }) });
   route({ ...spec, handler: () => json(202, { anything: true }) });
@@ -86,6 +132,9 @@ t.test('a reply is typed by the schema of its status', async (t) => {
   // @ts-expect-error: 201 is not a status this route answers with
   route({ ...spec, handler: () => json(201, { id: 'x', count: 1 }) });
   // Bytes already serialised (a pre-assembled body, a file) are the handler's to vouch for.
-  route({ ...spec, handler: () => ({ status: 200, body: Buffer.from('{}'), contentType: 'application/json' }) });
+  route({
+    ...spec,
+    handler: () => ({ status: 200, body: Buffer.from('{}'), contentType: 'application/json' }),
+  });
   t.equal(typed.responses[200]?.schema, Thing, 'the response schema is the one the document shows');
 });

@@ -12,9 +12,20 @@ export interface ChildServer {
   kill(): Promise<void>;
 }
 
-export async function startChildServer(t: Test, databaseUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
+export async function startChildServer(
+  t: Test,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', WORKERS: '1', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      WORKERS: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -25,7 +36,10 @@ export async function startChildServer(t: Test, databaseUrl: string, env: Record
   t.teardown(kill);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child server did not start: ${output}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`child server did not start: ${output}`)),
+      60_000,
+    );
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /flowplan is running at (\S+)/.exec(output);

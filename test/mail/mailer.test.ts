@@ -13,10 +13,16 @@ const log = pino({ level: 'silent' });
 
 t.test('SMTP: text and HTML alternatives, From, Message-ID and extra headers arrive', async (t) => {
   const smtp = await startSmtp(t);
-  const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url, BASE_URL: 'https://plan.example.com' }), log);
+  const mailer = new Mailer(
+    loadConfig({ SMTP_URL: smtp.url, BASE_URL: 'https://plan.example.com' }),
+    log,
+  );
   t.teardown(() => mailer.close());
   const sent = await mailer.send({
-    to: 'ada@example.com', subject: 'Hello <there>', text: 'plain body', html: '<p>html body</p>',
+    to: 'ada@example.com',
+    subject: 'Hello <there>',
+    text: 'plain body',
+    html: '<p>html body</p>',
     headers: { 'List-Unsubscribe': '<https://plan.example.com/u/x>' },
   });
   t.equal(sent.transport, 'smtp');
@@ -30,19 +36,27 @@ t.test('SMTP: text and HTML alternatives, From, Message-ID and extra headers arr
   t.equal(mail!.header('list-unsubscribe'), '<https://plan.example.com/u/x>');
 });
 
-t.test('a link longer than a quoted-printable line stays whole on its line in the raw text part', async (t) => {
-  const smtp = await startSmtp(t);
-  const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url }), log);
-  t.teardown(() => mailer.close());
-  const url = `https://plan.example.com/app/invite?token=inv_${'x'.repeat(120)}&next=%2Fapp`;
-  // Non-ASCII text and a long line: what made nodemailer pick quoted-printable.
-  await mailer.send({ to: 'long@example.com', subject: 'Links', text: `Open this … now:\n${url}\nor this: ${url}\n`, html: `<p><a href="${url}">Open</a></p>` });
-  const [mail] = await smtp.waitFor((m) => m.to.includes('long@example.com'));
-  const wire = plainTextAsSent(mail!);
-  t.ok(wire.split('\n').includes(url), 'the link is a whole line of the text part as sent');
-  t.same(textLinks(wire), [url, url], 'no line break falls inside either link');
-  t.same(textLinks(mail!.parsed.text!), [url, url], 'and the parsed text has them exactly');
-});
+t.test(
+  'a link longer than a quoted-printable line stays whole on its line in the raw text part',
+  async (t) => {
+    const smtp = await startSmtp(t);
+    const mailer = new Mailer(loadConfig({ SMTP_URL: smtp.url }), log);
+    t.teardown(() => mailer.close());
+    const url = `https://plan.example.com/app/invite?token=inv_${'x'.repeat(120)}&next=%2Fapp`;
+    // Non-ASCII text and a long line: what made nodemailer pick quoted-printable.
+    await mailer.send({
+      to: 'long@example.com',
+      subject: 'Links',
+      text: `Open this … now:\n${url}\nor this: ${url}\n`,
+      html: `<p><a href="${url}">Open</a></p>`,
+    });
+    const [mail] = await smtp.waitFor((m) => m.to.includes('long@example.com'));
+    const wire = plainTextAsSent(mail!);
+    t.ok(wire.split('\n').includes(url), 'the link is a whole line of the text part as sent');
+    t.same(textLinks(wire), [url, url], 'no line break falls inside either link');
+    t.same(textLinks(mail!.parsed.text!), [url, url], 'and the parsed text has them exactly');
+  },
+);
 
 t.test('SMTP refusal and a dropped connection reject the send', async (t) => {
   const smtp = await startSmtp(t);
@@ -62,8 +76,16 @@ t.test('SMTP refusal and a dropped connection reject the send', async (t) => {
 t.test('no SMTP_URL: the message lands in the maildir under the data directory', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowplan-mail-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const mailer = new Mailer(loadConfig({ FLOWPLAN_DATA_DIR: dataDir, MAIL_FROM: 'Plans <plans@example.org>' }), log);
-  const sent = await mailer.send({ to: 'b@example.com', subject: 'Maildir', text: 'hi', html: '<b>hi</b>' });
+  const mailer = new Mailer(
+    loadConfig({ FLOWPLAN_DATA_DIR: dataDir, MAIL_FROM: 'Plans <plans@example.org>' }),
+    log,
+  );
+  const sent = await mailer.send({
+    to: 'b@example.com',
+    subject: 'Maildir',
+    text: 'hi',
+    html: '<b>hi</b>',
+  });
   t.equal(sent.transport, 'outbox');
   const files = await readdir(path.join(dataDir, 'mail', 'new'));
   t.equal(files.length, 1);
@@ -75,19 +97,29 @@ t.test('no SMTP_URL: the message lands in the maildir under the data directory',
   t.same(await readdir(path.join(dataDir, 'mail', 'tmp')), [], 'nothing left half-written');
 });
 
-t.test('no SMTP_URL: the mail files and their folders are the server account\'s alone', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowplan-mail-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  // A maildir an older version made 0755 is closed too.
-  await mkdir(path.join(dataDir, 'mail', 'new'), { recursive: true, mode: 0o755 });
-  await chmod(path.join(dataDir, 'mail'), 0o755);
-  const mailer = new Mailer(loadConfig({ FLOWPLAN_DATA_DIR: dataDir }), log);
-  const message = { to: 'c@example.com', subject: 'Your invitation', text: 'https://plan.example.com/app/invite?token=inv_x', html: '<p>x</p>' };
-  await mailer.send(message);
-  await mailer.send(message);
-  const mode = async (file: string) => ((await stat(file)).mode & 0o777).toString(8);
-  for (const dir of ['', 'tmp', 'new', 'cur']) t.equal(await mode(path.join(dataDir, 'mail', dir)), '700', `mail/${dir}: 0700`);
-  const files = await readdir(path.join(dataDir, 'mail', 'new'));
-  t.equal(files.length, 2);
-  for (const file of files) t.equal(await mode(path.join(dataDir, 'mail', 'new', file)), '600', `${file}: 0600`);
-});
+t.test(
+  "no SMTP_URL: the mail files and their folders are the server account's alone",
+  async (t) => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowplan-mail-'));
+    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+    // A maildir an older version made 0755 is closed too.
+    await mkdir(path.join(dataDir, 'mail', 'new'), { recursive: true, mode: 0o755 });
+    await chmod(path.join(dataDir, 'mail'), 0o755);
+    const mailer = new Mailer(loadConfig({ FLOWPLAN_DATA_DIR: dataDir }), log);
+    const message = {
+      to: 'c@example.com',
+      subject: 'Your invitation',
+      text: 'https://plan.example.com/app/invite?token=inv_x',
+      html: '<p>x</p>',
+    };
+    await mailer.send(message);
+    await mailer.send(message);
+    const mode = async (file: string) => ((await stat(file)).mode & 0o777).toString(8);
+    for (const dir of ['', 'tmp', 'new', 'cur'])
+      t.equal(await mode(path.join(dataDir, 'mail', dir)), '700', `mail/${dir}: 0700`);
+    const files = await readdir(path.join(dataDir, 'mail', 'new'));
+    t.equal(files.length, 2);
+    for (const file of files)
+      t.equal(await mode(path.join(dataDir, 'mail', 'new', file)), '600', `${file}: 0600`);
+  },
+);

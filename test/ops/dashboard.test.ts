@@ -7,7 +7,9 @@ import t from 'tap';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 
 t.test('every metric the dashboard queries is exported', async (t) => {
-  const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+  const dashboard = JSON.parse(
+    readFileSync(new URL('../../ops/grafana-dashboard.json', import.meta.url), 'utf8'),
+  ) as {
     panels: { title: string; targets: { expr: string }[] }[];
   };
   const s = await startFlowServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 3 });
@@ -18,15 +20,35 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   for (let i = 0; i < 3; i++) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   const exported = await s.metrics();
   const families = new Set([...exported.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
-  const used = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((target) => target.expr.match(/flowplan_[a-z0-9_]+/g) ?? [])));
+  const used = new Set(
+    dashboard.panels.flatMap((p) =>
+      p.targets.flatMap((target) => target.expr.match(/flowplan_[a-z0-9_]+/g) ?? []),
+    ),
+  );
   t.ok(used.size >= 20, `the dashboard charts ${used.size} series`);
   for (const name of used) {
     const family = name.replace(/_(bucket|count|sum)$/, '');
     t.ok(families.has(family) || families.has(name), `${name} is exported`);
   }
-  t.match(exported, /flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]/, 'refusals by budget');
-  t.match(exported, /flowplan_recompute_duration_seconds_count\{where="thread"\} [1-9]/, 'recomputes by where');
-  t.match(exported, /flowplan_recompute_duration_seconds_count\{where="incremental"\} [1-9]/, 'incremental derivations');
+  t.match(
+    exported,
+    /flowplan_rate_limit_refusals_total\{reason="credential"\} [1-9]/,
+    'refusals by budget',
+  );
+  t.match(
+    exported,
+    /flowplan_recompute_duration_seconds_count\{where="thread"\} [1-9]/,
+    'recomputes by where',
+  );
+  t.match(
+    exported,
+    /flowplan_recompute_duration_seconds_count\{where="incremental"\} [1-9]/,
+    'incremental derivations',
+  );
   t.match(exported, /flowplan_work_index_build_seconds_count [1-9]/, 'work-index rebuilds');
-  t.match(exported, /flowplan_postgres_connections\{pool="flowplan",state="active"\} [1-9]/, 'Postgres connections in use (the scrape itself is one)');
+  t.match(
+    exported,
+    /flowplan_postgres_connections\{pool="flowplan",state="active"\} [1-9]/,
+    'Postgres connections in use (the scrape itself is one)',
+  );
 });

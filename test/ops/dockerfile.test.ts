@@ -40,55 +40,107 @@ function imageEnv(): Record<string, string> {
 
 t.test('a Dockerfile step that is broken fails the run', async (t) => {
   const missing = DOCKERFILE.replace('COPY scripts ./scripts', 'COPY scripts-gone ./scripts');
-  await t.rejects(runDockerfile(missing.replace(/RUN npm ci\n/, ''), { context: process.cwd(), workspace: path.join(workspace, 'broken') }), { message: /COPY scripts-gone: no such file/ });
+  await t.rejects(
+    runDockerfile(missing.replace(/RUN npm ci\n/, ''), {
+      context: process.cwd(),
+      workspace: path.join(workspace, 'broken'),
+    }),
+    { message: /COPY scripts-gone: no such file/ },
+  );
   const shellCmd = 'FROM node:20-bookworm-slim\nCMD node dist/src/main.js\n';
-  await t.rejects(runDockerfile(shellCmd, { context: process.cwd(), workspace: path.join(workspace, 'shell') }), { message: /CMD is not in exec form/ });
+  await t.rejects(
+    runDockerfile(shellCmd, { context: process.cwd(), workspace: path.join(workspace, 'shell') }),
+    { message: /CMD is not in exec form/ },
+  );
 });
 
-t.test('compose.yaml: Postgres and two flowplan replicas sharing it, with settings flowplan starts with', async (t) => {
-  const services = composeServices(readFileSync('compose.yaml', 'utf8'));
-  const postgres = Object.entries(services).find(([, service]) => /^postgres:/.test(service.image ?? ''));
-  t.ok(postgres, 'a Postgres service');
-  const replicas = Object.entries(services).filter(([, service]) => service.build === '.');
-  t.equal(replicas.length, 2, 'two flowplan replicas built from this Dockerfile');
-  if (!postgres) return;
-  const [pgName, pg] = postgres;
-  const expectedUrl = `postgres://${pg.environment.POSTGRES_USER}:${pg.environment.POSTGRES_PASSWORD}@${pgName}:5432/${pg.environment.POSTGRES_DB}`;
-  for (const [name, service] of replicas) {
-    t.equal(service.environment.DATABASE_URL, expectedUrl, `${name}: DATABASE_URL names the Postgres service and its credentials`);
-    t.equal(service.image, replicas[0]![1].image, `${name}: the same image`);
-    // What the container does first: read its settings (the image's ENV, then the service's).
-    const config = loadConfig({ ...imageEnv(), ...service.environment });
-    t.equal(config.host, '0.0.0.0', `${name}: listens on every interface of its container`);
-    t.match(config.appUrl, /^http:\/\/localhost:\d+\/app$/, `${name}: a loopback APP_URL, which flowplan accepts over plain http`);
-    const published = service.ports.map((port) => port.split(':'));
-    t.ok(published.some(([host, container]) => config.baseUrl === `http://localhost:${host}` && container === String(config.port)), `${name}: BASE_URL is the address it is published at`);
-  }
-  const urls = replicas.map(([, service]) => service.environment.DATABASE_URL);
-  t.equal(new Set(urls).size, 1, 'both replicas share one database');
-});
+t.test(
+  'compose.yaml: Postgres and two flowplan replicas sharing it, with settings flowplan starts with',
+  async (t) => {
+    const services = composeServices(readFileSync('compose.yaml', 'utf8'));
+    const postgres = Object.entries(services).find(([, service]) =>
+      /^postgres:/.test(service.image ?? ''),
+    );
+    t.ok(postgres, 'a Postgres service');
+    const replicas = Object.entries(services).filter(([, service]) => service.build === '.');
+    t.equal(replicas.length, 2, 'two flowplan replicas built from this Dockerfile');
+    if (!postgres) return;
+    const [pgName, pg] = postgres;
+    const expectedUrl = `postgres://${pg.environment.POSTGRES_USER}:${pg.environment.POSTGRES_PASSWORD}@${pgName}:5432/${pg.environment.POSTGRES_DB}`;
+    for (const [name, service] of replicas) {
+      t.equal(
+        service.environment.DATABASE_URL,
+        expectedUrl,
+        `${name}: DATABASE_URL names the Postgres service and its credentials`,
+      );
+      t.equal(service.image, replicas[0]![1].image, `${name}: the same image`);
+      // What the container does first: read its settings (the image's ENV, then the service's).
+      const config = loadConfig({ ...imageEnv(), ...service.environment });
+      t.equal(config.host, '0.0.0.0', `${name}: listens on every interface of its container`);
+      t.match(
+        config.appUrl,
+        /^http:\/\/localhost:\d+\/app$/,
+        `${name}: a loopback APP_URL, which flowplan accepts over plain http`,
+      );
+      const published = service.ports.map((port) => port.split(':'));
+      t.ok(
+        published.some(
+          ([host, container]) =>
+            config.baseUrl === `http://localhost:${host}` && container === String(config.port),
+        ),
+        `${name}: BASE_URL is the address it is published at`,
+      );
+    }
+    const urls = replicas.map(([, service]) => service.environment.DATABASE_URL);
+    t.equal(new Set(urls).size, 1, 'both replicas share one database');
+  },
+);
 
 t.test('the Dockerfile: build, production install, start, health check, CLI', async (t) => {
   const stages: Stage[] = await runDockerfile(DOCKERFILE, {
-    context: process.cwd(), workspace: path.join(workspace, 'image'),
+    context: process.cwd(),
+    workspace: path.join(workspace, 'image'),
     // Cache use only: what is installed is what package-lock.json says either way.
-    npmEnv: { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
-    onStep: (step, ms) => t.comment(`${step.length > 90 ? `${step.slice(0, 90)}…` : step}: ${(ms / 1000).toFixed(1)} s`),
+    npmEnv: {
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
+    onStep: (step, ms) =>
+      t.comment(
+        `${step.length > 90 ? `${step.slice(0, 90)}…` : step}: ${(ms / 1000).toFixed(1)} s`,
+      ),
   });
   const image = stages.at(-1)!;
   const base = stages.find((stage) => stage.image !== null)!;
-  t.equal(/^node:(\d+)/.exec(base.image!)?.[1], process.versions.node.split('.')[0], `the image's Node major (${base.image}) is the one these steps ran on`);
+  t.equal(
+    /^node:(\d+)/.exec(base.image!)?.[1],
+    process.versions.node.split('.')[0],
+    `the image's Node major (${base.image}) is the one these steps ran on`,
+  );
 
   const app = (file: string) => hostPath(image, path.posix.join(image.workdir, file));
   t.ok(existsSync(app('dist/src/main.js')), 'the built server is in the image');
-  const uwsBinaries = readdirSync(app('node_modules/uWebSockets.js'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.node'));
-  t.same(uwsBinaries, [`binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`], "uWebSockets.js keeps only this Node's binary");
-  for (const dev of ['tsx', 'typescript', 'tap']) t.notOk(existsSync(app(`node_modules/${dev}`)), `no devDependency ${dev}`);
+  const uwsBinaries = readdirSync(app('node_modules/uWebSockets.js'), {
+    recursive: true,
+    encoding: 'utf8',
+  }).filter((file) => file.endsWith('.node'));
+  t.same(
+    uwsBinaries,
+    [`binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`],
+    "uWebSockets.js keeps only this Node's binary",
+  );
+  for (const dev of ['tsx', 'typescript', 'tap'])
+    t.notOk(existsSync(app(`node_modules/${dev}`)), `no devDependency ${dev}`);
   t.notOk(existsSync(app('src')), 'no TypeScript sources: the image runs dist/');
   t.not(image.user, 'root', 'runs as an unprivileged user');
   t.equal(image.env.HOST, '0.0.0.0');
   t.equal(image.env.METRICS_HOST, '0.0.0.0');
-  t.ok(image.exposed.includes(image.env.PORT!) && image.exposed.includes(image.env.METRICS_PORT!), 'EXPOSE names the API and metrics ports');
+  t.ok(
+    image.exposed.includes(image.env.PORT!) && image.exposed.includes(image.env.METRICS_PORT!),
+    'EXPOSE names the API and metrics ports',
+  );
   t.match(image.healthcheck?.join(' ') ?? '', /\/readyz/, 'HEALTHCHECK asks /readyz');
   const [command, ...args] = image.cmd ?? [];
   t.equal(command, 'node', 'CMD runs node itself (PID 1 gets SIGTERM)');
@@ -99,20 +151,37 @@ t.test('the Dockerfile: build, production install, start, health check, CLI', as
   t.ok(existsSync(dataDir), 'FLOWPLAN_DATA_DIR exists in the image');
 
   // As the image starts with no BASE_URL: refused, one line, since plain http on 0.0.0.0 is not loopback.
-  const bare = await run(process.execPath, args, { cwd, env: operatorEnv({ ...image.env, DATABASE_URL: databaseUrl, FLOWPLAN_DATA_DIR: dataDir }) });
+  const bare = await run(process.execPath, args, {
+    cwd,
+    env: operatorEnv({ ...image.env, DATABASE_URL: databaseUrl, FLOWPLAN_DATA_DIR: dataDir }),
+  });
   t.equal(bare.code, 1, 'without BASE_URL the container refuses to start');
-  t.match(bare.stderr, /^flowplan: APP_URL http:\/\/0\.0\.0\.0:8080\/app is plain http/, 'saying why in one line');
+  t.match(
+    bare.stderr,
+    /^flowplan: APP_URL http:\/\/0\.0\.0\.0:8080\/app is plain http/,
+    'saying why in one line',
+  );
 
   // As compose starts it, but on loopback ports of this machine.
   const port = await freePort();
   const metricsPort = await freePort();
   const env = operatorEnv({
-    ...image.env, DATABASE_URL: databaseUrl, BASE_URL: `http://localhost:${port}`, FLOWPLAN_DATA_DIR: dataDir,
-    HOST: '127.0.0.1', PORT: String(port), METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort),
+    ...image.env,
+    DATABASE_URL: databaseUrl,
+    BASE_URL: `http://localhost:${port}`,
+    FLOWPLAN_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: String(metricsPort),
   });
   const server = await startServer(t, process.execPath, args, { port, cwd, env });
   // NODE_ENV=production in the image: no demo, no secret in the logs a container keeps.
-  t.notMatch(server.stdout(), /admin API key|fpk_|password/, 'the first start prints no key or password');
+  t.notMatch(
+    server.stdout(),
+    /admin API key|fpk_|password/,
+    'the first start prints no key or password',
+  );
   t.match(server.stdout(), /The database has no workspace/, 'but how to make the first one');
 
   const [healthCommand, ...healthArgs] = image.healthcheck ?? [];
@@ -121,13 +190,23 @@ t.test('the Dockerfile: build, production install, start, health check, CLI', as
   t.equal(health.code, 0, `the HEALTHCHECK passes ${health.stderr}`);
   t.equal((await fetch(`${server.base}/readyz`)).status, 200, '/readyz 200');
 
-  const cli = await run(process.execPath, ['bin/flowplan.js', 'migrate', '--json'], { cwd, env: { ...env, LOG_LEVEL: 'silent' } });
+  const cli = await run(process.execPath, ['bin/flowplan.js', 'migrate', '--json'], {
+    cwd,
+    env: { ...env, LOG_LEVEL: 'silent' },
+  });
   t.equal(cli.code, 0, `the CLI runs in the image ${cli.stderr}`);
   t.same(JSON.parse(cli.stdout), { applied: [] }, 'the server had migrated the database');
 
   t.equal((await server.stop()).code, 0, 'SIGTERM: exits 0');
 
-  const broken = await startServer(t, process.execPath, ['dist/src/missing.js'], { port: await freePort(), cwd, env }).then(() => null, (error: unknown) => error);
+  const broken = await startServer(t, process.execPath, ['dist/src/missing.js'], {
+    port: await freePort(),
+    cwd,
+    env,
+  }).then(
+    () => null,
+    (error: unknown) => error,
+  );
   t.match(String(broken), /exited .* before serving/, 'a CMD that does not serve fails the check');
 });
 

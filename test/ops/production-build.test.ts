@@ -29,86 +29,171 @@ t.before(async () => {
   copyFileSync('package.json', path.join(tree, 'package.json'));
   copyFileSync('bin/flowplan.js', path.join(tree, 'bin', 'flowplan.js'));
   const built = await run('npm', ['run', 'build', '--', '--out-dir', dist]);
-  if (built.code !== 0) throw new Error(`npm run build failed (${built.code})\n${built.stdout}\n${built.stderr}`);
+  if (built.code !== 0)
+    throw new Error(`npm run build failed (${built.code})\n${built.stdout}\n${built.stderr}`);
 });
 t.teardown(() => rmSync(tree, { recursive: true, force: true }));
 
-t.test('the build emits JavaScript only, with the assets and workers beside it, and nothing that needs tsx', async (t) => {
-  const emitted = files(dist).map((file) => path.relative(dist, file));
-  for (const entry of ['src/main.js', 'src/cli/main.js', 'workers/recompute.worker.js', 'workers/render.worker.js', 'src/web/http/assets/flowplan.css', 'src/web/app/copy.js', 'sql/0001_init.sql']) {
-    t.ok(emitted.includes(entry), `${entry} is in the build`);
-  }
-  t.same(emitted.filter((file) => file.endsWith('.ts')), [], 'no TypeScript in the build');
-  const sql = readdirSync('sql').filter((file) => file.endsWith('.sql'));
-  t.same(readdirSync(path.join(dist, 'sql')).sort(), sql.sort(), 'every migration is copied');
-  const usesTsx = emitted
-    .filter((file) => file.endsWith('.js'))
-    .filter((file) => /\b(from\s*|import\s*\(\s*)['"]tsx(\/[^'"]*)?['"]/.test(readFileSync(path.join(dist, file), 'utf8')));
-  t.same(usesTsx, [], 'no built module imports tsx (a devDependency)');
-});
+t.test(
+  'the build emits JavaScript only, with the assets and workers beside it, and nothing that needs tsx',
+  async (t) => {
+    const emitted = files(dist).map((file) => path.relative(dist, file));
+    for (const entry of [
+      'src/main.js',
+      'src/cli/main.js',
+      'workers/recompute.worker.js',
+      'workers/render.worker.js',
+      'src/web/http/assets/flowplan.css',
+      'src/web/app/copy.js',
+      'sql/0001_init.sql',
+    ]) {
+      t.ok(emitted.includes(entry), `${entry} is in the build`);
+    }
+    t.same(
+      emitted.filter((file) => file.endsWith('.ts')),
+      [],
+      'no TypeScript in the build',
+    );
+    const sql = readdirSync('sql').filter((file) => file.endsWith('.sql'));
+    t.same(readdirSync(path.join(dist, 'sql')).sort(), sql.sort(), 'every migration is copied');
+    const usesTsx = emitted
+      .filter((file) => file.endsWith('.js'))
+      .filter((file) =>
+        /\b(from\s*|import\s*\(\s*)['"]tsx(\/[^'"]*)?['"]/.test(
+          readFileSync(path.join(dist, file), 'utf8'),
+        ),
+      );
+    t.same(usesTsx, [], 'no built module imports tsx (a devDependency)');
+  },
+);
 
-t.test('the built CLI and server: migrate, start, a flow through HTTP, a recompute on the pool', async (t) => {
-  const databaseUrl = await createTestDatabase(t, { empty: true });
-  const cliEnv = operatorEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+t.test(
+  'the built CLI and server: migrate, start, a flow through HTTP, a recompute on the pool',
+  async (t) => {
+    const databaseUrl = await createTestDatabase(t, { empty: true });
+    const cliEnv = operatorEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
 
-  const migrated = await run(process.execPath, [path.join(tree, 'bin', 'flowplan.js'), 'migrate', '--json'], { env: cliEnv });
-  t.equal(migrated.code, 0, `flowplan migrate exits 0 ${migrated.stderr}`);
-  t.match(migrated.stderr, /^flowplan: database postgres:\/\/\S+ \(DATABASE_URL\)\n$/, 'stderr only names the database');
-  const sql = readdirSync('sql').filter((file) => file.endsWith('.sql')).sort();
-  t.same(JSON.parse(migrated.stdout), { applied: sql }, 'the built CLI applies every migration from the built tree');
+    const migrated = await run(
+      process.execPath,
+      [path.join(tree, 'bin', 'flowplan.js'), 'migrate', '--json'],
+      { env: cliEnv },
+    );
+    t.equal(migrated.code, 0, `flowplan migrate exits 0 ${migrated.stderr}`);
+    t.match(
+      migrated.stderr,
+      /^flowplan: database postgres:\/\/\S+ \(DATABASE_URL\)\n$/,
+      'stderr only names the database',
+    );
+    const sql = readdirSync('sql')
+      .filter((file) => file.endsWith('.sql'))
+      .sort();
+    t.same(
+      JSON.parse(migrated.stdout),
+      { applied: sql },
+      'the built CLI applies every migration from the built tree',
+    );
 
-  const port = await freePort();
-  const metricsPort = await freePort();
-  const server = await startServer(t, process.execPath, [path.join(dist, 'src', 'main.js')], {
-    port,
-    env: operatorEnv({
-      DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), NODE_ENV: 'production',
-      // Flows of two tasks or more are recomputed on the pool: the built worker must run.
-      OFFLOAD_TASKS: '2', WORKERS: '1', LOG_LEVEL: 'info',
-    }),
-  });
-  t.match(server.stdout(), `flowplan is running at ${server.base}`, 'banner printed');
-  t.notMatch(server.stdout(), /"level":(40|50|60)/, 'no warning or error logged at start (the uWS binary is native)');
-  // As `npm run start:prod` and the container start it: no demo, no secret printed; the built CLI makes the first workspace and key.
-  t.equal(bannerKey(server.stdout()), undefined, 'no admin key in the output of a production start');
-  t.match(server.stdout(), /The database has no workspace/);
-  const built = (args: string[]) => run(process.execPath, [path.join(tree, 'bin', 'flowplan.js'), ...args, '--json'], { env: cliEnv });
-  const workspace = JSON.parse((await built(['workspace', 'create', '--name', 'Launch team'])).stdout) as { id: string };
-  const { key } = JSON.parse((await built(['key', 'create', '--workspace', workspace.id, '--role', 'admin', '--scopes', 'all'])).stdout) as { key: string };
-  const api = (method: string, route: string, body?: unknown) => request(server.base, method, route, { token: key, body });
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const server = await startServer(t, process.execPath, [path.join(dist, 'src', 'main.js')], {
+      port,
+      env: operatorEnv({
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        METRICS_PORT: String(metricsPort),
+        NODE_ENV: 'production',
+        // Flows of two tasks or more are recomputed on the pool: the built worker must run.
+        OFFLOAD_TASKS: '2',
+        WORKERS: '1',
+        LOG_LEVEL: 'info',
+      }),
+    });
+    t.match(server.stdout(), `flowplan is running at ${server.base}`, 'banner printed');
+    t.notMatch(
+      server.stdout(),
+      /"level":(40|50|60)/,
+      'no warning or error logged at start (the uWS binary is native)',
+    );
+    // As `npm run start:prod` and the container start it: no demo, no secret printed; the built CLI makes the first workspace and key.
+    t.equal(
+      bannerKey(server.stdout()),
+      undefined,
+      'no admin key in the output of a production start',
+    );
+    t.match(server.stdout(), /The database has no workspace/);
+    const built = (args: string[]) =>
+      run(process.execPath, [path.join(tree, 'bin', 'flowplan.js'), ...args, '--json'], {
+        env: cliEnv,
+      });
+    const workspace = JSON.parse(
+      (await built(['workspace', 'create', '--name', 'Launch team'])).stdout,
+    ) as { id: string };
+    const { key } = JSON.parse(
+      (
+        await built([
+          'key',
+          'create',
+          '--workspace',
+          workspace.id,
+          '--role',
+          'admin',
+          '--scopes',
+          'all',
+        ])
+      ).stdout,
+    ) as { key: string };
+    const api = (method: string, route: string, body?: unknown) =>
+      request(server.base, method, route, { token: key, body });
 
-  t.equal((await request(server.base, 'GET', '/healthz')).status, 200, '/healthz 200');
-  t.equal((await request(server.base, 'GET', '/readyz')).status, 200, '/readyz 200');
+    t.equal((await request(server.base, 'GET', '/healthz')).status, 200, '/healthz 200');
+    t.equal((await request(server.base, 'GET', '/readyz')).status, 200, '/readyz 200');
 
-  const flow = await api('POST', '/v1/flows', { name: 'Launch' });
-  t.equal(flow.status, 201, 'flow created');
-  const design = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Design' });
-  t.equal(design.status, 201, 'first task');
-  const build = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Build' });
-  t.equal(build.status, 201, 'second task: a flow of two tasks, recomputed on the pool');
-  const dependency = await api('POST', `/v1/flows/${flow.body.id}/tasks/${build.body.id}/dependencies`, { taskId: design.body.id });
-  t.equal(dependency.status, 200, 'dependency added (recomputed on the pool)');
-  t.equal(dependency.body.status, 'blocked', 'Build waits on Design');
+    const flow = await api('POST', '/v1/flows', { name: 'Launch' });
+    t.equal(flow.status, 201, 'flow created');
+    const design = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Design' });
+    t.equal(design.status, 201, 'first task');
+    const build = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Build' });
+    t.equal(build.status, 201, 'second task: a flow of two tasks, recomputed on the pool');
+    const dependency = await api(
+      'POST',
+      `/v1/flows/${flow.body.id}/tasks/${build.body.id}/dependencies`,
+      { taskId: design.body.id },
+    );
+    t.equal(dependency.status, 200, 'dependency added (recomputed on the pool)');
+    t.equal(dependency.body.status, 'blocked', 'Build waits on Design');
 
-  const started = await api('POST', `/v1/flows/${flow.body.id}/tasks/${design.body.id}/start`);
-  t.equal(started.status, 200, 'Design started');
-  t.equal(started.body.status, 'in_progress');
-  const completed = await api('POST', `/v1/flows/${flow.body.id}/tasks/${design.body.id}/complete`);
-  t.equal(completed.status, 200, 'Design completed');
-  t.same(completed.body.unblocked.map((task: { id: string }) => task.id), [build.body.id], 'completing Design unblocks Build');
+    const started = await api('POST', `/v1/flows/${flow.body.id}/tasks/${design.body.id}/start`);
+    t.equal(started.status, 200, 'Design started');
+    t.equal(started.body.status, 'in_progress');
+    const completed = await api(
+      'POST',
+      `/v1/flows/${flow.body.id}/tasks/${design.body.id}/complete`,
+    );
+    t.equal(completed.status, 200, 'Design completed');
+    t.same(
+      completed.body.unblocked.map((task: { id: string }) => task.id),
+      [build.body.id],
+      'completing Design unblocks Build',
+    );
 
-  const available = await api('GET', '/v1/work/available');
-  t.equal(available.status, 200, 'work view');
-  t.same(available.body.items.map((item: { taskId: string }) => item.taskId), [build.body.id], 'Build is available work');
+    const available = await api('GET', '/v1/work/available');
+    t.equal(available.status, 200, 'work view');
+    t.same(
+      available.body.items.map((item: { taskId: string }) => item.taskId),
+      [build.body.id],
+      'Build is available work',
+    );
 
-  const pooled = await until(
-    async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
-    (text) => /flowplan_recompute_duration_seconds_count\{where="pool"\} [1-9]/.test(text),
-    10_000,
-  );
-  t.match(pooled, /flowplan_pool_failed_runs 0\b/, 'no pool run failed');
+    const pooled = await until(
+      async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
+      (text) => /flowplan_recompute_duration_seconds_count\{where="pool"\} [1-9]/.test(text),
+      10_000,
+    );
+    t.match(pooled, /flowplan_pool_failed_runs 0\b/, 'no pool run failed');
 
-  const stopped = await server.stop();
-  t.equal(stopped.code, 0, 'SIGTERM: exits 0');
-  t.equal(existsSync(path.join(tree, 'src')), false, 'the tree held no sources');
-});
+    const stopped = await server.stop();
+    t.equal(stopped.code, 0, 'SIGTERM: exits 0');
+    t.equal(existsSync(path.join(tree, 'src')), false, 'the tree held no sources');
+  },
+);

@@ -13,7 +13,9 @@ import { bannerKey, operatorEnv, run, startServer } from '../helpers/process.ts'
 
 const MAIN = ['--import', 'tsx', 'src/main.ts'];
 
-async function counts(databaseUrl: string): Promise<{ workspaces: number; users: number; credentials: number }> {
+async function counts(
+  databaseUrl: string,
+): Promise<{ workspaces: number; users: number; credentials: number }> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const [row] = await sql<{ workspaces: number; users: number; credentials: number }[]>`select
@@ -28,30 +30,59 @@ async function start(t: Test, env: Record<string, string>) {
   const databaseUrl = await createTestDatabase(t, { empty: true });
   const port = await freePort();
   const server = await startServer(t, process.execPath, MAIN, {
-    port, env: operatorEnv({ DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'warn', ...env }),
+    port,
+    env: operatorEnv({
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
+    }),
   });
   await server.stop();
   return { databaseUrl, stdout: server.stdout() };
 }
 
 t.test('npm run start:prod sets NODE_ENV=production', async (t) => {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   t.match(pkg.scripts['start:prod'], /^NODE_ENV=production node dist\/src\/main\.js$/);
-  t.match(readFileSync('Dockerfile', 'utf8'), /^ENV NODE_ENV=production$/m, 'and so does the container');
+  t.match(
+    readFileSync('Dockerfile', 'utf8'),
+    /^ENV NODE_ENV=production$/m,
+    'and so does the container',
+  );
 });
 
-t.test('a production start on an empty database: no demo, no secret printed, the way to a first workspace', async (t) => {
-  const { databaseUrl, stdout } = await start(t, { NODE_ENV: 'production' });
-  t.match(stdout, /flowplan is running at/);
-  t.equal(bannerKey(stdout), undefined, 'no API key in the output');
-  t.notMatch(stdout, /password|Demo workspace|export BASE=/i, 'no password, no demo');
-  t.match(stdout, /The database has no workspace.*npx flowplan workspace create --name N --json.*npx flowplan key create/, 'says how to make one');
-  t.same(await counts(databaseUrl), { workspaces: 0, users: 0, credentials: 0 }, 'nothing was created');
+t.test(
+  'a production start on an empty database: no demo, no secret printed, the way to a first workspace',
+  async (t) => {
+    const { databaseUrl, stdout } = await start(t, { NODE_ENV: 'production' });
+    t.match(stdout, /flowplan is running at/);
+    t.equal(bannerKey(stdout), undefined, 'no API key in the output');
+    t.notMatch(stdout, /password|Demo workspace|export BASE=/i, 'no password, no demo');
+    t.match(
+      stdout,
+      /The database has no workspace.*npx flowplan workspace create --name N --json.*npx flowplan key create/,
+      'says how to make one',
+    );
+    t.same(
+      await counts(databaseUrl),
+      { workspaces: 0, users: 0, credentials: 0 },
+      'nothing was created',
+    );
 
-  const created = await run(process.execPath, ['bin/flowplan.js', 'workspace', 'create', '--name', 'Acme', '--json'], { env: operatorEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) });
-  t.equal(created.code, 0, 'the CLI makes the first workspace');
-  t.match(JSON.parse(created.stdout), { id: /^wsp_/ });
-});
+    const created = await run(
+      process.execPath,
+      ['bin/flowplan.js', 'workspace', 'create', '--name', 'Acme', '--json'],
+      { env: operatorEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) },
+    );
+    t.equal(created.code, 0, 'the CLI makes the first workspace');
+    t.match(JSON.parse(created.stdout), { id: /^wsp_/ });
+  },
+);
 
 t.test('FLOWPLAN_DEMO opts in under production, and out in development', async (t) => {
   const optIn = await start(t, { NODE_ENV: 'production', FLOWPLAN_DEMO: '1' });
@@ -62,7 +93,13 @@ t.test('FLOWPLAN_DEMO opts in under production, and out in development', async (
   t.equal(bannerKey(optOut.stdout), undefined, 'FLOWPLAN_DEMO=0: no key');
   t.same(await counts(optOut.databaseUrl), { workspaces: 0, users: 0, credentials: 0 });
 
-  const bad = await run(process.execPath, MAIN, { env: operatorEnv({ FLOWPLAN_DEMO: 'yes', DATABASE_URL: 'postgres://127.0.0.1:1/none' }) });
+  const bad = await run(process.execPath, MAIN, {
+    env: operatorEnv({ FLOWPLAN_DEMO: 'yes', DATABASE_URL: 'postgres://127.0.0.1:1/none' }),
+  });
   t.equal(bad.code, 1);
-  t.equal(bad.stderr, 'flowplan: FLOWPLAN_DEMO must be 1 or 0, got "yes"\n', 'a value that means nothing is refused in one line');
+  t.equal(
+    bad.stderr,
+    'flowplan: FLOWPLAN_DEMO must be 1 or 0, got "yes"\n',
+    'a value that means nothing is refused in one line',
+  );
 });

@@ -62,14 +62,22 @@ function fencedBlocks(markdown: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    blocks.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, heading, expected: null, exact: false });
+    blocks.push({
+      lang: open[1]!,
+      body: body.join('\n'),
+      line: start + 1,
+      heading,
+      expected: null,
+      exact: false,
+    });
     // What follows: blank lines, then perhaps the text block that states this one's output.
     let next = i + 1;
     while (next < lines.length && lines[next]!.trim() === '') next++;
     if (open[1] === 'sh' && (lines[next] === '```text' || lines[next] === '```text exact')) {
       blocks.at(-1)!.exact = lines[next] === '```text exact';
       const text: string[] = [];
-      for (next++; next < lines.length && !/^```\s*$/.test(lines[next]!); next++) text.push(lines[next]!);
+      for (next++; next < lines.length && !/^```\s*$/.test(lines[next]!); next++)
+        text.push(lines[next]!);
       blocks.at(-1)!.expected = text.join('\n');
       i = next;
     }
@@ -84,7 +92,9 @@ function skipReason(body: string): string | null {
   const first = body.split('\n')[0]!;
   const skip = /^# doc-test: skip \((.+)\)\s*$/.exec(first);
   if (markers.length > 1 || !skip || !skip[1]!.trim()) {
-    throw new Error(`a doc-test marker must be the first line and read "# doc-test: skip (why)": ${markers.join(' | ')}`);
+    throw new Error(
+      `a doc-test marker must be the first line and read "# doc-test: skip (why)": ${markers.join(' | ')}`,
+    );
   }
   return skip[1]!.trim();
 }
@@ -94,10 +104,21 @@ function skipReason(body: string): string | null {
  * else null. `exact`: no other line may come between or after (the first extra line is returned).
  */
 function unmatchedLine(expected: string, output: string, exact = false): string | null {
-  const actual = output.split('\n').map((line) => line.trimEnd()).filter((line) => !exact || line !== '');
+  const actual = output
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => !exact || line !== '');
   let at = 0;
-  for (const want of expected.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '')) {
-    const pattern = new RegExp(`^${want.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  for (const want of expected
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== '')) {
+    const pattern = new RegExp(
+      `^${want
+        .split('…')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     while (!exact && at < actual.length && !pattern.test(actual[at]!)) at++;
     if (at === actual.length || !pattern.test(actual[at]!)) return want;
     at++;
@@ -105,11 +126,19 @@ function unmatchedLine(expected: string, output: string, exact = false): string 
   return exact && at < actual.length ? `(nothing more, but got) ${actual[at]}` : null;
 }
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -117,19 +146,32 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
     const timer = setTimeout(() => child.kill('SIGKILL'), BLOCK_TIMEOUT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr: stderr + (code === null ? `\n(killed after ${BLOCK_TIMEOUT_MS} ms)` : '') });
+      resolve({
+        code,
+        stdout,
+        stderr: stderr + (code === null ? `\n(killed after ${BLOCK_TIMEOUT_MS} ms)` : ''),
+      });
     });
   });
 }
 
 /** The README's own server: src/main.ts on a fresh database, as `npm start` runs it. Resolves with its banner. */
-async function startServer(t: Test, databaseUrl: string): Promise<{ banner: string; base: string }> {
+async function startServer(
+  t: Test,
+  databaseUrl: string,
+): Promise<{ banner: string; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0',
-      LOG_LEVEL: 'warn', WORKERS: '1', WEBHOOK_ALLOW_PRIVATE: '1',
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      WORKERS: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
       // Mail (none is sent here) would go under the data directory: keep it out of the clone's.
       FLOWPLAN_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'flowplan-readme-')),
     },
@@ -145,122 +187,184 @@ async function startServer(t: Test, databaseUrl: string): Promise<{ banner: stri
     await exited;
   });
   // The banner is written whole once the server listens; its last line is the curl to try.
-  await until(async () => stdout, (out) => /^\s+curl .*\/v1\/me$/m.test(out) || child.exitCode !== null, 120_000);
-  if (child.exitCode !== null) throw new Error(`flowplan exited ${child.exitCode}\n${stdout}\n${stderr}`);
+  await until(
+    async () => stdout,
+    (out) => /^\s+curl .*\/v1\/me$/m.test(out) || child.exitCode !== null,
+    120_000,
+  );
+  if (child.exitCode !== null)
+    throw new Error(`flowplan exited ${child.exitCode}\n${stdout}\n${stderr}`);
   return { banner: stdout, base: `http://127.0.0.1:${port}` };
 }
 
 /** Regular files at the top of the clone, so that what the blocks write there can be removed. */
 function topLevelFiles(): Set<string> {
-  return new Set(readdirSync(ROOT).filter((name) => statSync(path.join(ROOT, name), { throwIfNoEntry: false })?.isFile()));
+  return new Set(
+    readdirSync(ROOT).filter((name) =>
+      statSync(path.join(ROOT, name), { throwIfNoEntry: false })?.isFile(),
+    ),
+  );
 }
 
 /** The README's blocks are curl commands: on a machine without curl they cannot run at all. */
 function hasCurl(): boolean {
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && statSync(path.join(dir, 'curl'), { throwIfNoEntry: false })?.isFile());
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir && statSync(path.join(dir, 'curl'), { throwIfNoEntry: false })?.isFile());
 }
 
-t.test('README.md: every shell block runs, or says why not', { skip: hasCurl() ? false : 'curl is not installed (apt-get install -y curl): the README\'s shell blocks cannot run' }, async (t) => {
-  const databaseUrl = await createTestDatabase(t);
-  const { banner, base } = await startServer(t, databaseUrl);
+t.test(
+  'README.md: every shell block runs, or says why not',
+  {
+    skip: hasCurl()
+      ? false
+      : "curl is not installed (apt-get install -y curl): the README's shell blocks cannot run",
+  },
+  async (t) => {
+    const databaseUrl = await createTestDatabase(t);
+    const { banner, base } = await startServer(t, databaseUrl);
 
-  const exportLine = /^\s*(export BASE=\S+ KEY=fpk_\S+)$/m.exec(banner)?.[1];
-  t.ok(exportLine, 'the banner has the line to paste into a shell');
-  t.match(banner, `flowplan is running at ${base}`);
-  const webApp = /^Web app: (\S+)$/m.exec(banner)?.[1];
-  t.equal(webApp, `${base}/app/signin`, 'the banner names the web app\'s sign-in page');
-  const email = /Sign in to the web app as (\S+),/.exec(banner)?.[1];
-  const password = /with this password \(shown once\):\n\n\s+(\S+)/.exec(banner)?.[1];
-  t.equal(email, 'demo@flowplan.localhost', 'and a demo person');
-  t.ok(password, 'with a password');
-  if (!exportLine) return;
+    const exportLine = /^\s*(export BASE=\S+ KEY=fpk_\S+)$/m.exec(banner)?.[1];
+    t.ok(exportLine, 'the banner has the line to paste into a shell');
+    t.match(banner, `flowplan is running at ${base}`);
+    const webApp = /^Web app: (\S+)$/m.exec(banner)?.[1];
+    t.equal(webApp, `${base}/app/signin`, "the banner names the web app's sign-in page");
+    const email = /Sign in to the web app as (\S+),/.exec(banner)?.[1];
+    const password = /with this password \(shown once\):\n\n\s+(\S+)/.exec(banner)?.[1];
+    t.equal(email, 'demo@flowplan.localhost', 'and a demo person');
+    t.ok(password, 'with a password');
+    if (!exportLine) return;
 
-  t.test('the demo person signs in to the web app, reached from the base URL', async (t) => {
-    const agent = new Agent(base);
-    const root = await agent.get('/');
-    t.equal(root.status, 303, 'GET / sends a browser on');
-    const home = await agent.get(root.location!);
-    t.equal(home.location, '/app/signin', 'to the app, which asks to sign in');
-    const page = await agent.get(new URL(webApp!).pathname);
-    const signedIn = await agent.post('/app/signin', { email: email!, password: password! }, page);
-    t.equal(signedIn.status, 303, signedIn.text);
-    t.equal(signedIn.location, '/app', 'signed in, on the home page');
-    t.match((await agent.get(signedIn.location!)).text, /href="\/app\/access"/, 'which leads an owner to API access');
-    const access = await agent.get('/app/access');
-    t.match(access.text, 'Demo admin key', 'which lists the Demo key');
-  });
-
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const blocks = fencedBlocks(readme).filter((block) => block.lang === 'sh');
-  t.ok(blocks.length >= 10, `${blocks.length} shell blocks`);
-
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'flowplan-readme-'));
-  const state = path.join(scratch, 'state.sh');
-  writeFileSync(state, '');
-  const filesBefore = topLevelFiles();
-  t.teardown(() => {
-    for (const name of topLevelFiles()) if (!filesBefore.has(name)) rmSync(path.join(ROOT, name), { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-  });
-
-  const env = { ...process.env, DATABASE_URL: databaseUrl, DOCTEST_STATE: state };
-  let failed = false;
-  for (const block of blocks) {
-    const name = `README.md:${block.line} (${block.heading}): ${block.body.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? ''}`;
-    let reason: string | null;
-    try {
-      reason = skipReason(block.body);
-    } catch (error) {
-      t.fail(`${name}: ${(error as Error).message}`);
-      continue;
-    }
-    if (reason !== null) {
-      await t.test(name, { skip: reason }, async () => {});
-      continue;
-    }
-    await t.test(name, { skip: failed ? 'a block before it failed' : false }, async (t) => {
-      // Before the block: the banner's line, then what the blocks before it defined. After it:
-      // what it defined (shell variables beyond bash's own and the environment's, and functions).
-      const script = [
-        'set -euo pipefail',
-        '__own=$(compgen -v)',
-        exportLine,
-        'source "$DOCTEST_STATE"',
-        block.body,
-        '__vars=$(compgen -v | grep -vxF "$__own" | grep -Ev \'^(__|BASH_)\' || true)',
-        '{ if [ -n "$__vars" ]; then declare -p $__vars; fi; declare -f; } > "$DOCTEST_STATE.next"',
-      ].join('\n');
-      const run = await bash(script, env);
-      const shown = `\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-      if (run.code !== 0) {
-        failed = true;
-        t.fail(`exited ${run.code}${shown}`);
-        return;
-      }
-      writeFileSync(state, readFileSync(`${state}.next`));
-      if (block.expected !== null) {
-        const missing = unmatchedLine(block.expected, run.stdout, block.exact);
-        t.equal(missing, null, `prints what the README shows${missing === null ? '' : `: no line matches "${missing}"${shown}`}`);
-      } else {
-        t.pass('exits 0');
-      }
+    t.test('the demo person signs in to the web app, reached from the base URL', async (t) => {
+      const agent = new Agent(base);
+      const root = await agent.get('/');
+      t.equal(root.status, 303, 'GET / sends a browser on');
+      const home = await agent.get(root.location!);
+      t.equal(home.location, '/app/signin', 'to the app, which asks to sign in');
+      const page = await agent.get(new URL(webApp!).pathname);
+      const signedIn = await agent.post(
+        '/app/signin',
+        { email: email!, password: password! },
+        page,
+      );
+      t.equal(signedIn.status, 303, signedIn.text);
+      t.equal(signedIn.location, '/app', 'signed in, on the home page');
+      t.match(
+        (await agent.get(signedIn.location!)).text,
+        /href="\/app\/access"/,
+        'which leads an owner to API access',
+      );
+      const access = await agent.get('/app/access');
+      t.match(access.text, 'Demo admin key', 'which lists the Demo key');
     });
-  }
-});
+
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const blocks = fencedBlocks(readme).filter((block) => block.lang === 'sh');
+    t.ok(blocks.length >= 10, `${blocks.length} shell blocks`);
+
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'flowplan-readme-'));
+    const state = path.join(scratch, 'state.sh');
+    writeFileSync(state, '');
+    const filesBefore = topLevelFiles();
+    t.teardown(() => {
+      for (const name of topLevelFiles())
+        if (!filesBefore.has(name)) rmSync(path.join(ROOT, name), { force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    const env = { ...process.env, DATABASE_URL: databaseUrl, DOCTEST_STATE: state };
+    let failed = false;
+    for (const block of blocks) {
+      const name = `README.md:${block.line} (${block.heading}): ${
+        block.body
+          .split('\n')
+          .find((l) => l.trim() && !l.startsWith('#'))
+          ?.trim() ?? ''
+      }`;
+      let reason: string | null;
+      try {
+        reason = skipReason(block.body);
+      } catch (error) {
+        t.fail(`${name}: ${(error as Error).message}`);
+        continue;
+      }
+      if (reason !== null) {
+        await t.test(name, { skip: reason }, async () => {});
+        continue;
+      }
+      await t.test(name, { skip: failed ? 'a block before it failed' : false }, async (t) => {
+        // Before the block: the banner's line, then what the blocks before it defined. After it:
+        // what it defined (shell variables beyond bash's own and the environment's, and functions).
+        const script = [
+          'set -euo pipefail',
+          '__own=$(compgen -v)',
+          exportLine,
+          'source "$DOCTEST_STATE"',
+          block.body,
+          '__vars=$(compgen -v | grep -vxF "$__own" | grep -Ev \'^(__|BASH_)\' || true)',
+          '{ if [ -n "$__vars" ]; then declare -p $__vars; fi; declare -f; } > "$DOCTEST_STATE.next"',
+        ].join('\n');
+        const run = await bash(script, env);
+        const shown = `\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+        if (run.code !== 0) {
+          failed = true;
+          t.fail(`exited ${run.code}${shown}`);
+          return;
+        }
+        writeFileSync(state, readFileSync(`${state}.next`));
+        if (block.expected !== null) {
+          const missing = unmatchedLine(block.expected, run.stdout, block.exact);
+          t.equal(
+            missing,
+            null,
+            `prints what the README shows${missing === null ? '' : `: no line matches "${missing}"${shown}`}`,
+          );
+        } else {
+          t.pass('exits 0');
+        }
+      });
+    }
+  },
+);
 
 t.test('the doc-test conventions themselves', async (t) => {
-  const blocks = fencedBlocks('# A\n\n```sh\necho hi\n```\n\n```text\nhi\n```\n\n## B\n```sh\n# doc-test: skip (why not)\nnpm start\n```\n```\nplain\n```\n');
-  t.same(blocks.map((b) => [b.lang, b.heading, b.expected, b.exact]), [['sh', 'A', 'hi', false], ['sh', 'B', null, false], ['', 'B', null, false]]);
-  t.equal(fencedBlocks('```sh\necho hi\n```\n```text exact\nhi\n```\n')[0]!.exact, true, 'text exact');
+  const blocks = fencedBlocks(
+    '# A\n\n```sh\necho hi\n```\n\n```text\nhi\n```\n\n## B\n```sh\n# doc-test: skip (why not)\nnpm start\n```\n```\nplain\n```\n',
+  );
+  t.same(
+    blocks.map((b) => [b.lang, b.heading, b.expected, b.exact]),
+    [
+      ['sh', 'A', 'hi', false],
+      ['sh', 'B', null, false],
+      ['', 'B', null, false],
+    ],
+  );
+  t.equal(
+    fencedBlocks('```sh\necho hi\n```\n```text exact\nhi\n```\n')[0]!.exact,
+    true,
+    'text exact',
+  );
   t.equal(skipReason(blocks[1]!.body), 'why not');
   t.equal(skipReason('echo hi'), null);
   t.throws(() => skipReason('# doc-test: skip\nnpm start'), 'a skip needs a reason');
   t.throws(() => skipReason('echo\n# doc-test: skip (late)'), 'only as the first line');
   t.throws(() => skipReason('# doc-test: maybe (x)'), 'only skip is known');
-  t.equal(unmatchedLine('a …\nc', 'a b\nx\nc\n'), null, 'in order, lines between allowed, … for any text');
+  t.equal(
+    unmatchedLine('a …\nc', 'a b\nx\nc\n'),
+    null,
+    'in order, lines between allowed, … for any text',
+  );
   t.equal(unmatchedLine('c\na …', 'a b\nc'), 'a …', 'order matters');
   t.equal(unmatchedLine('a.b', 'axb'), 'a.b', 'everything but … is literal');
-  t.equal(unmatchedLine('a …\nc', 'a b\n\nc\n', true), null, 'exact: the same lines, blank ones aside');
-  t.equal(unmatchedLine('<title>x</title>', '<title>x</title>\n<title>y</title>', true), '(nothing more, but got) <title>y</title>', 'exact: nothing after');
+  t.equal(
+    unmatchedLine('a …\nc', 'a b\n\nc\n', true),
+    null,
+    'exact: the same lines, blank ones aside',
+  );
+  t.equal(
+    unmatchedLine('<title>x</title>', '<title>x</title>\n<title>y</title>', true),
+    '(nothing more, but got) <title>y</title>',
+    'exact: nothing after',
+  );
   t.equal(unmatchedLine('a\nc', 'a\nb\nc', true), 'c', 'exact: nothing between');
 });

@@ -29,10 +29,14 @@ t.test('an answer never predates its caller, and callers share look-ups', async 
     for (let i = 0; i < 300; i++) {
       if (Math.random() < 0.1) version++;
       const arrivedAt = version;
-      callers.push(lookups.get('k').then(
-        (seen) => { if (seen < arrivedAt) stale.push(`caller ${i} arrived at ${arrivedAt}, got ${seen}`); },
-        () => {},
-      ));
+      callers.push(
+        lookups.get('k').then(
+          (seen) => {
+            if (seen < arrivedAt) stale.push(`caller ${i} arrived at ${arrivedAt}, got ${seen}`);
+          },
+          () => {},
+        ),
+      );
       if (Math.random() < 0.3) await sleep(Math.random() < 0.5 ? 0 : 1);
     }
     await Promise.all(callers);

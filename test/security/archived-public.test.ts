@@ -12,65 +12,95 @@ import { ok, startFlowServer } from '../helpers/flows.ts';
 import { request } from '../helpers/server.ts';
 import { publicPaths, seedPublished } from '../public/helpers.ts';
 
-t.test('archive: every public address is 404 at once in every process; restore stays private, a new publish a new link', async (t) => {
-  const s = await startFlowServer(t);
-  const seeded = await seedPublished(t, s);
-  const second = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }));
-  t.teardown(() => second.close());
-  const bases = [s.url, second.url];
-  let flowPaths = publicPaths(seeded.flowPath, null);
-  let boardPaths = publicPaths(null, seeded.boardPath);
+t.test(
+  'archive: every public address is 404 at once in every process; restore stays private, a new publish a new link',
+  async (t) => {
+    const s = await startFlowServer(t);
+    const seeded = await seedPublished(t, s);
+    const second = await startApp(
+      loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: s.databaseUrl }),
+    );
+    t.teardown(() => second.close());
+    const bases = [s.url, second.url];
+    let flowPaths = publicPaths(seeded.flowPath, null);
+    let boardPaths = publicPaths(null, seeded.boardPath);
 
-  /** Every path from both processes; the ETags each answered with, to revalidate later. */
-  const expect = async (paths: string[], status: number, what: string, etags = new Map<string, string>()) => {
-    for (const base of bases) {
-      for (const path of paths) {
-        const key = `${base} ${path}`;
-        const tag = etags.get(key);
-        const res = await request(base, 'GET', path, tag ? { headers: { 'if-none-match': tag } } : {});
-        t.equal(res.status, status, `${what}: ${path} (${base === s.url ? 'first' : 'second'} process${tag ? ', revalidating' : ''})`);
-        if (status === 200 && res.headers.get('etag')) etags.set(key, res.headers.get('etag')!);
-        if (status === 404 && (path.endsWith('.json') || path.endsWith('.svg'))) t.equal(res.body?.error?.code, 'NOT_FOUND');
+    /** Every path from both processes; the ETags each answered with, to revalidate later. */
+    const expect = async (
+      paths: string[],
+      status: number,
+      what: string,
+      etags = new Map<string, string>(),
+    ) => {
+      for (const base of bases) {
+        for (const path of paths) {
+          const key = `${base} ${path}`;
+          const tag = etags.get(key);
+          const res = await request(
+            base,
+            'GET',
+            path,
+            tag ? { headers: { 'if-none-match': tag } } : {},
+          );
+          t.equal(
+            res.status,
+            status,
+            `${what}: ${path} (${base === s.url ? 'first' : 'second'} process${tag ? ', revalidating' : ''})`,
+          );
+          if (status === 200 && res.headers.get('etag')) etags.set(key, res.headers.get('etag')!);
+          if (status === 404 && (path.endsWith('.json') || path.endsWith('.svg')))
+            t.equal(res.body?.error?.code, 'NOT_FOUND');
+        }
       }
-    }
-    return etags;
-  };
+      return etags;
+    };
 
-  // Both processes have drawn and cached every rendition; clients hold their ETags.
-  const flowTags = await expect(flowPaths, 200, 'published flow');
-  const boardTags = await expect(boardPaths, 200, 'published brainstorm');
+    // Both processes have drawn and cached every rendition; clients hold their ETags.
+    const flowTags = await expect(flowPaths, 200, 'published flow');
+    const boardTags = await expect(boardPaths, 200, 'published brainstorm');
 
-  t.test('a flow', async (t) => {
-    const before = await ok(t, s, 'GET', `/v1/flows/${seeded.flowId}`);
-    t.equal((await s.api('DELETE', `/v1/flows/${seeded.flowId}`, { token: s.adminKey })).status, 204, 'archived');
-    await expect(flowPaths, 404, 'archived flow', flowTags);
-    await expect(boardPaths, 200, 'the brainstorm is not affected');
+    t.test('a flow', async (t) => {
+      const before = await ok(t, s, 'GET', `/v1/flows/${seeded.flowId}`);
+      t.equal(
+        (await s.api('DELETE', `/v1/flows/${seeded.flowId}`, { token: s.adminKey })).status,
+        204,
+        'archived',
+      );
+      await expect(flowPaths, 404, 'archived flow', flowTags);
+      await expect(boardPaths, 200, 'the brainstorm is not affected');
 
-    const restored = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/restore`);
-    t.equal(restored.public, false, 'restored private');
-    t.equal(restored.publicUrl, null);
-    await expect(flowPaths, 404, 'restored flow, old link');
-    const republished = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
-    t.not(republished.publicUrl, before.publicUrl, 'publishing again makes a new link');
-    await expect(flowPaths, 404, 'the old link stays dead');
-    flowPaths = publicPaths(new URL(republished.publicUrl).pathname, null);
-    await expect(flowPaths, 200, 'the new link works');
-  });
+      const restored = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/restore`);
+      t.equal(restored.public, false, 'restored private');
+      t.equal(restored.publicUrl, null);
+      await expect(flowPaths, 404, 'restored flow, old link');
+      const republished = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
+      t.not(republished.publicUrl, before.publicUrl, 'publishing again makes a new link');
+      await expect(flowPaths, 404, 'the old link stays dead');
+      flowPaths = publicPaths(new URL(republished.publicUrl).pathname, null);
+      await expect(flowPaths, 200, 'the new link works');
+    });
 
-  t.test('a brainstorm, archived through the second process', async (t) => {
-    const archived = await request(second.url, 'DELETE', `/v1/brainstorms/${seeded.boardId}`, { token: s.adminKey });
-    t.equal(archived.status, 204, 'archived');
-    await expect(boardPaths, 404, 'archived brainstorm', boardTags);
-    await expect(flowPaths, 200, 'the flow is not affected');
+    t.test('a brainstorm, archived through the second process', async (t) => {
+      const archived = await request(second.url, 'DELETE', `/v1/brainstorms/${seeded.boardId}`, {
+        token: s.adminKey,
+      });
+      t.equal(archived.status, 204, 'archived');
+      await expect(boardPaths, 404, 'archived brainstorm', boardTags);
+      await expect(flowPaths, 200, 'the flow is not affected');
 
-    const restored = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/restore`);
-    t.equal(restored.public, false, 'restored private');
-    t.equal(restored.publicUrl, null);
-    await expect(boardPaths, 404, 'restored brainstorm, old link');
-    const republished = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/publish`);
-    t.not(new URL(republished.publicUrl).pathname, seeded.boardPath, 'publishing again makes a new link');
-    await expect(boardPaths, 404, 'the old link stays dead');
-    boardPaths = publicPaths(null, new URL(republished.publicUrl).pathname);
-    await expect(boardPaths, 200, 'the new link works');
-  });
-});
+      const restored = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/restore`);
+      t.equal(restored.public, false, 'restored private');
+      t.equal(restored.publicUrl, null);
+      await expect(boardPaths, 404, 'restored brainstorm, old link');
+      const republished = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/publish`);
+      t.not(
+        new URL(republished.publicUrl).pathname,
+        seeded.boardPath,
+        'publishing again makes a new link',
+      );
+      await expect(boardPaths, 404, 'the old link stays dead');
+      boardPaths = publicPaths(null, new URL(republished.publicUrl).pathname);
+      await expect(boardPaths, 200, 'the new link works');
+    });
+  },
+);

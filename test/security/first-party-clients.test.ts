@@ -19,13 +19,23 @@ t.test('first-party clients belong to the installation', async (t) => {
   const { id: a } = await createWorkspace(s.sql, { name: 'Workspace A' });
   const { id: b } = await createWorkspace(s.sql, { name: 'Workspace B' });
   const person = async (email: string, memberships: [string, 'owner' | 'admin' | 'member'][]) => {
-    for (const [workspaceId, role] of memberships) await createPerson(s.sql, { email, name: email.split('@')[0]!, password: PASSWORD, workspaceId, role });
+    for (const [workspaceId, role] of memberships)
+      await createPerson(s.sql, {
+        email,
+        name: email.split('@')[0]!,
+        password: PASSWORD,
+        workspaceId,
+        role,
+      });
     return email;
   };
   const alice = await person('alice@a.example', [[a, 'admin']]);
   const ann = await person('ann@a.example', [[a, 'member']]);
   const bob = await person('bob@b.example', [[b, 'member']]);
-  const carl = await person('carl@both.example', [[a, 'member'], [b, 'member']]);
+  const carl = await person('carl@both.example', [
+    [a, 'member'],
+    [b, 'member'],
+  ]);
   // Workspace A's operator registered the sign-in app; people of B sign in through it too.
   const clientId = await registerClient(t, s, 'admin', a, 'Flowplan desktop');
 
@@ -33,29 +43,55 @@ t.test('first-party clients belong to the installation', async (t) => {
   const bobB = await signIn(t, s, clientId, bob, b);
   const carlA = await signIn(t, s, clientId, carl, a);
   const carlB = await signIn(t, s, clientId, carl, b);
-  for (const token of [annA, bobB, carlA, carlB]) t.equal((await me(s, token.access)).status, 200, 'signed in');
+  for (const token of [annA, bobB, carlA, carlB])
+    t.equal((await me(s, token.access)).status, 200, 'signed in');
 
   const admin = new Agent(s.url);
-  t.equal((await admin.post('/app/signin', { email: alice, password: PASSWORD }, await admin.get('/app/signin'))).status, 303);
+  t.equal(
+    (
+      await admin.post(
+        '/app/signin',
+        { email: alice, password: PASSWORD },
+        await admin.get('/app/signin'),
+      )
+    ).status,
+    303,
+  );
 
   t.test("A's admin sees the client read-only and cannot delete it", async (t) => {
     const page = await admin.get('/app/access');
     t.equal(page.status, 200);
     t.match(page.text, /API access: Workspace A/);
     t.match(page.text, new RegExp(`Flowplan desktop <code>${clientId}</code>`), 'listed');
-    t.notMatch(page.text, new RegExp(`/app/access/credentials/${clientId}/delete`), 'no delete control');
+    t.notMatch(
+      page.text,
+      new RegExp(`/app/access/credentials/${clientId}/delete`),
+      'no delete control',
+    );
     t.notMatch(page.text, /aria-label="Delete Flowplan desktop"/);
-    t.match(page.text, new RegExp(`action="/app/access/clients/${clientId}/end-signins"`), 'an end-sign-ins control');
+    t.match(
+      page.text,
+      new RegExp(`action="/app/access/clients/${clientId}/end-signins"`),
+      'an end-sign-ins control',
+    );
 
     const forged = await admin.post(`/app/access/credentials/${clientId}/delete`, {}, page);
     t.equal(forged.status, 403, 'a forged delete is refused');
-    const [row] = await s.sql<{ revokedAt: Date | null }[]>`select revoked_at from credentials where id = ${clientId}`;
+    const [row] = await s.sql<
+      { revokedAt: Date | null }[]
+    >`select revoked_at from credentials where id = ${clientId}`;
     t.equal(row!.revokedAt, null, 'the client is not revoked');
     t.equal((await me(s, bobB.access)).status, 200, "Bob's token in B keeps working");
     t.equal((await me(s, annA.access)).status, 200, "and so do A's own");
-    const authorize = await new Agent(s.url).get(authorizePath({
-      client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256',
-    }));
+    const authorize = await new Agent(s.url).get(
+      authorizePath({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     t.equal(authorize.status, 302, 'people can still sign in through it');
   });
 
@@ -63,17 +99,32 @@ t.test('first-party clients belong to the installation', async (t) => {
     const page = await admin.get('/app/access');
     const ended = await admin.post(`/app/access/clients/${clientId}/end-signins`, {}, page);
     t.equal(ended.status, 200, ended.text.slice(0, 300));
-    t.match(ended.text, /role="status"[^>]*>Ended the sign-ins through Flowplan desktop in this workspace \(2 people signed out\)/);
+    t.match(
+      ended.text,
+      /role="status"[^>]*>Ended the sign-ins through Flowplan desktop in this workspace \(2 people signed out\)/,
+    );
 
     assertError(t, await me(s, annA.access), 401, 'CREDENTIAL_REVOKED', "Ann's token in A");
     assertError(t, await me(s, carlA.access), 401, 'CREDENTIAL_REVOKED', "Carl's token in A");
-    const annRefresh = await tokenEndpoint(s, { grant_type: 'refresh_token', refresh_token: annA.refresh, client_id: clientId });
+    const annRefresh = await tokenEndpoint(s, {
+      grant_type: 'refresh_token',
+      refresh_token: annA.refresh,
+      client_id: clientId,
+    });
     t.equal(annRefresh.status, 400);
     t.equal(annRefresh.body.error.code, 'invalid_grant', "Ann's refresh token in A");
 
     t.match((await me(s, bobB.access)).body, { workspaceId: b }, "Bob's token in B keeps working");
-    t.match((await me(s, carlB.access)).body, { workspaceId: b }, "Carl's token in B keeps working");
-    const bobRefresh = await tokenEndpoint(s, { grant_type: 'refresh_token', refresh_token: bobB.refresh, client_id: clientId });
+    t.match(
+      (await me(s, carlB.access)).body,
+      { workspaceId: b },
+      "Carl's token in B keeps working",
+    );
+    const bobRefresh = await tokenEndpoint(s, {
+      grant_type: 'refresh_token',
+      refresh_token: bobB.refresh,
+      client_id: clientId,
+    });
     t.equal(bobRefresh.status, 200, "Bob's refresh token in B too");
     bobB.access = bobRefresh.body.access_token;
 
@@ -81,12 +132,21 @@ t.test('first-party clients belong to the installation', async (t) => {
     t.equal((await me(s, again.access)).status, 200, 'Ann can sign in again');
   });
 
-  t.test('B\'s admin cannot delete it either', async (t) => {
+  t.test("B's admin cannot delete it either", async (t) => {
     const bea = await person('bea@b.example', [[b, 'owner']]);
     const agent = new Agent(s.url);
-    t.equal((await agent.post('/app/signin', { email: bea, password: PASSWORD }, await agent.get('/app/signin'))).status, 303);
+    t.equal(
+      (
+        await agent.post(
+          '/app/signin',
+          { email: bea, password: PASSWORD },
+          await agent.get('/app/signin'),
+        )
+      ).status,
+      303,
+    );
     const page = await agent.get('/app/access');
-    t.match(page.text, new RegExp(clientId), 'listed on every workspace\'s page');
+    t.match(page.text, new RegExp(clientId), "listed on every workspace's page");
     t.notMatch(page.text, new RegExp(`/app/access/credentials/${clientId}/delete`));
     t.equal((await agent.post(`/app/access/credentials/${clientId}/delete`, {}, page)).status, 403);
     t.equal((await me(s, bobB.access)).status, 200);

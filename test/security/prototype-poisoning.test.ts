@@ -9,25 +9,43 @@
 import t from 'tap';
 import { assertError, startTestServer } from '../helpers/server.ts';
 
-t.test('a body with a __proto__ or constructor.prototype key is refused 400, saying why, and writes nothing', async (t) => {
-  const s = await startTestServer(t);
-  const post = (raw: string) => s.api('POST', '/v1/flows', { token: s.adminKey, raw, headers: { 'content-type': 'application/json' } });
-  const hostile = [
-    '{"name":"x","__proto__":{"role":"admin"}}',
-    '{"name":"x","tasks":[{"name":"a","__proto__":{"polluted":true}}]}',
-    '{"name":"x","\\u005f_proto__":{"polluted":true}}',
-    '{"name":"x","constructor":{"prototype":{"polluted":true}}}',
-  ];
-  for (const raw of hostile) {
-    const res = await post(raw);
-    assertError(t, res, 400, 'VALIDATION_FAILED', raw);
-    t.equal(res.body.error.message, 'Body contains a forbidden key', `${raw}: says which refusal it is`);
-    t.match(res.body.error.details.errors, [{ in: 'body', pointer: '', message: /"__proto__"/ }]);
-  }
-  t.equal(({} as Record<string, unknown>).polluted, undefined, 'nothing inherits anything');
-  t.equal((await s.api('GET', '/v1/flows', { token: s.adminKey })).body.total, 0, 'nothing was written');
+t.test(
+  'a body with a __proto__ or constructor.prototype key is refused 400, saying why, and writes nothing',
+  async (t) => {
+    const s = await startTestServer(t);
+    const post = (raw: string) =>
+      s.api('POST', '/v1/flows', {
+        token: s.adminKey,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+    const hostile = [
+      '{"name":"x","__proto__":{"role":"admin"}}',
+      '{"name":"x","tasks":[{"name":"a","__proto__":{"polluted":true}}]}',
+      '{"name":"x","\\u005f_proto__":{"polluted":true}}',
+      '{"name":"x","constructor":{"prototype":{"polluted":true}}}',
+    ];
+    for (const raw of hostile) {
+      const res = await post(raw);
+      assertError(t, res, 400, 'VALIDATION_FAILED', raw);
+      t.equal(
+        res.body.error.message,
+        'Body contains a forbidden key',
+        `${raw}: says which refusal it is`,
+      );
+      t.match(res.body.error.details.errors, [{ in: 'body', pointer: '', message: /"__proto__"/ }]);
+    }
+    t.equal(({} as Record<string, unknown>).polluted, undefined, 'nothing inherits anything');
+    t.equal(
+      (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.total,
+      0,
+      'nothing was written',
+    );
 
-  const named = await post('{"name":"__proto__ and constructor","tasks":[{"name":"constructor"}]}');
-  t.equal(named.status, 201, 'the words as values are ordinary text');
-  t.equal(named.body.name, '__proto__ and constructor');
-});
+    const named = await post(
+      '{"name":"__proto__ and constructor","tasks":[{"name":"constructor"}]}',
+    );
+    t.equal(named.status, 201, 'the words as values are ordinary text');
+    t.equal(named.body.name, '__proto__ and constructor');
+  },
+);

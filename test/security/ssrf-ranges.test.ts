@@ -77,30 +77,72 @@ const words = (v4: string) => {
 
 /** IPv6 forms that carry an IPv4 address, each as a function of that address. */
 const TRANSLATIONS: [string, string, (v4: string) => string[]][] = [
-  ['::ffff:0:0/96', 'IPv4-mapped', (v4) => [`::ffff:${v4}`, `::ffff:${words(v4).map(hex).join(':')}`]],
-  ['::ffff:0:0:0/96', 'IPv4-translated (SIIT)', (v4) => [`::ffff:0:${words(v4).map(hex).join(':')}`]],
-  ['64:ff9b::/96', 'NAT64 well-known prefix', (v4) => [`64:ff9b::${v4}`, `64:ff9b::${words(v4).map(hex).join(':')}`]],
-  ['64:ff9b:1::/48', 'NAT64 local-use prefix', (v4) => {
-    // RFC 6052 §2.2: the address inside a /48, /56, /64 and /96 of the local-use prefix.
-    const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
-    const w = (hi: number, lo: number) => hex((hi << 8) | lo);
-    return [
-      `64:ff9b:1:${w(a, b)}:${w(0, c)}:${w(d, 0)}::`,
-      `64:ff9b:1:${w(0, a)}:${w(0, b)}:${w(c, d)}::`,
-      `64:ff9b:1::${w(0, a)}:${w(b, c)}:${w(d, 0)}:0`,
-      `64:ff9b:1:abcd::${words(v4).map(hex).join(':')}`,
-    ];
-  }],
+  [
+    '::ffff:0:0/96',
+    'IPv4-mapped',
+    (v4) => [`::ffff:${v4}`, `::ffff:${words(v4).map(hex).join(':')}`],
+  ],
+  [
+    '::ffff:0:0:0/96',
+    'IPv4-translated (SIIT)',
+    (v4) => [`::ffff:0:${words(v4).map(hex).join(':')}`],
+  ],
+  [
+    '64:ff9b::/96',
+    'NAT64 well-known prefix',
+    (v4) => [`64:ff9b::${v4}`, `64:ff9b::${words(v4).map(hex).join(':')}`],
+  ],
+  [
+    '64:ff9b:1::/48',
+    'NAT64 local-use prefix',
+    (v4) => {
+      // RFC 6052 §2.2: the address inside a /48, /56, /64 and /96 of the local-use prefix.
+      const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+      const w = (hi: number, lo: number) => hex((hi << 8) | lo);
+      return [
+        `64:ff9b:1:${w(a, b)}:${w(0, c)}:${w(d, 0)}::`,
+        `64:ff9b:1:${w(0, a)}:${w(0, b)}:${w(c, d)}::`,
+        `64:ff9b:1::${w(0, a)}:${w(b, c)}:${w(d, 0)}:0`,
+        `64:ff9b:1:abcd::${words(v4).map(hex).join(':')}`,
+      ];
+    },
+  ],
   ['2002::/16', '6to4', (v4) => [`2002:${words(v4).map(hex).join(':')}::1`]],
-  ['2001::/32', 'Teredo', (v4) => [
-    // As the server (bits 32–63) with a public client, and as the client (the last 32 bits, inverted).
-    `2001:0:${words(v4).map(hex).join(':')}:0:0:${words('8.8.8.8').map((x) => hex(x ^ 0xffff)).join(':')}`,
-    `2001:0:${words('8.8.4.4').map(hex).join(':')}:8000:ffff:${words(v4).map((x) => hex(x ^ 0xffff)).join(':')}`,
-  ]],
+  [
+    '2001::/32',
+    'Teredo',
+    (v4) => [
+      // As the server (bits 32–63) with a public client, and as the client (the last 32 bits, inverted).
+      `2001:0:${words(v4).map(hex).join(':')}:0:0:${words('8.8.8.8')
+        .map((x) => hex(x ^ 0xffff))
+        .join(':')}`,
+      `2001:0:${words('8.8.4.4').map(hex).join(':')}:8000:ffff:${words(v4)
+        .map((x) => hex(x ^ 0xffff))
+        .join(':')}`,
+    ],
+  ],
 ];
 
-const PUBLIC_V4 = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.128.0.1', '172.32.0.1', '192.0.3.1', '198.20.0.1', '223.255.255.254', '11.0.0.1'];
-const PUBLIC_V6 = ['2606:4700:4700::1111', '2a00:1450:4001::1', '2001:200::1', '2003::1', '2620:4f:8001::1', '3fff:1000::1', '2c0f:f248::1'];
+const PUBLIC_V4 = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.216.34',
+  '100.128.0.1',
+  '172.32.0.1',
+  '192.0.3.1',
+  '198.20.0.1',
+  '223.255.255.254',
+  '11.0.0.1',
+];
+const PUBLIC_V6 = [
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::1',
+  '2001:200::1',
+  '2003::1',
+  '2620:4f:8001::1',
+  '3fff:1000::1',
+  '2c0f:f248::1',
+];
 
 /** The first, a middle and the last address of a CIDR block. */
 function samples(cidr: string): string[] {
@@ -139,22 +181,33 @@ t.test('translation forms are judged by the IPv4 address inside them', async (t)
     for (const v4 of SPECIAL_V4) {
       for (const address of forms(v4)) {
         t.ok(ipaddr.parse(address).match(ipaddr.parseCIDR(cidr)), `${address} is in ${cidr}`);
-        t.type(refusedAddress(address), 'string', `${address} (${name} of ${v4}) refused: ${refusedAddress(address)}`);
+        t.type(
+          refusedAddress(address),
+          'string',
+          `${address} (${name} of ${v4}) refused: ${refusedAddress(address)}`,
+        );
       }
     }
-    const publicForms = cidr === '64:ff9b:1::/48'
-      // The local-use prefix's length is the translator's choice: an address passes only when
-      // every reading of it is public. This one reads 8.8.8.8 at /48, /56, /64 and /96.
-      ? ['64:ff9b:1:808:8:808:808:808']
-      : PUBLIC_V4.slice(0, 3).flatMap(forms);
-    for (const address of publicForms) t.equal(refusedAddress(address), null, `${address} (${name} of a public address) passes`);
+    const publicForms =
+      cidr === '64:ff9b:1::/48'
+        ? // The local-use prefix's length is the translator's choice: an address passes only when
+          // every reading of it is public. This one reads 8.8.8.8 at /48, /56, /64 and /96.
+          ['64:ff9b:1:808:8:808:808:808']
+        : PUBLIC_V4.slice(0, 3).flatMap(forms);
+    for (const address of publicForms)
+      t.equal(refusedAddress(address), null, `${address} (${name} of a public address) passes`);
   }
-  t.match(refusedAddress('64:ff9b::a9fe:a9fe'), /NAT64 form of 169\.254\.169\.254, a link-local/, 'the refusal names the address inside');
+  t.match(
+    refusedAddress('64:ff9b::a9fe:a9fe'),
+    /NAT64 form of 169\.254\.169\.254, a link-local/,
+    'the refusal names the address inside',
+  );
   t.match(refusedAddress('2002:a00:1::'), /6to4 form of 10\.0\.0\.1, a private/);
 });
 
 t.test('public addresses of both families pass', async (t) => {
-  for (const address of [...PUBLIC_V4, ...PUBLIC_V6]) t.equal(refusedAddress(address), null, `${address} is public`);
+  for (const address of [...PUBLIC_V4, ...PUBLIC_V6])
+    t.equal(refusedAddress(address), null, `${address} is public`);
 });
 
 t.test('a name resolving to a translated internal address is refused, saying which', async (t) => {
@@ -163,31 +216,65 @@ t.test('a name resolving to a translated internal address is refused, saying whi
     resolveTarget('https://nat64.example.test/hook', false, resolver('64:ff9b::a9fe:a9fe')),
     /resolves to 64:ff9b::a9fe:a9fe, a NAT64 form of 169\.254\.169\.254, a link-local \(cloud metadata\) address/,
   );
-  await t.rejects(resolveTarget('https://siit.example.test/', false, resolver('::ffff:0:7f00:1')), /IPv4-translated \(SIIT\) form of 127\.0\.0\.1, a loopback address/);
-  const target = await resolveTarget('https://nat64.example.test/hook', false, resolver('64:ff9b::5db8:d822'));
-  t.equal(target.address, '64:ff9b::5db8:d822', 'a translated public address is the one connected to');
+  await t.rejects(
+    resolveTarget('https://siit.example.test/', false, resolver('::ffff:0:7f00:1')),
+    /IPv4-translated \(SIIT\) form of 127\.0\.0\.1, a loopback address/,
+  );
+  const target = await resolveTarget(
+    'https://nat64.example.test/hook',
+    false,
+    resolver('64:ff9b::5db8:d822'),
+  );
+  t.equal(
+    target.address,
+    '64:ff9b::5db8:d822',
+    'a translated public address is the one connected to',
+  );
 });
 
-t.test('POST /v1/webhooks refuses a URL naming any of them, and saves one naming a public address', async (t) => {
-  const s = await startFlowServer(t, { webhookAllowPrivate: false });
-  const literal = (address: string) => (address.includes(':') ? `[${address}]` : address);
-  const refused = [
-    ...[...IPV4_BLOCKS, ...IPV6_BLOCKS].map(([cidr]) => middle(cidr)),
-    ...TRANSLATIONS.flatMap(([, , forms]) => forms('10.1.2.3').concat(forms('169.254.169.254'))),
-  ];
-  for (const address of refused) {
-    const url = `http://${literal(address)}/hook`;
-    const res = await s.api('POST', '/v1/webhooks', { token: s.adminKey, body: { url, events: ['flow.created'] } });
-    assertError(t, res, 400, 'VALIDATION_FAILED', url);
-    t.equal(res.body?.error?.details?.errors?.[0]?.pointer, '/url', `${url}: the problem is the url`);
-  }
-  const [none] = await s.sql`select count(*)::int as n from webhooks`;
-  t.equal(none!.n, 0, 'nothing stored');
+t.test(
+  'POST /v1/webhooks refuses a URL naming any of them, and saves one naming a public address',
+  async (t) => {
+    const s = await startFlowServer(t, { webhookAllowPrivate: false });
+    const literal = (address: string) => (address.includes(':') ? `[${address}]` : address);
+    const refused = [
+      ...[...IPV4_BLOCKS, ...IPV6_BLOCKS].map(([cidr]) => middle(cidr)),
+      ...TRANSLATIONS.flatMap(([, , forms]) => forms('10.1.2.3').concat(forms('169.254.169.254'))),
+    ];
+    for (const address of refused) {
+      const url = `http://${literal(address)}/hook`;
+      const res = await s.api('POST', '/v1/webhooks', {
+        token: s.adminKey,
+        body: { url, events: ['flow.created'] },
+      });
+      assertError(t, res, 400, 'VALIDATION_FAILED', url);
+      t.equal(
+        res.body?.error?.details?.errors?.[0]?.pointer,
+        '/url',
+        `${url}: the problem is the url`,
+      );
+    }
+    const [none] = await s.sql`select count(*)::int as n from webhooks`;
+    t.equal(none!.n, 0, 'nothing stored');
 
-  for (const address of ['93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
-    const url = `https://${literal(address)}/hook`;
-    const res = await s.api('POST', '/v1/webhooks', { token: s.adminKey, body: { url, events: ['flow.created'] } });
-    t.equal(res.status, 201, `${url} saved`);
-    if (res.status === 201) t.equal((await s.api('DELETE', `/v1/webhooks/${res.body.id}`, { token: s.adminKey })).status, 204);
-  }
-});
+    for (const address of [
+      '93.184.216.34',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
+      const url = `https://${literal(address)}/hook`;
+      const res = await s.api('POST', '/v1/webhooks', {
+        token: s.adminKey,
+        body: { url, events: ['flow.created'] },
+      });
+      t.equal(res.status, 201, `${url} saved`);
+      if (res.status === 201)
+        t.equal(
+          (await s.api('DELETE', `/v1/webhooks/${res.body.id}`, { token: s.adminKey })).status,
+          204,
+        );
+    }
+  },
+);

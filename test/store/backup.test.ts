@@ -24,26 +24,46 @@ t.test('an online backup restores to a cluster that serves what was acknowledged
     await live.stop();
     rmSync(root, { recursive: true, force: true });
   });
-  const app = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: live.adminUrl }));
+  const app = await startApp(
+    loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: live.adminUrl }),
+  );
   t.teardown(() => app.close());
   const key = app.demo!.key;
-  const flow = (await request(app.url, 'POST', '/v1/flows', { token: key, body: { name: 'Backed up', tasks: [{ name: 'A' }, { name: 'B', after: [0] }] } })).body;
-  const started = await request(app.url, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`, { token: key });
+  const flow = (
+    await request(app.url, 'POST', '/v1/flows', {
+      token: key,
+      body: { name: 'Backed up', tasks: [{ name: 'A' }, { name: 'B', after: [0] }] },
+    })
+  ).body;
+  const started = await request(
+    app.url,
+    'POST',
+    `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`,
+    { token: key },
+  );
   t.equal(started.status, 200, 'acknowledged before the backup');
 
   // Writes go on while the backup runs.
   let writing = true;
   const writer = (async () => {
-    for (let i = 0; writing; i++) await request(app.url, 'POST', '/v1/flows', { token: key, body: { name: `During ${i}`, tasks: [] } });
+    for (let i = 0; writing; i++)
+      await request(app.url, 'POST', '/v1/flows', {
+        token: key,
+        body: { name: `During ${i}`, tasks: [] },
+      });
   })();
 
   // One connection: pg_backup_stop must run in the session that called pg_backup_start.
   const admin = postgres(live.adminUrl, { max: 1, onnotice: () => {} });
-  const [{ dataDir }] = await admin<[{ dataDir: string }]>`select current_setting('data_directory') as "dataDir"`;
+  const [{ dataDir }] = await admin<
+    [{ dataDir: string }]
+  >`select current_setting('data_directory') as "dataDir"`;
   await admin`select pg_backup_start('flowplan test', true)`;
   rmSync(copy, { recursive: true, force: true });
   execFileSync('cp', ['-a', root, copy]);
-  const [stop] = await admin<{ labelfile: string; spcmapfile: string }[]>`select labelfile, spcmapfile from pg_backup_stop(false)`;
+  const [stop] = await admin<
+    { labelfile: string; spcmapfile: string }[]
+  >`select labelfile, spcmapfile from pg_backup_stop(false)`;
   // The WAL written up to the end of the backup, so the copy can be made consistent.
   const copyData = path.join(copy, path.relative(root, dataDir));
   execFileSync('cp', ['-a', `${dataDir}/pg_wal/.`, `${copyData}/pg_wal/`]);
@@ -55,18 +75,38 @@ t.test('an online backup restores to a cluster that serves what was acknowledged
   rmSync(path.join(copyData, 'postmaster.pid'), { force: true });
   writeFileSync(path.join(copyData, 'backup_label'), stop!.labelfile);
   if (stop!.spcmapfile) writeFileSync(path.join(copyData, 'tablespace_map'), stop!.spcmapfile);
-  execFileSync('chown', ['--reference', path.join(copyData, 'PG_VERSION'), path.join(copyData, 'backup_label')]);
-  const info = JSON.parse(readFileSync(path.join(copy, 'postgres.json'), 'utf8')) as { port: number };
-  writeFileSync(path.join(copy, 'postgres.json'), JSON.stringify({ ...info, port: await freePort() }));
+  execFileSync('chown', [
+    '--reference',
+    path.join(copyData, 'PG_VERSION'),
+    path.join(copyData, 'backup_label'),
+  ]);
+  const info = JSON.parse(readFileSync(path.join(copy, 'postgres.json'), 'utf8')) as {
+    port: number;
+  };
+  writeFileSync(
+    path.join(copy, 'postgres.json'),
+    JSON.stringify({ ...info, port: await freePort() }),
+  );
 
   const restored = await startEmbedded(copy);
   t.teardown(() => restored.stop());
-  const served = await startApp(loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: restored.adminUrl }));
+  const served = await startApp(
+    loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, databaseUrl: restored.adminUrl }),
+  );
   t.teardown(() => served.close());
   const back = await request(served.url, 'GET', `/v1/flows/${flow.id}`, { token: key });
   t.equal(back.status, 200, 'the restored cluster serves the flow, with the same key');
-  t.equal(back.body.tasks[0].status, 'in_progress', 'and the transition acknowledged before the backup');
+  t.equal(
+    back.body.tasks[0].status,
+    'in_progress',
+    'and the transition acknowledged before the backup',
+  );
   t.equal(back.body.tasks[1].status, 'blocked');
-  const change = await request(served.url, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/complete`, { token: key });
+  const change = await request(
+    served.url,
+    'POST',
+    `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/complete`,
+    { token: key },
+  );
   t.equal(change.status, 200, 'and takes new changes');
 });

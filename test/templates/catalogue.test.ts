@@ -48,10 +48,16 @@ for (const def of TEMPLATES) {
     let merges = 0;
     def.tasks.forEach((task, i) => {
       t.ok(task.name.trim().length > 0, `task ${i} has a name`);
-      t.ok(Number.isFinite(task.estimateHours) && task.estimateHours > 0, `task ${i} estimate is positive`);
+      t.ok(
+        Number.isFinite(task.estimateHours) && task.estimateHours > 0,
+        `task ${i} estimate is positive`,
+      );
       t.equal(new Set(task.after).size, task.after.length, `task ${i} has no duplicate deps`);
       for (const dep of task.after) {
-        t.ok(Number.isInteger(dep) && dep >= 0 && dep < i, `task ${i} dep ${dep} is an earlier index`);
+        t.ok(
+          Number.isInteger(dep) && dep >= 0 && dep < i,
+          `task ${i} dep ${dep} is an earlier index`,
+        );
         dependents[dep] = (dependents[dep] ?? 0) + 1;
       }
       if (task.after.length === 0) roots++;

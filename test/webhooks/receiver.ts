@@ -42,7 +42,8 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     waitFor: async (count, ms = 60_000) => {
       const deadline = Date.now() + ms;
       while (receiver.received.length < count) {
-        if (Date.now() > deadline) throw new Error(`only ${receiver.received.length} of ${count} webhook requests arrived`);
+        if (Date.now() > deadline)
+          throw new Error(`only ${receiver.received.length} of ${count} webhook requests arrived`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return receiver.received;
@@ -59,7 +60,13 @@ export async function startReceiver(t: Test): Promise<Receiver> {
       } catch {
         parsed = null;
       }
-      const entry: Received = { headers: request.headers, body, json: parsed, at: Date.now(), path: request.url ?? '' };
+      const entry: Received = {
+        headers: request.headers,
+        body,
+        json: parsed,
+        at: Date.now(),
+        path: request.url ?? '',
+      };
       receiver.received.push(entry);
       const answer = receiver.answer(entry, receiver.received.length - 1);
       if (answer.hang) return;
@@ -69,10 +76,13 @@ export async function startReceiver(t: Test): Promise<Receiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return receiver;
 }
 
@@ -93,10 +103,13 @@ export function verify(secret: string, received: Received): any {
 export async function deliveriesSettled(sql: Sql): Promise<void> {
   // By part, so a wait that runs out says which one is stuck.
   await until(
-    async () => (await sql<{ undrained: number; uncollected: number; unfinished: number }[]>`select
+    async () =>
+      (
+        await sql<{ undrained: number; uncollected: number; unfinished: number }[]>`select
         (select count(*) from outbox where processed_at is null)::int as undrained,
         (select count(*) from outbox where position > (select position from webhook_collector))::int as uncollected,
-        (select count(*) from webhook_lanes where state <> 'idle')::int as unfinished`)[0]!,
+        (select count(*) from webhook_lanes where state <> 'idle')::int as unfinished`
+      )[0]!,
     (n) => n.undrained + n.uncollected + n.unfinished === 0,
   );
 }

@@ -14,7 +14,13 @@ import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '..
 import { createKey } from '../auth/provision.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
-  credentialOwner, findClient, listCredentials, listFirstPartyClients, revokeClientSignins, revokeCredential, type CredentialListRow,
+  credentialOwner,
+  findClient,
+  listCredentials,
+  listFirstPartyClients,
+  revokeClientSignins,
+  revokeCredential,
+  type CredentialListRow,
 } from '../../storage/credentials.store.ts';
 import { memberRole } from '../../storage/people.store.ts';
 
@@ -34,32 +40,57 @@ export async function accessRole(ctx: AccessContext): Promise<MemberRole | null>
 
 async function requireAdmin(ctx: AccessContext): Promise<Role> {
   const role = await accessRole(ctx);
-  if (!role || !roleAtLeast(apiRole(role), 'admin')) throw new DomainError('FORBIDDEN', 'Only workspace admins manage API access');
+  if (!role || !roleAtLeast(apiRole(role), 'admin'))
+    throw new DomainError('FORBIDDEN', 'Only workspace admins manage API access');
   return apiRole(role);
 }
 
 /** The workspace's own keys and clients, and the installation's first-party clients (read-only). */
-export async function listAccess(ctx: AccessContext): Promise<{ credentials: CredentialListRow[]; firstParty: CredentialListRow[] }> {
+export async function listAccess(
+  ctx: AccessContext,
+): Promise<{ credentials: CredentialListRow[]; firstParty: CredentialListRow[] }> {
   await requireAdmin(ctx);
-  const [credentials, firstParty] = await Promise.all([listCredentials(ctx.sql, ctx.workspaceId), listFirstPartyClients(ctx.sql)]);
+  const [credentials, firstParty] = await Promise.all([
+    listCredentials(ctx.sql, ctx.workspaceId),
+    listFirstPartyClients(ctx.sql),
+  ]);
   return { credentials, firstParty };
 }
 
-export async function createAccessKey(ctx: AccessContext, input: { name: string; role: Role; scopes: Scope[] }): Promise<{ id: string; key: string }> {
+export async function createAccessKey(
+  ctx: AccessContext,
+  input: { name: string; role: Role; scopes: Scope[] },
+): Promise<{ id: string; key: string }> {
   await requireAdmin(ctx);
-  if (input.scopes.length === 0) throw new DomainError('VALIDATION_FAILED', 'Choose at least one scope', { field: 'scopes' });
-  return createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: input.role, scopes: input.scopes, name: input.name || undefined });
+  if (input.scopes.length === 0)
+    throw new DomainError('VALIDATION_FAILED', 'Choose at least one scope', { field: 'scopes' });
+  return createKey(ctx.sql, {
+    workspaceId: ctx.workspaceId,
+    role: input.role,
+    scopes: input.scopes,
+    name: input.name || undefined,
+  });
 }
 
 /**
  * Rotation: a new key with the same name, role and scopes; the old one is revoked at once
  * (it then answers 401 CREDENTIAL_REVOKED, which tells its holder what happened).
  */
-export async function rotateAccessKey(ctx: AccessContext, id: string): Promise<{ id: string; key: string }> {
+export async function rotateAccessKey(
+  ctx: AccessContext,
+  id: string,
+): Promise<{ id: string; key: string }> {
   await requireAdmin(ctx);
-  const old = (await listCredentials(ctx.sql, ctx.workspaceId)).find((row) => row.id === id && row.kind === 'key');
+  const old = (await listCredentials(ctx.sql, ctx.workspaceId)).find(
+    (row) => row.id === id && row.kind === 'key',
+  );
   if (!old) throw new DomainError('NOT_FOUND', 'Key not found');
-  const created = await createKey(ctx.sql, { workspaceId: ctx.workspaceId, role: old.role, scopes: old.scopes, name: old.name ?? undefined });
+  const created = await createKey(ctx.sql, {
+    workspaceId: ctx.workspaceId,
+    role: old.role,
+    scopes: old.scopes,
+    name: old.name ?? undefined,
+  });
   await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
   return created;
@@ -69,19 +100,27 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
   await requireAdmin(ctx);
   const owner = await credentialOwner(ctx.sql, id);
   // Another workspace's credential is as unknown as a missing one.
-  if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId)) throw new DomainError('NOT_FOUND', 'Key or client not found');
+  if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId))
+    throw new DomainError('NOT_FOUND', 'Key or client not found');
   if (owner.firstParty) {
-    throw new DomainError('FORBIDDEN', 'A first-party client signs in people of every workspace: only the operator removes it (flowplan client delete). End your workspace\'s sign-ins through it instead.');
+    throw new DomainError(
+      'FORBIDDEN',
+      "A first-party client signs in people of every workspace: only the operator removes it (flowplan client delete). End your workspace's sign-ins through it instead.",
+    );
   }
   await revokeCredential(ctx.sql, id);
   ctx.auth.invalidate();
 }
 
 /** Ends the sign-ins of the admin's workspace through a first-party client; the client and other workspaces' sign-ins stay. */
-export async function endClientSignins(ctx: AccessContext, id: string): Promise<{ name: string; people: number }> {
+export async function endClientSignins(
+  ctx: AccessContext,
+  id: string,
+): Promise<{ name: string; people: number }> {
   await requireAdmin(ctx);
   const client = await findClient(ctx.sql, id);
-  if (!client || client.revokedAt || !client.firstParty) throw new DomainError('NOT_FOUND', 'First-party client not found');
+  if (!client || client.revokedAt || !client.firstParty)
+    throw new DomainError('NOT_FOUND', 'First-party client not found');
   const people = await revokeClientSignins(ctx.sql, id, ctx.workspaceId);
   ctx.auth.invalidate();
   return { name: client.name ?? client.id, people };

@@ -19,14 +19,28 @@ export interface HomeWorkItem {
   publicUrl: string | null;
 }
 
-export async function homeWork(work: WorkIndexes, workspaceId: string, userId: string): Promise<{ total: number; items: HomeWorkItem[] }> {
+export async function homeWork(
+  work: WorkIndexes,
+  workspaceId: string,
+  userId: string,
+): Promise<{ total: number; items: HomeWorkItem[] }> {
   const index = await work.get(workspaceId);
-  const page = listView(index, 'mine', { assigneeId: userId, size: HOME_WORK_SHOWN, from: 0 }) as { total: number; items: Omit<HomeWorkItem, 'publicUrl'>[] };
-  const published = new Map(index.flows.map((flow) => [flow.snapshot.flow.id, flow.snapshot.summary().publicUrl]));
+  const page = listView(index, 'mine', { assigneeId: userId, size: HOME_WORK_SHOWN, from: 0 }) as {
+    total: number;
+    items: Omit<HomeWorkItem, 'publicUrl'>[];
+  };
+  const published = new Map(
+    index.flows.map((flow) => [flow.snapshot.flow.id, flow.snapshot.summary().publicUrl]),
+  );
   return {
     total: page.total,
     items: page.items.map(({ taskName, flowId, flowName, status, criticalPath }) => ({
-      taskName, flowId, flowName, status, criticalPath, publicUrl: published.get(flowId) ?? null,
+      taskName,
+      flowId,
+      flowName,
+      status,
+      criticalPath,
+      publicUrl: published.get(flowId) ?? null,
     })),
   };
 }

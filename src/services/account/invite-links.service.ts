@@ -23,47 +23,88 @@ export async function inviteByLink(sql: Sql, token: string): Promise<InviteLink 
   if (!/^inv_[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const row = await findInviteByToken(sql, sha256(token));
   if (!row) return null;
-  const expired = row.status === 'pending' && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
+  const expired =
+    row.status === 'pending' && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
   return { ...row, state: expired ? 'expired' : row.status };
 }
 
 async function pendingInvite(sql: Sql, token: string): Promise<InviteLink> {
   const invite = await inviteByLink(sql, token);
   if (!invite) throw new DomainError('NOT_FOUND', 'This invitation link is not valid');
-  if (invite.state !== 'pending') throw new DomainError('FORBIDDEN', `This invitation was ${invite.state === 'expired' ? 'not used in time and has expired' : invite.state}`, { state: invite.state });
+  if (invite.state !== 'pending')
+    throw new DomainError(
+      'FORBIDDEN',
+      `This invitation was ${invite.state === 'expired' ? 'not used in time and has expired' : invite.state}`,
+      { state: invite.state },
+    );
   return invite;
 }
 
 /** Joins the workspace as the person already signed in, when the invite is to their address. */
-export async function acceptAsSignedIn(sql: Sql, token: string, user: { id: string; email: string }): Promise<InviteLink> {
+export async function acceptAsSignedIn(
+  sql: Sql,
+  token: string,
+  user: { id: string; email: string },
+): Promise<InviteLink> {
   const invite = await pendingInvite(sql, token);
   if (invite.email.toLowerCase() !== user.email.toLowerCase()) {
-    throw new DomainError('FORBIDDEN', `This invitation is for ${invite.email}; sign out and open the link again to accept it`);
+    throw new DomainError(
+      'FORBIDDEN',
+      `This invitation is for ${invite.email}; sign out and open the link again to accept it`,
+    );
   }
-  await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: user.id });
+  await acceptInvite(sql, {
+    workspaceId: invite.workspaceId,
+    inviteId: invite.id,
+    userId: user.id,
+  });
   return invite;
 }
 
 /** A new account for the invited address, then the invite is accepted. */
-export async function acceptWithSignup(sql: Sql, token: string, input: { name: string; password: string }): Promise<{ userId: string; invite: InviteLink }> {
+export async function acceptWithSignup(
+  sql: Sql,
+  token: string,
+  input: { name: string; password: string },
+): Promise<{ userId: string; invite: InviteLink }> {
   const invite = await pendingInvite(sql, token);
   if (await findUserByEmail(sql, invite.email)) {
-    throw new DomainError('VALIDATION_FAILED', 'An account with this email exists already: sign in to accept', { field: 'password' });
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      'An account with this email exists already: sign in to accept',
+      { field: 'password' },
+    );
   }
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200) throw new DomainError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', { field: 'name' });
+  if (name.length === 0 || name.length > 200)
+    throw new DomainError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', {
+      field: 'name',
+    });
   const problem = newPasswordProblem(input.password);
-  if (problem) throw new DomainError('VALIDATION_FAILED', `${problem}: choose another`, { field: 'password' });
+  if (problem)
+    throw new DomainError('VALIDATION_FAILED', `${problem}: choose another`, { field: 'password' });
   const { id } = await createUser(sql, { email: invite.email, name, password: input.password });
   await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: id });
   return { userId: id, invite };
 }
 
 /** The invited person signs in with their existing account's password, then accepts. */
-export async function acceptWithSignin(sql: Sql, token: string, input: { password: string; address: string }): Promise<{ userId: string; invite: InviteLink } | null> {
+export async function acceptWithSignin(
+  sql: Sql,
+  token: string,
+  input: { password: string; address: string },
+): Promise<{ userId: string; invite: InviteLink } | null> {
   const invite = await pendingInvite(sql, token);
-  const user = await checkPassword(sql, { email: invite.email, password: input.password, address: input.address });
+  const user = await checkPassword(sql, {
+    email: invite.email,
+    password: input.password,
+    address: input.address,
+  });
   if (!user) return null;
-  await acceptInvite(sql, { workspaceId: invite.workspaceId, inviteId: invite.id, userId: user.id });
+  await acceptInvite(sql, {
+    workspaceId: invite.workspaceId,
+    inviteId: invite.id,
+    userId: user.id,
+  });
   return { userId: user.id, invite };
 }

@@ -9,6 +9,7 @@ export const MAX_PASSWORD = 1024;
 /** Why this new password is refused (one sentence), or null when it is fine. */
 export function newPasswordProblem(password: string): string | null {
   if (password.length < MIN_PASSWORD) return `A password needs at least ${MIN_PASSWORD} characters`;
-  if (password.length > MAX_PASSWORD) return `A password may have at most ${MAX_PASSWORD} characters`;
+  if (password.length > MAX_PASSWORD)
+    return `A password may have at most ${MAX_PASSWORD} characters`;
   return null;
 }

@@ -4,7 +4,14 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { deleteSession, findSession, insertSession, memberRole, setSessionWorkspace, type SessionRow } from '../../storage/people.store.ts';
+import {
+  deleteSession,
+  findSession,
+  insertSession,
+  memberRole,
+  setSessionWorkspace,
+  type SessionRow,
+} from '../../storage/people.store.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
 
 export type { SessionRow };
@@ -12,7 +19,10 @@ export type { SessionRow };
 export const SESSION_SECONDS = 12 * 3600;
 
 /** The live session a presented id names, with its hash; null for a malformed, unknown or expired id. */
-export async function liveSession(sql: Db, id: string | undefined): Promise<{ sessionHash: string; session: SessionRow } | null> {
+export async function liveSession(
+  sql: Db,
+  id: string | undefined,
+): Promise<{ sessionHash: string; session: SessionRow } | null> {
   if (!id || !/^fpx_[A-Za-z0-9_-]{43}$/.test(id)) return null;
   const sessionHash = sha256(id);
   const session = await findSession(sql, sessionHash);
@@ -20,16 +30,32 @@ export async function liveSession(sql: Db, id: string | undefined): Promise<{ se
 }
 
 /** A new session for the person, ending the one the browser had (rotation); returns the new id. */
-export async function openSession(sql: Db, previousHash: string | null, userId: string, workspaceId: string | null): Promise<string> {
+export async function openSession(
+  sql: Db,
+  previousHash: string | null,
+  userId: string,
+  workspaceId: string | null,
+): Promise<string> {
   if (previousHash) await deleteSession(sql, previousHash);
   const id = newSecret('fpx');
-  await insertSession(sql, { idHash: sha256(id), userId, workspaceId, expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000) });
+  await insertSession(sql, {
+    idHash: sha256(id),
+    userId,
+    workspaceId,
+    expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000),
+  });
   return id;
 }
 
 /** Points the session at another of the person's workspaces; 404 for one they do not belong to. */
-export async function chooseWorkspace(sql: Db, sessionHash: string, userId: string, workspaceId: string): Promise<void> {
-  if (!(await memberRole(sql, workspaceId, userId))) throw new DomainError('NOT_FOUND', 'You do not belong to that workspace');
+export async function chooseWorkspace(
+  sql: Db,
+  sessionHash: string,
+  userId: string,
+  workspaceId: string,
+): Promise<void> {
+  if (!(await memberRole(sql, workspaceId, userId)))
+    throw new DomainError('NOT_FOUND', 'You do not belong to that workspace');
   await setSessionWorkspace(sql, sessionHash, workspaceId);
 }
 

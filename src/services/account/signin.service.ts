@@ -18,7 +18,10 @@ import { addressBucket } from '../../platform/client-address.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findUserByEmail, type UserRow } from '../../storage/workspaces.store.ts';
 import {
-  forgetOldSigninAttempts, giveBackSigninAttempts, reserveSigninAttempt, type SigninKeys,
+  forgetOldSigninAttempts,
+  giveBackSigninAttempts,
+  reserveSigninAttempt,
+  type SigninKeys,
 } from '../../storage/signin-attempts.store.ts';
 import { hashPassword, sha256, verifyPassword } from '../auth/secrets.ts';
 import { MAX_PASSWORD } from './password.ts';
@@ -49,7 +52,12 @@ export function prepareSignin(): void {
 /** Thrown when sign-in is refused for now; carries the minutes to wait. */
 export class SigninThrottled extends DomainError {
   constructor(readonly minutes: number) {
-    super('RATE_LIMITED', `Too many failed sign-ins. Try again in ${count(minutes, 'minute')}.`, { retryAfter: minutes * 60 }, { retryAfterSeconds: minutes * 60 });
+    super(
+      'RATE_LIMITED',
+      `Too many failed sign-ins. Try again in ${count(minutes, 'minute')}.`,
+      { retryAfter: minutes * 60 },
+      { retryAfterSeconds: minutes * 60 },
+    );
   }
 }
 
@@ -58,23 +66,38 @@ function keysOf(email: string, address: string): SigninKeys {
   // No account has an address this long; a bounded key keeps the index happy.
   const account = normal.length <= 320 ? normal : `sha256:${sha256(normal)}`;
   const bucket = addressBucket(address);
-  return { address: `address:${bucket}`, pair: `pair:${bucket} ${account}`, account: `account:${account}` };
+  return {
+    address: `address:${bucket}`,
+    pair: `pair:${bucket} ${account}`,
+    account: `account:${account}`,
+  };
 }
 
 /** The wait before checking, for an account that saw this many attempts in its window. */
 function accountDelayMs(previousAttempts: number): number {
   if (previousAttempts < ACCOUNT_DELAY.after) return 0;
-  return Math.min(ACCOUNT_DELAY.maxMs, ACCOUNT_DELAY.baseMs * 2 ** (previousAttempts - ACCOUNT_DELAY.after));
+  return Math.min(
+    ACCOUNT_DELAY.maxMs,
+    ACCOUNT_DELAY.baseMs * 2 ** (previousAttempts - ACCOUNT_DELAY.after),
+  );
 }
 
 /** The person for this email and password; null (after the same work) when either is wrong. */
-export async function checkPassword(sql: Sql, input: { email: string; password: string; address: string }): Promise<UserRow | null> {
+export async function checkPassword(
+  sql: Sql,
+  input: { email: string; password: string; address: string },
+): Promise<UserRow | null> {
   if (input.password.length > MAX_PASSWORD) {
-    throw new DomainError('VALIDATION_FAILED', `The password is longer than ${MAX_PASSWORD} characters`, { field: 'password' });
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `The password is longer than ${MAX_PASSWORD} characters`,
+      { field: 'password' },
+    );
   }
   const keys = keysOf(input.email, input.address);
   const slot = await reserveSigninAttempt(sql, keys, LIMITS, WINDOW_SECONDS);
-  if (!slot.admitted) throw new SigninThrottled(Math.max(1, Math.ceil(slot.retryAfterSeconds / 60)));
+  if (!slot.admitted)
+    throw new SigninThrottled(Math.max(1, Math.ceil(slot.retryAfterSeconds / 60)));
   let outcome: UserRow | null | undefined;
   try {
     const delay = accountDelayMs(slot.accountAttempts);
@@ -83,7 +106,8 @@ export async function checkPassword(sql: Sql, input: { email: string; password: 
   } finally {
     // An attempt refused for load (or failed on the way) was never checked: it gives its slot back.
     // Should that fail too, the error that stopped the check is the one to report; the counter ages out.
-    if (outcome === undefined) await giveBackSigninAttempts(sql, keys, false).catch(() => undefined);
+    if (outcome === undefined)
+      await giveBackSigninAttempts(sql, keys, false).catch(() => undefined);
   }
   if (outcome) {
     await giveBackSigninAttempts(sql, keys, true);
@@ -93,14 +117,25 @@ export async function checkPassword(sql: Sql, input: { email: string; password: 
   return null;
 }
 
-async function verify(sql: Sql, input: { email: string; password: string }): Promise<UserRow | null> {
+async function verify(
+  sql: Sql,
+  input: { email: string; password: string },
+): Promise<UserRow | null> {
   if (pendingChecks >= MAX_PENDING_CHECKS) {
-    throw new DomainError('SERVICE_UNAVAILABLE', 'Too many sign-ins at this moment. Try again in a few seconds.', undefined, { retryAfterSeconds: 5 });
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      'Too many sign-ins at this moment. Try again in a few seconds.',
+      undefined,
+      { retryAfterSeconds: 5 },
+    );
   }
   pendingChecks++;
   try {
     const user = input.email.length <= 320 ? await findUserByEmail(sql, input.email) : null;
-    const ok = await verifyPassword(input.password, user?.passwordHash ?? (await (dummyHash ??= hashPassword('not a password'))));
+    const ok = await verifyPassword(
+      input.password,
+      user?.passwordHash ?? (await (dummyHash ??= hashPassword('not a password'))),
+    );
     return user && ok ? user : null;
   } finally {
     pendingChecks--;

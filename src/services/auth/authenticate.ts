@@ -7,7 +7,13 @@ import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
-import { AUTH_CHANNEL, findKeyPrincipal, findTokenPrincipal, personTokenState, type PrincipalRow } from '../../storage/credentials.store.ts';
+import {
+  AUTH_CHANNEL,
+  findKeyPrincipal,
+  findTokenPrincipal,
+  personTokenState,
+  type PrincipalRow,
+} from '../../storage/credentials.store.ts';
 import { flowShareOf } from '../../storage/people.store.ts';
 import { apiRole, lesserRole, type Principal, type Scope } from './principal.ts';
 import { sha256 } from './secrets.ts';
@@ -34,7 +40,12 @@ export class Authenticator {
   constructor(private readonly sql: Sql) {}
 
   async listen(): Promise<void> {
-    this.unlisten = await listenDurably(this.sql, AUTH_CHANNEL, () => this.invalidate(), () => this.invalidate());
+    this.unlisten = await listenDurably(
+      this.sql,
+      AUTH_CHANNEL,
+      () => this.invalidate(),
+      () => this.invalidate(),
+    );
   }
 
   async close(): Promise<void> {
@@ -56,7 +67,12 @@ export class Authenticator {
     }
     if ('refusal' in resolution) {
       throw resolution.refusal === 'CREDENTIAL_REVOKED'
-        ? new DomainError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE)
+        ? new DomainError(
+            'CREDENTIAL_REVOKED',
+            'This credential has been revoked',
+            undefined,
+            CHALLENGE,
+          )
         : unauthorized('Unknown or expired credential');
     }
     const { principal } = resolution;
@@ -72,20 +88,35 @@ export class Authenticator {
    * a viewer reads, a commenter also comments, and the token's own scopes still narrow it.
    * Without a share nothing changes, so the flow stays 404 like any other workspace's.
    */
-  async asGuest(principal: Principal, flowId: string, need: 'read' | 'comment'): Promise<Principal> {
+  async asGuest(
+    principal: Principal,
+    flowId: string,
+    need: 'read' | 'comment',
+  ): Promise<Principal> {
     if (!principal.userId || flowId.length > 64) return principal;
     const share = await flowShareOf(this.sql, flowId, principal.userId);
     if (!share || share.workspaceId === principal.workspaceId || !share.role) return principal;
     if (need === 'comment' && share.role !== 'commenter') {
-      throw new DomainError('FORBIDDEN', 'This flow is shared with you as a viewer: commenting needs the commenter role', { shareRole: share.role });
+      throw new DomainError(
+        'FORBIDDEN',
+        'This flow is shared with you as a viewer: commenting needs the commenter role',
+        { shareRole: share.role },
+      );
     }
-    const allowed: Scope[] = share.role === 'commenter' ? ['flows:read', 'work:write'] : ['flows:read'];
+    const allowed: Scope[] =
+      share.role === 'commenter' ? ['flows:read', 'work:write'] : ['flows:read'];
     return {
       ...principal,
-      workspaceId: share.workspaceId, workspaceName: share.workspaceName, plan: share.plan, pastDue: share.pastDue,
+      workspaceId: share.workspaceId,
+      workspaceName: share.workspaceName,
+      plan: share.plan,
+      pastDue: share.pastDue,
       // A commenter's comment is a write: `member` lets it through on the one route that allows guests to write,
       // unless the client the person signed in through may not write at all.
-      role: lesserRole(share.role === 'commenter' && need === 'comment' ? 'member' : 'viewer', principal.credentialRole),
+      role: lesserRole(
+        share.role === 'commenter' && need === 'comment' ? 'member' : 'viewer',
+        principal.credentialRole,
+      ),
       scopes: principal.scopes.filter((scope) => allowed.includes(scope)),
     };
   }
@@ -98,7 +129,12 @@ export class Authenticator {
   private async livePerson(principal: Principal): Promise<Principal> {
     const state = await personTokenState(this.sql, principal.tokenId!);
     if (!state || state.revoked || !state.memberRole) {
-      throw new DomainError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, CHALLENGE);
+      throw new DomainError(
+        'CREDENTIAL_REVOKED',
+        'This credential has been revoked',
+        undefined,
+        CHALLENGE,
+      );
     }
     const role = lesserRole(apiRole(state.memberRole), principal.credentialRole);
     return role === principal.role ? principal : { ...principal, role };
@@ -121,7 +157,10 @@ export class Authenticator {
       credentialName: row.credentialName,
       kind: row.userId ? 'person' : row.credentialKind,
       // A person acts as themselves, but never beyond what the client they signed in through may do.
-      role: row.userId && row.memberRole ? lesserRole(apiRole(row.memberRole), row.credentialRole) : row.credentialRole,
+      role:
+        row.userId && row.memberRole
+          ? lesserRole(apiRole(row.memberRole), row.credentialRole)
+          : row.credentialRole,
       credentialRole: row.credentialRole,
       scopes: row.scopes,
       userId: row.userId,

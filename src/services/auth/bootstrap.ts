@@ -25,7 +25,10 @@ export interface Demo {
  * Returns what it created, or null when the database already had a workspace. Secrets are
  * returned once: only their hashes are stored.
  */
-export async function bootstrapDemo(sql: Sql, options: { person?: boolean } = {}): Promise<Demo | null> {
+export async function bootstrapDemo(
+  sql: Sql,
+  options: { person?: boolean } = {},
+): Promise<Demo | null> {
   // A password hash at the floor costs 1-2 s of CPU: made only when this looks like a first
   // start, and before the transaction, so that the lock is held for milliseconds. Two first
   // starts at once both hash; one of them creates.
@@ -38,10 +41,21 @@ export async function bootstrapDemo(sql: Sql, options: { person?: boolean } = {}
     const [existing] = await tx`select 1 from workspaces limit 1`;
     if (existing) return null;
     const { id } = await createWorkspace(tx, { name: 'Demo', plan: 'pro' });
-    const { key } = await createKey(tx, { workspaceId: id, role: 'admin', scopes: [...SCOPES], name: 'Demo admin key' });
+    const { key } = await createKey(tx, {
+      workspaceId: id,
+      role: 'admin',
+      scopes: [...SCOPES],
+      name: 'Demo admin key',
+    });
     let person: Demo['person'] = null;
     if (password !== null && passwordHash !== null) {
-      const { created } = await createUser(tx, { email: DEMO_EMAIL, name: 'Demo Owner', passwordHash, workspaceId: id, role: 'owner' });
+      const { created } = await createUser(tx, {
+        email: DEMO_EMAIL,
+        name: 'Demo Owner',
+        passwordHash,
+        workspaceId: id,
+        role: 'owner',
+      });
       // An account kept from before (every workspace deleted since) keeps its own password.
       if (created) person = { email: DEMO_EMAIL, password };
     }

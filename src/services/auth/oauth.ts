@@ -4,7 +4,12 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
-import { findClient, insertAccessToken, revokeAccessToken, type CredentialRow } from '../../storage/credentials.store.ts';
+import {
+  findClient,
+  insertAccessToken,
+  revokeAccessToken,
+  type CredentialRow,
+} from '../../storage/credentials.store.ts';
 import { findFamilyOfToken, revokeFamily } from '../../storage/people.store.ts';
 import { authorizationCodeGrant, refreshTokenGrant, type TokenResponse } from './grants.ts';
 
@@ -18,32 +23,56 @@ export const ACCESS_TOKEN_SECONDS = 3600;
 type Form = Record<string, string>;
 
 const invalidClient = (basic: boolean) =>
-  new DomainError('INVALID_CLIENT', 'Client authentication failed', undefined,
-    basic ? { challenge: 'Basic' } : undefined);
+  new DomainError(
+    'INVALID_CLIENT',
+    'Client authentication failed',
+    undefined,
+    basic ? { challenge: 'Basic' } : undefined,
+  );
 
 /** Client id and secret from HTTP Basic or the form body, never both (RFC 6749 §2.3.1). */
-function clientCredentials(form: Form, authorization: string | undefined): { id: string; secret: string | undefined; basic: boolean } | null {
+function clientCredentials(
+  form: Form,
+  authorization: string | undefined,
+): { id: string; secret: string | undefined; basic: boolean } | null {
   if (authorization !== undefined) {
     const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization);
     if (!match) throw invalidClient(true);
-    if (form.client_secret !== undefined) throw new DomainError('invalid_request', 'Use one client authentication method, not two');
+    if (form.client_secret !== undefined)
+      throw new DomainError('invalid_request', 'Use one client authentication method, not two');
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 1) throw invalidClient(true);
     const id = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-    if (form.client_id !== undefined && form.client_id !== id) throw new DomainError('invalid_request', 'client_id does not match the Basic credentials');
-    return { id, secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), basic: true };
+    if (form.client_id !== undefined && form.client_id !== id)
+      throw new DomainError('invalid_request', 'client_id does not match the Basic credentials');
+    return {
+      id,
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+      basic: true,
+    };
   }
   if (form.client_id === undefined) return null;
   return { id: form.client_id, secret: form.client_secret, basic: false };
 }
 
-async function authenticateClient(sql: Sql, form: Form, authorization: string | undefined): Promise<CredentialRow> {
+async function authenticateClient(
+  sql: Sql,
+  form: Form,
+  authorization: string | undefined,
+): Promise<CredentialRow> {
   const presented = clientCredentials(form, authorization);
   if (!presented) throw invalidClient(false);
-  const client = /^cli_[\w-]{1,60}$/.test(presented.id) ? await findClient(sql, presented.id) : null;
-  if (!client || client.revokedAt || !client.secretHash || presented.secret === undefined
-      || !sameSecret(client.secretHash, sha256(presented.secret))) {
+  const client = /^cli_[\w-]{1,60}$/.test(presented.id)
+    ? await findClient(sql, presented.id)
+    : null;
+  if (
+    !client ||
+    client.revokedAt ||
+    !client.secretHash ||
+    presented.secret === undefined ||
+    !sameSecret(client.secretHash, sha256(presented.secret))
+  ) {
     throw invalidClient(presented.basic);
   }
   return client;
@@ -53,13 +82,23 @@ async function authenticateClient(sql: Sql, form: Form, authorization: string | 
  * Any client: a confidential one proves its secret; a public (first-party) one is identified
  * by its id alone, and must not send a secret. Null when the caller named no client.
  */
-async function identifyClient(sql: Sql, form: Form, authorization: string | undefined): Promise<CredentialRow | null> {
+async function identifyClient(
+  sql: Sql,
+  form: Form,
+  authorization: string | undefined,
+): Promise<CredentialRow | null> {
   const presented = clientCredentials(form, authorization);
   if (!presented) return null;
-  const client = /^cli_[\w-]{1,60}$/.test(presented.id) ? await findClient(sql, presented.id) : null;
+  const client = /^cli_[\w-]{1,60}$/.test(presented.id)
+    ? await findClient(sql, presented.id)
+    : null;
   if (!client || client.revokedAt) throw invalidClient(presented.basic);
   const secret = presented.secret === '' ? undefined : presented.secret;
-  if (client.secretHash === null ? secret !== undefined : secret === undefined || !sameSecret(client.secretHash, sha256(secret))) {
+  if (
+    client.secretHash === null
+      ? secret !== undefined
+      : secret === undefined || !sameSecret(client.secretHash, sha256(secret))
+  ) {
     throw invalidClient(presented.basic);
   }
   return client;
@@ -72,21 +111,38 @@ export function narrowScopes(requested: string | undefined, granted: Scope[]): S
   if (names.length === 0) throw new DomainError('INVALID_SCOPE', 'scope is empty');
   const unknown = names.filter((name) => !isScope(name) || !granted.includes(name));
   if (unknown.length > 0) {
-    throw new DomainError('INVALID_SCOPE', `Scope not granted to this client: ${unknown.join(' ')}`, { scopes: unknown });
+    throw new DomainError(
+      'INVALID_SCOPE',
+      `Scope not granted to this client: ${unknown.join(' ')}`,
+      { scopes: unknown },
+    );
   }
   return granted.filter((scope) => names.includes(scope));
 }
 
-export async function issueToken(sql: Sql, form: Form, authorization: string | undefined): Promise<TokenResponse> {
+export async function issueToken(
+  sql: Sql,
+  form: Form,
+  authorization: string | undefined,
+): Promise<TokenResponse> {
   const grant = form.grant_type;
-  if (grant === undefined || grant === '') throw new DomainError('invalid_request', 'grant_type is required');
+  if (grant === undefined || grant === '')
+    throw new DomainError('invalid_request', 'grant_type is required');
   if (grant === 'authorization_code') {
     const client = await identifyClient(sql, form, authorization);
-    if (!client) throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+    if (!client)
+      throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
     return authorizationCodeGrant(sql, form, client, narrowScopes);
   }
-  if (grant === 'refresh_token') return refreshTokenGrant(sql, form, await identifyClient(sql, form, authorization), narrowScopes);
-  if (grant !== 'client_credentials') throw new DomainError('UNSUPPORTED_GRANT_TYPE', `grant_type ${grant} is not supported`);
+  if (grant === 'refresh_token')
+    return refreshTokenGrant(
+      sql,
+      form,
+      await identifyClient(sql, form, authorization),
+      narrowScopes,
+    );
+  if (grant !== 'client_credentials')
+    throw new DomainError('UNSUPPORTED_GRANT_TYPE', `grant_type ${grant} is not supported`);
   const client = await authenticateClient(sql, form, authorization);
   const scopes = narrowScopes(form.scope, client.scopes);
   const token = newSecret('fpa');
@@ -99,7 +155,12 @@ export async function issueToken(sql: Sql, form: Form, authorization: string | u
     scopes,
     expiresAt: new Date(Date.now() + ACCESS_TOKEN_SECONDS * 1000),
   });
-  return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope: scopes.join(' ') };
+  return {
+    access_token: token,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    scope: scopes.join(' '),
+  };
 }
 
 /**
@@ -107,10 +168,15 @@ export async function issueToken(sql: Sql, form: Form, authorization: string | u
  * revoke it. A refresh token takes its whole family with it: the access tokens issued from
  * it (and from its rotations) stop working too.
  */
-export async function revokeToken(sql: Sql, form: Form, authorization: string | undefined): Promise<boolean> {
+export async function revokeToken(
+  sql: Sql,
+  form: Form,
+  authorization: string | undefined,
+): Promise<boolean> {
   const client = await identifyClient(sql, form, authorization);
   if (!client) throw invalidClient(false);
-  if (form.token === undefined || form.token === '') throw new DomainError('invalid_request', 'token is required');
+  if (form.token === undefined || form.token === '')
+    throw new DomainError('invalid_request', 'token is required');
   const hash = sha256(form.token);
   if (form.token.startsWith('fpr_')) {
     const familyId = await findFamilyOfToken(sql, hash, client.id);

@@ -1,10 +1,23 @@
 /** Who is calling: the principal a bearer credential resolves to, with its role and scopes. */
 
-import { ROLES, SCOPES, type MemberRole, type Plan, type Role, type Scope } from '../../storage/roles.ts';
+import {
+  ROLES,
+  SCOPES,
+  type MemberRole,
+  type Plan,
+  type Role,
+  type Scope,
+} from '../../storage/roles.ts';
 
 // The vocabulary is storage's (the tables' check constraints); callers take it from here.
-export { SCOPES, ROLES, type Scope, type Role, type MemberRole, type Plan } from '../../storage/roles.ts';
-
+export {
+  SCOPES,
+  ROLES,
+  type Scope,
+  type Role,
+  type MemberRole,
+  type Plan,
+} from '../../storage/roles.ts';
 
 export interface Principal {
   workspaceId: string;

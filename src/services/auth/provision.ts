@@ -4,24 +4,47 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { Db, Sql } from '../../storage/db.ts';
-import { announceAuthChange, findClient, insertCredential, revokeCredential } from '../../storage/credentials.store.ts';
 import {
-  DEFAULT_SEATS, findUserByEmail, findWorkspace, insertUser, insertWorkspace, updateWorkspace, upsertMembership,
+  announceAuthChange,
+  findClient,
+  insertCredential,
+  revokeCredential,
+} from '../../storage/credentials.store.ts';
+import {
+  DEFAULT_SEATS,
+  findUserByEmail,
+  findWorkspace,
+  insertUser,
+  insertWorkspace,
+  updateWorkspace,
+  upsertMembership,
   type WorkspaceRow,
 } from '../../storage/workspaces.store.ts';
 import type { MemberRole, Plan, Role, Scope } from './principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { hashPassword, newSecret, sha256 } from './secrets.ts';
 
-export async function createWorkspace(sql: Db, input: { name: string; plan?: Plan; seats?: number }): Promise<{ id: string }> {
+export async function createWorkspace(
+  sql: Db,
+  input: { name: string; plan?: Plan; seats?: number },
+): Promise<{ id: string }> {
   const plan = input.plan ?? 'pro';
   const id = newId('wsp');
-  await insertWorkspace(sql, { id, name: input.name, plan, seats: input.seats ?? DEFAULT_SEATS[plan] });
+  await insertWorkspace(sql, {
+    id,
+    name: input.name,
+    plan,
+    seats: input.seats ?? DEFAULT_SEATS[plan],
+  });
   return { id };
 }
 
 /** Plan, past-due and seats; every process drops its cached credentials on the NOTIFY. */
-export async function setWorkspace(sql: Sql, id: string, changes: { plan?: Plan; pastDue?: boolean; seats?: number }): Promise<WorkspaceRow> {
+export async function setWorkspace(
+  sql: Sql,
+  id: string,
+  changes: { plan?: Plan; pastDue?: boolean; seats?: number },
+): Promise<WorkspaceRow> {
   const row = await sql.begin(async (tx) => {
     const updated = await updateWorkspace(tx, id, changes);
     if (updated) await announceAuthChange(tx);
@@ -44,13 +67,21 @@ export async function requireWorkspace(sql: Db, id: string): Promise<WorkspaceRo
 export async function createUser(
   sql: Db,
   /** `passwordHash` instead of `password`: an account that keeps the scrypt hash it already has. */
-  input: { email: string; name?: string; password?: string; passwordHash?: string; workspaceId?: string; role?: MemberRole },
+  input: {
+    email: string;
+    name?: string;
+    password?: string;
+    passwordHash?: string;
+    workspaceId?: string;
+    role?: MemberRole;
+  },
 ): Promise<{ id: string; created: boolean }> {
   if (input.workspaceId) await requireWorkspace(sql, input.workspaceId);
   const existing = await findUserByEmail(sql, input.email);
   let id = existing?.id;
   if (!id) {
-    if (!input.name || !(input.password || input.passwordHash)) throw new DomainError('VALIDATION_FAILED', 'A new account needs --name and --password');
+    if (!input.name || !(input.password || input.passwordHash))
+      throw new DomainError('VALIDATION_FAILED', 'A new account needs --name and --password');
     id = newId('usr');
     const passwordHash = input.passwordHash ?? (await hashPassword(input.password!));
     await insertUser(sql, { id, email: input.email, name: input.name, passwordHash });
@@ -70,23 +101,43 @@ export async function createKey(
   const id = newId('key');
   const key = newSecret('fpk');
   await insertCredential(sql, {
-    id, workspaceId: input.workspaceId, kind: 'key', name: input.name ?? null, role: input.role, scopes: input.scopes,
-    secretHash: sha256(key), firstParty: false, redirectUris: [],
+    id,
+    workspaceId: input.workspaceId,
+    kind: 'key',
+    name: input.name ?? null,
+    role: input.role,
+    scopes: input.scopes,
+    secretHash: sha256(key),
+    firstParty: false,
+    redirectUris: [],
   });
   return { id, key };
 }
 
 export async function createClient(
   sql: Db,
-  input: { workspaceId: string; role: Role; scopes: Scope[]; name?: string; firstParty?: boolean; redirectUris?: string[] },
+  input: {
+    workspaceId: string;
+    role: Role;
+    scopes: Scope[];
+    name?: string;
+    firstParty?: boolean;
+    redirectUris?: string[];
+  },
 ): Promise<{ clientId: string; clientSecret: string | null }> {
   await requireWorkspace(sql, input.workspaceId);
   const clientId = newId('cli');
   // A first-party client is public (authorization code + PKCE): it has no secret.
   const clientSecret = input.firstParty ? null : newSecret('fps');
   await insertCredential(sql, {
-    id: clientId, workspaceId: input.workspaceId, kind: 'client', name: input.name ?? null, role: input.role,
-    scopes: input.scopes, secretHash: clientSecret ? sha256(clientSecret) : null, firstParty: input.firstParty ?? false,
+    id: clientId,
+    workspaceId: input.workspaceId,
+    kind: 'client',
+    name: input.name ?? null,
+    role: input.role,
+    scopes: input.scopes,
+    secretHash: clientSecret ? sha256(clientSecret) : null,
+    firstParty: input.firstParty ?? false,
     redirectUris: input.redirectUris ?? [],
   });
   return { clientId, clientSecret };

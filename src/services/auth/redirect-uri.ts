@@ -16,7 +16,14 @@ function parse(uri: string): URL | null {
 
 export function isLoopbackUri(uri: string): boolean {
   const url = parse(uri);
-  return url !== null && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) && url.hash === '' && url.username === '' && url.password === '';
+  return (
+    url !== null &&
+    url.protocol === 'http:' &&
+    LOOPBACK_HOSTS.has(url.hostname) &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === ''
+  );
 }
 
 /** True when `presented` is a loopback URI that one of the client's registered URIs allows. */
@@ -25,9 +32,14 @@ export function redirectUriAllowed(presented: string, registered: readonly strin
   const url = parse(presented)!;
   return registered.some((uri) => {
     const allowed = parse(uri);
-    return allowed !== null && isLoopbackUri(uri)
-      && allowed.protocol === url.protocol && allowed.hostname === url.hostname
-      && allowed.pathname === url.pathname && allowed.search === url.search;
+    return (
+      allowed !== null &&
+      isLoopbackUri(uri) &&
+      allowed.protocol === url.protocol &&
+      allowed.hostname === url.hostname &&
+      allowed.pathname === url.pathname &&
+      allowed.search === url.search
+    );
   });
 }
 

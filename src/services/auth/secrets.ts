@@ -22,12 +22,17 @@ const SCRYPT = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } as const;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, 32, options, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password.normalize('NFKC'), salt, 32, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 
 /** `cost.N` below the floor is for test fixtures only (the floor costs 1-2 s of CPU a hash on a small machine). */
-export async function hashPassword(password: string, cost: { N: number } = SCRYPT): Promise<string> {
+export async function hashPassword(
+  password: string,
+  cost: { N: number } = SCRYPT,
+): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, { ...SCRYPT, N: cost.N });
   return `scrypt$${cost.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
@@ -38,7 +43,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

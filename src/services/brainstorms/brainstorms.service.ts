@@ -4,15 +4,30 @@
  * transaction holding the board's row lock, so checks and writes see the same board.
  */
 import { randomBytes } from 'node:crypto';
-import { circularDependency, DomainError, notFound, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import {
+  circularDependency,
+  DomainError,
+  notFound,
+  validationFailed,
+  type ValidationProblem,
+} from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import {
-  brainstormVersion, deleteBrainstorm, findBrainstorm, insertBrainstorm, insertIdeas, listIdeas, pageBrainstorms, touchBrainstorm,
-  type BrainstormRow, type IdeaRow, type Viewer,
+  brainstormVersion,
+  deleteBrainstorm,
+  findBrainstorm,
+  insertBrainstorm,
+  insertIdeas,
+  listIdeas,
+  pageBrainstorms,
+  touchBrainstorm,
+  type BrainstormRow,
+  type IdeaRow,
+  type Viewer,
 } from '../../storage/brainstorms.store.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
@@ -45,30 +60,58 @@ export interface BrainstormSummaryView {
 /** What the caller must be allowed: guests read, commenters also comment; only the workspace writes. */
 export type Access = 'read' | 'comment' | 'write';
 
-export const viewerOf = (principal: Principal): Viewer => ({ workspaceId: principal.workspaceId, userId: principal.userId });
+export const viewerOf = (principal: Principal): Viewer => ({
+  workspaceId: principal.workspaceId,
+  userId: principal.userId,
+});
 
 export const summaryView = (ctx: BrainstormContext, row: BrainstormRow): BrainstormSummaryView => ({
-  id: row.id, name: row.name, archived: row.archived, public: row.publicToken !== null,
+  id: row.id,
+  name: row.name,
+  archived: row.archived,
+  public: row.publicToken !== null,
   publicUrl: row.publicToken ? `${ctx.publicUrl}/brainstorms/${row.publicToken}` : null,
-  ideaCount: row.ideaCount, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+  ideaCount: row.ideaCount,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
 });
 
 export const ideaView = (row: IdeaRow) => ({
-  id: row.id, brainstormId: row.brainstormId, parentId: row.parentId, title: row.title, notes: row.notes, tags: row.tags,
-  assigneeId: row.assigneeId, commentCount: row.commentCount, fileCount: row.fileCount, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  brainstormId: row.brainstormId,
+  parentId: row.parentId,
+  title: row.title,
+  notes: row.notes,
+  tags: row.tags,
+  assigneeId: row.assigneeId,
+  commentCount: row.commentCount,
+  fileCount: row.fileCount,
+  createdAt: row.createdAt.toISOString(),
 });
 
 /**
  * The board, or 404 when the caller may not see it (another workspace's, not shared with
  * them). A guest who may see it but not do this gets 403. `lock` holds the row for the transaction.
  */
-export async function requireBoard(ctx: BrainstormContext, db: Db, id: string, access: Access, lock = false): Promise<BrainstormRow> {
+export async function requireBoard(
+  ctx: BrainstormContext,
+  db: Db,
+  id: string,
+  access: Access,
+  lock = false,
+): Promise<BrainstormRow> {
   const row = await findBrainstorm(db, viewerOf(ctx.principal), id, lock);
   if (!row) throw notFound('Brainstorm');
-  if (row.guestRole !== null && (access === 'write' || (access === 'comment' && row.guestRole !== 'commenter'))) {
-    throw new DomainError('FORBIDDEN', access === 'comment'
-      ? 'This brainstorm is shared with you as a viewer: commenting needs the commenter role'
-      : 'This brainstorm is shared with you: only its own workspace can change it');
+  if (
+    row.guestRole !== null &&
+    (access === 'write' || (access === 'comment' && row.guestRole !== 'commenter'))
+  ) {
+    throw new DomainError(
+      'FORBIDDEN',
+      access === 'comment'
+        ? 'This brainstorm is shared with you as a viewer: commenting needs the commenter role'
+        : 'This brainstorm is shared with you: only its own workspace can change it',
+    );
   }
   return row;
 }
@@ -78,7 +121,11 @@ function checkParents(ideas: readonly NewIdeaInput[]): void {
   const problems: ValidationProblem[] = [];
   ideas.forEach((idea, i) => {
     if (idea.parent !== undefined && idea.parent >= ideas.length) {
-      problems.push({ in: 'body', pointer: `/ideas/${i}/parent`, message: `refers to idea ${idea.parent}, but there are ${ideas.length}` });
+      problems.push({
+        in: 'body',
+        pointer: `/ideas/${i}/parent`,
+        message: `refers to idea ${idea.parent}, but there are ${ideas.length}`,
+      });
     }
   });
   if (problems.length > 0) throw validationFailed(problems);
@@ -95,24 +142,47 @@ function checkParents(ideas: readonly NewIdeaInput[]): void {
     if (at !== undefined && state[at] === 1) {
       const cycle = path.slice(path.indexOf(at));
       const members = cycle.map((index) => ({ index, name: ideas[index]!.title }));
-      throw circularDependency('These ideas are each other\'s parents in a cycle', members, 'each is the parent of the one before it; #n is the idea\'s index in `ideas`', 'ideas', { cycle });
+      throw circularDependency(
+        "These ideas are each other's parents in a cycle",
+        members,
+        "each is the parent of the one before it; #n is the idea's index in `ideas`",
+        'ideas',
+        { cycle },
+      );
     }
     for (const i of path) state[i] = 2;
   }
 }
 
-export async function createBrainstorm(ctx: BrainstormContext, input: { name: string; ideas?: NewIdeaInput[] }) {
+export async function createBrainstorm(
+  ctx: BrainstormContext,
+  input: { name: string; ideas?: NewIdeaInput[] },
+) {
   const ideas = input.ideas ?? [];
   checkParents(ideas);
-  await checkAssignees(ctx.sql, ctx.principal.workspaceId, ideas.flatMap((idea, i) => (idea.assigneeId ? [{ pointer: `/ideas/${i}/assigneeId`, id: idea.assigneeId }] : [])));
+  await checkAssignees(
+    ctx.sql,
+    ctx.principal.workspaceId,
+    ideas.flatMap((idea, i) =>
+      idea.assigneeId ? [{ pointer: `/ideas/${i}/assigneeId`, id: idea.assigneeId }] : [],
+    ),
+  );
   const id = newId('brn');
   const ids = ideas.map(() => newId('ide'));
   return ctx.sql.begin(async (tx) => {
     await insertBrainstorm(tx, { id, workspaceId: ctx.principal.workspaceId, name: input.name });
-    await insertIdeas(tx, id, ideas.map((idea, i) => ({
-      id: ids[i]!, parentId: idea.parent === undefined ? null : ids[idea.parent]!, title: idea.title, notes: idea.notes ?? null,
-      tags: idea.tags ?? [], assigneeId: idea.assigneeId ?? null,
-    })));
+    await insertIdeas(
+      tx,
+      id,
+      ideas.map((idea, i) => ({
+        id: ids[i]!,
+        parentId: idea.parent === undefined ? null : ids[idea.parent]!,
+        title: idea.title,
+        notes: idea.notes ?? null,
+        tags: idea.tags ?? [],
+        assigneeId: idea.assigneeId ?? null,
+      })),
+    );
     return boardView(ctx, tx, id);
   });
 }
@@ -136,7 +206,10 @@ export function getBrainstorm(ctx: BrainstormContext, id: string) {
   return ctx.sql.begin('isolation level repeatable read read only', (tx) => boardView(ctx, tx, id));
 }
 
-export async function listBrainstorms(ctx: BrainstormContext, query: PageRequest & { archived: boolean; q?: string }) {
+export async function listBrainstorms(
+  ctx: BrainstormContext,
+  query: PageRequest & { archived: boolean; q?: string },
+) {
   const { total, items } = await pageBrainstorms(ctx.sql, viewerOf(ctx.principal), query);
   return { total, items: items.map((row) => summaryView(ctx, row)) };
 }

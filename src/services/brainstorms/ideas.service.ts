@@ -3,19 +3,40 @@
  * move up to its parent; irreversible), and what hangs off an idea: comments and files.
  * Each write holds the board's row lock and bumps its version, the ETag of the board.
  */
-import { circularDependency, DomainError, notFound, validationFailed } from '../../platform/errors.ts';
+import {
+  circularDependency,
+  DomainError,
+  notFound,
+  validationFailed,
+} from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
 import {
-  deleteIdea, findIdea, ideaFileContent, ideaParents, insertIdeaComment, insertIdeaFile, insertIdeas, pageIdeaComments,
-  pageIdeaFiles, touchBrainstorm, updateIdea, type IdeaCommentRow, type IdeaFileRow,
+  deleteIdea,
+  findIdea,
+  ideaFileContent,
+  ideaParents,
+  insertIdeaComment,
+  insertIdeaFile,
+  insertIdeas,
+  pageIdeaComments,
+  pageIdeaFiles,
+  touchBrainstorm,
+  updateIdea,
+  type IdeaCommentRow,
+  type IdeaFileRow,
 } from '../../storage/brainstorms.store.ts';
 import type { Files } from '../files/files.service.ts';
 import type { StagedBlob } from '../../storage/blobs.store.ts';
 import type { Db } from '../../storage/db.ts';
 import { personName } from '../../storage/members.store.ts';
-import { ideaView, requireBoard, type Access, type BrainstormContext } from './brainstorms.service.ts';
+import {
+  ideaView,
+  requireBoard,
+  type Access,
+  type BrainstormContext,
+} from './brainstorms.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
 /** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
@@ -29,43 +50,79 @@ export interface IdeaInput {
   parentId?: string | null;
 }
 
-async function requireIdea(ctx: BrainstormContext, db: Db, brainstormId: string, ideaId: string, access: Access, lock = false) {
+async function requireIdea(
+  ctx: BrainstormContext,
+  db: Db,
+  brainstormId: string,
+  ideaId: string,
+  access: Access,
+  lock = false,
+) {
   await requireBoard(ctx, db, brainstormId, access, lock);
   const idea = await findIdea(db, brainstormId, ideaId);
   if (!idea) throw notFound('Idea');
   return idea;
 }
 
-async function checkAssignee(ctx: BrainstormContext, brainstormId: string, assigneeId: string | null | undefined): Promise<void> {
+async function checkAssignee(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  assigneeId: string | null | undefined,
+): Promise<void> {
   if (!assigneeId) return;
   // The board first: another workspace's board is 404 whatever the body names.
   await requireBoard(ctx, ctx.sql, brainstormId, 'write');
-  await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
+  await checkAssignees(ctx.sql, ctx.principal.workspaceId, [
+    { pointer: '/assigneeId', id: assigneeId },
+  ]);
 }
 
-const unknownParent = () => validationFailed([{ in: 'body', pointer: '/parentId', message: 'names no idea of this brainstorm' }]);
+const unknownParent = () =>
+  validationFailed([
+    { in: 'body', pointer: '/parentId', message: 'names no idea of this brainstorm' },
+  ]);
 
-export async function addIdea(ctx: BrainstormContext, brainstormId: string, input: IdeaInput & { title: string }) {
+export async function addIdea(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  input: IdeaInput & { title: string },
+) {
   await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
     const board = await requireBoard(ctx, tx, brainstormId, 'write', true);
     if (board.ideaCount >= MAX_IDEAS) {
       throw new DomainError('VALIDATION_FAILED', `A brainstorm holds at most ${MAX_IDEAS} ideas`, {
-        limit: MAX_IDEAS, errors: [{ in: 'body', pointer: '', message: `the brainstorm already holds ${MAX_IDEAS} ideas` }],
+        limit: MAX_IDEAS,
+        errors: [
+          { in: 'body', pointer: '', message: `the brainstorm already holds ${MAX_IDEAS} ideas` },
+        ],
       });
     }
-    if (input.parentId && !(await findIdea(tx, brainstormId, input.parentId))) throw unknownParent();
+    if (input.parentId && !(await findIdea(tx, brainstormId, input.parentId)))
+      throw unknownParent();
     const id = newId('ide');
-    await insertIdeas(tx, brainstormId, [{
-      id, parentId: input.parentId ?? null, title: input.title, notes: input.notes ?? null, tags: input.tags ?? [], assigneeId: input.assigneeId ?? null,
-    }]);
+    await insertIdeas(tx, brainstormId, [
+      {
+        id,
+        parentId: input.parentId ?? null,
+        title: input.title,
+        notes: input.notes ?? null,
+        tags: input.tags ?? [],
+        assigneeId: input.assigneeId ?? null,
+      },
+    ]);
     await touchBrainstorm(tx, brainstormId, { visible: true });
     return ideaView((await findIdea(tx, brainstormId, id))!);
   });
 }
 
 /** Changes the idea; a new `parentId` inside its own subtree is refused with CIRCULAR_DEPENDENCY. */
-export async function editIdea(ctx: BrainstormContext, brainstormId: string, ideaId: string, input: IdeaInput) {
+export async function editIdea(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+  input: IdeaInput,
+) {
   await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
     await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
@@ -78,19 +135,32 @@ export async function editIdea(ctx: BrainstormContext, brainstormId: string, ide
         path.push(at);
         if (at === ideaId) {
           const members = path.map((id) => ({ id, name: parents.get(id)!.title }));
-          throw circularDependency(input.parentId === ideaId
-            ? 'An idea cannot be its own parent'
-            : 'The new parent lies under this idea: that would make a cycle', members, 'each is, or would become, the parent of the one before it', 'ideas', { parentId: input.parentId });
+          throw circularDependency(
+            input.parentId === ideaId
+              ? 'An idea cannot be its own parent'
+              : 'The new parent lies under this idea: that would make a cycle',
+            members,
+            'each is, or would become, the parent of the one before it',
+            'ideas',
+            { parentId: input.parentId },
+          );
         }
       }
     }
     await updateIdea(tx, ideaId, input);
-    await touchBrainstorm(tx, brainstormId, { visible: input.title !== undefined || input.tags !== undefined || input.parentId !== undefined });
+    await touchBrainstorm(tx, brainstormId, {
+      visible:
+        input.title !== undefined || input.tags !== undefined || input.parentId !== undefined,
+    });
     return ideaView((await findIdea(tx, brainstormId, ideaId))!);
   });
 }
 
-export async function removeIdea(ctx: BrainstormContext, brainstormId: string, ideaId: string): Promise<void> {
+export async function removeIdea(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     const idea = await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     await deleteIdea(tx, brainstormId, ideaId, idea.parentId);
@@ -99,51 +169,102 @@ export async function removeIdea(ctx: BrainstormContext, brainstormId: string, i
 }
 
 const commentView = (row: IdeaCommentRow) => ({
-  id: row.id, ideaId: row.ideaId, authorId: row.authorId, authorName: row.authorName, body: row.body, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  ideaId: row.ideaId,
+  authorId: row.authorId,
+  authorName: row.authorName,
+  body: row.body,
+  createdAt: row.createdAt.toISOString(),
 });
 
 /** Guests with the commenter role may comment too. */
-export async function addIdeaComment(ctx: BrainstormContext, brainstormId: string, ideaId: string, body: string) {
-  const authorName = ctx.principal.userId ? await personName(ctx.sql, ctx.principal.userId) : ctx.principal.credentialName;
+export async function addIdeaComment(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+  body: string,
+) {
+  const authorName = ctx.principal.userId
+    ? await personName(ctx.sql, ctx.principal.userId)
+    : ctx.principal.credentialName;
   return ctx.sql.begin(async (tx) => {
     await requireIdea(ctx, tx, brainstormId, ideaId, 'comment', true);
-    const row = await insertIdeaComment(tx, { id: newId('cmt'), ideaId, brainstormId, authorId: actorId(ctx.principal), authorName, body });
+    const row = await insertIdeaComment(tx, {
+      id: newId('cmt'),
+      ideaId,
+      brainstormId,
+      authorId: actorId(ctx.principal),
+      authorName,
+      body,
+    });
     await touchBrainstorm(tx, brainstormId);
     return commentView(row);
   });
 }
 
-export async function listIdeaComments(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: PageRequest) {
+export async function listIdeaComments(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+  page: PageRequest,
+) {
   await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
   const { total, items } = await pageIdeaComments(ctx.sql, ideaId, page);
   return { total, items: items.map(commentView) };
 }
 
 const fileView = (row: IdeaFileRow) => ({
-  id: row.id, name: row.name, mimeType: row.mimeType, sizeBytes: row.sizeBytes, kind: 'reference' as const, uploadedAt: row.uploadedAt.toISOString(),
+  id: row.id,
+  name: row.name,
+  mimeType: row.mimeType,
+  sizeBytes: row.sizeBytes,
+  kind: 'reference' as const,
+  uploadedAt: row.uploadedAt.toISOString(),
 });
 
 /** `file.blob`: the bytes, already written to storage as they arrived; the file row takes them over. */
-export async function addIdeaFile(ctx: BrainstormContext, files: Files, brainstormId: string, ideaId: string, file: { name: string; mimeType: string; blob: StagedBlob }) {
+export async function addIdeaFile(
+  ctx: BrainstormContext,
+  files: Files,
+  brainstormId: string,
+  ideaId: string,
+  file: { name: string; mimeType: string; blob: StagedBlob },
+) {
   return ctx.sql.begin(async (tx) => {
     await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     await files.claimRoom(tx, ctx.principal.workspaceId, file.blob.sizeBytes);
     const row = await insertIdeaFile(tx, {
-      id: newId('att'), ideaId, brainstormId, name: file.name, mimeType: file.mimeType,
-      sizeBytes: file.blob.sizeBytes, blobId: file.blob.blobId, uploadedBy: actorId(ctx.principal),
+      id: newId('att'),
+      ideaId,
+      brainstormId,
+      name: file.name,
+      mimeType: file.mimeType,
+      sizeBytes: file.blob.sizeBytes,
+      blobId: file.blob.blobId,
+      uploadedBy: actorId(ctx.principal),
     });
     await touchBrainstorm(tx, brainstormId);
     return fileView(row);
   });
 }
 
-export async function listIdeaFiles(ctx: BrainstormContext, brainstormId: string, ideaId: string, page: PageRequest) {
+export async function listIdeaFiles(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+  page: PageRequest,
+) {
   await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
   const { total, items } = await pageIdeaFiles(ctx.sql, ideaId, page);
   return { total, items: items.map(fileView) };
 }
 
-export async function ideaFile(ctx: BrainstormContext, brainstormId: string, ideaId: string, fileId: string) {
+export async function ideaFile(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  ideaId: string,
+  fileId: string,
+) {
   await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
   const file = await ideaFileContent(ctx.sql, ideaId, fileId);
   if (!file) throw notFound('File');

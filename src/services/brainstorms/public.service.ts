@@ -34,11 +34,17 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
  * reveals nothing about how close a guess came.
  */
 /** The board published under the token whose sha256 is `tokenHash`, with its version, or null. */
-export function findPublishedBoard(sql: Sql, tokenHash: string): Promise<{ id: string; version: number } | null> {
+export function findPublishedBoard(
+  sql: Sql,
+  tokenHash: string,
+): Promise<{ id: string; version: number } | null> {
   return publishedBoard(sql, tokenHash);
 }
 
-export async function publishedBrainstorm(sql: Sql, token: string): Promise<PublicBrainstorm | null> {
+export async function publishedBrainstorm(
+  sql: Sql,
+  token: string,
+): Promise<PublicBrainstorm | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   // One snapshot for the board and its ideas, so the version matches what is drawn.
   return sql.begin('isolation level repeatable read read only', async (tx) => {
@@ -78,7 +84,9 @@ function layout(ideas: readonly PublicIdea[]): { placed: Placed[]; columns: numb
   let nextColumn = 0;
   let rows = 0;
   const stack: { idea: PublicIdea; level: number; visited: boolean }[] = (children.get(null) ?? [])
-    .slice().reverse().map((idea) => ({ idea, level: 0, visited: false }));
+    .slice()
+    .reverse()
+    .map((idea) => ({ idea, level: 0, visited: false }));
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
     const kids = children.get(top.idea.id) ?? [];
@@ -86,17 +94,25 @@ function layout(ideas: readonly PublicIdea[]): { placed: Placed[]; columns: numb
       top.visited = true;
       depth.set(top.idea.id, top.level);
       rows = Math.max(rows, top.level + 1);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ idea: kids[i]!, level: top.level + 1, visited: false });
+      for (let i = kids.length - 1; i >= 0; i--)
+        stack.push({ idea: kids[i]!, level: top.level + 1, visited: false });
       continue;
     }
     stack.pop();
-    column.set(top.idea.id, kids.length === 0 ? nextColumn++ : (column.get(kids[0]!.id)! + column.get(kids[kids.length - 1]!.id)!) / 2);
+    column.set(
+      top.idea.id,
+      kids.length === 0
+        ? nextColumn++
+        : (column.get(kids[0]!.id)! + column.get(kids[kids.length - 1]!.id)!) / 2,
+    );
   }
-  const placed = ideas.filter((i) => column.has(i.id)).map((idea) => ({
-    idea,
-    x: MARGIN + column.get(idea.id)! * (BOX_WIDTH + GAP_X),
-    y: MARGIN + depth.get(idea.id)! * (BOX_HEIGHT + GAP_Y),
-  }));
+  const placed = ideas
+    .filter((i) => column.has(i.id))
+    .map((idea) => ({
+      idea,
+      x: MARGIN + column.get(idea.id)! * (BOX_WIDTH + GAP_X),
+      y: MARGIN + depth.get(idea.id)! * (BOX_HEIGHT + GAP_Y),
+    }));
   return { placed, columns: nextColumn, rows };
 }
 
@@ -122,7 +138,9 @@ function wrap(text: string, lines: number): string[] {
   }
   if (line) out.push(line);
   if (out.length <= lines) return out;
-  const last = Array.from(out[lines - 1]!).slice(0, LINE_CHARS - 1).join('');
+  const last = Array.from(out[lines - 1]!)
+    .slice(0, LINE_CHARS - 1)
+    .join('');
   return [...out.slice(0, lines - 1), `${last}…`];
 }
 
@@ -146,11 +164,14 @@ export function brainstormDiagramSvg(model: PublicBrainstorm): string {
   const links = placed.flatMap(({ idea, x, y }) => {
     const parent = idea.parentId === null ? undefined : at.get(idea.parentId);
     if (!parent) return [];
-    return [html`<line class="link" x1="${parent.x + BOX_WIDTH / 2}" y1="${parent.y + BOX_HEIGHT}" x2="${x + BOX_WIDTH / 2}" y2="${y}" stroke="#a0aec0" stroke-width="1.5"/>`];
+    return [
+      html`<line class="link" x1="${parent.x + BOX_WIDTH / 2}" y1="${parent.y + BOX_HEIGHT}" x2="${x + BOX_WIDTH / 2}" y2="${y}" stroke="#a0aec0" stroke-width="1.5"/>`,
+    ];
   });
-  const empty = placed.length === 0
-    ? html`<text x="${MARGIN}" y="${MARGIN + 36}" font-size="14" fill="#4a5568">No ideas yet</text>`
-    : '';
+  const empty =
+    placed.length === 0
+      ? html`<text x="${MARGIN}" y="${MARGIN + 36}" font-size="14" fill="#4a5568">No ideas yet</text>`
+      : '';
   return html`<svg xmlns="http://www.w3.org/2000/svg" class="fp-brainstorm" role="img" aria-labelledby="brainstorm-title" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Verdana, sans-serif">
 <title id="brainstorm-title">${model.name}: idea tree of ${model.ideas.length} ideas</title>
 ${links}${placed.map(box)}${empty}</svg>

@@ -7,14 +7,22 @@ import { newId } from '../../platform/ids.ts';
 import { findAccount } from '../team/account-lookup.ts';
 import { emailAddress } from '../team/email.ts';
 import {
-  deleteBrainstormShare, pageBrainstormShares, setBrainstormShareRole, upsertBrainstormShare, type BrainstormShareRow,
+  deleteBrainstormShare,
+  pageBrainstormShares,
+  setBrainstormShareRole,
+  upsertBrainstormShare,
+  type BrainstormShareRow,
 } from '../../storage/brainstorms.store.ts';
 import type { ShareRole } from '../../storage/team.store.ts';
 import { requireBoard, type BrainstormContext } from './brainstorms.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
 const shareView = (row: BrainstormShareRow) => ({
-  id: row.id, email: row.email, role: row.role, brainstormId: row.brainstormId, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  brainstormId: row.brainstormId,
+  createdAt: row.createdAt.toISOString(),
 });
 
 /**
@@ -22,7 +30,11 @@ const shareView = (row: BrainstormShareRow) => ({
  * address with no account is 404 and spends the caller's look-up budget (findAccount), so the
  * board is checked first: a refusal for the board spends nothing.
  */
-export async function shareBrainstorm(ctx: BrainstormContext, brainstormId: string, input: { email: string; role: ShareRole }) {
+export async function shareBrainstorm(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  input: { email: string; role: ShareRole },
+) {
   const email = emailAddress(input.email);
   await requireBoard(ctx, ctx.sql, brainstormId, 'write');
   const user = await findAccount(ctx.sql, ctx.principal, email);
@@ -30,20 +42,33 @@ export async function shareBrainstorm(ctx: BrainstormContext, brainstormId: stri
   return ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);
     const row = await upsertBrainstormShare(tx, {
-      id: newId('shr'), workspaceId: ctx.principal.workspaceId, brainstormId, userId: user.id, role: input.role,
+      id: newId('shr'),
+      workspaceId: ctx.principal.workspaceId,
+      brainstormId,
+      userId: user.id,
+      role: input.role,
     });
     return shareView(row);
   });
 }
 
-export async function listBrainstormShares(ctx: BrainstormContext, brainstormId: string, page: PageRequest) {
+export async function listBrainstormShares(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  page: PageRequest,
+) {
   await requireBoard(ctx, ctx.sql, brainstormId, 'write');
   const { total, items } = await pageBrainstormShares(ctx.sql, brainstormId, page);
   return { total, items: items.map(shareView) };
 }
 
 /** Changes what the guest may do; their next request (read from Postgres, in any process) has the new role. */
-export async function changeBrainstormShareRole(ctx: BrainstormContext, brainstormId: string, shareId: string, role: ShareRole) {
+export async function changeBrainstormShareRole(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  shareId: string,
+  role: ShareRole,
+) {
   return ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);
     const row = await setBrainstormShareRole(tx, brainstormId, shareId, role);
@@ -53,7 +78,11 @@ export async function changeBrainstormShareRole(ctx: BrainstormContext, brainsto
 }
 
 /** Ends a guest's access at once (their next request, in any process, reads the share from Postgres). */
-export async function revokeBrainstormShare(ctx: BrainstormContext, brainstormId: string, shareId: string): Promise<void> {
+export async function revokeBrainstormShare(
+  ctx: BrainstormContext,
+  brainstormId: string,
+  shareId: string,
+): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await requireBoard(ctx, tx, brainstormId, 'write', true);
     if (!(await deleteBrainstormShare(tx, brainstormId, shareId))) throw notFound('Share');

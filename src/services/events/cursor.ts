@@ -8,7 +8,13 @@
  * the same audience, so the feed and the streams agree, and across processes and restarts
  * (the key is kept in the database).
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import type { Db } from '../../storage/db.ts';
 import { serverSecret } from '../../storage/event-log.store.ts';
 
@@ -24,7 +30,10 @@ type Kind = 'cursor' | 'event';
 const TEXT = /^[A-Za-z0-9_-]{22}$/;
 
 export class CursorKeys {
-  private constructor(private readonly cipherKey: Buffer, private readonly macKey: Buffer) {}
+  private constructor(
+    private readonly cipherKey: Buffer,
+    private readonly macKey: Buffer,
+  ) {}
 
   /** The keys every process shares: made at first start, read from the database after. */
   static async load(sql: Db): Promise<CursorKeys> {
@@ -58,13 +67,19 @@ export class CursorKeys {
   }
 
   private mac(kind: Kind, value: string, audience: string): Buffer {
-    return createHmac('sha256', this.macKey).update(`${kind}\n${audience}\n${value}`).digest().subarray(0, 8);
+    return createHmac('sha256', this.macKey)
+      .update(`${kind}\n${audience}\n${value}`)
+      .digest()
+      .subarray(0, 8);
   }
 }
 
 /** Cursors and event ids of one audience. */
 export class CursorSeal {
-  constructor(private readonly keys: CursorKeys, readonly audience: string) {}
+  constructor(
+    private readonly keys: CursorKeys,
+    readonly audience: string,
+  ) {}
 
   cursor(position: string): string {
     return this.keys.seal('cursor', position, this.audience);

@@ -8,11 +8,22 @@
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import {
-  audienceDroppedThrough, audienceLatest, latestPosition, readEvents, sharedFlowIds, type EventAudience, type EventFilter, type LoggedEvent,
+  audienceDroppedThrough,
+  audienceLatest,
+  latestPosition,
+  readEvents,
+  sharedFlowIds,
+  type EventAudience,
+  type EventFilter,
+  type LoggedEvent,
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CursorKeys, CursorSeal } from './cursor.ts';
-import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from '../webhooks/events.ts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  webhookEventType,
+  type WebhookEventType,
+} from '../webhooks/events.ts';
 
 export interface FeedEvent {
   id: string;
@@ -41,7 +52,12 @@ export interface FeedQuery {
 /** What the feed waits on for a long poll: the process's live view of the log (hub.ts). */
 export interface LogWatch {
   /** Resolves once an event after `position` that this audience and filter read is known here, after `ms`, or when the process stops. */
-  waitBeyond(position: string, ms: number, audience: EventAudience, filter: EventFilter): Promise<void>;
+  waitBeyond(
+    position: string,
+    ms: number,
+    audience: EventAudience,
+    filter: EventFilter,
+  ): Promise<void>;
 }
 
 export interface FeedContext {
@@ -59,18 +75,38 @@ export function sealFor(keys: CursorKeys, principal: Principal): CursorSeal {
 
 export function feedEvent(row: LoggedEvent, seal: CursorSeal): FeedEvent {
   return {
-    id: seal.eventId(row.id), cursor: seal.cursor(row.position), type: webhookEventType(row.type), timestamp: row.createdAt.toISOString(),
-    workspaceId: row.workspaceId, data: row.data,
+    id: seal.eventId(row.id),
+    cursor: seal.cursor(row.position),
+    type: webhookEventType(row.type),
+    timestamp: row.createdAt.toISOString(),
+    workspaceId: row.workspaceId,
+    data: row.data,
   };
 }
 
 /** The event types a `types` list names (all of them when absent); an unknown name is refused. */
-export function parseTypes(text: string | undefined, where: 'query' | 'body' = 'query'): WebhookEventType[] {
+export function parseTypes(
+  text: string | undefined,
+  where: 'query' | 'body' = 'query',
+): WebhookEventType[] {
   if (text === undefined || text.trim() === '') return [...WEBHOOK_EVENT_TYPES];
-  const names = [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((n) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    throw validationFailed([{ in: where, pointer: '/types', message: `unknown event type ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}` }]);
+    throw validationFailed([
+      {
+        in: where,
+        pointer: '/types',
+        message: `unknown event type ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      },
+    ]);
   }
   return names.map(webhookEventType);
 }
@@ -79,7 +115,9 @@ export function parseTypes(text: string | undefined, where: 'query' | 'body' = '
 export async function audienceOf(sql: Db, principal: Principal): Promise<EventAudience> {
   return {
     workspaceId: principal.workspaceId,
-    sharedFlowIds: principal.userId ? await sharedFlowIds(sql, principal.userId, principal.workspaceId) : [],
+    sharedFlowIds: principal.userId
+      ? await sharedFlowIds(sql, principal.userId, principal.workspaceId)
+      : [],
   };
 }
 
@@ -89,16 +127,33 @@ export async function audienceOf(sql: Db, principal: Principal): Promise<EventAu
  * one behind events of this audience that retention dropped is CURSOR_EXPIRED (410) with the
  * oldest cursor that loses nothing.
  */
-export async function checkCursor(sql: Db, cursor: string, audience: EventAudience, seal: CursorSeal, where: 'query' | 'header' = 'query'): Promise<string> {
+export async function checkCursor(
+  sql: Db,
+  cursor: string,
+  audience: EventAudience,
+  seal: CursorSeal,
+  where: 'query' | 'header' = 'query',
+): Promise<string> {
   const pointer = where === 'query' ? '/after' : '/last-event-id';
   const position = seal.position(cursor);
   if (position === null) {
-    throw validationFailed([{ in: where, pointer, message: 'must be a cursor this API gave to this credential (an event\'s cursor, or a page\'s next)' }]);
+    throw validationFailed([
+      {
+        in: where,
+        pointer,
+        message:
+          "must be a cursor this API gave to this credential (an event's cursor, or a page's next)",
+      },
+    ]);
   }
   const oldest = await audienceDroppedThrough(sql, audience);
   if (BigInt(position) < BigInt(oldest)) {
     const cursorOfOldest = seal.cursor(oldest);
-    throw new DomainError('CURSOR_EXPIRED', `Events after this cursor are past retention; start again from the cursor ${cursorOfOldest} (or with no cursor, from now)`, { oldest: cursorOfOldest });
+    throw new DomainError(
+      'CURSOR_EXPIRED',
+      `Events after this cursor are past retention; start again from the cursor ${cursorOfOldest} (or with no cursor, from now)`,
+      { oldest: cursorOfOldest },
+    );
   }
   return position;
 }
@@ -108,11 +163,20 @@ export async function checkCursor(sql: Db, cursor: string, audience: EventAudien
  * or `after` itself when there was none: cursors move with the reader's own events only, so
  * they say nothing of other workspaces' activity.
  */
-export async function readFeed(ctx: FeedContext, principal: Principal, query: FeedQuery): Promise<FeedPage> {
+export async function readFeed(
+  ctx: FeedContext,
+  principal: Principal,
+  query: FeedQuery,
+): Promise<FeedPage> {
   const filter: EventFilter = { types: parseTypes(query.types), flowId: query.flowId ?? null };
   const audience = await audienceOf(ctx.sql, principal);
   const seal = sealFor(ctx.cursors, principal);
-  if (query.after === undefined) return { items: [], next: seal.cursor(await audienceLatest(ctx.sql, audience)), hasMore: false };
+  if (query.after === undefined)
+    return {
+      items: [],
+      next: seal.cursor(await audienceLatest(ctx.sql, audience)),
+      hasMore: false,
+    };
   let latest = await latestPosition(ctx.sql);
   const after = await checkCursor(ctx.sql, query.after, audience, seal, 'query');
   const deadline = Date.now() + query.wait * 1000;
@@ -129,7 +193,11 @@ export async function readFeed(ctx: FeedContext, principal: Principal, query: Fe
     if (items.length > 0 || left <= 0) {
       // A credential revoked while the request waited gets its 401, not the events.
       if (waited) await ctx.recheck();
-      return { items, next: items.length > 0 ? items[items.length - 1]!.cursor : query.after, hasMore };
+      return {
+        items,
+        next: items.length > 0 ? items[items.length - 1]!.cursor : query.after,
+        hasMore,
+      };
     }
     await ctx.watch.waitBeyond(latest, left, reader, filter);
     waited = true;

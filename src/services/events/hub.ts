@@ -23,14 +23,28 @@ import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import {
-  EVENTS_CHANNEL, eventsAfter, latestPosition, personStreamStates, readEvents, type EventAudience, type EventFilter, type LoggedEvent,
+  EVENTS_CHANNEL,
+  eventsAfter,
+  latestPosition,
+  personStreamStates,
+  readEvents,
+  type EventAudience,
+  type EventFilter,
+  type LoggedEvent,
 } from '../../storage/event-log.store.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
 import { CursorKeys, type CursorSeal } from './cursor.ts';
-import { audienceOf, checkCursor, feedEvent, sealFor, type FeedEvent, type LogWatch } from './feed.ts';
+import {
+  audienceOf,
+  checkCursor,
+  feedEvent,
+  sealFor,
+  type FeedEvent,
+  type LogWatch,
+} from './feed.ts';
 
 export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
 export type Transport = 'sse' | 'websocket';
@@ -88,7 +102,8 @@ export class HubEvent {
 
   for(seal: CursorSeal): EncodedEvent {
     let encoded = this.encoded.get(seal.audience);
-    if (!encoded) this.encoded.set(seal.audience, (encoded = new EncodedEvent(feedEvent(this.row, seal))));
+    if (!encoded)
+      this.encoded.set(seal.audience, (encoded = new EncodedEvent(feedEvent(this.row, seal))));
     return encoded;
   }
 }
@@ -115,9 +130,19 @@ export interface StreamRequest {
 }
 
 /** Whether a reader of this audience and filter is given an event of this workspace, flow and type. */
-function reads(audience: EventAudience, filter: EventFilter, workspaceId: string, flowId: string | null, type: string): boolean {
-  const visible = workspaceId === audience.workspaceId || (flowId !== null && audience.sharedFlowIds.includes(flowId));
-  return visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId);
+function reads(
+  audience: EventAudience,
+  filter: EventFilter,
+  workspaceId: string,
+  flowId: string | null,
+  type: string,
+): boolean {
+  const visible =
+    workspaceId === audience.workspaceId ||
+    (flowId !== null && audience.sharedFlowIds.includes(flowId));
+  return (
+    visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId)
+  );
 }
 
 /** A long poll waiting for an event it may read after `position`. */
@@ -140,7 +165,12 @@ export class Subscription {
   private drainWaiter: (() => void) | null = null;
 
   /** `cursor`: the log position it has been sent everything through. */
-  constructor(readonly request: StreamRequest, public audience: EventAudience, readonly seal: CursorSeal, public cursor: string) {}
+  constructor(
+    readonly request: StreamRequest,
+    public audience: EventAudience,
+    readonly seal: CursorSeal,
+    public cursor: string,
+  ) {}
 
   wants(e: HubEvent): boolean {
     return reads(this.audience, this.request.filter, e.row.workspaceId, e.row.flowId, e.row.type);
@@ -193,36 +223,77 @@ export class EventHub implements LogWatch {
   private readonly maxBuffered: number;
 
   constructor(
-    private readonly sql: Sql, private readonly auth: Authenticator, private readonly log: Logger, metrics: Metrics,
-    private readonly limits: Pick<Config, 'streamMaxBufferedBytes' | 'streamsPerCredential' | 'streamsPerPerson'>,
+    private readonly sql: Sql,
+    private readonly auth: Authenticator,
+    private readonly log: Logger,
+    metrics: Metrics,
+    private readonly limits: Pick<
+      Config,
+      'streamMaxBufferedBytes' | 'streamsPerCredential' | 'streamsPerPerson'
+    >,
     /** The API's load: a long poll that waits is not work, so it steps out of it while it waits (webhooks read it). */
     private readonly foreground: Foreground | null = null,
   ) {
     this.maxBuffered = limits.streamMaxBufferedBytes;
     const registers = [metrics.registry];
-    metrics.gaugeByLabels('flowplan_stream_subscribers', 'Open event streams of this process by transport', ['transport'], async () => {
-      const counts = { sse: 0, websocket: 0 };
-      for (const s of this.all) if (s.target) counts[s.target.transport]++;
-      return (['sse', 'websocket'] as const).map((transport) => ({ labels: { transport }, value: counts[transport] }));
+    metrics.gaugeByLabels(
+      'flowplan_stream_subscribers',
+      'Open event streams of this process by transport',
+      ['transport'],
+      async () => {
+        const counts = { sse: 0, websocket: 0 };
+        for (const s of this.all) if (s.target) counts[s.target.transport]++;
+        return (['sse', 'websocket'] as const).map((transport) => ({
+          labels: { transport },
+          value: counts[transport],
+        }));
+      },
+    );
+    this.delivered = new Counter({
+      name: 'flowplan_stream_events_total',
+      help: 'Events sent to stream subscribers (one per subscriber and event)',
+      registers,
     });
-    this.delivered = new Counter({ name: 'flowplan_stream_events_total', help: 'Events sent to stream subscribers (one per subscriber and event)', registers });
-    this.closes = new Counter({ name: 'flowplan_stream_closes_total', help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping; unavailable: credential not checkable)', labelNames: ['reason'] as const, registers });
-    metrics.gauge('flowplan_event_waiters', 'Long polls of GET /v1/events waiting on this process', () => {
-      let n = 0;
-      for (const set of this.waiters.values()) n += set.size;
-      return n;
+    this.closes = new Counter({
+      name: 'flowplan_stream_closes_total',
+      help: 'Streams closed by the server, by reason (slow: over the buffer limit; revoked; stopping; unavailable: credential not checkable)',
+      labelNames: ['reason'] as const,
+      registers,
     });
-    this.refused = new Counter({ name: 'flowplan_stream_refusals_total', help: 'Event streams refused with 429: their credential or person held as many as allowed', registers });
-    this.checkRounds = new Counter({ name: 'flowplan_stream_checks_total', help: 'Rounds of checking open streams\' credentials again (one every 500 ms while any is open)', registers });
+    metrics.gauge(
+      'flowplan_event_waiters',
+      'Long polls of GET /v1/events waiting on this process',
+      () => {
+        let n = 0;
+        for (const set of this.waiters.values()) n += set.size;
+        return n;
+      },
+    );
+    this.refused = new Counter({
+      name: 'flowplan_stream_refusals_total',
+      help: 'Event streams refused with 429: their credential or person held as many as allowed',
+      registers,
+    });
+    this.checkRounds = new Counter({
+      name: 'flowplan_stream_checks_total',
+      help: "Rounds of checking open streams' credentials again (one every 500 ms while any is open)",
+      registers,
+    });
     this.checkQueries = new Counter({
-      name: 'flowplan_stream_check_queries_total', help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)', registers,
+      name: 'flowplan_stream_check_queries_total',
+      help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)',
+      registers,
     });
     this.wakes = new Counter({
-      name: 'flowplan_event_waiter_wakes_total', help: 'Long polls woken by an event they may read (each then reads the log)', registers,
+      name: 'flowplan_event_waiter_wakes_total',
+      help: 'Long polls woken by an event they may read (each then reads the log)',
+      registers,
     });
     this.lag = new Histogram({
-      name: 'flowplan_stream_lag_seconds', help: 'From an event\'s transaction to its dispatch to live subscribers',
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
+      name: 'flowplan_stream_lag_seconds',
+      help: "From an event's transaction to its dispatch to live subscribers",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
     });
   }
 
@@ -233,7 +304,12 @@ export class EventHub implements LogWatch {
     this.cursors = await CursorKeys.load(this.sql);
     this.stopped = false;
     this.latest = await latestPosition(this.sql);
-    this.unlisten = await listenDurably(this.sql, EVENTS_CHANNEL, () => this.pump(), () => this.pump());
+    this.unlisten = await listenDurably(
+      this.sql,
+      EVENTS_CHANNEL,
+      () => this.pump(),
+      () => this.pump(),
+    );
     this.checkTimer = setInterval(() => void this.check(), CHECK_MS);
     this.heartbeatTimer = setInterval(() => {
       for (const s of this.all) s.target?.heartbeat();
@@ -256,11 +332,22 @@ export class EventHub implements LogWatch {
    * workspaces' events wake no one here. Past the hub's own position already, it answers at
    * once (what it dispatched meanwhile is not known per audience).
    */
-  waitBeyond(position: string, ms: number, audience: EventAudience, filter: EventFilter): Promise<void> {
+  waitBeyond(
+    position: string,
+    ms: number,
+    audience: EventAudience,
+    filter: EventFilter,
+  ): Promise<void> {
     if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
     this.foreground?.leave();
     return new Promise<void>((resolve) => {
-      const waiter: Waiter = { position: BigInt(position), audience, filter, resolve, timer: setTimeout(() => this.release(waiter), ms) };
+      const waiter: Waiter = {
+        position: BigInt(position),
+        audience,
+        filter,
+        resolve,
+        timer: setTimeout(() => this.release(waiter), ms),
+      };
       let set = this.waiters.get(audience.workspaceId);
       if (!set) this.waiters.set(audience.workspaceId, (set = new Set()));
       set.add(waiter);
@@ -284,7 +371,10 @@ export class EventHub implements LogWatch {
   async prepare(request: StreamRequest): Promise<Subscription> {
     const audience = await audienceOf(this.sql, request.principal);
     const seal = sealFor(this.cursors, request.principal);
-    const after = request.after === null ? null : await checkCursor(this.sql, request.after, audience, seal, request.afterFrom);
+    const after =
+      request.after === null
+        ? null
+        : await checkCursor(this.sql, request.after, audience, seal, request.afterFrom);
     const sub = new Subscription(request, audience, seal, after ?? this.latest);
     this.hold(sub);
     return sub;
@@ -298,14 +388,27 @@ export class EventHub implements LogWatch {
   private hold(sub: Subscription): void {
     const { principal } = sub.request;
     const caps: [string, number, string][] = [
-      [`credential:${principal.tokenId ?? principal.credentialId}`, this.limits.streamsPerCredential, 'credential (STREAMS_PER_CREDENTIAL)'],
+      [
+        `credential:${principal.tokenId ?? principal.credentialId}`,
+        this.limits.streamsPerCredential,
+        'credential (STREAMS_PER_CREDENTIAL)',
+      ],
     ];
-    if (principal.userId) caps.push([`person:${principal.userId}`, this.limits.streamsPerPerson, 'person, across their tokens (STREAMS_PER_PERSON)']);
+    if (principal.userId)
+      caps.push([
+        `person:${principal.userId}`,
+        this.limits.streamsPerPerson,
+        'person, across their tokens (STREAMS_PER_PERSON)',
+      ]);
     for (const [key, limit, per] of caps) {
       if ((this.held.get(key) ?? 0) >= limit) {
         this.refused.inc();
-        throw new DomainError('RATE_LIMITED', `Too many open event streams: at most ${limit} per ${per} on one server; close one before opening another`,
-          { limit, retryAfter: RETRY_STREAM_SECONDS }, { retryAfterSeconds: RETRY_STREAM_SECONDS });
+        throw new DomainError(
+          'RATE_LIMITED',
+          `Too many open event streams: at most ${limit} per ${per} on one server; close one before opening another`,
+          { limit, retryAfter: RETRY_STREAM_SECONDS },
+          { retryAfterSeconds: RETRY_STREAM_SECONDS },
+        );
       }
     }
     sub.holds = caps.map(([key]) => key);
@@ -334,7 +437,10 @@ export class EventHub implements LogWatch {
     sub.target = target;
     this.all.add(sub);
     void this.catchUp(sub).catch((error: unknown) => {
-      this.log.warn({ err: error }, 'event stream could not catch up; closing it (the client resumes from its cursor)');
+      this.log.warn(
+        { err: error },
+        'event stream could not catch up; closing it (the client resumes from its cursor)',
+      );
       this.close(sub, 'stopping');
     });
   }
@@ -369,10 +475,18 @@ export class EventHub implements LogWatch {
         return;
       }
       const through = this.latest;
-      const rows = await readEvents(this.sql, sub.cursor, PAGE, sub.audience, sub.request.filter, through);
+      const rows = await readEvents(
+        this.sql,
+        sub.cursor,
+        PAGE,
+        sub.audience,
+        sub.request.filter,
+        through,
+      );
       for (const row of rows) {
         // Catching up goes at the client's pace: the log is read again, never held here.
-        while (!sub.closed && sub.target!.buffered() > this.maxBuffered / 2) await sub.waitForDrain(DRAIN_CHECK_MS);
+        while (!sub.closed && sub.target!.buffered() > this.maxBuffered / 2)
+          await sub.waitForDrain(DRAIN_CHECK_MS);
         if (sub.closed) return;
         this.deliver(sub, new HubEvent(row));
       }
@@ -403,16 +517,18 @@ export class EventHub implements LogWatch {
       return;
     }
     this.pumping = true;
-    void this.readOn().catch((error: unknown) => {
-      this.log.warn({ err: error }, 'event hub could not read the log; trying again in 1 s');
-      setTimeout(() => this.pump(), 1000).unref();
-    }).finally(() => {
-      this.pumping = false;
-      if (this.again) {
-        this.again = false;
-        this.pump();
-      }
-    });
+    void this.readOn()
+      .catch((error: unknown) => {
+        this.log.warn({ err: error }, 'event hub could not read the log; trying again in 1 s');
+        setTimeout(() => this.pump(), 1000).unref();
+      })
+      .finally(() => {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.pump();
+        }
+      });
   }
 
   private async readOn(): Promise<void> {
@@ -430,11 +546,18 @@ export class EventHub implements LogWatch {
     if (!EVENT_TYPES.has(row.type)) return;
     const event = new HubEvent(row);
     this.lag.observe((now - row.createdAt.getTime()) / 1000);
-    for (const sub of this.live.get(row.workspaceId) ?? []) if (sub.wants(event)) this.deliver(sub, event);
-    for (const sub of this.guests) if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event)) this.deliver(sub, event);
+    for (const sub of this.live.get(row.workspaceId) ?? [])
+      if (sub.wants(event)) this.deliver(sub, event);
+    for (const sub of this.guests)
+      if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event))
+        this.deliver(sub, event);
     const position = BigInt(row.position);
     const wake = (w: Waiter) => {
-      if (w.position >= position || !reads(w.audience, w.filter, row.workspaceId, row.flowId, row.type)) return;
+      if (
+        w.position >= position ||
+        !reads(w.audience, w.filter, row.workspaceId, row.flowId, row.type)
+      )
+        return;
       this.wakes.inc();
       this.release(w);
     };
@@ -463,7 +586,8 @@ export class EventHub implements LogWatch {
       for (const [authorization, subs] of byCredential) {
         const { principal } = subs[0]!.request;
         if (principal.kind === 'person' && principal.tokenId) {
-          if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) this.closeAll(subs, 'revoked');
+          if (principal.expiresAt !== null && principal.expiresAt <= Date.now())
+            this.closeAll(subs, 'revoked');
           else persons.set(principal.tokenId, subs);
           continue;
         }
@@ -513,7 +637,11 @@ export class EventHub implements LogWatch {
 
   /** A refusal closes the streams as revoked; anything else (the database out of reach) leaves them open a while, then closes them to be retried. */
   private uncheckable(subs: readonly Subscription[], error: unknown): void {
-    if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'CREDENTIAL_REVOKED')) return this.closeAll(subs, 'revoked');
+    if (
+      error instanceof DomainError &&
+      (error.code === 'UNAUTHORIZED' || error.code === 'CREDENTIAL_REVOKED')
+    )
+      return this.closeAll(subs, 'revoked');
     this.log.warn({ err: error }, 'event streams: credentials could not be checked; trying again');
     const now = Date.now();
     for (const s of subs) if (now - s.checkedAt >= UNCHECKED_MS) this.close(s, 'unavailable');

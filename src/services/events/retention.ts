@@ -12,12 +12,22 @@ const QUEUE = 'event-log-retention';
 const DAYS_AHEAD = 7;
 
 export class EventLogRetention {
-  constructor(private readonly sql: Sql, private readonly retentionDays: number, private readonly log: Logger) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly retentionDays: number,
+    private readonly log: Logger,
+  ) {}
 
   /** Runs every hour on some process that runs jobs. */
   schedule(jobs: Jobs): void {
     jobs.queue(QUEUE, { retryLimit: 2 });
-    jobs.work(QUEUE, async () => { await this.run(); }, { pollingIntervalSeconds: 30 });
+    jobs.work(
+      QUEUE,
+      async () => {
+        await this.run();
+      },
+      { pollingIntervalSeconds: 30 },
+    );
     jobs.schedule(QUEUE, '7 * * * *');
   }
 
@@ -29,9 +39,18 @@ export class EventLogRetention {
 
   async run(now = new Date()): Promise<{ created: string[]; dropped: string[] }> {
     const created = await ensureEventPartitions(this.sql, DAYS_AHEAD, now);
-    const { dropped, keptUndrained } = await dropExpiredPartitions(this.sql, this.retentionDays, now);
-    if (created.length > 0 || dropped.length > 0) this.log.info({ created, dropped }, 'event log retention');
-    if (keptUndrained) this.log.warn({ partition: keptUndrained }, 'event log partition past retention still holds undrained events: kept');
+    const { dropped, keptUndrained } = await dropExpiredPartitions(
+      this.sql,
+      this.retentionDays,
+      now,
+    );
+    if (created.length > 0 || dropped.length > 0)
+      this.log.info({ created, dropped }, 'event log retention');
+    if (keptUndrained)
+      this.log.warn(
+        { partition: keptUndrained },
+        'event log partition past retention still holds undrained events: kept',
+      );
     return { created, dropped };
   }
 }

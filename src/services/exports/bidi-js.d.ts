@@ -6,7 +6,12 @@ declare module 'bidi-js' {
   }
   export interface Bidi {
     getEmbeddingLevels(text: string, direction?: 'ltr' | 'rtl'): EmbeddingLevels;
-    getReorderedIndices(text: string, levels: EmbeddingLevels, start?: number, end?: number): number[];
+    getReorderedIndices(
+      text: string,
+      levels: EmbeddingLevels,
+      start?: number,
+      end?: number,
+    ): number[];
     getBidiCharTypeName(char: string): string;
   }
   export default function bidiFactory(): Bidi;

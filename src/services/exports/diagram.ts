@@ -32,7 +32,10 @@ export interface DiagramModel {
 }
 
 /** The model of a snapshot; `start` (a schedule start date) decides the projected finish. */
-export function diagramModel(snapshot: Snapshot, start: string = scheduleStart(undefined)): DiagramModel {
+export function diagramModel(
+  snapshot: Snapshot,
+  start: string = scheduleStart(undefined),
+): DiagramModel {
   const all = snapshot.state.tasks;
   const position = new Map<string, number>();
   const picked: number[] = [];
@@ -53,5 +56,13 @@ export function diagramModel(snapshot: Snapshot, start: string = scheduleStart(u
     };
   });
   const { dueDate, projectedFinish, onTrack } = buildSchedule(snapshot, start);
-  return { flowId: snapshot.flow.id, flowName: snapshot.flow.name, version: snapshot.version, dueDate, projectedFinish, onTrack, tasks };
+  return {
+    flowId: snapshot.flow.id,
+    flowName: snapshot.flow.name,
+    version: snapshot.version,
+    dueDate,
+    projectedFinish,
+    onTrack,
+    tasks,
+  };
 }

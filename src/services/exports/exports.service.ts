@@ -28,31 +28,44 @@ export interface ExportContext {
   principal: Principal;
 }
 
-export async function exportFlow(ctx: ExportContext, flowId: string, format: ExportFormat, now = new Date()): Promise<ExportFile> {
+export async function exportFlow(
+  ctx: ExportContext,
+  flowId: string,
+  format: ExportFormat,
+  now = new Date(),
+): Promise<ExportFile> {
   const snapshot = await ctx.registry.snapshot(ctx.principal.workspaceId, flowId);
   const start = scheduleStart(undefined, now);
   const model = diagramModel(snapshot, start);
   const disposition = contentDisposition(model.flowName, format);
-  if (format === 'png') return { bytes: await ctx.render.png(model), contentType: 'image/png', disposition };
+  if (format === 'png')
+    return { bytes: await ctx.render.png(model), contentType: 'image/png', disposition };
 
   const schedule = buildSchedule(snapshot, start);
   const report = await flowReport(ctx.sql, snapshot);
-  const rows = schedule.entries.map((entry): PlanRow => {
-    const i = snapshot.index.get(entry.taskId)!;
-    const open = entry.earliestStart !== undefined;
-    return {
-      name: entry.taskName,
-      status: snapshot.statusOf(entry.taskId),
-      estimateHours: snapshot.hours(snapshot.state.tasks[i]!, false),
-      critical: entry.criticalPath,
-      startDay: open ? snapshot.es[i]! + 1 : null,
-      finishDay: open ? snapshot.ef[i]! + 1 : null,
-      start: entry.earliestStart ?? null,
-      finish: entry.earliestFinish ?? null,
-    };
-  }).sort((a, b) => (a.startDay ?? 0) - (b.startDay ?? 0) || (a.finishDay ?? 0) - (b.finishDay ?? 0));
+  const rows = schedule.entries
+    .map((entry): PlanRow => {
+      const i = snapshot.index.get(entry.taskId)!;
+      const open = entry.earliestStart !== undefined;
+      return {
+        name: entry.taskName,
+        status: snapshot.statusOf(entry.taskId),
+        estimateHours: snapshot.hours(snapshot.state.tasks[i]!, false),
+        critical: entry.criticalPath,
+        startDay: open ? snapshot.es[i]! + 1 : null,
+        finishDay: open ? snapshot.ef[i]! + 1 : null,
+        start: entry.earliestStart ?? null,
+        finish: entry.earliestFinish ?? null,
+      };
+    })
+    .sort(
+      (a, b) => (a.startDay ?? 0) - (b.startDay ?? 0) || (a.finishDay ?? 0) - (b.finishDay ?? 0),
+    );
   const document: PlanDocument = {
-    model, startDate: start, rows, report,
+    model,
+    startDate: start,
+    rows,
+    report,
     unestimatedNames: report.unestimatedTasks.map((id) => snapshot.task(id)!.name),
     generatedAt: now,
   };
@@ -61,7 +74,12 @@ export async function exportFlow(ctx: ExportContext, flowId: string, format: Exp
 
 /** An ASCII file name from a flow name: `Q3 Launch: Café` → `q3-launch-cafe`. */
 export function slug(name: string): string {
-  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return ascii.slice(0, 80).replace(/-+$/, '') || 'flow';
 }
 
@@ -72,8 +90,20 @@ export function slug(name: string): string {
 export function contentDisposition(flowName: string, extension: string): string {
   const ascii = `${slug(flowName)}.${extension}`;
   // Cut by code point on well-formed text: half a surrogate pair makes encodeURIComponent throw.
-  const unicode = Array.from(flowName.toWellFormed().normalize('NFC').trim().replace(/[\s/\\]+/g, '-').replace(/[\u0000-\u001f\u007f"]/g, '')).slice(0, 80).join('');
+  const unicode = Array.from(
+    flowName
+      .toWellFormed()
+      .normalize('NFC')
+      .trim()
+      .replace(/[\s/\\]+/g, '-')
+      .replace(/[\u0000-\u001f\u007f"]/g, ''),
+  )
+    .slice(0, 80)
+    .join('');
   if (/^[\x20-\x7e]*$/.test(flowName)) return `attachment; filename="${ascii}"`;
-  const encoded = encodeURIComponent(`${unicode}.${extension}`).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(`${unicode}.${extension}`).replace(
+    /['()*!]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

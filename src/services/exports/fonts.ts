@@ -4,7 +4,10 @@ import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import type { Measure } from './text.ts';
 
-const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+const dir = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')),
+  'ttf',
+);
 
 export const FONT_REGULAR = path.join(dir, 'DejaVuSans.ttf');
 export const FONT_BOLD = path.join(dir, 'DejaVuSans-Bold.ttf');
@@ -17,5 +20,9 @@ export function measurer(): Measure {
   const doc = new PDFDocument({ autoFirstPage: false });
   doc.registerFont('DejaVu', FONT_REGULAR);
   doc.registerFont('DejaVu-Bold', FONT_BOLD);
-  return (text, size, bold) => doc.font(bold ? 'DejaVu-Bold' : 'DejaVu').fontSize(size).widthOfString(text);
+  return (text, size, bold) =>
+    doc
+      .font(bold ? 'DejaVu-Bold' : 'DejaVu')
+      .fontSize(size)
+      .widthOfString(text);
 }

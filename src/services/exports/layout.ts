@@ -65,7 +65,8 @@ export const GRAPHVIZ_MAX_WORK = 1_500;
  */
 export async function layout(model: DiagramModel): Promise<Layout> {
   const n = model.tasks.length;
-  if (n === 0 || n > GRAPHVIZ_MAX || dotWork(model) > GRAPHVIZ_MAX_WORK) return layeredLayout(model);
+  if (n === 0 || n > GRAPHVIZ_MAX || dotWork(model) > GRAPHVIZ_MAX_WORK)
+    return layeredLayout(model);
   graphviz ??= import('@hpcc-js/wasm-graphviz').then(({ Graphviz }) => Graphviz.load());
   return graphvizLayout(model, await graphviz);
 }
@@ -75,12 +76,17 @@ const inches = (units: number) => (units / 72).toFixed(4);
 /** Graphviz `dot`, left to right, fixed-size boxes, spline edges around them; y flipped to grow downwards. */
 export function graphvizLayout(model: DiagramModel, gv: Graphviz): Layout {
   const n = model.tasks.length;
-  const edges = model.tasks.flatMap((task, to) => task.dependsOn.map((from) => `n${from}->n${to};`)).join('');
-  const dot = `digraph{rankdir=LR;nodesep=${inches(GAP_Y)};ranksep=${inches(GAP_X)};splines=true;`
-    + `node[shape=box,fixedsize=true,width=${inches(NODE_W)},height=${inches(NODE_H)},label=""];${Array.from({ length: n }, (_, i) => `n${i};`).join('')}${edges}}`;
+  const edges = model.tasks
+    .flatMap((task, to) => task.dependsOn.map((from) => `n${from}->n${to};`))
+    .join('');
+  const dot =
+    `digraph{rankdir=LR;nodesep=${inches(GAP_Y)};ranksep=${inches(GAP_X)};splines=true;` +
+    `node[shape=box,fixedsize=true,width=${inches(NODE_W)},height=${inches(NODE_H)},label=""];${Array.from({ length: n }, (_, i) => `n${i};`).join('')}${edges}}`;
   // Graphviz leaves out `edges` when there are none (and `objects` when there are no nodes).
   const out = JSON.parse(gv.layout(dot, 'json', 'dot')) as {
-    bb: string; objects?: { _gvid: number; pos: string }[]; edges?: { tail: number; head: number; pos: string }[];
+    bb: string;
+    objects?: { _gvid: number; pos: string }[];
+    edges?: { tail: number; head: number; pos: string }[];
   };
   const top = Number(out.bb.split(',')[3]);
   const x = new Float64Array(n);
@@ -98,7 +104,14 @@ export function graphvizLayout(model: DiagramModel, gv: Graphviz): Layout {
     const points = [...spline, tip[0], tip[1]].map((v, i) => (i % 2 === 0 ? v : top - v));
     // The tip continues the spline's last point in a straight line: one more segment, straight.
     const [lx, ly] = [points.at(-4)!, points.at(-3)!];
-    points.splice(points.length - 2, 0, lx + (points.at(-2)! - lx) / 3, ly + (points.at(-1)! - ly) / 3, lx + (2 * (points.at(-2)! - lx)) / 3, ly + (2 * (points.at(-1)! - ly)) / 3);
+    points.splice(
+      points.length - 2,
+      0,
+      lx + (points.at(-2)! - lx) / 3,
+      ly + (points.at(-1)! - ly) / 3,
+      lx + (2 * (points.at(-2)! - lx)) / 3,
+      ly + (2 * (points.at(-1)! - ly)) / 3,
+    );
     return { from: e.tail, to: e.head, points, curve: true };
   });
   return shifted({ x, y, routes, width: 0, height: 0, engine: 'graphviz' });
@@ -106,20 +119,34 @@ export function graphvizLayout(model: DiagramModel, gv: Graphviz): Layout {
 
 /** Moves the drawing so that its extent starts at (0, 0), and sets its size. */
 function shifted(l: Layout): Layout {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
   for (let i = 0; i < l.x.length; i++) {
-    minX = Math.min(minX, l.x[i]!); minY = Math.min(minY, l.y[i]!);
-    maxX = Math.max(maxX, l.x[i]! + NODE_W); maxY = Math.max(maxY, l.y[i]! + NODE_H);
+    minX = Math.min(minX, l.x[i]!);
+    minY = Math.min(minY, l.y[i]!);
+    maxX = Math.max(maxX, l.x[i]! + NODE_W);
+    maxY = Math.max(maxY, l.y[i]! + NODE_H);
   }
   for (const r of l.routes) {
     for (let k = 0; k < r.points.length; k += 2) {
-      minX = Math.min(minX, r.points[k]!); maxX = Math.max(maxX, r.points[k]!);
-      minY = Math.min(minY, r.points[k + 1]!); maxY = Math.max(maxY, r.points[k + 1]!);
+      minX = Math.min(minX, r.points[k]!);
+      maxX = Math.max(maxX, r.points[k]!);
+      minY = Math.min(minY, r.points[k + 1]!);
+      maxY = Math.max(maxY, r.points[k + 1]!);
     }
   }
   if (!Number.isFinite(minX)) return { ...l, width: NODE_W, height: NODE_H };
-  for (let i = 0; i < l.x.length; i++) { l.x[i]! -= minX; l.y[i]! -= minY; }
-  for (const r of l.routes) for (let k = 0; k < r.points.length; k += 2) { r.points[k]! -= minX; r.points[k + 1]! -= minY; }
+  for (let i = 0; i < l.x.length; i++) {
+    l.x[i]! -= minX;
+    l.y[i]! -= minY;
+  }
+  for (const r of l.routes)
+    for (let k = 0; k < r.points.length; k += 2) {
+      r.points[k]! -= minX;
+      r.points[k + 1]! -= minY;
+    }
   return { ...l, width: maxX - minX, height: maxY - minY };
 }
 
@@ -181,7 +208,10 @@ export function layeredLayout(model: DiagramModel): Layout {
       const weight = new Map<number, number>();
       for (const task of byLayer[l]!) {
         const deps = model.tasks[task]!.dependsOn;
-        weight.set(task, deps.length === 0 ? row[task]! : deps.reduce((sum, d) => sum + row[d]!, 0) / deps.length);
+        weight.set(
+          task,
+          deps.length === 0 ? row[task]! : deps.reduce((sum, d) => sum + row[d]!, 0) / deps.length,
+        );
       }
       byLayer[l]!.sort((a, b) => weight.get(a)! - weight.get(b)! || a - b);
       byLayer[l]!.forEach((task, r) => (row[task] = r));
@@ -190,7 +220,9 @@ export function layeredLayout(model: DiagramModel): Layout {
   const rows = byLayer.reduce((max, tasks) => Math.max(max, tasks.length), 0);
   const x = Float64Array.from(layer, (l) => l * PITCH_X);
   const y = Float64Array.from(row, (r) => r * PITCH_Y);
-  const routes = model.tasks.flatMap((task, to) => task.dependsOn.map((from) => orthogonal(from, to, x, y, rows)));
+  const routes = model.tasks.flatMap((task, to) =>
+    task.dependsOn.map((from) => orthogonal(from, to, x, y, rows)),
+  );
   return shifted({ x, y, routes, width: 0, height: 0, engine: 'layered' });
 }
 
@@ -202,11 +234,20 @@ const lane = (gap: number, key: number) => 6 + ((key * 7919) % Math.max(1, gap -
  * jump along the gap between rows (above the target's row, below it for the first row) to the
  * gap before the target's layer; then into the target's left side.
  */
-function orthogonal(from: number, to: number, x: Float64Array, y: Float64Array, rows: number): Route {
-  const x1 = x[from]! + NODE_W, y1 = y[from]! + NODE_H / 2;
-  const x2 = x[to]! - 2, y2 = y[to]! + NODE_H / 2;
+function orthogonal(
+  from: number,
+  to: number,
+  x: Float64Array,
+  y: Float64Array,
+  rows: number,
+): Route {
+  const x1 = x[from]! + NODE_W,
+    y1 = y[from]! + NODE_H / 2;
+  const x2 = x[to]! - 2,
+    y2 = y[to]! + NODE_H / 2;
   const out = x1 + lane(GAP_X, to);
-  if (x[to]! - x[from]! <= PITCH_X) return { from, to, points: [x1, y1, out, y1, out, y2, x2, y2], curve: false };
+  if (x[to]! - x[from]! <= PITCH_X)
+    return { from, to, points: [x1, y1, out, y1, out, y2, x2, y2], curve: false };
   const targetRow = Math.round(y[to]! / PITCH_Y);
   const channelRow = targetRow === 0 && rows > 1 ? 1 : targetRow;
   const yc = channelRow * PITCH_Y - GAP_Y / 2 + (lane(GAP_Y, from) - GAP_Y / 2) * 0.3;
@@ -215,7 +256,12 @@ function orthogonal(from: number, to: number, x: Float64Array, y: Float64Array, 
 }
 
 /** The whole drawing as one tile. */
-export const wholeTile = (l: Layout): Tile => ({ x0: 0, y0: 0, x1: Math.max(l.width, 1), y1: Math.max(l.height, 1) });
+export const wholeTile = (l: Layout): Tile => ({
+  x0: 0,
+  y0: 0,
+  x1: Math.max(l.width, 1),
+  y1: Math.max(l.height, 1),
+});
 
 /**
  * Windows of at most `w` × `h` units over the drawing that hold at least one box (by its
@@ -225,25 +271,43 @@ export function tiles(l: Layout, w: number, h: number): Tile[] {
   const across = Math.max(1, Math.ceil(l.width / w));
   const used = new Set<number>();
   for (let i = 0; i < l.x.length; i++) {
-    used.add(Math.floor((l.y[i]! + NODE_H / 2) / h) * across + Math.floor((l.x[i]! + NODE_W / 2) / w));
+    used.add(
+      Math.floor((l.y[i]! + NODE_H / 2) / h) * across + Math.floor((l.x[i]! + NODE_W / 2) / w),
+    );
   }
   if (used.size === 0) return [wholeTile(l)];
-  return [...used].sort((a, b) => a - b).map((key) => {
-    const tx = key % across, ty = Math.floor(key / across);
-    return { x0: tx * w, y0: ty * h, x1: Math.min((tx + 1) * w, Math.max(l.width, 1)), y1: Math.min((ty + 1) * h, Math.max(l.height, 1)) };
-  });
+  return [...used]
+    .sort((a, b) => a - b)
+    .map((key) => {
+      const tx = key % across,
+        ty = Math.floor(key / across);
+      return {
+        x0: tx * w,
+        y0: ty * h,
+        x1: Math.min((tx + 1) * w, Math.max(l.width, 1)),
+        y1: Math.min((ty + 1) * h, Math.max(l.height, 1)),
+      };
+    });
 }
 
 /** Whether a route's bounding box meets a tile (a route may cross a tile without an end in it). */
 export function routeMeets(route: Route, tile: Tile): boolean {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
   for (let k = 0; k < route.points.length; k += 2) {
-    minX = Math.min(minX, route.points[k]!); maxX = Math.max(maxX, route.points[k]!);
-    minY = Math.min(minY, route.points[k + 1]!); maxY = Math.max(maxY, route.points[k + 1]!);
+    minX = Math.min(minX, route.points[k]!);
+    maxX = Math.max(maxX, route.points[k]!);
+    minY = Math.min(minY, route.points[k + 1]!);
+    maxY = Math.max(maxY, route.points[k + 1]!);
   }
   return maxX >= tile.x0 && minX <= tile.x1 && maxY >= tile.y0 && minY <= tile.y1;
 }
 
 /** Whether a box meets a tile. */
 export const boxMeets = (l: Layout, i: number, tile: Tile): boolean =>
-  l.x[i]! + NODE_W > tile.x0 && l.x[i]! < tile.x1 && l.y[i]! + NODE_H > tile.y0 && l.y[i]! < tile.y1;
+  l.x[i]! + NODE_W > tile.x0 &&
+  l.x[i]! < tile.x1 &&
+  l.y[i]! + NODE_H > tile.y0 &&
+  l.y[i]! < tile.y1;

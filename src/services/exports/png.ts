@@ -17,7 +17,11 @@ export const MAX_SIDE = 16_000;
 const MIN_ZOOM = 0.72;
 
 const sizeOf = (svg: string) => {
-  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [number, number, number];
+  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [
+    number,
+    number,
+    number,
+  ];
   return { w, h };
 };
 
@@ -29,19 +33,28 @@ function zoomFor(svg: string): number | null {
 }
 
 /** The model restricted to its critical tasks (edges between them kept), as many as fit, and a caption that says why. */
-function criticalView(model: DiagramModel, full: { w: number; h: number }): { model: DiagramModel; caption: string } {
+function criticalView(
+  model: DiagramModel,
+  full: { w: number; h: number },
+): { model: DiagramModel; caption: string } {
   const keep = new Map<number, number>();
   model.tasks.forEach((task, i) => task.critical && keep.set(i, keep.size));
   const maxTasks = Math.floor(MAX_SIDE / PITCH_X);
   const picked = [...keep.keys()].slice(0, maxTasks);
   const tasks = picked.map((i) => {
     const task = model.tasks[i]!;
-    return { ...task, dependsOn: task.dependsOn.filter((d) => keep.has(d) && keep.get(d)! < maxTasks).map((d) => keep.get(d)!) };
+    return {
+      ...task,
+      dependsOn: task.dependsOn
+        .filter((d) => keep.has(d) && keep.get(d)! < maxTasks)
+        .map((d) => keep.get(d)!),
+    };
   });
   return {
     model: { ...model, tasks },
-    caption: `The whole diagram (${Math.round(full.w)} × ${Math.round(full.h)} px) is over a PNG's maximum of ${MAX_PIXELS / 1e6} megapixels at a legible size: `
-      + `${tasks.length} of ${model.tasks.length} tasks are shown (the critical path); every task is in the PDF export`,
+    caption:
+      `The whole diagram (${Math.round(full.w)} × ${Math.round(full.h)} px) is over a PNG's maximum of ${MAX_PIXELS / 1e6} megapixels at a legible size: ` +
+      `${tasks.length} of ${model.tasks.length} tasks are shown (the critical path); every task is in the PDF export`,
   };
 }
 
@@ -54,7 +67,11 @@ export async function diagramPng(model: DiagramModel): Promise<Buffer> {
     zoom = zoomFor(svg) ?? MIN_ZOOM;
   }
   const resvg = new Resvg(svg, {
-    font: { fontFiles: [FONT_REGULAR, FONT_BOLD], loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' },
+    font: {
+      fontFiles: [FONT_REGULAR, FONT_BOLD],
+      loadSystemFonts: false,
+      defaultFontFamily: 'DejaVu Sans',
+    },
     fitTo: { mode: 'zoom', value: zoom },
   });
   return resvg.render().asPng();

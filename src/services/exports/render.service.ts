@@ -33,7 +33,8 @@ export interface RenderServiceOptions {
 
 export class RenderService {
   readonly #opts: RenderServiceOptions;
-  #pool: Piscina<RenderTask & { fail?: boolean; delayMs?: number } & Started, RenderOutput> | null = null;
+  #pool: Piscina<RenderTask & { fail?: boolean; delayMs?: number } & Started, RenderOutput> | null =
+    null;
   #inFlight = 0;
   #completed = 0;
   /** Exports waiting for the one export slot, in arrival order; `#exporting` holds it. */
@@ -61,19 +62,32 @@ export class RenderService {
 
   /** An export in its turn: counted in flight (and refused past the bound) while it waits too. */
   async #export(task: RenderTask): Promise<string | Uint8Array> {
-    return this.#run(task, async () => {
-      if (this.#exporting) await new Promise<void>((resolve) => this.#exportQueue.push(resolve));
-      this.#exporting = true;
-    }, () => {
-      const next = this.#exportQueue.shift();
-      if (next) next();
-      else this.#exporting = false;
-    });
+    return this.#run(
+      task,
+      async () => {
+        if (this.#exporting) await new Promise<void>((resolve) => this.#exportQueue.push(resolve));
+        this.#exporting = true;
+      },
+      () => {
+        const next = this.#exportQueue.shift();
+        if (next) next();
+        else this.#exporting = false;
+      },
+    );
   }
 
-  async #run(task: RenderTask, turn?: () => Promise<void>, done?: () => void): Promise<string | Uint8Array> {
+  async #run(
+    task: RenderTask,
+    turn?: () => Promise<void>,
+    done?: () => void,
+  ): Promise<string | Uint8Array> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'Too many renders at this moment, retry shortly', undefined, { retryAfterSeconds: 2 });
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'Too many renders at this moment, retry shortly',
+        undefined,
+        { retryAfterSeconds: 2 },
+      );
     }
     this.#inFlight++;
     await turn?.();
@@ -84,7 +98,11 @@ export class RenderService {
         minThreads: 0,
         idleTimeout: IDLE_TIMEOUT_MS,
       }));
-      const input = { ...task, ...(this.#opts.failRenders ? { fail: true } : {}), ...(this.#opts.renderDelayMs ? { delayMs: this.#opts.renderDelayMs } : {}) };
+      const input = {
+        ...task,
+        ...(this.#opts.failRenders ? { fail: true } : {}),
+        ...(this.#opts.renderDelayMs ? { delayMs: this.#opts.renderDelayMs } : {}),
+      };
       const output = await runTimed(pool, input, this.#opts.timeoutMs);
       this.#completed++;
       this.lastThreadId = output.threadId;
@@ -92,17 +110,31 @@ export class RenderService {
     } catch (err) {
       const timedOut = err instanceof Error && err.name === 'AbortError';
       this.#opts.log.error({ err, kind: task.kind }, 'render failed');
-      throw new DomainError('RENDER_FAILED', timedOut ? 'Rendering took too long' : 'Rendering failed');
+      throw new DomainError(
+        'RENDER_FAILED',
+        timedOut ? 'Rendering took too long' : 'Rendering failed',
+      );
     } finally {
       this.#inFlight--;
       done?.();
     }
   }
 
-  stats(): { inFlight: number; completed: number; utilization: number; queueSize: number; exportsWaiting: number; exporting: boolean } {
+  stats(): {
+    inFlight: number;
+    completed: number;
+    utilization: number;
+    queueSize: number;
+    exportsWaiting: number;
+    exporting: boolean;
+  } {
     return {
-      inFlight: this.#inFlight, completed: this.#completed, utilization: this.#pool?.utilization ?? 0, queueSize: this.#pool?.queueSize ?? 0,
-      exportsWaiting: this.#exportQueue.length, exporting: this.#exporting,
+      inFlight: this.#inFlight,
+      completed: this.#completed,
+      utilization: this.#pool?.utilization ?? 0,
+      queueSize: this.#pool?.queueSize ?? 0,
+      exportsWaiting: this.#exportQueue.length,
+      exporting: this.#exporting,
     };
   }
 

@@ -9,7 +9,17 @@
 import { html, oneLine, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
 import { measurer } from './fonts.ts';
-import { boxMeets, layout, NODE_H, NODE_W, routeMeets, wholeTile, type Layout, type Route, type Tile } from './layout.ts';
+import {
+  boxMeets,
+  layout,
+  NODE_H,
+  NODE_W,
+  routeMeets,
+  wholeTile,
+  type Layout,
+  type Route,
+  type Tile,
+} from './layout.ts';
 import { cut, svgText, wrap, type Measure } from './text.ts';
 
 export const FONT_FAMILY = 'DejaVu Sans, Verdana, sans-serif';
@@ -25,8 +35,18 @@ const CRITICAL_LABEL = 'critical';
 const LINE_PITCH = 16;
 const ARIA_CRITICAL_MAX = 30;
 
-export const STATUS_LABEL: Record<DiagramTask['status'], string> = { blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done' };
-export const STATUS_FILL: Record<DiagramTask['status'], string> = { blocked: '#fbe9e7', ready: '#fff8e1', in_progress: '#e3f2fd', done: '#e8f5e9' };
+export const STATUS_LABEL: Record<DiagramTask['status'], string> = {
+  blocked: 'Blocked',
+  ready: 'Ready',
+  in_progress: 'In progress',
+  done: 'Done',
+};
+export const STATUS_FILL: Record<DiagramTask['status'], string> = {
+  blocked: '#fbe9e7',
+  ready: '#fff8e1',
+  in_progress: '#e3f2fd',
+  done: '#e8f5e9',
+};
 export const CRITICAL = '#c62828';
 export const INK = '#1b1b1b';
 
@@ -77,23 +97,57 @@ export function boxLines(task: DiagramTask, measure: Measure): BoxLine[] {
   let first = inner;
   if (task.critical) {
     const width = measure(CRITICAL_LABEL, FONT_SMALL, true);
-    lines.push({ kind: 'critical', text: CRITICAL_LABEL, x: NODE_W - PAD, y: 17, anchor: 'end', size: FONT_SMALL, bold: true, width });
+    lines.push({
+      kind: 'critical',
+      text: CRITICAL_LABEL,
+      x: NODE_W - PAD,
+      y: 17,
+      anchor: 'end',
+      size: FONT_SMALL,
+      bold: true,
+      width,
+    });
     first = inner - width - 6;
   }
   const nameWidth = (text: string) => measure(text, FONT_NAME, true);
   wrap(oneLine(task.name), [first, inner], 2, nameWidth).forEach((text, k) => {
-    lines.push({ kind: 'name', text, x: PAD, y: 17 + k * LINE_PITCH, anchor: 'start', size: FONT_NAME, bold: true, width: nameWidth(text) });
+    lines.push({
+      kind: 'name',
+      text,
+      x: PAD,
+      y: 17 + k * LINE_PITCH,
+      anchor: 'start',
+      size: FONT_NAME,
+      bold: true,
+      width: nameWidth(text),
+    });
   });
   const statusWidth = (text: string) => measure(text, FONT_SMALL, false);
-  const status = cut(`${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`, inner, statusWidth);
-  lines.push({ kind: 'status', text: status, x: PAD, y: NODE_H - 7, anchor: 'start', size: FONT_SMALL, bold: false, width: statusWidth(status) });
+  const status = cut(
+    `${STATUS_LABEL[task.status]} · ${hoursText(task.estimateHours)}`,
+    inner,
+    statusWidth,
+  );
+  lines.push({
+    kind: 'status',
+    text: status,
+    x: PAD,
+    y: NODE_H - 7,
+    anchor: 'start',
+    size: FONT_SMALL,
+    bold: false,
+    width: statusWidth(status),
+  });
   return lines;
 }
 
-export const hoursText = (h: number | null): string => (h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`);
+export const hoursText = (h: number | null): string =>
+  h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`;
 
 export function finishText(model: DiagramModel): string {
-  const finish = model.projectedFinish ? `Projected finish ${model.projectedFinish}` : 'Nothing left to do';
+  const finish = model.projectedFinish
+    ? `Projected finish ${model.projectedFinish}`
+    : 'Nothing left to do';
   const due = model.dueDate ? `due ${model.dueDate}` : 'no due date';
   const verdict = model.onTrack === null ? '' : model.onTrack ? ' (on track)' : ' (late)';
   return `${finish}, ${due}${verdict}`;
@@ -102,14 +156,20 @@ export function finishText(model: DiagramModel): string {
 function criticalNames(model: DiagramModel): string {
   const names = model.tasks.filter((t) => t.critical).map((t) => t.name);
   const shown = names.slice(0, ARIA_CRITICAL_MAX).join(', ');
-  return names.length === 0 ? 'none' : names.length > ARIA_CRITICAL_MAX ? `${shown} and ${names.length - ARIA_CRITICAL_MAX} more` : shown;
+  return names.length === 0
+    ? 'none'
+    : names.length > ARIA_CRITICAL_MAX
+      ? `${shown} and ${names.length - ARIA_CRITICAL_MAX} more`
+      : shown;
 }
 
 function node(task: DiagramTask, x: number, y: number, measure: Measure): Html {
   const text = (line: BoxLine) => {
     const at = html`x="${Math.round((x + line.x) * 10) / 10}" y="${Math.round((y + line.y) * 10) / 10}"`;
-    if (line.kind === 'critical') return html`<text class="fp-critical-text" ${at} font-weight="bold" text-anchor="end" fill="${CRITICAL}">${line.text}</text>`;
-    if (line.kind === 'name') return html`<text ${at} font-size="${FONT_NAME}" font-weight="bold">${svgText(line.text)}</text>`;
+    if (line.kind === 'critical')
+      return html`<text class="fp-critical-text" ${at} font-weight="bold" text-anchor="end" fill="${CRITICAL}">${line.text}</text>`;
+    if (line.kind === 'name')
+      return html`<text ${at} font-size="${FONT_NAME}" font-weight="bold">${svgText(line.text)}</text>`;
     return html`<text ${at}>${line.text}</text>`;
   };
   return html`<g class="fp-task"><title>${task.name}</title>
@@ -121,9 +181,11 @@ ${boxLines(task, measure).map(text)}</g>
 /** A route as path data (its stroke and marker come from its group: edgeGroups keeps big diagrams small). */
 export function routePath(route: Route): string {
   const p = route.points.map((v) => Math.round(v * 10) / 10);
-  if (!route.curve) return `M${p[0]} ${p[1]}${Array.from({ length: p.length / 2 - 1 }, (_, k) => `L${p[2 * k + 2]} ${p[2 * k + 3]}`).join('')}`;
+  if (!route.curve)
+    return `M${p[0]} ${p[1]}${Array.from({ length: p.length / 2 - 1 }, (_, k) => `L${p[2 * k + 2]} ${p[2 * k + 3]}`).join('')}`;
   let d = `M${p[0]} ${p[1]}`;
-  for (let k = 2; k + 5 < p.length; k += 6) d += `C${p[k]} ${p[k + 1]} ${p[k + 2]} ${p[k + 3]} ${p[k + 4]} ${p[k + 5]}`;
+  for (let k = 2; k + 5 < p.length; k += 6)
+    d += `C${p[k]} ${p[k + 1]} ${p[k + 2]} ${p[k + 3]} ${p[k + 4]} ${p[k + 5]}`;
   return d;
 }
 
@@ -141,7 +203,12 @@ function legend(y: number): Html {
 }
 
 /** The SVG of one tile of a laid-out model; the whole diagram when no tile is given. */
-export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l), options: SvgOptions = {}): string {
+export function tileSvg(
+  model: DiagramModel,
+  l: Layout,
+  tile: Tile = wholeTile(l),
+  options: SvgOptions = {},
+): string {
   const contentW = tile.x1 - tile.x0;
   const contentH = tile.y1 - tile.y0;
   const width = Math.max(Math.ceil(contentW) + 2 * MARGIN, 620);
@@ -149,7 +216,8 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l
   const measure = measurer();
   const nodes: Html[] = [];
   model.tasks.forEach((task, i) => {
-    if (boxMeets(l, i, tile)) nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10, measure));
+    if (boxMeets(l, i, tile))
+      nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10, measure));
   });
   const edges: Html[] = [];
   const criticalEdges: Html[] = [];
@@ -171,7 +239,8 @@ export function tileSvg(model: DiagramModel, l: Layout, tile: Tile = wholeTile(l
 <text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
 ${legend(48)}
 <svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="hidden">
-${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`.text;
+${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`
+    .text;
 }
 
 /** The whole diagram as one SVG (the public page, diagram.svg). */

@@ -24,7 +24,12 @@ const ELLIPSIS = '…';
  * (`widths[k]` for line k, the last width for the rest), broken at spaces, or inside a word
  * too long for a line; at most `maxLines`, the last ending in … when text is left over.
  */
-export function wrap(text: string, widths: readonly number[], maxLines: number, width: (s: string) => number): string[] {
+export function wrap(
+  text: string,
+  widths: readonly number[],
+  maxLines: number,
+  width: (s: string) => number,
+): string[] {
   const lines: string[] = [];
   let rest = text.trim();
   while (rest && lines.length < maxLines) {
@@ -42,13 +47,21 @@ export function wrap(text: string, widths: readonly number[], maxLines: number, 
     }
     // The longest run of whole words that fits; else as many characters of the word as fit.
     let end = -1;
-    for (let space = rest.indexOf(' '); space > 0 && width(rest.slice(0, space)) <= room; space = rest.indexOf(' ', space + 1)) end = space;
+    for (
+      let space = rest.indexOf(' ');
+      space > 0 && width(rest.slice(0, space)) <= room;
+      space = rest.indexOf(' ', space + 1)
+    )
+      end = space;
     if (end > 0) {
       lines.push(rest.slice(0, end));
       rest = rest.slice(end + 1).trimStart();
     } else {
       const chars = Array.from(rest);
-      const n = Math.max(1, longest(chars.length, (k) => width(chars.slice(0, k).join('')) <= room));
+      const n = Math.max(
+        1,
+        longest(chars.length, (k) => width(chars.slice(0, k).join('')) <= room),
+      );
       lines.push(chars.slice(0, n).join(''));
       rest = chars.slice(n).join('').trimStart();
     }
@@ -66,7 +79,8 @@ export function cut(text: string, room: number, width: (s: string) => number): s
 
 /** The largest k in [0, n] for which `fits(k)` holds (it holds for 0 and fails past some k): a binary search, so a long cell costs a few measurements. */
 function longest(n: number, fits: (k: number) => boolean): number {
-  let lo = 0, hi = n;
+  let lo = 0,
+    hi = n;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fits(mid)) lo = mid;
@@ -113,4 +127,5 @@ export function visualRuns(line: string, rtl = rightToLeft(line)): Run[] {
 }
 
 /** Whether a shaper lays `run` out right to left by itself: it holds a right-to-left letter. */
-export const hasRtlLetter = (run: string): boolean => Array.from(run).some((c) => ['R', 'AL'].includes(bidi.getBidiCharTypeName(c)));
+export const hasRtlLetter = (run: string): boolean =>
+  Array.from(run).some((c) => ['R', 'AL'].includes(bidi.getBidiCharTypeName(c)));

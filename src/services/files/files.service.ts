@@ -10,7 +10,13 @@ import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import {
-  discardUnadopted, fileBytesByWorkspace, lockWorkspaceFiles, stageBlob, sweepOrphanBlobs, workspaceFileBytes, type StagedBlob,
+  discardUnadopted,
+  fileBytesByWorkspace,
+  lockWorkspaceFiles,
+  stageBlob,
+  sweepOrphanBlobs,
+  workspaceFileBytes,
+  type StagedBlob,
 } from '../../storage/blobs.store.ts';
 
 export type { StagedBlob };
@@ -45,7 +51,8 @@ export class Files {
 
   /** Before the body: refuses an upload whose declared length would take the workspace past its quota. */
   async admit(workspaceId: string, declaredBytes: number): Promise<void> {
-    if (declaredBytes > 0) this.judge(await workspaceFileBytes(this.sql, workspaceId), declaredBytes);
+    if (declaredBytes > 0)
+      this.judge(await workspaceFileBytes(this.sql, workspaceId), declaredBytes);
   }
 
   /** In the transaction that stores a file of `bytes`: the final word, the workspace locked until commit. */
@@ -57,14 +64,26 @@ export class Files {
   /** Workspaces storing the most, for /metrics (a bounded number of series). */
   /** Its instruments, read when scraped. */
   registerMetrics(metrics: Metrics): void {
-    metrics.total('flowplan_attachment_quota_refusals_total', 'Uploads refused because the workspace had no room left in ATTACHMENT_QUOTA_BYTES', () => this.refusals);
+    metrics.total(
+      'flowplan_attachment_quota_refusals_total',
+      'Uploads refused because the workspace had no room left in ATTACHMENT_QUOTA_BYTES',
+      () => this.refusals,
+    );
     metrics.gaugeByLabels(
       'flowplan_workspace_file_bytes',
       'Stored file bytes (attachments and idea files) of the 20 workspaces storing the most, against ATTACHMENT_QUOTA_BYTES',
       ['workspace'],
-      async () => (await this.largest(20)).map(({ workspaceId, bytes }) => ({ labels: { workspace: workspaceId }, value: bytes })),
+      async () =>
+        (await this.largest(20)).map(({ workspaceId, bytes }) => ({
+          labels: { workspace: workspaceId },
+          value: bytes,
+        })),
     );
-    metrics.gauge('flowplan_attachment_quota_bytes', 'ATTACHMENT_QUOTA_BYTES: stored file bytes a workspace may hold', () => this.quotaBytes);
+    metrics.gauge(
+      'flowplan_attachment_quota_bytes',
+      'ATTACHMENT_QUOTA_BYTES: stored file bytes a workspace may hold',
+      () => this.quotaBytes,
+    );
   }
 
   largest(limit: number): Promise<{ workspaceId: string; bytes: number }[]> {
@@ -74,9 +93,14 @@ export class Files {
   private judge(usedBytes: number, addBytes: number): void {
     if (usedBytes + addBytes <= this.quotaBytes) return;
     this.refusals++;
-    throw new DomainError('PAYLOAD_TOO_LARGE', `This file would take the workspace past its storage quota of ${this.quotaBytes} bytes`, {
-      quotaBytes: this.quotaBytes, usedBytes,
-    });
+    throw new DomainError(
+      'PAYLOAD_TOO_LARGE',
+      `This file would take the workspace past its storage quota of ${this.quotaBytes} bytes`,
+      {
+        quotaBytes: this.quotaBytes,
+        usedBytes,
+      },
+    );
   }
 
   private async sweep(): Promise<void> {

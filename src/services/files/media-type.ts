@@ -4,7 +4,9 @@
  * application/octet-stream. A wildcard such as `*\/*` is a pattern for Accept, not a type.
  */
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-const MEDIA_TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})(?:[ \\t]*;(?:[ \\t]*${TOKEN}=(?:${TOKEN}|"(?:[^"\\\\\\x00-\\x08\\x0A-\\x1F\\x7F]|\\\\[\\t\\x20-\\x7E])*"))?)*$`);
+const MEDIA_TYPE = new RegExp(
+  `^(${TOKEN})/(${TOKEN})(?:[ \\t]*;(?:[ \\t]*${TOKEN}=(?:${TOKEN}|"(?:[^"\\\\\\x00-\\x08\\x0A-\\x1F\\x7F]|\\\\[\\t\\x20-\\x7E])*"))?)*$`,
+);
 
 const FALLBACK_MEDIA_TYPE = 'application/octet-stream';
 

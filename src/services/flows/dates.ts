@@ -14,9 +14,14 @@ const AFTER_LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`) + 86_400_000;
 export function parseInstant(value: string, where: Location, pointer: string): Date {
   // A bare date is that day's UTC midnight (Date.parse would agree; said here for the reader).
   const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) throw validationFailed([{ in: where, pointer, message: 'must be a date (YYYY-MM-DD) or a date-time' }]);
+  if (Number.isNaN(ms))
+    throw validationFailed([
+      { in: where, pointer, message: 'must be a date (YYYY-MM-DD) or a date-time' },
+    ]);
   if (ms < FIRST_MS || ms >= AFTER_LAST_MS) {
-    throw validationFailed([{ in: where, pointer, message: `must be between ${FIRST_DAY} and ${LAST_DAY} (UTC)` }]);
+    throw validationFailed([
+      { in: where, pointer, message: `must be between ${FIRST_DAY} and ${LAST_DAY} (UTC)` },
+    ]);
   }
   return new Date(ms);
 }

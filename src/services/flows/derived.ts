@@ -5,7 +5,12 @@
  */
 import type { Graph } from '../../engine/graph.ts';
 import { countsAfter } from '../../engine/incremental.ts';
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from '../../engine/status.ts';
+import {
+  STATUS_BLOCKED,
+  STATUS_DONE,
+  STATUS_IN_PROGRESS,
+  STATUS_READY,
+} from '../../engine/status.ts';
 import { PROGRESS, type TaskRecord } from './model.ts';
 
 export interface TaskStates {
@@ -16,7 +21,11 @@ export interface TaskStates {
 }
 
 /** From the engine's status and critical flags, where sub-tasks are finished nodes. */
-export function taskStates(tasks: readonly TaskRecord[], index: ReadonlyMap<string, number>, engine: { status: Uint8Array; critical: Uint8Array }): TaskStates {
+export function taskStates(
+  tasks: readonly TaskRecord[],
+  index: ReadonlyMap<string, number>,
+  engine: { status: Uint8Array; critical: Uint8Array },
+): TaskStates {
   const n = tasks.length;
   // Copies: sub-tasks' entries are rewritten below, and the engine's are kept as they were.
   const status = engine.status.slice();
@@ -27,9 +36,14 @@ export function taskStates(tasks: readonly TaskRecord[], index: ReadonlyMap<stri
     const task = tasks[i]!;
     if (task.parentId !== null) {
       const parent = index.get(task.parentId)!;
-      status[i] = task.progress === PROGRESS.done ? STATUS_DONE
-        : task.progress === PROGRESS.started ? STATUS_IN_PROGRESS
-        : status[parent] === STATUS_BLOCKED ? STATUS_BLOCKED : STATUS_READY;
+      status[i] =
+        task.progress === PROGRESS.done
+          ? STATUS_DONE
+          : task.progress === PROGRESS.started
+            ? STATUS_IN_PROGRESS
+            : status[parent] === STATUS_BLOCKED
+              ? STATUS_BLOCKED
+              : STATUS_READY;
     }
     if (status[i] === STATUS_DONE) done++;
     else if (status[i] === STATUS_READY) ready++;
@@ -37,7 +51,8 @@ export function taskStates(tasks: readonly TaskRecord[], index: ReadonlyMap<stri
   // A sub-task is critical when its objective is and it is still open.
   for (let i = 0; i < n; i++) {
     const task = tasks[i]!;
-    if (task.parentId !== null) critical[i] = critical[index.get(task.parentId)!]! && status[i] !== STATUS_DONE ? 1 : 0;
+    if (task.parentId !== null)
+      critical[i] = critical[index.get(task.parentId)!]! && status[i] !== STATUS_DONE ? 1 : 0;
   }
   return { status, critical, counts: { taskCount: n, doneCount: done, readyCount: ready } };
 }
@@ -54,7 +69,11 @@ export interface CountsBase {
 const MAX_FLIPS = 256;
 
 /** The engine nodes among `touched` whose done-ness differs between two versions' progress. */
-export function doneFlips(touched: readonly number[], before: Uint8Array, after: Uint8Array): DoneFlip[] {
+export function doneFlips(
+  touched: readonly number[],
+  before: Uint8Array,
+  after: Uint8Array,
+): DoneFlip[] {
   return touched.flatMap((v) => {
     const done = after[v] === PROGRESS.done;
     return (before[v] === PROGRESS.done) === done ? [] : [{ v, done }];
@@ -76,7 +95,9 @@ export class BlockingCounts {
     if (!this.counts) {
       const carried = this.base;
       this.base = null;
-      this.counts = carried ? carried.counts.then((counts) => countsAfter(graph(), counts, carried.flips), full) : full();
+      this.counts = carried
+        ? carried.counts.then((counts) => countsAfter(graph(), counts, carried.flips), full)
+        : full();
     }
     return this.counts;
   }

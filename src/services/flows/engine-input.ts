@@ -11,7 +11,11 @@ import type { RecomputeInput } from '../../engine/recompute.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
 
 /** Hours an objective lasts: its open sub-tasks' when any is estimated, else its own estimate. */
-export function objectiveHours(task: TaskRecord, subtasks: readonly TaskRecord[], openOnly: boolean): number | null {
+export function objectiveHours(
+  task: TaskRecord,
+  subtasks: readonly TaskRecord[],
+  openOnly: boolean,
+): number | null {
   const counted = openOnly ? subtasks.filter((s) => s.progress !== PROGRESS.done) : subtasks;
   const estimated = counted.filter((s) => s.estimateHours !== null);
   if (estimated.length > 0) return estimated.reduce((sum, s) => sum + s.estimateHours!, 0);
@@ -19,7 +23,11 @@ export function objectiveHours(task: TaskRecord, subtasks: readonly TaskRecord[]
 }
 
 /** A whole version's engine input, without blocking counts (they are asked for on their own). */
-export function engineInput(state: FlowState, index: ReadonlyMap<string, number>, children: ReadonlyMap<string, readonly TaskRecord[]>): RecomputeInput {
+export function engineInput(
+  state: FlowState,
+  index: ReadonlyMap<string, number>,
+  children: ReadonlyMap<string, readonly TaskRecord[]>,
+): RecomputeInput {
   const n = state.tasks.length;
   const progress = new Uint8Array(n);
   const duration = new Uint32Array(n);
@@ -64,7 +72,10 @@ export function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord
  * it appended after them. Null when it removed, moved or relinked any. Commands replace a
  * changed task's record and keep the others, so this compares references.
  */
-export function shapeChanges(before: readonly TaskRecord[], after: readonly TaskRecord[]): { changed: number[]; added: number } | null {
+export function shapeChanges(
+  before: readonly TaskRecord[],
+  after: readonly TaskRecord[],
+): { changed: number[]; added: number } | null {
   if (after.length < before.length) return null;
   const changed: number[] = [];
   for (let i = 0; i < before.length; i++) {
@@ -72,7 +83,12 @@ export function shapeChanges(before: readonly TaskRecord[], after: readonly Task
     const b = after[i]!;
     if (a === b) continue;
     if (a.id !== b.id || a.parentId !== b.parentId) return null;
-    if (a.dependsOn !== b.dependsOn && (a.dependsOn.length !== b.dependsOn.length || a.dependsOn.some((d, k) => d !== b.dependsOn[k]))) return null;
+    if (
+      a.dependsOn !== b.dependsOn &&
+      (a.dependsOn.length !== b.dependsOn.length ||
+        a.dependsOn.some((d, k) => d !== b.dependsOn[k]))
+    )
+      return null;
     changed.push(i);
   }
   return { changed, added: after.length - before.length };
@@ -86,8 +102,12 @@ export function shapeChanges(before: readonly TaskRecord[], after: readonly Task
  * nodes set; `newFrom`/`newTo`: the new edges.
  */
 export function patchedInput(
-  previous: RecomputeInput, tasks: readonly TaskRecord[], index: ReadonlyMap<string, number>,
-  children: ReadonlyMap<string, readonly TaskRecord[]>, changed: readonly number[], old: number,
+  previous: RecomputeInput,
+  tasks: readonly TaskRecord[],
+  index: ReadonlyMap<string, number>,
+  children: ReadonlyMap<string, readonly TaskRecord[]>,
+  changed: readonly number[],
+  old: number,
 ): { input: RecomputeInput; touched: number[]; newFrom: Uint32Array; newTo: Uint32Array } {
   const n = tasks.length;
   const progress = new Uint8Array(n);
@@ -97,7 +117,8 @@ export function patchedInput(
   const edges: [number, number][] = [];
   const touched = new Set<number>();
   const objectives = new Set<number>();
-  for (const i of changed) objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
+  for (const i of changed)
+    objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
   for (let i = old; i < n; i++) {
     const task = tasks[i]!;
     touched.add(i);
@@ -126,5 +147,17 @@ export function patchedInput(
     all.set(added, before.length);
     return all;
   };
-  return { input: { ...previous, n, from: append(previous.from, newFrom), to: append(previous.to, newTo), progress, duration }, touched: [...touched], newFrom, newTo };
+  return {
+    input: {
+      ...previous,
+      n,
+      from: append(previous.from, newFrom),
+      to: append(previous.to, newTo),
+      progress,
+      duration,
+    },
+    touched: [...touched],
+    newFrom,
+    newTo,
+  };
 }

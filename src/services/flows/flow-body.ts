@@ -5,7 +5,13 @@
  * the tasks it changed are serialized again.
  */
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES, type StatusName } from '../../engine/status.ts';
-import { PROGRESS, type Deliverable, type FlowRecord, type FlowState, type TaskRecord } from './model.ts';
+import {
+  PROGRESS,
+  type Deliverable,
+  type FlowRecord,
+  type FlowState,
+  type TaskRecord,
+} from './model.ts';
 
 /** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
@@ -78,7 +84,11 @@ export interface Fragments {
   readonly critical: Uint8Array;
 }
 
-export function summaryView(flow: FlowRecord, counts: { taskCount: number; doneCount: number; readyCount: number }, publicUrlBase: string): FlowSummaryView {
+export function summaryView(
+  flow: FlowRecord,
+  counts: { taskCount: number; doneCount: number; readyCount: number },
+  publicUrlBase: string,
+): FlowSummaryView {
   return {
     id: flow.id,
     name: flow.name,
@@ -101,7 +111,11 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
   // Creation order, whatever order the edges were stored or added in: one version, one body.
   const dependsOn = [...task.dependsOn].sort((a, b) => index.get(a)! - index.get(b)!);
   const subtasks = (children.get(task.id) ?? []).map((s) => ({
-    id: s.id, name: s.name, done: s.progress === PROGRESS.done, assigneeId: s.assigneeId, estimateHours: s.estimateHours,
+    id: s.id,
+    name: s.name,
+    done: s.progress === PROGRESS.done,
+    assigneeId: s.assigneeId,
+    estimateHours: s.estimateHours,
   }));
   return {
     id: task.id,
@@ -111,7 +125,10 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
     description: task.description,
     status: STATUS_NAMES[status]!,
     dependsOn,
-    blockedBy: status === STATUS_BLOCKED ? dependsOn.filter((dep) => version.status[index.get(dep)!] !== STATUS_DONE) : [],
+    blockedBy:
+      status === STATUS_BLOCKED
+        ? dependsOn.filter((dep) => version.status[index.get(dep)!] !== STATUS_DONE)
+        : [],
     assigneeId: task.assigneeId,
     estimateHours: task.estimateHours,
     criticalPath: version.critical[i] === 1,
@@ -127,7 +144,11 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
  * view. Each task's slice is copied from `base` (an earlier version's) when nothing it shows
  * changed, so the kept fragments cost no memory beyond the body itself.
  */
-export function flowBody(version: ViewedVersion, summary: FlowSummaryView, base: Fragments | null): Fragments {
+export function flowBody(
+  version: ViewedVersion,
+  summary: FlowSummaryView,
+  base: Fragments | null,
+): Fragments {
   const { tasks } = version.state;
   const n = tasks.length;
   const head = Buffer.from(`${JSON.stringify(summary).slice(0, -1)},"tasks":[`);
@@ -155,13 +176,24 @@ export function flowBody(version: ViewedVersion, summary: FlowSummaryView, base:
     if (i > 0) out[at++] = 0x2c; // ,
     start[i] = at;
     const j = from[i]!;
-    at += j >= 0 ? base!.bytes.copy(out, at, base!.start[j], base!.end[j]) : fresh[i]!.copy(out, at);
+    at +=
+      j >= 0 ? base!.bytes.copy(out, at, base!.start[j], base!.end[j]) : fresh[i]!.copy(out, at);
     end[i] = at;
   }
   out[at++] = 0x5d; // ]
   out[at++] = 0x7d; // }
   const { index, children, status, critical } = version;
-  return { bytes: out, start, end, flowId: version.state.flow.id, tasks, index, children, status, critical };
+  return {
+    bytes: out,
+    start,
+    end,
+    flowId: version.state.flow.id,
+    tasks,
+    index,
+    children,
+    status,
+    critical,
+  };
 }
 
 /** The position of task i's fragment in `base` when everything its view shows is unchanged; else -1. */
@@ -180,7 +212,11 @@ function reusable(version: ViewedVersion, base: Fragments, i: number): number {
   // is listed in task order, which never changes: tasks keep their creation position.)
   if (status[i] !== STATUS_BLOCKED) return j;
   for (const dep of task.dependsOn) {
-    if ((base.status[base.index.get(dep)!] === STATUS_DONE) !== (status[index.get(dep)!] === STATUS_DONE)) return -1;
+    if (
+      (base.status[base.index.get(dep)!] === STATUS_DONE) !==
+      (status[index.get(dep)!] === STATUS_DONE)
+    )
+      return -1;
   }
   return j;
 }

@@ -1,11 +1,23 @@
 /** Flow-level commands: create (with its task graph), list, change, archive, restore, publish. */
 import { randomBytes } from 'node:crypto';
-import { circularDependency, DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import {
+  circularDependency,
+  DomainError,
+  validationFailed,
+  type ValidationProblem,
+} from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { buildGraph, topoOrder } from '../../engine/graph.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
-import { announceFlowChange, insertDependencies, insertEvents, insertFlow, insertTasks, pageFlowIds } from '../../storage/flows.store.ts';
+import {
+  announceFlowChange,
+  insertDependencies,
+  insertEvents,
+  insertFlow,
+  insertTasks,
+  pageFlowIds,
+} from '../../storage/flows.store.ts';
 import { existingMembers } from '../../storage/members.store.ts';
 import { actorId } from './actor.ts';
 import { parseDateInput } from './dates.ts';
@@ -43,8 +55,18 @@ function checkAfter(tasks: readonly NewTaskInput[]): void {
   const to: number[] = [];
   tasks.forEach((task, i) => {
     (task.after ?? []).forEach((dep, j) => {
-      if (dep >= tasks.length) problems.push({ in: 'body', pointer: `/tasks/${i}/after/${j}`, message: `refers to task ${dep}, but there are ${tasks.length}` });
-      else if (dep === i) problems.push({ in: 'body', pointer: `/tasks/${i}/after/${j}`, message: 'a task cannot depend on itself' });
+      if (dep >= tasks.length)
+        problems.push({
+          in: 'body',
+          pointer: `/tasks/${i}/after/${j}`,
+          message: `refers to task ${dep}, but there are ${tasks.length}`,
+        });
+      else if (dep === i)
+        problems.push({
+          in: 'body',
+          pointer: `/tasks/${i}/after/${j}`,
+          message: 'a task cannot depend on itself',
+        });
       else {
         from.push(dep);
         to.push(i);
@@ -55,16 +77,36 @@ function checkAfter(tasks: readonly NewTaskInput[]): void {
   const topo = topoOrder(buildGraph(tasks.length, from, to));
   if (topo.cycle) {
     const members = topo.cycle.map((index) => ({ index, name: tasks[index]!.name }));
-    throw circularDependency('These tasks wait on each other in a cycle', members, 'each waits on the one before it; #n is the task\'s index in `tasks`', 'tasks', { cycle: topo.cycle });
+    throw circularDependency(
+      'These tasks wait on each other in a cycle',
+      members,
+      "each waits on the one before it; #n is the task's index in `tasks`",
+      'tasks',
+      { cycle: topo.cycle },
+    );
   }
 }
 
-export async function checkAssignees(sql: Sql, workspaceId: string, assignees: readonly { pointer: string; id: string }[]): Promise<void> {
+export async function checkAssignees(
+  sql: Sql,
+  workspaceId: string,
+  assignees: readonly { pointer: string; id: string }[],
+): Promise<void> {
   if (assignees.length === 0) return;
-  const found = await existingMembers(sql, workspaceId, assignees.map((a) => a.id));
+  const found = await existingMembers(
+    sql,
+    workspaceId,
+    assignees.map((a) => a.id),
+  );
   const unknown = assignees.filter((a) => !found.has(a.id));
   if (unknown.length > 0) {
-    throw validationFailed(unknown.map((a) => ({ in: 'body' as const, pointer: a.pointer, message: `${a.id} is not a member of this workspace` })));
+    throw validationFailed(
+      unknown.map((a) => ({
+        in: 'body' as const,
+        pointer: a.pointer,
+        message: `${a.id} is not a member of this workspace`,
+      })),
+    );
   }
 }
 
@@ -77,25 +119,51 @@ export async function createFlow(
 ): Promise<Snapshot> {
   const tasksInput = input.tasks ?? [];
   checkAfter(tasksInput);
-  await checkAssignees(ctx.sql, ctx.principal.workspaceId, tasksInput.flatMap((t, i) => (t.assigneeId ? [{ pointer: `/tasks/${i}/assigneeId`, id: t.assigneeId }] : [])));
+  await checkAssignees(
+    ctx.sql,
+    ctx.principal.workspaceId,
+    tasksInput.flatMap((t, i) =>
+      t.assigneeId ? [{ pointer: `/tasks/${i}/assigneeId`, id: t.assigneeId }] : [],
+    ),
+  );
   const now = new Date().toISOString();
   const flow: FlowRecord = {
-    id: newId('flw'), workspaceId: ctx.principal.workspaceId, name: input.name, description: input.description ?? null,
-    dueDate: input.dueDate ? parseDateInput(input.dueDate, '/dueDate') : null, archived: false, publicToken: null,
-    version: 1, createdAt: now, updatedAt: now,
+    id: newId('flw'),
+    workspaceId: ctx.principal.workspaceId,
+    name: input.name,
+    description: input.description ?? null,
+    dueDate: input.dueDate ? parseDateInput(input.dueDate, '/dueDate') : null,
+    archived: false,
+    publicToken: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
   };
   const ids = tasksInput.map(() => newId('tsk'));
   const tasks: TaskRecord[] = tasksInput.map((t, i) => ({
-    id: ids[i]!, parentId: null, name: t.name, description: t.description ?? null, estimateHours: t.estimateHours ?? null,
-    assigneeId: t.assigneeId ?? null, progress: PROGRESS.open, position: i + 1,
-    dependsOn: [...new Set(t.after ?? [])].map((j) => ids[j]!), deliverables: [], createdAt: now, updatedAt: now,
+    id: ids[i]!,
+    parentId: null,
+    name: t.name,
+    description: t.description ?? null,
+    estimateHours: t.estimateHours ?? null,
+    assigneeId: t.assigneeId ?? null,
+    progress: PROGRESS.open,
+    position: i + 1,
+    dependsOn: [...new Set(t.after ?? [])].map((j) => ids[j]!),
+    deliverables: [],
+    createdAt: now,
+    updatedAt: now,
   }));
   const state = { flow, tasks };
   const snapshot = await ctx.registry.derive(state);
   await ctx.sql.begin(async (tx) => {
     await insertFlow(tx, flow);
     await insertTasks(tx, flow.id, tasks);
-    await insertDependencies(tx, flow.id, tasks.flatMap((t) => t.dependsOn.map((dep) => [t.id, dep] as const)));
+    await insertDependencies(
+      tx,
+      flow.id,
+      tasks.flatMap((t) => t.dependsOn.map((dep) => [t.id, dep] as const)),
+    );
     await insertEvents(tx, flow.workspaceId, flow.id, actorId(ctx.principal), [
       { type: 'flow.created', data: { flowId: flow.id, name: flow.name, taskCount: tasks.length } },
       ...extraEvents,
@@ -112,18 +180,31 @@ export async function listFlows(
   query: PageRequest & { archived: boolean; q?: string },
 ): Promise<Page<FlowSummaryView>> {
   const { total, items } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
-  const snapshots = await Promise.all(items.map(({ id }) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)));
-  return { total, items: snapshots.filter((s): s is Snapshot => s !== null).map((s) => s.summary()) };
+  const snapshots = await Promise.all(
+    items.map(({ id }) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)),
+  );
+  return {
+    total,
+    items: snapshots.filter((s): s is Snapshot => s !== null).map((s) => s.summary()),
+  };
 }
 
-type FlowPatch = { -readonly [K in 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken']?: FlowRecord[K] };
+type FlowPatch = {
+  -readonly [K in 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken']?: FlowRecord[K];
+};
 
 /** Runs a flow-record change through the flow's session; a change that changes nothing writes nothing. */
-async function changeFlow(ctx: FlowContext, flowId: string, decide: (flow: FlowRecord) => { patch: FlowPatch; event?: string }): Promise<Snapshot> {
+async function changeFlow(
+  ctx: FlowContext,
+  flowId: string,
+  decide: (flow: FlowRecord) => { patch: FlowPatch; event?: string },
+): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const { patch, event } = decide(current.flow);
-    const changes = Object.entries(patch).filter(([key, value]) => current.flow[key as keyof FlowRecord] !== value).map(([key]) => key);
+    const changes = Object.entries(patch)
+      .filter(([key, value]) => current.flow[key as keyof FlowRecord] !== value)
+      .map(([key]) => key);
     if (changes.length === 0) return { next: null, result: (next) => next };
     const flow = nextFlow(current.flow, patch);
     return {
@@ -134,17 +215,25 @@ async function changeFlow(ctx: FlowContext, flowId: string, decide: (flow: FlowR
   }, actorId(ctx.principal));
 }
 
-export function updateFlow(ctx: FlowContext, flowId: string, body: { name?: string; description?: string | null; dueDate?: string | null }): Promise<Snapshot> {
+export function updateFlow(
+  ctx: FlowContext,
+  flowId: string,
+  body: { name?: string; description?: string | null; dueDate?: string | null },
+): Promise<Snapshot> {
   const patch: FlowPatch = {};
   if (body.name !== undefined) patch.name = body.name;
   if (body.description !== undefined) patch.description = body.description;
-  if (body.dueDate !== undefined) patch.dueDate = body.dueDate === null ? null : parseDateInput(body.dueDate, '/dueDate');
+  if (body.dueDate !== undefined)
+    patch.dueDate = body.dueDate === null ? null : parseDateInput(body.dueDate, '/dueDate');
   return changeFlow(ctx, flowId, () => ({ patch, event: 'flow.updated' }));
 }
 
 /** Archiving also withdraws the public link, so a restore never brings a leaked one back (docs/security.md). */
 export function archiveFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
-  return changeFlow(ctx, flowId, () => ({ patch: { archived: true, publicToken: null }, event: 'flow.archived' }));
+  return changeFlow(ctx, flowId, () => ({
+    patch: { archived: true, publicToken: null },
+    event: 'flow.archived',
+  }));
 }
 
 export function restoreFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
@@ -156,9 +245,15 @@ export function restoreFlow(ctx: FlowContext, flowId: string): Promise<Snapshot>
 
 /** A fresh unguessable link each time; the old one stops working at once. */
 export function publishFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
-  return changeFlow(ctx, flowId, () => ({ patch: { publicToken: randomBytes(24).toString('base64url') }, event: 'flow.published' }));
+  return changeFlow(ctx, flowId, () => ({
+    patch: { publicToken: randomBytes(24).toString('base64url') },
+    event: 'flow.published',
+  }));
 }
 
 export function unpublishFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
-  return changeFlow(ctx, flowId, () => ({ patch: { publicToken: null }, event: 'flow.unpublished' }));
+  return changeFlow(ctx, flowId, () => ({
+    patch: { publicToken: null },
+    event: 'flow.unpublished',
+  }));
 }

@@ -9,7 +9,12 @@ export { PROGRESS, type Progress } from '../../engine/status.ts';
 export type { Deliverable, FlowRecord, FlowState, TaskRecord } from '../../storage/flows.store.ts';
 
 /** The flow record of the next version: every command that changes a flow goes through here. */
-export function nextFlow(flow: FlowRecord, patch: Partial<Pick<FlowRecord, 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken'>> = {}): FlowRecord {
+export function nextFlow(
+  flow: FlowRecord,
+  patch: Partial<
+    Pick<FlowRecord, 'name' | 'description' | 'dueDate' | 'archived' | 'publicToken'>
+  > = {},
+): FlowRecord {
   return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
 }
 
@@ -20,7 +25,11 @@ export function nextFlow(flow: FlowRecord, patch: Partial<Pick<FlowRecord, 'name
  */
 export function withTasks(
   state: FlowState,
-  changes: { replace?: readonly TaskRecord[]; remove?: ReadonlySet<string>; add?: readonly TaskRecord[] },
+  changes: {
+    replace?: readonly TaskRecord[];
+    remove?: ReadonlySet<string>;
+    add?: readonly TaskRecord[];
+  },
   index?: ReadonlyMap<string, number>,
 ): TaskRecord[] {
   if (index && !changes.remove?.size) {

@@ -3,17 +3,27 @@
  * OFFLOAD_TASKS tasks up, so a large flow never stalls the event loop; a change derived
  * from the version before always runs in this thread. Timed, each by where it ran.
  */
-import { recompute as recomputeInThread, type RecomputeInput, type RecomputeOutput } from '../../engine/recompute.ts';
+import {
+  recompute as recomputeInThread,
+  type RecomputeInput,
+  type RecomputeOutput,
+} from '../../engine/recompute.ts';
 import { Histogram } from 'prom-client';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputePool } from './recompute-pool.ts';
 import type { Recompute } from './snapshot.ts';
 
-export function recomputeStrategy(pool: RecomputePool, offloadTasks: number, metrics: Metrics): Recompute {
+export function recomputeStrategy(
+  pool: RecomputePool,
+  offloadTasks: number,
+  metrics: Metrics,
+): Recompute {
   const seconds = new Histogram({
     name: 'flowplan_recompute_duration_seconds',
     help: 'Flow derivation time by where: a whole flow in this thread or offloaded to the pool, or incremental (a change derived from the version before, in this thread); its count is the number of derivations',
-    labelNames: ['where'] as const, buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [metrics.registry],
+    labelNames: ['where'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [metrics.registry],
   });
   const whole = async (input: RecomputeInput): Promise<RecomputeOutput> => {
     const inThread = input.n < offloadTasks;
@@ -23,7 +33,10 @@ export function recomputeStrategy(pool: RecomputePool, offloadTasks: number, met
       // The pool takes the buffers by transfer; the snapshot keeps its own input.
       return await pool.run({
         ...input,
-        from: input.from.slice(), to: input.to.slice(), progress: input.progress.slice(), duration: input.duration.slice(),
+        from: input.from.slice(),
+        to: input.to.slice(),
+        progress: input.progress.slice(),
+        duration: input.duration.slice(),
       });
     } finally {
       stop();

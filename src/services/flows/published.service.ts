@@ -16,7 +16,11 @@ export function findPublishedFlow(sql: Sql, tokenHash: string): Promise<Publishe
 }
 
 /** The flow at the version Postgres just reported, or newer (this process may not have heard of it yet). */
-export async function publishedSnapshot(sql: Sql, registry: SessionRegistry, row: PublishedFlowRow): Promise<Snapshot | null> {
+export async function publishedSnapshot(
+  sql: Sql,
+  registry: SessionRegistry,
+  row: PublishedFlowRow,
+): Promise<Snapshot | null> {
   const hot = await registry.snapshot(row.workspaceId, row.id);
   if (hot.version >= row.version) return hot;
   const state = await loadFlowState(sql, row.workspaceId, row.id);

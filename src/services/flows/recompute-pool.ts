@@ -10,7 +10,12 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
-import { runTimed, workerModule, type FromWorker, type Started } from '../../platform/worker-pool.ts';
+import {
+  runTimed,
+  workerModule,
+  type FromWorker,
+  type Started,
+} from '../../platform/worker-pool.ts';
 
 type WorkerOutput = FromWorker<RecomputeOutput>;
 
@@ -20,7 +25,12 @@ const WORKER_URL = workerModule('../../../workers/recompute.worker.ts', import.m
 
 /** A two-task chain: enough for a worker to load the engine and run each of its passes once. */
 const warmUpInput = (): RecomputeInput => ({
-  n: 2, from: Uint32Array.of(0), to: Uint32Array.of(1), progress: new Uint8Array(2), duration: Uint32Array.of(1, 1), withCounts: true,
+  n: 2,
+  from: Uint32Array.of(0),
+  to: Uint32Array.of(1),
+  progress: new Uint8Array(2),
+  duration: Uint32Array.of(1, 1),
+  withCounts: true,
 });
 
 export interface RecomputePoolOptions {
@@ -34,7 +44,8 @@ export interface RecomputePoolOptions {
 }
 
 /** A refused or failed run: the client retries shortly, nothing was changed. */
-const unavailable = (message: string) => new DomainError('SERVICE_UNAVAILABLE', message, undefined, { retryAfterSeconds: 1 });
+const unavailable = (message: string) =>
+  new DomainError('SERVICE_UNAVAILABLE', message, undefined, { retryAfterSeconds: 1 });
 
 export class RecomputePool {
   readonly #opts: RecomputePoolOptions;
@@ -86,14 +97,19 @@ export class RecomputePool {
     this.#inFlight++;
     try {
       const { from, to, progress, duration } = input;
-      const transferList = [...new Set([from.buffer, to.buffer, progress.buffer, duration.buffer])] as ArrayBuffer[];
+      const transferList = [
+        ...new Set([from.buffer, to.buffer, progress.buffer, duration.buffer]),
+      ] as ArrayBuffer[];
       const result = await runTimed(this.#piscina(), input, this.#opts.timeoutMs, transferList);
       this.#completed++;
       return result;
     } catch (err) {
       this.#failed++;
       if (err instanceof Error && err.name === 'AbortError') {
-        this.#opts.log?.error({ n: input.n, timeoutMs: this.#opts.timeoutMs }, 'recompute timed out: its worker was stopped and is replaced');
+        this.#opts.log?.error(
+          { n: input.n, timeoutMs: this.#opts.timeoutMs },
+          'recompute timed out: its worker was stopped and is replaced',
+        );
         throw unavailable('Recompute timed out, retry shortly');
       }
       this.#opts.log?.error({ err, n: input.n }, 'recompute worker failed: it is replaced');
@@ -105,14 +121,41 @@ export class RecomputePool {
 
   /** Its instruments, read when scraped. */
   registerMetrics(metrics: Metrics): void {
-    metrics.gauge('flowplan_pool_threads', 'Recompute worker threads running (started at boot; a failed one is replaced)', () => this.stats().threads);
-    metrics.gauge('flowplan_pool_utilization', 'Recompute pool utilisation (0–1)', () => this.stats().utilization);
-    metrics.gauge('flowplan_pool_queue_depth', 'Recomputes waiting for a worker', () => this.stats().queueSize);
-    metrics.gauge('flowplan_pool_in_flight', 'Recomputes pending on the pool', () => this.stats().inFlight);
-    metrics.gauge('flowplan_pool_failed_runs', 'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)', () => this.stats().failed);
+    metrics.gauge(
+      'flowplan_pool_threads',
+      'Recompute worker threads running (started at boot; a failed one is replaced)',
+      () => this.stats().threads,
+    );
+    metrics.gauge(
+      'flowplan_pool_utilization',
+      'Recompute pool utilisation (0–1)',
+      () => this.stats().utilization,
+    );
+    metrics.gauge(
+      'flowplan_pool_queue_depth',
+      'Recomputes waiting for a worker',
+      () => this.stats().queueSize,
+    );
+    metrics.gauge(
+      'flowplan_pool_in_flight',
+      'Recomputes pending on the pool',
+      () => this.stats().inFlight,
+    );
+    metrics.gauge(
+      'flowplan_pool_failed_runs',
+      'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)',
+      () => this.stats().failed,
+    );
   }
 
-  stats(): { threads: number; inFlight: number; completed: number; failed: number; utilization: number; queueSize: number } {
+  stats(): {
+    threads: number;
+    inFlight: number;
+    completed: number;
+    failed: number;
+    utilization: number;
+    queueSize: number;
+  } {
     return {
       threads: this.#pool?.threads.length ?? 0,
       inFlight: this.#inFlight,

@@ -9,7 +9,12 @@ import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
-import { FLOWS_CHANNEL, flowVersion, loadFlowState, parseFlowChange } from '../../storage/flows.store.ts';
+import {
+  FLOWS_CHANNEL,
+  flowVersion,
+  loadFlowState,
+  parseFlowChange,
+} from '../../storage/flows.store.ts';
 import type { FlowState } from './model.ts';
 import { FlowSession } from './session.ts';
 import { flowJsonStats } from './flow-body.ts';
@@ -44,11 +49,31 @@ export class SessionRegistry {
   /** Its instruments, read when scraped. */
   registerMetrics(metrics: Metrics): void {
     metrics.gauge('flowplan_flow_sessions', 'Hot flow sessions held in memory', () => this.size);
-    metrics.gauge('flowplan_flow_session_tasks', 'Tasks held in hot flow sessions (what their memory grows with)', () => this.tasksHeld());
-    metrics.gauge('flowplan_flow_session_heap_bytes_estimate', 'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 11.1 MB for one 10k-task session: about 1.1 KB a task)', () => this.tasksHeld() * SESSION_BYTES_PER_TASK);
-    metrics.total('flowplan_flow_session_loads_total', 'Flows loaded from Postgres into a session', () => this.loads);
-    metrics.total('flowplan_flow_json_task_bytes_total', 'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)', () => flowJsonStats.taskBytes);
-    metrics.total('flowplan_flow_session_evictions_total', 'Hot sessions dropped to stay within FLOW_SESSIONS_MAX', () => this.evictions);
+    metrics.gauge(
+      'flowplan_flow_session_tasks',
+      'Tasks held in hot flow sessions (what their memory grows with)',
+      () => this.tasksHeld(),
+    );
+    metrics.gauge(
+      'flowplan_flow_session_heap_bytes_estimate',
+      'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 11.1 MB for one 10k-task session: about 1.1 KB a task)',
+      () => this.tasksHeld() * SESSION_BYTES_PER_TASK,
+    );
+    metrics.total(
+      'flowplan_flow_session_loads_total',
+      'Flows loaded from Postgres into a session',
+      () => this.loads,
+    );
+    metrics.total(
+      'flowplan_flow_json_task_bytes_total',
+      'Bytes of task JSON serialized for Flow bodies (a task whose fields did not change reuses its bytes from the version before)',
+      () => flowJsonStats.taskBytes,
+    );
+    metrics.total(
+      'flowplan_flow_session_evictions_total',
+      'Hot sessions dropped to stay within FLOW_SESSIONS_MAX',
+      () => this.evictions,
+    );
   }
 
   get size(): number {
@@ -67,18 +92,26 @@ export class SessionRegistry {
   }
 
   async listen(): Promise<void> {
-    this.unlisten = await listenDurably(this.sql, FLOWS_CHANNEL, (payload) => {
-      const change = parseFlowChange(payload);
-      if (!change) return;
-      if (this.loading.has(`${change.workspaceId}/${change.flowId}`)) {
-        this.announcedDuringLoad.set(change.flowId, Math.max(change.version, this.announcedDuringLoad.get(change.flowId) ?? 0));
-      }
-      const session = this.sessions.peek(change.flowId);
-      // Our own commits were announced locally already; only another process's are news.
-      if (session?.owns(change.version)) return;
-      if (session) this.sessions.delete(change.flowId);
-      this.changed(change.workspaceId, change.flowId);
-    }, () => this.reset());
+    this.unlisten = await listenDurably(
+      this.sql,
+      FLOWS_CHANNEL,
+      (payload) => {
+        const change = parseFlowChange(payload);
+        if (!change) return;
+        if (this.loading.has(`${change.workspaceId}/${change.flowId}`)) {
+          this.announcedDuringLoad.set(
+            change.flowId,
+            Math.max(change.version, this.announcedDuringLoad.get(change.flowId) ?? 0),
+          );
+        }
+        const session = this.sessions.peek(change.flowId);
+        // Our own commits were announced locally already; only another process's are news.
+        if (session?.owns(change.version)) return;
+        if (session) this.sessions.delete(change.flowId);
+        this.changed(change.workspaceId, change.flowId);
+      },
+      () => this.reset(),
+    );
   }
 
   /** After LISTEN was lost and restored: changes may have gone unheard, so nothing cached is trusted. */
@@ -113,7 +146,8 @@ export class SessionRegistry {
   /** The flow's session; 404 when it does not exist in this workspace. */
   async get(workspaceId: string, flowId: string): Promise<FlowSession> {
     const session = this.sessions.get(flowId) ?? (await this.load(workspaceId, flowId));
-    if (!session || session.snapshot.flow.workspaceId !== workspaceId) throw new DomainError('NOT_FOUND', 'Flow not found');
+    if (!session || session.snapshot.flow.workspaceId !== workspaceId)
+      throw new DomainError('NOT_FOUND', 'Flow not found');
     return session;
   }
 

@@ -16,20 +16,31 @@ export interface ReportView {
   hoursRemaining: number | null;
   unestimatedTasks: string[];
   orphanedTasks: string[];
-  workload: { memberId: string; name: string | null; openTasks: number; hoursRemaining: number | null }[];
+  workload: {
+    memberId: string;
+    name: string | null;
+    openTasks: number;
+    hoursRemaining: number | null;
+  }[];
   topBlockers: { taskId: string; taskName: string; blocking: number }[];
 }
 
 const sumOrNull = (values: (number | null)[]): number | null =>
   values.some((v) => v !== null) ? values.reduce<number>((sum, v) => sum + (v ?? 0), 0) : null;
 
-export async function buildReport(snapshot: Snapshot, memberNames: ReadonlyMap<string, string>): Promise<ReportView> {
+export async function buildReport(
+  snapshot: Snapshot,
+  memberNames: ReadonlyMap<string, string>,
+): Promise<ReportView> {
   const tasks = snapshot.state.tasks;
   const blocking = await snapshot.blocking();
   const dependents = new Set<string>();
   for (const task of tasks) for (const dep of task.dependsOn) dependents.add(dep);
 
-  let total = 0, done = 0, ready = 0, blocked = 0;
+  let total = 0,
+    done = 0,
+    ready = 0,
+    blocked = 0;
   const estimated: (number | null)[] = [];
   const remaining: (number | null)[] = [];
   const unestimated: string[] = [];
@@ -58,7 +69,8 @@ export async function buildReport(snapshot: Snapshot, memberNames: ReadonlyMap<s
     if (status !== STATUS_DONE) remaining.push(snapshot.hours(task));
     if (planned === null) unestimated.push(task.id);
     if (task.dependsOn.length === 0 && !dependents.has(task.id)) orphaned.push(task.id);
-    if (status !== STATUS_DONE && blocking[i]! > 0) blockers.push({ taskId: task.id, taskName: task.name, blocking: blocking[i]!, position: i });
+    if (status !== STATUS_DONE && blocking[i]! > 0)
+      blockers.push({ taskId: task.id, taskName: task.name, blocking: blocking[i]!, position: i });
   }
   blockers.sort((a, b) => b.blocking - a.blocking || a.position - b.position);
   const anyEstimate = estimated.some((h) => h !== null);
@@ -75,7 +87,12 @@ export async function buildReport(snapshot: Snapshot, memberNames: ReadonlyMap<s
     unestimatedTasks: unestimated,
     orphanedTasks: orphaned,
     workload: [...workload]
-      .map(([memberId, load]) => ({ memberId, name: memberNames.get(memberId) ?? null, openTasks: load.openTasks, hoursRemaining: sumOrNull(load.hours) }))
+      .map(([memberId, load]) => ({
+        memberId,
+        name: memberNames.get(memberId) ?? null,
+        openTasks: load.openTasks,
+        hoursRemaining: sumOrNull(load.hours),
+      }))
       .sort((a, b) => b.openTasks - a.openTasks || a.memberId.localeCompare(b.memberId)),
     topBlockers: blockers.slice(0, TOP_BLOCKERS).map(({ position: _position, ...rest }) => rest),
   };

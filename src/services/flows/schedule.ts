@@ -3,7 +3,13 @@
  * the calendar from `startDate`. Only the dates depend on the request; the offsets are
  * computed once per version.
  */
-import { addWorkingDays, fitsCalendar, isoDate, LAST_DAY, startOfSchedule } from '../../engine/calendar.ts';
+import {
+  addWorkingDays,
+  fitsCalendar,
+  isoDate,
+  LAST_DAY,
+  startOfSchedule,
+} from '../../engine/calendar.ts';
 import { STATUS_DONE } from '../../engine/status.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import { parseInstant } from './dates.ts';
@@ -32,7 +38,9 @@ export interface ScheduleView {
  * query's `/startDate`), else today (UTC); a weekend moves to Monday.
  */
 export function scheduleStart(startDate: string | undefined, now = new Date()): string {
-  return startOfSchedule(isoDate(startDate === undefined ? now : parseInstant(startDate, 'query', '/startDate')));
+  return startOfSchedule(
+    isoDate(startDate === undefined ? now : parseInstant(startDate, 'query', '/startDate')),
+  );
 }
 
 /**
@@ -42,10 +50,13 @@ export function scheduleStart(startDate: string | undefined, now = new Date()): 
 export function requestedSchedule(snapshot: Snapshot, startDate: string | undefined): ScheduleView {
   const start = scheduleStart(startDate);
   if (startDate !== undefined && snapshot.finish >= 0 && !fitsCalendar(start, snapshot.finish)) {
-    throw validationFailed([{
-      in: 'query', pointer: '/startDate',
-      message: `from ${start} the flow's ${snapshot.finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
-    }]);
+    throw validationFailed([
+      {
+        in: 'query',
+        pointer: '/startDate',
+        message: `from ${start} the flow's ${snapshot.finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
+      },
+    ]);
   }
   return buildSchedule(snapshot, start);
 }

@@ -12,7 +12,12 @@
 import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_READY } from '../../engine/status.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
-import { announceFlowChange, bumpVersion, insertEvents, type DomainEvent } from '../../storage/flows.store.ts';
+import {
+  announceFlowChange,
+  bumpVersion,
+  insertEvents,
+  type DomainEvent,
+} from '../../storage/flows.store.ts';
 import type { FlowState } from './model.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -41,7 +46,12 @@ class VersionConflict extends Error {}
 
 /** Every conflict a command can raise: each depends on the flow's state, so a stale copy may raise it wrongly. */
 const STATE_CONFLICTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'TASK_BLOCKED', 'INVALID_TRANSITION', 'TASK_STARTED', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING', 'DOWNSTREAM_STARTED',
+  'TASK_BLOCKED',
+  'INVALID_TRANSITION',
+  'TASK_STARTED',
+  'SUBTASKS_OUTSTANDING',
+  'DELIVERABLE_MISSING',
+  'DOWNSTREAM_STARTED',
 ]);
 
 export class FlowSession {
@@ -72,7 +82,11 @@ export class FlowSession {
     return result;
   }
 
-  private async execute<R>(command: Command<R>, actorId: string | null, retried: boolean): Promise<R> {
+  private async execute<R>(
+    command: Command<R>,
+    actorId: string | null,
+    retried: boolean,
+  ): Promise<R> {
     const previous = this.snapshot;
     let plan: Plan<R>;
     try {
@@ -80,7 +94,8 @@ export class FlowSession {
     } catch (error) {
       // A refusal (a conflict with the state) must hold for the committed state, not for a
       // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
-      if (retried || !(error instanceof DomainError) || !STATE_CONFLICTS.has(error.code)) throw error;
+      if (retried || !(error instanceof DomainError) || !STATE_CONFLICTS.has(error.code))
+        throw error;
       const latest = await this.deps.latestVersion();
       if (latest === null || latest <= previous.version) throw error;
       const fresh = await this.deps.reload();
@@ -104,7 +119,8 @@ export class FlowSession {
     } catch (error) {
       this.committing = 0;
       if (!(error instanceof VersionConflict)) throw error;
-      if (retried) throw new DomainError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
+      if (retried)
+        throw new DomainError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
       const fresh = await this.deps.reload();
       if (!fresh) throw new DomainError('NOT_FOUND', 'Flow not found');
       this.snapshot = fresh;
@@ -124,12 +140,16 @@ export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
   for (let i = 0; i < tasks.length; i++) {
     if (next.status[i] !== STATUS_READY) continue;
     // Mostly in the same place (only removals shift tasks): no lookup then.
-    const before = previous.state.tasks[i]?.id === tasks[i]!.id ? i : previous.index.get(tasks[i]!.id);
+    const before =
+      previous.state.tasks[i]?.id === tasks[i]!.id ? i : previous.index.get(tasks[i]!.id);
     if (before !== undefined && previous.status[before] === STATUS_BLOCKED) ids.push(tasks[i]!.id);
   }
   return ids;
 }
 
 function unblockedEvents(previous: Snapshot, next: Snapshot): DomainEvent[] {
-  return unblockedIds(previous, next).map((id) => ({ type: 'task.unblocked', data: { flowId: next.flow.id, taskId: id } }));
+  return unblockedIds(previous, next).map((id) => ({
+    type: 'task.unblocked',
+    data: { flowId: next.flow.id, taskId: id },
+  }));
 }

@@ -9,8 +9,21 @@ import { appendNodes, derivedFrom, deriveNext, type Derived } from '../../engine
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import { STATUS_NAMES, type StatusName } from '../../engine/status.ts';
 import { BlockingCounts, doneFlips, taskStates, type CountsBase } from './derived.ts';
-import { childrenOf, engineInput, objectiveHours, patchedInput, shapeChanges } from './engine-input.ts';
-import { flowBody, summaryView, taskView, type FlowSummaryView, type Fragments, type TaskView } from './flow-body.ts';
+import {
+  childrenOf,
+  engineInput,
+  objectiveHours,
+  patchedInput,
+  shapeChanges,
+} from './engine-input.ts';
+import {
+  flowBody,
+  summaryView,
+  taskView,
+  type FlowSummaryView,
+  type Fragments,
+  type TaskView,
+} from './flow-body.ts';
 import type { FlowState, TaskRecord } from './model.ts';
 
 export interface Recompute {
@@ -72,8 +85,13 @@ export class Snapshot {
    * the changed tasks and the next version is derived incrementally (deriveNext) instead of
    * recomputed.
    */
-  static async derive(state: FlowState, recompute: Recompute, publicUrlBase: string, previous: Snapshot | null = null): Promise<Snapshot> {
-    const base = previous ? previous.fragments ?? previous.base : null;
+  static async derive(
+    state: FlowState,
+    recompute: Recompute,
+    publicUrlBase: string,
+    previous: Snapshot | null = null,
+  ): Promise<Snapshot> {
+    const base = previous ? (previous.fragments ?? previous.base) : null;
     const shape = previous ? shapeChanges(previous.state.tasks, state.tasks) : null;
     if (previous && shape) {
       const { changed, added } = shape;
@@ -86,23 +104,62 @@ export class Snapshot {
       }
       const appended = state.tasks.slice(old);
       // Only when each new task depends on earlier ones: then the old order still holds.
-      if (appended.every((task, k) => task.dependsOn.every((dep) => (index.get(dep) ?? Infinity) < old + k))) {
-        const subtasksMoved = appended.some((task) => task.parentId !== null) || changed.some((i) => state.tasks[i]!.parentId !== null);
+      if (
+        appended.every((task, k) =>
+          task.dependsOn.every((dep) => (index.get(dep) ?? Infinity) < old + k),
+        )
+      ) {
+        const subtasksMoved =
+          appended.some((task) => task.parentId !== null) ||
+          changed.some((i) => state.tasks[i]!.parentId !== null);
         const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
-        const { input, touched, newFrom, newTo } = patchedInput(previous.input, state.tasks, index, children, changed, old);
+        const { input, touched, newFrom, newTo } = patchedInput(
+          previous.input,
+          state.tasks,
+          index,
+          children,
+          changed,
+          old,
+        );
         const output = recompute.incremental(() => {
-          const engine = added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
+          const engine =
+            added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
           return deriveNext(engine, touched, input.progress, input.duration);
         });
-        const countsBase = added === 0 ? previous.blockingCounts.carry(doneFlips(touched, previous.input.progress, input.progress)) : null;
-        return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base, countsBase);
+        const countsBase =
+          added === 0
+            ? previous.blockingCounts.carry(
+                doneFlips(touched, previous.input.progress, input.progress),
+              )
+            : null;
+        return new Snapshot(
+          state,
+          index,
+          children,
+          input,
+          output,
+          recompute,
+          publicUrlBase,
+          base,
+          countsBase,
+        );
       }
     }
     const index = new Map(state.tasks.map((t, i) => [t.id, i]));
     const children = childrenOf(state.tasks);
     const input = engineInput(state, index, children);
     const output = await recompute(input);
-    return new Snapshot(state, index, children, input, output, recompute, publicUrlBase, base, null);
+    return new Snapshot(
+      state,
+      index,
+      children,
+      input,
+      output,
+      recompute,
+      publicUrlBase,
+      base,
+      null,
+    );
   }
 
   /** The dependency graph as the engine holds it (successor and predecessor rows by task position). */
@@ -132,11 +189,16 @@ export class Snapshot {
 
   /** How many unfinished tasks transitively wait on each task; computed once per version. */
   blocking(): Promise<Uint32Array> {
-    return this.blockingCounts.get(() => this.recompute({ ...this.input, withCounts: true }).then((out) => out.counts!), () => this.engine().g);
+    return this.blockingCounts.get(
+      () => this.recompute({ ...this.input, withCounts: true }).then((out) => out.counts!),
+      () => this.engine().g,
+    );
   }
 
   hours(task: TaskRecord, openOnly = true): number | null {
-    return task.parentId ? task.estimateHours : objectiveHours(task, this.children.get(task.id) ?? [], openOnly);
+    return task.parentId
+      ? task.estimateHours
+      : objectiveHours(task, this.children.get(task.id) ?? [], openOnly);
   }
 
   summary(): FlowSummaryView {

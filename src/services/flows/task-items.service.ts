@@ -12,7 +12,13 @@ import type { Db } from '../../storage/db.ts';
 import { insertDeliverable, insertEvents } from '../../storage/flows.store.ts';
 import { personName } from '../../storage/members.store.ts';
 import {
-  attachmentContent, insertAttachment, insertComment, pageAttachments, pageComments, type AttachmentRow, type CommentRow,
+  attachmentContent,
+  insertAttachment,
+  insertComment,
+  pageAttachments,
+  pageComments,
+  type AttachmentRow,
+  type CommentRow,
 } from '../../storage/task-items.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
@@ -31,33 +37,62 @@ async function authorName(ctx: FlowContext, principal: Principal): Promise<strin
 }
 
 const commentView = (row: CommentRow) => ({
-  id: row.id, taskId: row.taskId, authorId: row.authorId, authorName: row.authorName, body: row.body, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  taskId: row.taskId,
+  authorId: row.authorId,
+  authorName: row.authorName,
+  body: row.body,
+  createdAt: row.createdAt.toISOString(),
 });
 
 export async function addComment(ctx: FlowContext, flowId: string, taskId: string, body: string) {
   await taskOf(ctx, flowId, taskId);
   const name = await authorName(ctx, ctx.principal);
   const row = await ctx.sql.begin(async (tx) => {
-    const created = await insertComment(tx, { id: newId('cmt'), taskId, flowId, authorId: actorId(ctx.principal), authorName: name, body });
-    await insertEvents(tx, ctx.principal.workspaceId, flowId, actorId(ctx.principal), [{ type: 'comment.created', data: { flowId, taskId, commentId: created.id } }]);
+    const created = await insertComment(tx, {
+      id: newId('cmt'),
+      taskId,
+      flowId,
+      authorId: actorId(ctx.principal),
+      authorName: name,
+      body,
+    });
+    await insertEvents(tx, ctx.principal.workspaceId, flowId, actorId(ctx.principal), [
+      { type: 'comment.created', data: { flowId, taskId, commentId: created.id } },
+    ]);
     return created;
   });
   return commentView(row);
 }
 
-export async function listComments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
+export async function listComments(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  page: PageRequest,
+) {
   await taskOf(ctx, flowId, taskId);
   const { total, items } = await pageComments(ctx.sql, taskId, page);
   return { total, items: items.map(commentView) };
 }
 
-export async function listAttachments(ctx: FlowContext, flowId: string, taskId: string, page: PageRequest) {
+export async function listAttachments(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  page: PageRequest,
+) {
   await taskOf(ctx, flowId, taskId);
   const { total, items } = await pageAttachments(ctx.sql, taskId, page);
   return { total, items: items.map(attachmentView) };
 }
 
-export async function attachmentFile(ctx: FlowContext, flowId: string, taskId: string, attachmentId: string) {
+export async function attachmentFile(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  attachmentId: string,
+) {
   await taskOf(ctx, flowId, taskId);
   const file = await attachmentContent(ctx.sql, taskId, attachmentId);
   if (!file) throw new DomainError('NOT_FOUND', 'Attachment not found');
@@ -65,8 +100,13 @@ export async function attachmentFile(ctx: FlowContext, flowId: string, taskId: s
 }
 
 const attachmentView = (row: AttachmentRow) => ({
-  id: row.id, name: row.name, mimeType: row.mimeType, sizeBytes: row.sizeBytes, kind: row.kind,
-  deliverableId: row.deliverableId, uploadedAt: row.uploadedAt.toISOString(),
+  id: row.id,
+  name: row.name,
+  mimeType: row.mimeType,
+  sizeBytes: row.sizeBytes,
+  kind: row.kind,
+  deliverableId: row.deliverableId,
+  uploadedAt: row.uploadedAt.toISOString(),
 });
 
 export interface Upload {
@@ -78,17 +118,34 @@ export interface Upload {
   blob: StagedBlob;
 }
 
-export async function addAttachment(ctx: FlowContext, files: Files, flowId: string, taskId: string, upload: Upload) {
+export async function addAttachment(
+  ctx: FlowContext,
+  files: Files,
+  flowId: string,
+  taskId: string,
+  upload: Upload,
+) {
   const row = (id: string) => ({
-    id, taskId, flowId, name: upload.name, mimeType: upload.mimeType, sizeBytes: upload.blob.sizeBytes, kind: upload.kind,
-    deliverableId: upload.deliverableId ?? null, blobId: upload.blob.blobId, uploadedBy: actorId(ctx.principal),
+    id,
+    taskId,
+    flowId,
+    name: upload.name,
+    mimeType: upload.mimeType,
+    sizeBytes: upload.blob.sizeBytes,
+    kind: upload.kind,
+    deliverableId: upload.deliverableId ?? null,
+    blobId: upload.blob.blobId,
+    uploadedBy: actorId(ctx.principal),
   });
   const store = async (tx: Db) => {
     await files.claimRoom(tx, ctx.principal.workspaceId, upload.blob.sizeBytes);
     return insertAttachment(tx, row(newId('att')));
   };
   if (upload.kind === 'reference') {
-    if (upload.deliverableId !== undefined) throw validationFailed([{ in: 'query', pointer: '/deliverableId', message: 'goes with kind=deliverable' }]);
+    if (upload.deliverableId !== undefined)
+      throw validationFailed([
+        { in: 'query', pointer: '/deliverableId', message: 'goes with kind=deliverable' },
+      ]);
     await taskOf(ctx, flowId, taskId);
     return attachmentView(await ctx.sql.begin(store));
   }
@@ -97,32 +154,62 @@ export async function addAttachment(ctx: FlowContext, files: Files, flowId: stri
   return session.run((current) => {
     const task = requireTask(current, taskId);
     const deliverable = task.deliverables.find((d) => d.id === upload.deliverableId);
-    if (!deliverable) throw validationFailed([{ in: 'query', pointer: '/deliverableId', message: 'names no required deliverable of this task' }]);
-    const updated = { ...task, deliverables: task.deliverables.map((d) => (d.id === deliverable.id ? { ...d, satisfied: true } : d)) };
+    if (!deliverable)
+      throw validationFailed([
+        {
+          in: 'query',
+          pointer: '/deliverableId',
+          message: 'names no required deliverable of this task',
+        },
+      ]);
+    const updated = {
+      ...task,
+      deliverables: task.deliverables.map((d) =>
+        d.id === deliverable.id ? { ...d, satisfied: true } : d,
+      ),
+    };
     let created: AttachmentRow | null = null;
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: async (tx) => {
         created = await store(tx);
       },
-      events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } }],
+      events: [
+        { type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } },
+      ],
       result: () => attachmentView(created!),
     };
   }, actorId(ctx.principal));
 }
 
-export async function addDeliverable(ctx: FlowContext, flowId: string, taskId: string, name: string) {
+export async function addDeliverable(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  name: string,
+) {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   const id = newId('dlv');
   return session.run((current) => {
     const task = requireTask(current, taskId);
-    if (task.progress === PROGRESS.done) throw new DomainError('INVALID_TRANSITION', 'The task is done: reopen it to require more', { status: 'done' });
+    if (task.progress === PROGRESS.done)
+      throw new DomainError('INVALID_TRANSITION', 'The task is done: reopen it to require more', {
+        status: 'done',
+      });
     const deliverable = { id, name, satisfied: false };
     const updated = { ...task, deliverables: [...task.deliverables, deliverable] };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: (tx) => insertDeliverable(tx, flowId, taskId, deliverable),
-      events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } }],
+      events: [
+        { type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } },
+      ],
       result: () => deliverable,
     };
   }, actorId(ctx.principal));

@@ -5,7 +5,13 @@
  */
 import { circularDependency, DomainError, validationFailed } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { deleteDependencies, deleteTasks, insertDependencies, insertTasks, updateTask } from '../../storage/flows.store.ts';
+import {
+  deleteDependencies,
+  deleteTasks,
+  insertDependencies,
+  insertTasks,
+  updateTask,
+} from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
 import { nextFlow, nextPosition, PROGRESS, withTasks, type TaskRecord } from './model.ts';
@@ -18,19 +24,31 @@ export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
 }
 
 export function refuseStarted(snapshot: Snapshot, task: TaskRecord): void {
-  if (task.progress !== PROGRESS.open) throw new DomainError('TASK_STARTED', 'Work on this task has started: its plan can no longer change', { status: snapshot.statusOf(task.id) });
+  if (task.progress !== PROGRESS.open)
+    throw new DomainError(
+      'TASK_STARTED',
+      'Work on this task has started: its plan can no longer change',
+      { status: snapshot.statusOf(task.id) },
+    );
 }
 
 /** An objective named in a body field: it must exist in this flow and not be a sub-task. */
 function objectiveAt(snapshot: Snapshot, id: string, pointer: string): TaskRecord {
   const task = snapshot.task(id);
-  if (!task) throw validationFailed([{ in: 'body', pointer, message: `${id} is not a task of this flow` }]);
-  if (task.parentId !== null) throw validationFailed([{ in: 'body', pointer, message: `${id} is a sub-task: sub-tasks carry no dependencies` }]);
+  if (!task)
+    throw validationFailed([{ in: 'body', pointer, message: `${id} is not a task of this flow` }]);
+  if (task.parentId !== null)
+    throw validationFailed([
+      { in: 'body', pointer, message: `${id} is a sub-task: sub-tasks carry no dependencies` },
+    ]);
   return task;
 }
 
 /** Ids downstream of `start` (tasks that transitively wait on it), with the path back for reporting a cycle. */
-export function downstream(snapshot: Snapshot, start: readonly string[]): Map<string, string | null> {
+export function downstream(
+  snapshot: Snapshot,
+  start: readonly string[],
+): Map<string, string | null> {
   const via = new Map<string, string | null>(start.map((id) => [id, null]));
   if (start.length === 0) return via;
   // The engine's successor rows (dependents in task order), not a map built from every task.
@@ -57,11 +75,15 @@ function pathTo(via: Map<string, string | null>, end: string): string[] {
   return path;
 }
 
-export function startedTasks(snapshot: Snapshot, ids: Iterable<string>): { id: string; name: string; status: string }[] {
+export function startedTasks(
+  snapshot: Snapshot,
+  ids: Iterable<string>,
+): { id: string; name: string; status: string }[] {
   const started = [];
   for (const id of ids) {
     const task = snapshot.task(id)!;
-    if (task.progress !== PROGRESS.open) started.push({ id, name: task.name, status: snapshot.statusOf(id) });
+    if (task.progress !== PROGRESS.open)
+      started.push({ id, name: task.name, status: snapshot.statusOf(id) });
   }
   return started;
 }
@@ -76,38 +98,92 @@ export interface NewTaskBody {
   before?: string[];
 }
 
-export async function createTask(ctx: FlowContext, flowId: string, body: NewTaskBody): Promise<{ snapshot: Snapshot; taskId: string }> {
+export async function createTask(
+  ctx: FlowContext,
+  flowId: string,
+  body: NewTaskBody,
+): Promise<{ snapshot: Snapshot; taskId: string }> {
   // The flow first: another workspace's flow is 404 whatever the body names.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  if (body.assigneeId) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: body.assigneeId }]);
+  if (body.assigneeId)
+    await checkAssignees(ctx.sql, ctx.principal.workspaceId, [
+      { pointer: '/assigneeId', id: body.assigneeId },
+    ]);
   const id = newId('tsk');
   const snapshot = await session.run((current) => {
     const after = body.after ?? [];
     const before = body.before ?? [];
     if (body.parentId !== undefined) {
-      if (after.length > 0 || before.length > 0) throw validationFailed([{ in: 'body', pointer: after.length ? '/after' : '/before', message: 'a sub-task carries no dependencies' }]);
+      if (after.length > 0 || before.length > 0)
+        throw validationFailed([
+          {
+            in: 'body',
+            pointer: after.length ? '/after' : '/before',
+            message: 'a sub-task carries no dependencies',
+          },
+        ]);
       const parent = current.task(body.parentId);
-      if (!parent) throw validationFailed([{ in: 'body', pointer: '/parentId', message: `${body.parentId} is not a task of this flow` }]);
-      if (parent.parentId !== null) throw validationFailed([{ in: 'body', pointer: '/parentId', message: 'sub-tasks are one level deep: the parent must be an objective' }]);
-      if (parent.progress === PROGRESS.done) throw new DomainError('TASK_STARTED', 'The objective is done: reopen it before adding sub-tasks', { status: 'done' });
+      if (!parent)
+        throw validationFailed([
+          {
+            in: 'body',
+            pointer: '/parentId',
+            message: `${body.parentId} is not a task of this flow`,
+          },
+        ]);
+      if (parent.parentId !== null)
+        throw validationFailed([
+          {
+            in: 'body',
+            pointer: '/parentId',
+            message: 'sub-tasks are one level deep: the parent must be an objective',
+          },
+        ]);
+      if (parent.progress === PROGRESS.done)
+        throw new DomainError(
+          'TASK_STARTED',
+          'The objective is done: reopen it before adding sub-tasks',
+          { status: 'done' },
+        );
     }
     after.forEach((dep, i) => objectiveAt(current, dep, `/after/${i}`));
     before.forEach((dep, i) => objectiveAt(current, dep, `/before/${i}`));
     const started = startedTasks(current, before);
-    if (started.length > 0) throw new DomainError('DOWNSTREAM_STARTED', 'Work after the new step has already started', { tasks: started });
+    if (started.length > 0)
+      throw new DomainError('DOWNSTREAM_STARTED', 'Work after the new step has already started', {
+        tasks: started,
+      });
     const reach = downstream(current, before);
     const looped = after.find((dep) => reach.has(dep));
     if (looped) {
       const cycle = [...pathTo(reach, looped), id];
-      const members = cycle.map((at) => ({ id: at, name: at === id ? body.name : current.task(at)!.name }));
-      throw circularDependency('The new task would wait on work that waits on it', members, WAIT_ORDER, 'tasks', { cycle });
+      const members = cycle.map((at) => ({
+        id: at,
+        name: at === id ? body.name : current.task(at)!.name,
+      }));
+      throw circularDependency(
+        'The new task would wait on work that waits on it',
+        members,
+        WAIT_ORDER,
+        'tasks',
+        { cycle },
+      );
     }
 
     const now = new Date().toISOString();
     const task: TaskRecord = {
-      id, parentId: body.parentId ?? null, name: body.name, description: body.description ?? null,
-      estimateHours: body.estimateHours ?? null, assigneeId: body.assigneeId ?? null, progress: PROGRESS.open,
-      position: nextPosition(current.state), dependsOn: after, deliverables: [], createdAt: now, updatedAt: now,
+      id,
+      parentId: body.parentId ?? null,
+      name: body.name,
+      description: body.description ?? null,
+      estimateHours: body.estimateHours ?? null,
+      assigneeId: body.assigneeId ?? null,
+      progress: PROGRESS.open,
+      position: nextPosition(current.state),
+      dependsOn: after,
+      deliverables: [],
+      createdAt: now,
+      updatedAt: now,
     };
     // With after A and before B where B waited on A directly, the new step replaces that edge.
     const removed: (readonly [string, string])[] = [];
@@ -121,11 +197,17 @@ export async function createTask(ctx: FlowContext, flowId: string, body: NewTask
       return { ...waiting, dependsOn: [...kept, id], updatedAt: now };
     });
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, add: [task] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: relinked, add: [task] }, current.index),
+      },
       write: async (tx) => {
         await insertTasks(tx, flowId, [task]);
         await deleteDependencies(tx, removed);
-        await insertDependencies(tx, flowId, [...after.map((dep) => [id, dep] as const), ...before.map((b) => [b, id] as const)]);
+        await insertDependencies(tx, flowId, [
+          ...after.map((dep) => [id, dep] as const),
+          ...before.map((b) => [b, id] as const),
+        ]);
       },
       events: [{ type: 'task.created', data: { flowId, taskId: id, parentId: task.parentId } }],
       result: (next) => next,
@@ -134,7 +216,12 @@ export async function createTask(ctx: FlowContext, flowId: string, body: NewTask
   return { snapshot, taskId: id };
 }
 
-export async function updateTaskPlan(ctx: FlowContext, flowId: string, taskId: string, body: { name?: string; description?: string | null; estimateHours?: number | null }): Promise<Snapshot> {
+export async function updateTaskPlan(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  body: { name?: string; description?: string | null; estimateHours?: number | null },
+): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const task = requireTask(current, taskId);
@@ -147,7 +234,10 @@ export async function updateTaskPlan(ctx: FlowContext, flowId: string, taskId: s
       updatedAt: new Date().toISOString(),
     };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: (tx) => updateTask(tx, updated),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
       result: (next) => next,
@@ -168,38 +258,77 @@ export async function deleteTask(ctx: FlowContext, flowId: string, taskId: strin
       .map((t) => {
         const inherited = task.dependsOn.filter((dep) => !t.dependsOn.includes(dep));
         for (const dep of inherited) bridged.push([t.id, dep]);
-        return { ...t, dependsOn: [...t.dependsOn.filter((dep) => dep !== taskId), ...inherited], updatedAt: now };
+        return {
+          ...t,
+          dependsOn: [...t.dependsOn.filter((dep) => dep !== taskId), ...inherited],
+          updatedAt: now,
+        };
       });
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: relinked, remove: removed }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: relinked, remove: removed }, current.index),
+      },
       write: async (tx) => {
         await insertDependencies(tx, flowId, bridged);
         await deleteTasks(tx, [...removed]);
       },
-      events: [{ type: 'task.deleted', data: { flowId, taskId, bridged: bridged.map(([t, d]) => ({ taskId: t, dependsOn: d })) } }],
+      events: [
+        {
+          type: 'task.deleted',
+          data: { flowId, taskId, bridged: bridged.map(([t, d]) => ({ taskId: t, dependsOn: d })) },
+        },
+      ],
       result: () => undefined,
     };
   }, actorId(ctx.principal));
 }
 
-export async function addDependency(ctx: FlowContext, flowId: string, taskId: string, dependsOnId: string): Promise<Snapshot> {
+export async function addDependency(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  dependsOnId: string,
+): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const task = requireTask(current, taskId);
-    if (task.parentId !== null) throw validationFailed([{ in: 'path', pointer: '/taskId', message: 'a sub-task carries no dependencies' }]);
-    if (dependsOnId === taskId) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'a task cannot depend on itself' }]);
+    if (task.parentId !== null)
+      throw validationFailed([
+        { in: 'path', pointer: '/taskId', message: 'a sub-task carries no dependencies' },
+      ]);
+    if (dependsOnId === taskId)
+      throw validationFailed([
+        { in: 'body', pointer: '/taskId', message: 'a task cannot depend on itself' },
+      ]);
     objectiveAt(current, dependsOnId, '/taskId');
-    if (task.dependsOn.includes(dependsOnId)) throw validationFailed([{ in: 'body', pointer: '/taskId', message: 'this dependency already exists' }]);
+    if (task.dependsOn.includes(dependsOnId))
+      throw validationFailed([
+        { in: 'body', pointer: '/taskId', message: 'this dependency already exists' },
+      ]);
     refuseStarted(current, task);
     const reach = downstream(current, [taskId]);
     if (reach.has(dependsOnId)) {
       const cycle = pathTo(reach, dependsOnId);
       const members = cycle.map((at) => ({ id: at, name: current.task(at)!.name }));
-      throw circularDependency(`"${current.task(dependsOnId)!.name}" (${dependsOnId}) already waits on "${task.name}" (${taskId})`, members, WAIT_ORDER, 'tasks', { cycle });
+      throw circularDependency(
+        `"${current.task(dependsOnId)!.name}" (${dependsOnId}) already waits on "${task.name}" (${taskId})`,
+        members,
+        WAIT_ORDER,
+        'tasks',
+        { cycle },
+      );
     }
-    const updated = { ...task, dependsOn: [...task.dependsOn, dependsOnId], updatedAt: new Date().toISOString() };
+    const updated = {
+      ...task,
+      dependsOn: [...task.dependsOn, dependsOnId],
+      updatedAt: new Date().toISOString(),
+    };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: (tx) => insertDependencies(tx, flowId, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
@@ -207,14 +336,27 @@ export async function addDependency(ctx: FlowContext, flowId: string, taskId: st
   }, actorId(ctx.principal));
 }
 
-export async function removeDependency(ctx: FlowContext, flowId: string, taskId: string, dependsOnId: string): Promise<Snapshot> {
+export async function removeDependency(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  dependsOnId: string,
+): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
     const task = requireTask(current, taskId);
-    if (!task.dependsOn.includes(dependsOnId)) throw new DomainError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
-    const updated = { ...task, dependsOn: task.dependsOn.filter((dep) => dep !== dependsOnId), updatedAt: new Date().toISOString() };
+    if (!task.dependsOn.includes(dependsOnId))
+      throw new DomainError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
+    const updated = {
+      ...task,
+      dependsOn: task.dependsOn.filter((dep) => dep !== dependsOnId),
+      updatedAt: new Date().toISOString(),
+    };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: (tx) => deleteDependencies(tx, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,

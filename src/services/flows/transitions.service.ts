@@ -20,16 +20,25 @@ function statusIndex(snapshot: Snapshot, id: string): number {
 
 function invalid(snapshot: Snapshot, task: TaskRecord, action: string): DomainError {
   const status = snapshot.statusOf(task.id);
-  return new DomainError('INVALID_TRANSITION', `Cannot ${action} a task that is ${status.replace('_', ' ')}`, { status });
+  return new DomainError(
+    'INVALID_TRANSITION',
+    `Cannot ${action} a task that is ${status.replace('_', ' ')}`,
+    { status },
+  );
 }
 
-const missingDeliverables = (task: TaskRecord) => task.deliverables.filter((d) => !d.satisfied).map(({ id, name }) => ({ id, name }));
+const missingDeliverables = (task: TaskRecord) =>
+  task.deliverables.filter((d) => !d.satisfied).map(({ id, name }) => ({ id, name }));
 
 /** Runs a progress change on some tasks through the flow's session. */
 async function transition<R>(
   ctx: FlowContext,
   flowId: string,
-  decide: (current: Snapshot) => { changes: [TaskRecord, Progress][]; events: DomainEvent[]; result: (next: Snapshot, previous: Snapshot) => R },
+  decide: (current: Snapshot) => {
+    changes: [TaskRecord, Progress][];
+    events: DomainEvent[];
+    result: (next: Snapshot, previous: Snapshot) => R;
+  },
 ): Promise<R> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {
@@ -37,7 +46,10 @@ async function transition<R>(
     const now = new Date().toISOString();
     const updated = changes.map(([task, progress]) => ({ ...task, progress, updatedAt: now }));
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: updated }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: updated }, current.index),
+      },
       write: async (tx) => {
         for (const task of updated) await updateTask(tx, task);
       },
@@ -47,7 +59,12 @@ async function transition<R>(
   }, actorId(ctx.principal));
 }
 
-const event = (type: string, flowId: string, taskId: string, data: Record<string, unknown> = {}): DomainEvent => ({ type, data: { flowId, taskId, ...data } });
+const event = (
+  type: string,
+  flowId: string,
+  taskId: string,
+  data: Record<string, unknown> = {},
+): DomainEvent => ({ type, data: { flowId, taskId, ...data } });
 
 export function startTask(ctx: FlowContext, flowId: string, taskId: string): Promise<Snapshot> {
   return transition(ctx, flowId, (current) => {
@@ -70,27 +87,46 @@ export function startTask(ctx: FlowContext, flowId: string, taskId: string): Pro
   });
 }
 
-export function completeTask(ctx: FlowContext, flowId: string, taskId: string): Promise<{ snapshot: Snapshot; unblocked: string[] }> {
+export function completeTask(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+): Promise<{ snapshot: Snapshot; unblocked: string[] }> {
   return transition(ctx, flowId, (current) => {
     const task = requireTask(current, taskId);
     if (task.progress !== PROGRESS.started) throw invalid(current, task, 'complete');
-    const outstanding = (current.children.get(taskId) ?? []).filter((s) => s.progress !== PROGRESS.done);
+    const outstanding = (current.children.get(taskId) ?? []).filter(
+      (s) => s.progress !== PROGRESS.done,
+    );
     if (outstanding.length > 0) {
-      throw new DomainError('SUBTASKS_OUTSTANDING', 'Sub-tasks are not done yet', { subtasks: outstanding.map(({ id, name }) => ({ id, name })) });
+      throw new DomainError('SUBTASKS_OUTSTANDING', 'Sub-tasks are not done yet', {
+        subtasks: outstanding.map(({ id, name }) => ({ id, name })),
+      });
     }
     const missing = missingDeliverables(task);
-    if (missing.length > 0) throw new DomainError('DELIVERABLE_MISSING', 'A required deliverable has not been handed in', { deliverables: missing });
+    if (missing.length > 0)
+      throw new DomainError(
+        'DELIVERABLE_MISSING',
+        'A required deliverable has not been handed in',
+        { deliverables: missing },
+      );
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.done]];
     const events = [event('task.completed', flowId, taskId)];
     const parent = task.parentId ? current.task(task.parentId)! : null;
     if (parent && parent.progress === PROGRESS.started) {
-      const othersDone = (current.children.get(parent.id) ?? []).every((s) => s.id === taskId || s.progress === PROGRESS.done);
+      const othersDone = (current.children.get(parent.id) ?? []).every(
+        (s) => s.id === taskId || s.progress === PROGRESS.done,
+      );
       if (othersDone && missingDeliverables(parent).length === 0) {
         changes.push([parent, PROGRESS.done]);
         events.push(event('task.completed', flowId, parent.id));
       }
     }
-    return { changes, events, result: (next, previous) => ({ snapshot: next, unblocked: unblockedIds(previous, next) }) };
+    return {
+      changes,
+      events,
+      result: (next, previous) => ({ snapshot: next, unblocked: unblockedIds(previous, next) }),
+    };
   });
 }
 
@@ -101,8 +137,18 @@ export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Pr
     const parent = task.parentId ? current.task(task.parentId)! : null;
     // Reopening a sub-task of a done objective reopens the objective too.
     const objective = parent && parent.progress === PROGRESS.done ? parent : parent ? null : task;
-    const started = objective ? startedTasks(current, [...downstream(current, [objective.id]).keys()].filter((id) => id !== objective.id)) : [];
-    if (started.length > 0) throw new DomainError('DOWNSTREAM_STARTED', 'Work that waits on this task has already started', { tasks: started });
+    const started = objective
+      ? startedTasks(
+          current,
+          [...downstream(current, [objective.id]).keys()].filter((id) => id !== objective.id),
+        )
+      : [];
+    if (started.length > 0)
+      throw new DomainError(
+        'DOWNSTREAM_STARTED',
+        'Work that waits on this task has already started',
+        { tasks: started },
+      );
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.started]];
     const events = [event('task.reopened', flowId, taskId)];
     if (parent && objective === parent) {
@@ -113,18 +159,31 @@ export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Pr
   });
 }
 
-export async function assignTask(ctx: FlowContext, flowId: string, taskId: string, assigneeId: string | null): Promise<Snapshot> {
+export async function assignTask(
+  ctx: FlowContext,
+  flowId: string,
+  taskId: string,
+  assigneeId: string | null,
+): Promise<Snapshot> {
   // The flow first: another workspace's flow is 404 whatever the body names.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  if (assigneeId !== null) await checkAssignees(ctx.sql, ctx.principal.workspaceId, [{ pointer: '/assigneeId', id: assigneeId }]);
+  if (assigneeId !== null)
+    await checkAssignees(ctx.sql, ctx.principal.workspaceId, [
+      { pointer: '/assigneeId', id: assigneeId },
+    ]);
   return session.run((current) => {
     const task = requireTask(current, taskId);
     if (task.assigneeId === assigneeId) return { next: null, result: (next) => next };
     const updated = { ...task, assigneeId, updatedAt: new Date().toISOString() };
     return {
-      next: { flow: nextFlow(current.flow), tasks: withTasks(current.state, { replace: [updated] }, current.index) },
+      next: {
+        flow: nextFlow(current.flow),
+        tasks: withTasks(current.state, { replace: [updated] }, current.index),
+      },
       write: (tx) => updateTask(tx, updated),
-      events: [event('task.assigned', flowId, taskId, { assigneeId, previousAssigneeId: task.assigneeId })],
+      events: [
+        event('task.assigned', flowId, taskId, { assigneeId, previousAssigneeId: task.assigneeId }),
+      ],
       result: (next) => next,
     };
   }, actorId(ctx.principal));

@@ -5,7 +5,13 @@
  * principal and an answer are; this keeps the claims.
  */
 import type { Sql } from '../../storage/db.ts';
-import { claimKey, completeKey, releaseKey, type Claim, type StoredResponse } from '../../storage/idempotency.store.ts';
+import {
+  claimKey,
+  completeKey,
+  releaseKey,
+  type Claim,
+  type StoredResponse,
+} from '../../storage/idempotency.store.ts';
 import { sha256 } from '../auth/secrets.ts';
 
 export type { Claim, StoredResponse };

@@ -86,14 +86,21 @@ export class Jobs {
     /** The outbox drain's idle poll, behind the wake-up every event write sends. */
     outboxPollMs = 1000,
   ) {
-    this.bossSql = postgres(databaseUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'flowplan-jobs' } });
+    this.bossSql = postgres(databaseUrl, {
+      max: 4,
+      onnotice: () => {},
+      connection: { application_name: 'flowplan-jobs' },
+    });
     const db = executor(this.bossSql);
     this.boss = new PgBoss({
       // After stop() ended this client, pg-boss still has stragglers: complete()/fail() it fires
       // without awaiting (manager.js onFetch) when a handler outlived the graceful wait, and the
       // timekeeper's send-it worker, which its stop does not wait for. Their writes would reject
       // unhandled; they are left unanswered instead (the stop failed those jobs: they run again).
-      db: { executeSql: (text, values) => (this.closed ? new Promise<never>(() => {}) : db.executeSql(text, values)) },
+      db: {
+        executeSql: (text, values) =>
+          this.closed ? new Promise<never>(() => {}) : db.executeSql(text, values),
+      },
       schema: JOBS_SCHEMA,
       supervise: runWorkers,
       schedule: runWorkers,
@@ -106,13 +113,40 @@ export class Jobs {
     this.drainer = new OutboxDrainer(sql, log, outboxPollMs);
     const labelNames = ['queue'] as const;
     const registers = [metrics.registry];
-    this.latency = new Histogram({ name: 'flowplan_job_latency_seconds', help: 'Time from a job becoming due to a worker starting it', labelNames, registers, buckets: [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300] });
-    this.duration = new Histogram({ name: 'flowplan_job_duration_seconds', help: 'Time a job handler ran', labelNames, registers, buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30] });
-    this.failures = new Counter({ name: 'flowplan_job_failures_total', help: 'Job attempts that threw (each is retried until its limit)', labelNames, registers });
-    metrics.gaugeByLabels('flowplan_job_queue_depth', 'Jobs per queue and state (created, retry, active, failed…), across every process', ['queue', 'state'],
-      async () => (await jobCounts(sql)).map(({ queue, state, count }) => ({ labels: { queue, state }, value: count })));
+    this.latency = new Histogram({
+      name: 'flowplan_job_latency_seconds',
+      help: 'Time from a job becoming due to a worker starting it',
+      labelNames,
+      registers,
+      buckets: [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    });
+    this.duration = new Histogram({
+      name: 'flowplan_job_duration_seconds',
+      help: 'Time a job handler ran',
+      labelNames,
+      registers,
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30],
+    });
+    this.failures = new Counter({
+      name: 'flowplan_job_failures_total',
+      help: 'Job attempts that threw (each is retried until its limit)',
+      labelNames,
+      registers,
+    });
+    metrics.gaugeByLabels(
+      'flowplan_job_queue_depth',
+      'Jobs per queue and state (created, retry, active, failed…), across every process',
+      ['queue', 'state'],
+      async () =>
+        (await jobCounts(sql)).map(({ queue, state, count }) => ({
+          labels: { queue, state },
+          value: count,
+        })),
+    );
     const backlog: Gauge = new Gauge({
-      name: 'flowplan_outbox_backlog', help: 'Domain events not yet handed to jobs', registers,
+      name: 'flowplan_outbox_backlog',
+      help: 'Domain events not yet handed to jobs',
+      registers,
       collect: async (): Promise<void> => backlog.set(await outboxBacklog(sql)),
     });
   }
@@ -234,18 +268,33 @@ export class Jobs {
       {
         batchSize: options.batchSize ?? 1,
         // A scheduled queue's worker polls no slower than schedules are checked.
-        pollingIntervalSeconds: Math.min(options.pollingIntervalSeconds ?? 2, this.schedules.some((s) => s.queue === queue) ? this.cronCheckSeconds : Infinity),
+        pollingIntervalSeconds: Math.min(
+          options.pollingIntervalSeconds ?? 2,
+          this.schedules.some((s) => s.queue === queue) ? this.cronCheckSeconds : Infinity,
+        ),
         includeMetadata: true,
       },
       async (jobs) => {
         for (const job of jobs) {
-          this.latency.labels(queue).observe(Math.max(0, (job.startedOn.getTime() - Math.max(job.createdOn.getTime(), job.startAfter.getTime())) / 1000));
+          this.latency
+            .labels(queue)
+            .observe(
+              Math.max(
+                0,
+                (job.startedOn.getTime() -
+                  Math.max(job.createdOn.getTime(), job.startAfter.getTime())) /
+                  1000,
+              ),
+            );
           const end = this.duration.labels(queue).startTimer();
           try {
             await handler({ id: job.id, data: job.data as never, retryCount: job.retryCount });
           } catch (error) {
             this.failures.labels(queue).inc();
-            this.log.warn({ err: error, queue, jobId: job.id, retryCount: job.retryCount }, 'job failed');
+            this.log.warn(
+              { err: error, queue, jobId: job.id, retryCount: job.retryCount },
+              'job failed',
+            );
             throw error;
           } finally {
             end();
@@ -258,12 +307,22 @@ export class Jobs {
 }
 
 /** pg-boss's database interface over a `postgres` client or transaction. */
-function executor(db: Db): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
+function executor(db: Db): {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+} {
   return {
     executeSql: async (text, values) => {
       // pg-boss's insert() (cron schedules) hands its jobs over already JSON-encoded for a json
       // parameter, which postgres.js would encode a second time; as text the string goes as is.
-      if (values) return { rows: [...(await db.unsafe(text.replace('json_to_recordset($1)', 'json_to_recordset($1::text::json)'), values.map(toParameter) as never[]))] };
+      if (values)
+        return {
+          rows: [
+            ...(await db.unsafe(
+              text.replace('json_to_recordset($1)', 'json_to_recordset($1::text::json)'),
+              values.map(toParameter) as never[],
+            )),
+          ],
+        };
       // pg-boss's schema plans are scripts with their own BEGIN … COMMIT: postgres.js runs
       // those only on a connection reserved for them.
       if ('reserve' in db && /^\s*BEGIN;/.test(text)) {

@@ -17,7 +17,13 @@ import type { Sql, Tx } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from './soonest-timer.ts';
 import { OUTBOX_CHANNEL } from '../../storage/flows.store.ts';
-import { countDrainFailure, markOutboxProcessed, nextOutboxBatch, tryDrainLock, type OutboxRow } from '../../storage/jobs.store.ts';
+import {
+  countDrainFailure,
+  markOutboxProcessed,
+  nextOutboxBatch,
+  tryDrainLock,
+  type OutboxRow,
+} from '../../storage/jobs.store.ts';
 
 export type OutboxEvent = OutboxRow;
 export type OutboxHandler = (events: readonly OutboxEvent[], tx: Tx) => Promise<void>;
@@ -43,7 +49,8 @@ export class OutboxDrainer {
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
-    private readonly sql: Sql, private readonly log: Logger,
+    private readonly sql: Sql,
+    private readonly log: Logger,
     /** Polled this often when idle, a safety net only: every event written wakes it at commit (OUTBOX_CHANNEL). */
     private readonly idlePollMs = 1000,
   ) {}
@@ -54,8 +61,15 @@ export class OutboxDrainer {
 
   start(): void {
     this.stopped = false;
-    listenDurably(this.sql, OUTBOX_CHANNEL, () => this.poke(), () => this.poke()).then(
-      (unlisten) => { this.unlisten = unlisten; },
+    listenDurably(
+      this.sql,
+      OUTBOX_CHANNEL,
+      () => this.poke(),
+      () => this.poke(),
+    ).then(
+      (unlisten) => {
+        this.unlisten = unlisten;
+      },
       (error: unknown) => this.log.warn({ err: error }, 'outbox: LISTEN failed; polling only'),
     );
     this.poke();
@@ -103,20 +117,29 @@ export class OutboxDrainer {
     }
     this.timer.cancel();
     this.lastStart = Date.now();
-    this.running = this.drainAll().then(
-      () => { this.failures = 0; },
-      (error: unknown) => {
-        this.failures++;
-        this.log.error({ err: error, failures: this.failures }, 'outbox drain failed; retrying');
-      },
-    ).finally(() => {
-      this.running = null;
-      if (this.stopped) return;
-      // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
-      const delay = this.again && this.failures === 0 ? 0 : this.failures > 0 ? Math.min(30_000, 1000 * 2 ** (this.failures - 1)) : this.idlePollMs;
-      this.again = false;
-      this.timer.in(delay);
-    });
+    this.running = this.drainAll()
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: unknown) => {
+          this.failures++;
+          this.log.error({ err: error, failures: this.failures }, 'outbox drain failed; retrying');
+        },
+      )
+      .finally(() => {
+        this.running = null;
+        if (this.stopped) return;
+        // Back off after failures (1 s, 2 s, … up to 30 s); otherwise poll when idle.
+        const delay =
+          this.again && this.failures === 0
+            ? 0
+            : this.failures > 0
+              ? Math.min(30_000, 1000 * 2 ** (this.failures - 1))
+              : this.idlePollMs;
+        this.again = false;
+        this.timer.in(delay);
+      });
   }
 
   /** One batch; returns how many events were handed over (0: none, or another drainer runs). */
@@ -128,7 +151,10 @@ export class OutboxDrainer {
         batch = await nextOutboxBatch(tx, limit);
         if (batch.length === 0) return 0;
         for (const { handler } of this.subscribers) await handler(batch, tx);
-        await markOutboxProcessed(tx, batch.map((e) => e.id));
+        await markOutboxProcessed(
+          tx,
+          batch.map((e) => e.id),
+        );
         return batch.length;
       });
     } catch (error) {
@@ -136,8 +162,13 @@ export class OutboxDrainer {
       const attempts = await countDrainFailure(this.sql, [batch[0]!.id]);
       if (attempts >= MAX_ATTEMPTS) {
         // A poison event must not stop every later one: set it aside, with its error, for an operator.
-        await this.sql.begin((tx) => markOutboxProcessed(tx, [batch[0]!.id], String((error as Error).message ?? error)));
-        this.log.error({ err: error, event: batch[0] }, 'outbox event set aside after repeated failures');
+        await this.sql.begin((tx) =>
+          markOutboxProcessed(tx, [batch[0]!.id], String((error as Error).message ?? error)),
+        );
+        this.log.error(
+          { err: error, event: batch[0] },
+          'outbox event set aside after repeated failures',
+        );
         return 1;
       }
       throw error;

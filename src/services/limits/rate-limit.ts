@@ -42,7 +42,11 @@ export class RateLimiter implements Limiter {
   ) {
     this.perMs = perMinute / 60_000;
     // An idle bucket refills completely within this time, so forgetting it changes nothing.
-    this.buckets = new LRUCache({ max: maxKeys, ttl: Math.ceil(burst / this.perMs), ttlAutopurge: false });
+    this.buckets = new LRUCache({
+      max: maxKeys,
+      ttl: Math.ceil(burst / this.perMs),
+      ttlAutopurge: false,
+    });
   }
 
   /** Buckets held now. */

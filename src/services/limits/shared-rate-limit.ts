@@ -95,7 +95,8 @@ export class SharedRateLimiter implements Limiter {
       lease.usedAt = Date.now();
       if (lease.tokens >= 1) this.holding.add(key);
       // A busy credential leases its next tokens while half of these remain: requests do not queue behind the round trip.
-      if (!lease.pending && lease.granted >= 4 && lease.tokens < lease.granted / 2) void this.refill(key, lease);
+      if (!lease.pending && lease.granted >= 4 && lease.tokens < lease.granted / 2)
+        void this.refill(key, lease);
     }
     return this.state(lease, allowed);
   }
@@ -125,7 +126,16 @@ export class SharedRateLimiter implements Limiter {
   private leaseOf(key: string): Lease {
     let lease = this.leases.get(key);
     if (!lease) {
-      lease = { tokens: 0, left: this.burst, leasedAt: 0, spent: 0, granted: 0, usedAt: 0, emptyUntil: 0, pending: null };
+      lease = {
+        tokens: 0,
+        left: this.burst,
+        leasedAt: 0,
+        spent: 0,
+        granted: 0,
+        usedAt: 0,
+        emptyUntil: 0,
+        pending: null,
+      };
       this.leases.set(key, lease);
     }
     return lease;
@@ -135,33 +145,50 @@ export class SharedRateLimiter implements Limiter {
   private async refill(key: string, lease: Lease): Promise<boolean> {
     if (!lease.pending) {
       const now = Date.now();
-      const perSecond = lease.leasedAt ? lease.spent / Math.max(0.001, (now - lease.leasedAt) / 1000) : 0;
-      const want = Math.max(1, Math.min(Math.ceil(perSecond * LEASE_WINDOW_S), Math.floor(this.burst * LEASE_SHARE_OF_BURST)));
+      const perSecond = lease.leasedAt
+        ? lease.spent / Math.max(0.001, (now - lease.leasedAt) / 1000)
+        : 0;
+      const want = Math.max(
+        1,
+        Math.min(
+          Math.ceil(perSecond * LEASE_WINDOW_S),
+          Math.floor(this.burst * LEASE_SHARE_OF_BURST),
+        ),
+      );
       lease.leasedAt = now;
       lease.spent = 0;
-      lease.pending = leaseTokens(this.sql, key, want, this.burst, this.perSecond).then(
-        ({ granted, left }) => {
-          // A lease that came after its timeout still counts: the tokens were taken from the bucket.
-          lease.tokens += granted;
-          lease.granted = granted;
-          lease.left = left;
-          // A flood refused for an empty bucket asks the database again only when a token is due.
-          lease.emptyUntil = granted === 0 ? Date.now() + ((1 - left) / this.perSecond) * 1000 : 0;
-          if (this.degraded) this.log.info('rate limit: the shared budget answers again');
-          this.degraded = false;
-        },
-        (error: unknown) => {
-          if (!this.degraded) this.log.warn({ err: error }, 'rate limit: shared budget out of reach; each process keeps its own meanwhile');
-          this.degraded = true;
-        },
-      ).finally(() => {
-        lease.pending = null;
-      });
+      lease.pending = leaseTokens(this.sql, key, want, this.burst, this.perSecond)
+        .then(
+          ({ granted, left }) => {
+            // A lease that came after its timeout still counts: the tokens were taken from the bucket.
+            lease.tokens += granted;
+            lease.granted = granted;
+            lease.left = left;
+            // A flood refused for an empty bucket asks the database again only when a token is due.
+            lease.emptyUntil =
+              granted === 0 ? Date.now() + ((1 - left) / this.perSecond) * 1000 : 0;
+            if (this.degraded) this.log.info('rate limit: the shared budget answers again');
+            this.degraded = false;
+          },
+          (error: unknown) => {
+            if (!this.degraded)
+              this.log.warn(
+                { err: error },
+                'rate limit: shared budget out of reach; each process keeps its own meanwhile',
+              );
+            this.degraded = true;
+          },
+        )
+        .finally(() => {
+          lease.pending = null;
+        });
     }
     let timer: NodeJS.Timeout | undefined;
     const inTime = await Promise.race([
       lease.pending.then(() => !this.degraded),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), LEASE_TIMEOUT_MS); }),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), LEASE_TIMEOUT_MS);
+      }),
     ]);
     clearTimeout(timer);
     return inTime;

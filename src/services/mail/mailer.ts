@@ -33,7 +33,10 @@ export class Mailer {
   private readonly domain: string;
   private maildirReady: Promise<void> | null = null;
 
-  constructor(config: Config, private readonly log: Logger) {
+  constructor(
+    config: Config,
+    private readonly log: Logger,
+  ) {
     this.from = config.mailFrom;
     this.domain = this.from.match(/@([^>\s]+)>?\s*$/)?.[1] ?? 'localhost';
     this.maildir = path.resolve(config.dataDir, 'mail');
@@ -41,9 +44,17 @@ export class Mailer {
     // Short timeouts: a hanging SMTP server fails this send (and it is retried) instead of
     // holding a worker for nodemailer's default ten minutes.
     this.smtp = config.smtpUrl
-      ? nodemailer.createTransport(config.smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as never)
+      ? nodemailer.createTransport(config.smtpUrl, {
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000,
+        } as never)
       : null;
-    this.compose = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.compose = nodemailer.createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: 'unix',
+    });
   }
 
   /** A Message-ID of our own, so a delivery row can name the message before it is sent. */
@@ -54,14 +65,26 @@ export class Mailer {
   async send(message: MailMessage, messageId = this.newMessageId()): Promise<SentMail> {
     // Base64, not quoted-printable, for the text: QP breaks lines at 76 characters with a soft
     // break, which some clients and every copy-paste of the raw text leave inside a long link.
-    const mail = { from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: message.headers, messageId, textEncoding: 'base64' as const };
+    const mail = {
+      from: this.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      headers: message.headers,
+      messageId,
+      textEncoding: 'base64' as const,
+    };
     if (this.smtp) {
       await this.smtp.sendMail(mail);
       return { messageId, transport: 'smtp' };
     }
     const composed = await this.compose.sendMail(mail);
     const file = await this.writeMaildir(composed.message as Buffer);
-    this.log.info({ to: message.to, subject: message.subject, file }, 'mail written to the local maildir (no SMTP_URL)');
+    this.log.info(
+      { to: message.to, subject: message.subject, file },
+      'mail written to the local maildir (no SMTP_URL)',
+    );
     return { messageId, transport: 'outbox' };
   }
 
@@ -73,7 +96,10 @@ export class Mailer {
   private async writeMaildir(bytes: Buffer): Promise<string> {
     const name = `${Date.now()}.${process.pid}_${randomBytes(6).toString('hex')}.flowplan.eml`;
     this.maildirReady ??= (async () => {
-      for (const dir of [this.maildir, ...['tmp', 'new', 'cur'].map((sub) => path.join(this.maildir, sub))]) {
+      for (const dir of [
+        this.maildir,
+        ...['tmp', 'new', 'cur'].map((sub) => path.join(this.maildir, sub)),
+      ]) {
         await mkdir(dir, { recursive: true, mode: 0o700 });
         await chmod(dir, 0o700);
       }

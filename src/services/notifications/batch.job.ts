@@ -12,7 +12,16 @@ import type { Jobs } from '../jobs/jobs.ts';
 import type { OutboxEvent } from '../jobs/outbox.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import {
-  addPending, currentAssignees, dropPendingForTask, extendBatchWindow, insertDelivery, loadSettings, memberEmail, mutedFlows, takeDueBatch, taskFacts,
+  addPending,
+  currentAssignees,
+  dropPendingForTask,
+  extendBatchWindow,
+  insertDelivery,
+  loadSettings,
+  memberEmail,
+  mutedFlows,
+  takeDueBatch,
+  taskFacts,
   type DeliveryRow,
 } from '../../storage/notifications.store.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -36,39 +45,81 @@ export class BatchEmails {
     private readonly config: Config,
   ) {
     jobs.onOutbox('notification-batches', (events, tx) => this.collect(events, tx));
-    jobs.work<Member>(BATCH_QUEUE, (job) => this.sendDue(job.data), { pollingIntervalSeconds: 0.5 });
+    jobs.work<Member>(BATCH_QUEUE, (job) => this.sendDue(job.data), {
+      pollingIntervalSeconds: 0.5,
+    });
   }
 
   /** Outbox subscriber: records the events each member will hear about and (re)times their batch. */
   async collect(events: readonly OutboxEvent[], tx: Tx): Promise<void> {
-    const rows: { workspaceId: string; memberId: string; kind: string; flowId: string; taskId: string }[] = [];
+    const rows: {
+      workspaceId: string;
+      memberId: string;
+      kind: string;
+      flowId: string;
+      taskId: string;
+    }[] = [];
     const unblocked = events.filter((e) => e.type === 'task.unblocked');
-    const assignees = await currentAssignees(tx, unblocked.map((e) => String(e.data.taskId)));
+    const assignees = await currentAssignees(
+      tx,
+      unblocked.map((e) => String(e.data.taskId)),
+    );
     for (const e of events) {
       const flowId = String(e.data.flowId ?? e.flowId);
       const taskId = String(e.data.taskId);
       if (e.type === 'task.assigned') {
-        const { assigneeId, previousAssigneeId } = e.data as { assigneeId: string | null; previousAssigneeId: string | null };
+        const { assigneeId, previousAssigneeId } = e.data as {
+          assigneeId: string | null;
+          previousAssigneeId: string | null;
+        };
         // Assigned, then unassigned before the batch went: nothing to tell the first person.
         if (previousAssigneeId) {
           await dropPendingForTask(tx, taskId, previousAssigneeId);
-          for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.taskId === taskId && rows[i]!.memberId === previousAssigneeId) rows.splice(i, 1);
+          for (let i = rows.length - 1; i >= 0; i--)
+            if (rows[i]!.taskId === taskId && rows[i]!.memberId === previousAssigneeId)
+              rows.splice(i, 1);
         }
         // Nobody is emailed about what they did themselves.
-        if (assigneeId && assigneeId !== e.actorId) rows.push({ workspaceId: e.workspaceId, memberId: assigneeId, kind: 'assigned', flowId, taskId });
+        if (assigneeId && assigneeId !== e.actorId)
+          rows.push({
+            workspaceId: e.workspaceId,
+            memberId: assigneeId,
+            kind: 'assigned',
+            flowId,
+            taskId,
+          });
       } else if (e.type === 'task.unblocked') {
         const assigneeId = assignees.get(taskId);
-        if (assigneeId) rows.push({ workspaceId: e.workspaceId, memberId: assigneeId, kind: 'unlocked', flowId, taskId });
+        if (assigneeId)
+          rows.push({
+            workspaceId: e.workspaceId,
+            memberId: assigneeId,
+            kind: 'unlocked',
+            flowId,
+            taskId,
+          });
       } else if (e.type === 'task.deleted') {
         await dropPendingForTask(tx, taskId, null);
-        for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.taskId === taskId) rows.splice(i, 1);
+        for (let i = rows.length - 1; i >= 0; i--)
+          if (rows[i]!.taskId === taskId) rows.splice(i, 1);
       }
     }
     if (rows.length === 0) return;
     await addPending(tx, rows);
-    const members = new Map(rows.map((r) => [`${r.workspaceId}:${r.memberId}`, { workspaceId: r.workspaceId, memberId: r.memberId }]));
+    const members = new Map(
+      rows.map((r) => [
+        `${r.workspaceId}:${r.memberId}`,
+        { workspaceId: r.workspaceId, memberId: r.memberId },
+      ]),
+    );
     for (const member of members.values()) {
-      const dueAt = await extendBatchWindow(tx, member.workspaceId, member.memberId, this.config.notifyQuietSeconds, this.config.notifyMaxWaitSeconds);
+      const dueAt = await extendBatchWindow(
+        tx,
+        member.workspaceId,
+        member.memberId,
+        this.config.notifyQuietSeconds,
+        this.config.notifyMaxWaitSeconds,
+      );
       // One job per extension: earlier jobs find the window not yet due and do nothing.
       await this.jobs.send(BATCH_QUEUE, member, { tx, startAfter: dueAt });
     }
@@ -84,7 +135,10 @@ export class BatchEmails {
     const pending = await takeDueBatch(tx, workspaceId, memberId);
     if (!pending || pending.length === 0) return null;
     const person = await memberEmail(tx, workspaceId, memberId);
-    const facts = await taskFacts(tx, pending.map((p) => p.taskId));
+    const facts = await taskFacts(
+      tx,
+      pending.map((p) => p.taskId),
+    );
     // Still theirs, still live, and each task once per kind.
     const seen = new Set<string>();
     const current = pending.filter((p) => {
@@ -97,21 +151,47 @@ export class BatchEmails {
     if (current.length === 0) return null;
     const settings = await loadSettings(tx, workspaceId, memberId);
     const muted = await mutedFlows(tx, workspaceId, memberId);
-    const wanted = current.filter((p) => person && settings.email && settings[p.kind] && !muted.has(p.flowId));
+    const wanted = current.filter(
+      (p) => person && settings.email && settings[p.kind] && !muted.has(p.flowId),
+    );
     const suppressed = current.length - wanted.length;
     const flowIds = [...new Set(wanted.map((p) => p.flowId))];
-    const base = { id: newId('ntd'), workspaceId, memberId, kind: 'batch' as const, recipient: person?.email ?? null, flowIds, suppressed };
+    const base = {
+      id: newId('ntd'),
+      workspaceId,
+      memberId,
+      kind: 'batch' as const,
+      recipient: person?.email ?? null,
+      flowIds,
+      suppressed,
+    };
     if (wanted.length === 0) {
-      return insertDelivery(tx, { ...base, status: 'skipped', reason: person ? 'switched off, unsubscribed or muted since the events were queued' : 'no longer a member' });
+      return insertDelivery(tx, {
+        ...base,
+        status: 'skipped',
+        reason: person
+          ? 'switched off, unsubscribed or muted since the events were queued'
+          : 'no longer a member',
+      });
     }
-    const items: BatchItem[] = wanted.map((p) => ({ kind: p.kind, taskName: facts.get(p.taskId)!.name, flowName: facts.get(p.taskId)!.flowName }));
+    const items: BatchItem[] = wanted.map((p) => ({
+      kind: p.kind,
+      taskName: facts.get(p.taskId)!.name,
+      flowName: facts.get(p.taskId)!.flowName,
+    }));
     const message = batchEmail(items, {
-      to: person!.email, name: person!.name,
+      to: person!.email,
+      name: person!.name,
       unsubscribeUrl: await unsubscribeUrl(tx, this.config.baseUrl, workspaceId, memberId, 'batch'),
       settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
     });
     return insertDelivery(tx, {
-      ...base, status: 'claimed', subject: message.subject, itemCount: wanted.length, messageId: this.mailer.newMessageId(), message,
+      ...base,
+      status: 'claimed',
+      subject: message.subject,
+      itemCount: wanted.length,
+      messageId: this.mailer.newMessageId(),
+      message,
     });
   }
 }

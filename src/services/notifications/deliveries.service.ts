@@ -10,7 +10,13 @@ import type { Config } from '../../platform/config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import { finishDelivery, insertDelivery, loadSettings, lockDelivery, type DeliveryRow } from '../../storage/notifications.store.ts';
+import {
+  finishDelivery,
+  insertDelivery,
+  loadSettings,
+  lockDelivery,
+  type DeliveryRow,
+} from '../../storage/notifications.store.ts';
 
 export const RETRY_QUEUE = 'notify-retry';
 /** Attempts per email, the first included: back-off base × 4^n gives 1, 4, 16, 64 min by default. */
@@ -34,11 +40,18 @@ export class Deliveries {
       await finishDelivery(this.sql, row.id, { status: 'sent', transport: sent.transport });
     } catch (error) {
       const reason = String((error as Error).message ?? error).slice(0, 500);
-      this.log.warn({ err: error, delivery: row.id, attempt: row.attempt }, 'notification email failed');
+      this.log.warn(
+        { err: error, delivery: row.id, attempt: row.attempt },
+        'notification email failed',
+      );
       await finishDelivery(this.sql, row.id, { status: 'failed', reason });
       if (row.attempt < MAX_ATTEMPTS) {
         const delay = this.config.notifyRetryBaseSeconds * 4 ** (row.attempt - 1);
-        await this.jobs.send(RETRY_QUEUE, { deliveryId: row.id }, { startAfter: delay > 0 ? new Date(Date.now() + delay * 1000) : undefined });
+        await this.jobs.send(
+          RETRY_QUEUE,
+          { deliveryId: row.id },
+          { startAfter: delay > 0 ? new Date(Date.now() + delay * 1000) : undefined },
+        );
       }
     }
   }
@@ -49,13 +62,25 @@ export class Deliveries {
       const failed = await lockDelivery(tx, deliveryId);
       if (!failed || failed.status !== 'failed' || !failed.message) return null;
       const settings = await loadSettings(tx, failed.workspaceId, failed.memberId);
-      const wanted = settings.email && (failed.kind === 'digest' ? settings.digest : settings.assigned || settings.unlocked);
+      const wanted =
+        settings.email &&
+        (failed.kind === 'digest' ? settings.digest : settings.assigned || settings.unlocked);
       return insertDelivery(tx, {
-        id: newId('ntd'), workspaceId: failed.workspaceId, memberId: failed.memberId, kind: failed.kind,
-        status: wanted ? 'claimed' : 'skipped', reason: wanted ? null : 'switched off or unsubscribed before the retry',
-        recipient: failed.recipient, subject: failed.subject, itemCount: wanted ? failed.itemCount : 0, flowIds: failed.flowIds,
+        id: newId('ntd'),
+        workspaceId: failed.workspaceId,
+        memberId: failed.memberId,
+        kind: failed.kind,
+        status: wanted ? 'claimed' : 'skipped',
+        reason: wanted ? null : 'switched off or unsubscribed before the retry',
+        recipient: failed.recipient,
+        subject: failed.subject,
+        itemCount: wanted ? failed.itemCount : 0,
+        flowIds: failed.flowIds,
         suppressed: wanted ? failed.suppressed : failed.suppressed + failed.itemCount,
-        messageId: failed.messageId, message: failed.message, attempt: failed.attempt + 1, retryOf: failed.id,
+        messageId: failed.messageId,
+        message: failed.message,
+        attempt: failed.attempt + 1,
+        retryOf: failed.id,
       });
     });
     if (next?.status === 'claimed') await this.send(next);

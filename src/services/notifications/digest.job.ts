@@ -13,7 +13,12 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import { digestCandidates, insertDelivery, loadSettings, memberEmail } from '../../storage/notifications.store.ts';
+import {
+  digestCandidates,
+  insertDelivery,
+  loadSettings,
+  memberEmail,
+} from '../../storage/notifications.store.ts';
 import type { Deliveries } from './deliveries.service.ts';
 import { buildDigest } from './digest.ts';
 import { digestEmail, settingsUrl } from './email.ts';
@@ -47,7 +52,9 @@ export class DigestEmails {
   ) {
     jobs.queue(DIGEST_TICK_QUEUE, { retryLimit: 0, expireInSeconds: 120 });
     // Cron jobs appear once a minute: a slow poll is plenty.
-    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}), { pollingIntervalSeconds: 10 });
+    jobs.work(DIGEST_TICK_QUEUE, () => this.tick(new Date()).then(() => {}), {
+      pollingIntervalSeconds: 10,
+    });
     jobs.work<DigestJob>(DIGEST_QUEUE, (job) => this.sendDigest(job.data, new Date()));
     jobs.schedule(DIGEST_TICK_QUEUE, '* * * * *');
   }
@@ -57,12 +64,18 @@ export class DigestEmails {
     const due: DigestJob[] = [];
     for (const c of await digestCandidates(this.sql, now)) {
       // Wall-clock seconds since the digest hour began, in the member's zone.
-      const sinceHour = (Date.parse(`${c.localNow}Z`) - Date.parse(`${c.localDate}T00:00:00Z`)) / 1000 - c.digestHour * 3600;
-      if (sinceHour >= spreadSeconds(c.workspaceId, c.memberId)) due.push({ workspaceId: c.workspaceId, memberId: c.memberId, localDate: c.localDate });
+      const sinceHour =
+        (Date.parse(`${c.localNow}Z`) - Date.parse(`${c.localDate}T00:00:00Z`)) / 1000 -
+        c.digestHour * 3600;
+      if (sinceHour >= spreadSeconds(c.workspaceId, c.memberId))
+        due.push({ workspaceId: c.workspaceId, memberId: c.memberId, localDate: c.localDate });
     }
     // The tick repeats every minute until the day's row exists: one queued job per member and day is enough.
     for (const job of due) {
-      await this.jobs.send(DIGEST_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.memberId}:${job.localDate}`, singletonSeconds: 3600 });
+      await this.jobs.send(DIGEST_QUEUE, job, {
+        singletonKey: `${job.workspaceId}:${job.memberId}:${job.localDate}`,
+        singletonSeconds: 3600,
+      });
     }
     return due;
   }
@@ -73,21 +86,68 @@ export class DigestEmails {
     if (!person) return;
     const settings = await loadSettings(this.sql, workspaceId, memberId);
     const digest = await buildDigest(this.sql, this.registry, workspaceId, memberId, now);
-    const base = { id: newId('ntd'), workspaceId, memberId, kind: 'digest' as const, recipient: person.email, digestDate: localDate };
-    const itemCount = digest.ready.length + digest.inProgress.length + digest.blocked.length + digest.available.length + digest.completed.length + digest.atRisk.length;
-    const flowIds = [...new Set([...digest.ready, ...digest.inProgress, ...digest.blocked, ...digest.available, ...digest.completed, ...digest.atRisk].map((i) => i.questId))];
+    const base = {
+      id: newId('ntd'),
+      workspaceId,
+      memberId,
+      kind: 'digest' as const,
+      recipient: person.email,
+      digestDate: localDate,
+    };
+    const itemCount =
+      digest.ready.length +
+      digest.inProgress.length +
+      digest.blocked.length +
+      digest.available.length +
+      digest.completed.length +
+      digest.atRisk.length;
+    const flowIds = [
+      ...new Set(
+        [
+          ...digest.ready,
+          ...digest.inProgress,
+          ...digest.blocked,
+          ...digest.available,
+          ...digest.completed,
+          ...digest.atRisk,
+        ].map((i) => i.questId),
+      ),
+    ];
     let row;
     if (!settings.email || !settings.digest) {
-      row = await insertDelivery(this.sql, { ...base, status: 'skipped', reason: 'switched off or unsubscribed' });
+      row = await insertDelivery(this.sql, {
+        ...base,
+        status: 'skipped',
+        reason: 'switched off or unsubscribed',
+      });
     } else if (!digest.wouldSend) {
-      row = await insertDelivery(this.sql, { ...base, status: 'skipped-empty', reason: 'nothing worth mailing' });
+      row = await insertDelivery(this.sql, {
+        ...base,
+        status: 'skipped-empty',
+        reason: 'nothing worth mailing',
+      });
     } else {
       const message = digestEmail(digest, {
-        to: person.email, name: person.name,
-        unsubscribeUrl: await unsubscribeUrl(this.sql, this.config.baseUrl, workspaceId, memberId, 'digest'),
+        to: person.email,
+        name: person.name,
+        unsubscribeUrl: await unsubscribeUrl(
+          this.sql,
+          this.config.baseUrl,
+          workspaceId,
+          memberId,
+          'digest',
+        ),
         settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
       });
-      row = await insertDelivery(this.sql, { ...base, status: 'claimed', subject: message.subject, itemCount, flowIds, messageId: this.mailer.newMessageId(), message });
+      row = await insertDelivery(this.sql, {
+        ...base,
+        status: 'claimed',
+        subject: message.subject,
+        itemCount,
+        flowIds,
+        messageId: this.mailer.newMessageId(),
+        message,
+      });
     }
     if (row?.status === 'claimed') await this.deliveries.send(row);
   }

@@ -60,7 +60,8 @@ const subjectText = (text: string): string => oneLine(text).slice(0, 150);
 export function batchSubject(items: readonly BatchItem[]): string {
   const assigned = items.filter((i) => i.kind === 'assigned');
   const unlocked = items.filter((i) => i.kind === 'unlocked');
-  if (items.length === 1) return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${subjectText(items[0]!.taskName)}`;
+  if (items.length === 1)
+    return `${assigned.length ? 'Assigned to you' : 'Ready to start'}: ${subjectText(items[0]!.taskName)}`;
   const parts = [];
   if (assigned.length) parts.push(`${count(assigned.length, 'task')} assigned to you`);
   if (unlocked.length) parts.push(`${count(unlocked.length, 'task')} ready to start`);
@@ -71,13 +72,24 @@ export function batchEmail(items: readonly BatchItem[], envelope: Envelope): Sto
   const subject = batchSubject(items);
   const sections = [
     { title: 'Assigned to you', items: items.filter((i) => i.kind === 'assigned') },
-    { title: 'No longer blocked: ready to start', items: items.filter((i) => i.kind === 'unlocked') },
+    {
+      title: 'No longer blocked: ready to start',
+      items: items.filter((i) => i.kind === 'unlocked'),
+    },
   ].filter((s) => s.items.length > 0);
   const what = 'email about assignments and unblocked work';
   const text = `Hello ${envelope.name},\n\n${sections.map((s) => `${s.title}:\n${s.items.map((i) => `  - ${i.taskName} (${i.flowName})`).join('\n')}\n`).join('\n')}${textFooter(envelope, what)}`;
-  const body = sections.map((s) => html`<h2 style="${mailStyle.h2}">${s.title}</h2>
-<ul style="${mailStyle.ul}">${s.items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`);
-  return { to: envelope.to, subject, text, html: layout(subject, html`${body}`, envelope, what), headers: headers(envelope) };
+  const body = sections.map(
+    (s) => html`<h2 style="${mailStyle.h2}">${s.title}</h2>
+<ul style="${mailStyle.ul}">${s.items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`,
+  );
+  return {
+    to: envelope.to,
+    subject,
+    text,
+    html: layout(subject, html`${body}`, envelope, what),
+    headers: headers(envelope),
+  };
 }
 
 const SECTIONS: { key: 'ready' | 'inProgress' | 'blocked' | 'available'; title: string }[] = [
@@ -105,27 +117,40 @@ export function digestSubject(digest: Digest): string {
 export function digestEmail(digest: Digest, envelope: Envelope): StoredMessage {
   const subject = digestSubject(digest);
   const what = 'the morning digest';
-  const more = (key: keyof Digest['counts'], shown: number) => (digest.counts[key] > shown ? digest.counts[key] - shown : 0);
+  const more = (key: keyof Digest['counts'], shown: number) =>
+    digest.counts[key] > shown ? digest.counts[key] - shown : 0;
   const textParts: string[] = [];
   const htmlParts: Html[] = [];
   for (const { key, title } of SECTIONS) {
     const items = digest[key];
     if (items.length === 0) continue;
     const extra = more(key, items.length);
-    textParts.push(`${title} (${digest.counts[key]}):\n${items.map(itemLine).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`);
+    textParts.push(
+      `${title} (${digest.counts[key]}):\n${items.map(itemLine).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`,
+    );
     htmlParts.push(html`<h2 style="${mailStyle.h2}">${title} (${digest.counts[key]})</h2>
 <ul style="${mailStyle.ul}">${items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.nodeTitle}</strong> in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p style="${mailStyle.p}">… and ${extra} more</p>` : ''}`);
   }
   if (digest.completed.length) {
-    textParts.push(`Done in the last 24 hours (${digest.counts.completed}):\n${digest.completed.map((i) => `  - ${i.nodeTitle} (${i.questName})`).join('\n')}\n`);
+    textParts.push(
+      `Done in the last 24 hours (${digest.counts.completed}):\n${digest.completed.map((i) => `  - ${i.nodeTitle} (${i.questName})`).join('\n')}\n`,
+    );
     htmlParts.push(html`<h2 style="${mailStyle.h2}">Done in the last 24 hours (${digest.counts.completed})</h2>
 <ul style="${mailStyle.ul}">${digest.completed.map((i) => html`<li style="${mailStyle.li}">${i.nodeTitle} in ${i.questName}</li>`)}</ul>`);
   }
   if (digest.atRisk.length) {
-    textParts.push(`Flows at risk (${digest.counts.atRisk}):\n${digest.atRisk.map((f) => `  - ${f.questName}: due ${f.dueDate.slice(0, 10)}, projected ${f.projectedFinish}`).join('\n')}\n`);
+    textParts.push(
+      `Flows at risk (${digest.counts.atRisk}):\n${digest.atRisk.map((f) => `  - ${f.questName}: due ${f.dueDate.slice(0, 10)}, projected ${f.projectedFinish}`).join('\n')}\n`,
+    );
     htmlParts.push(html`<h2 style="${mailStyle.h2}">Flows at risk (${digest.counts.atRisk})</h2>
 <ul style="${mailStyle.ul}">${digest.atRisk.map((f) => html`<li style="${mailStyle.li}"><strong>${f.questName}</strong>: due ${f.dueDate.slice(0, 10)}, projected to finish ${f.projectedFinish}</li>`)}</ul>`);
   }
   const text = `Hello ${envelope.name},\n\n${textParts.join('\n')}${textFooter(envelope, what)}`;
-  return { to: envelope.to, subject, text, html: layout(subject, html`${htmlParts}`, envelope, what), headers: headers(envelope) };
+  return {
+    to: envelope.to,
+    subject,
+    text,
+    html: layout(subject, html`${htmlParts}`, envelope, what),
+    headers: headers(envelope),
+  };
 }

@@ -23,13 +23,24 @@ export class Notifications {
   readonly batches: BatchEmails;
   readonly digests: DigestEmails;
 
-  constructor(private readonly deps: { sql: Sql; registry: SessionRegistry; jobs: Jobs; mailer: Mailer; config: Config; log: Logger }) {
+  constructor(
+    private readonly deps: {
+      sql: Sql;
+      registry: SessionRegistry;
+      jobs: Jobs;
+      mailer: Mailer;
+      config: Config;
+      log: Logger;
+    },
+  ) {
     const { sql, registry, jobs, mailer, config, log } = deps;
     this.deliveries = new Deliveries(sql, mailer, jobs, config, log);
     this.batches = new BatchEmails(sql, jobs, mailer, this.deliveries, config);
     this.digests = new DigestEmails(sql, registry, jobs, mailer, this.deliveries, config);
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
-    jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS), { pollingIntervalSeconds: 30 });
+    jobs.work(MAINTENANCE_QUEUE, () => this.maintain(STALE_CLAIM_SECONDS), {
+      pollingIntervalSeconds: 30,
+    });
     jobs.schedule(MAINTENANCE_QUEUE, '*/5 * * * *');
   }
 

@@ -13,7 +13,17 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import { deliveryView } from './deliveries.service.ts';
 import { buildDigest } from './digest.ts';
 import {
-  flowInWorkspace, flowMuted, liveFlowNames, loadSettings, lockSettings, memberEmail, mutedFlows, pageDeliveries, postgresKnowsZone, saveSettings, setFlowMuted,
+  flowInWorkspace,
+  flowMuted,
+  liveFlowNames,
+  loadSettings,
+  lockSettings,
+  memberEmail,
+  mutedFlows,
+  pageDeliveries,
+  postgresKnowsZone,
+  saveSettings,
+  setFlowMuted,
   type SettingsRow,
 } from '../../storage/notifications.store.ts';
 
@@ -36,7 +46,12 @@ export interface PreferencesPatch {
   muted?: boolean;
 }
 
-export function resolved(memberId: string, flowId: string | null, s: SettingsRow, muted: boolean | null) {
+export function resolved(
+  memberId: string,
+  flowId: string | null,
+  s: SettingsRow,
+  muted: boolean | null,
+) {
   return {
     memberId,
     flowId,
@@ -64,7 +79,10 @@ export async function canonicalZone(sql: Sql, name: string): Promise<string | nu
   return (await postgresKnowsZone(sql, zone)) ? zone : null;
 }
 
-export async function checkMember({ sql, principal }: NotificationContext, memberId: string): Promise<{ email: string; name: string }> {
+export async function checkMember(
+  { sql, principal }: NotificationContext,
+  memberId: string,
+): Promise<{ email: string; name: string }> {
   const member = await memberEmail(sql, principal.workspaceId, memberId);
   if (!member) throw new DomainError('NOT_FOUND', 'No such member in this workspace');
   return member;
@@ -83,34 +101,63 @@ function requireSelfOrAdmin(principal: Principal, memberId: string, what: string
 async function checkTarget(ctx: NotificationContext, target: PreferencesTarget): Promise<void> {
   const { sql, principal } = ctx;
   await checkMember(ctx, target.memberId);
-  if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId))) throw new DomainError('NOT_FOUND', 'Flow not found');
+  if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId)))
+    throw new DomainError('NOT_FOUND', 'Flow not found');
 }
 
 export async function getPreferences(ctx: NotificationContext, target: PreferencesTarget) {
   const { sql, principal } = ctx;
   await checkTarget(ctx, target);
   const settings = await loadSettings(sql, principal.workspaceId, target.memberId);
-  const muted = target.flowId ? await flowMuted(sql, principal.workspaceId, target.memberId, target.flowId) : null;
+  const muted = target.flowId
+    ? await flowMuted(sql, principal.workspaceId, target.memberId, target.flowId)
+    : null;
   return resolved(target.memberId, target.flowId ?? null, settings, muted);
 }
 
-export async function updatePreferences(ctx: NotificationContext, target: PreferencesTarget, patch: PreferencesPatch) {
+export async function updatePreferences(
+  ctx: NotificationContext,
+  target: PreferencesTarget,
+  patch: PreferencesPatch,
+) {
   const { sql, principal } = ctx;
-  requireSelfOrAdmin(principal, target.memberId, "Changing another member's notification preferences");
-  const timezone = patch.timezone === undefined ? undefined : await canonicalZone(sql, patch.timezone);
+  requireSelfOrAdmin(
+    principal,
+    target.memberId,
+    "Changing another member's notification preferences",
+  );
+  const timezone =
+    patch.timezone === undefined ? undefined : await canonicalZone(sql, patch.timezone);
   checkFields(target, patch, timezone);
   await checkTarget(ctx, target);
   const { workspaceId } = principal;
   if (target.flowId) {
     await setFlowMuted(sql, workspaceId, target.memberId, target.flowId, patch.muted!);
-    return resolved(target.memberId, target.flowId, await loadSettings(sql, workspaceId, target.memberId), patch.muted!);
+    return resolved(
+      target.memberId,
+      target.flowId,
+      await loadSettings(sql, workspaceId, target.memberId),
+      patch.muted!,
+    );
   }
-  const settings = await applySettings(sql, workspaceId, target.memberId, patch, timezone ?? undefined);
+  const settings = await applySettings(
+    sql,
+    workspaceId,
+    target.memberId,
+    patch,
+    timezone ?? undefined,
+  );
   return resolved(target.memberId, null, settings, null);
 }
 
 /** Writes the account-level fields of a patch over the member's current settings (a zone already made canonical). */
-async function applySettings(sql: Sql, workspaceId: string, memberId: string, patch: PreferencesPatch, timezone: string | undefined): Promise<SettingsRow> {
+async function applySettings(
+  sql: Sql,
+  workspaceId: string,
+  memberId: string,
+  patch: PreferencesPatch,
+  timezone: string | undefined,
+): Promise<SettingsRow> {
   return sql.begin(async (tx) => {
     const current = await lockSettings(tx, workspaceId, memberId);
     const next: SettingsRow = {
@@ -132,7 +179,9 @@ export const MUTABLE_FLOWS_SHOWN = 500;
 /** A person's own notification settings in a workspace, as the app's settings page shows them: every live flow with whether they muted it. */
 export async function ownSettings(sql: Sql, workspaceId: string, userId: string) {
   const [settings, muted, flows] = await Promise.all([
-    loadSettings(sql, workspaceId, userId), mutedFlows(sql, workspaceId, userId), liveFlowNames(sql, workspaceId, MUTABLE_FLOWS_SHOWN),
+    loadSettings(sql, workspaceId, userId),
+    mutedFlows(sql, workspaceId, userId),
+    liveFlowNames(sql, workspaceId, MUTABLE_FLOWS_SHOWN),
   ]);
   return { settings, flows: flows.map((flow) => ({ ...flow, muted: muted.has(flow.id) })) };
 }
@@ -143,39 +192,80 @@ export async function ownSettings(sql: Sql, workspaceId: string, userId: string)
  * written when a field is refused.
  */
 export async function saveOwnSettings(
-  sql: Sql, workspaceId: string, userId: string,
-  form: { email: boolean; events: { assigned: boolean; unlocked: boolean; digest: boolean }; timezone: string; digestHour: number; muted: ReadonlySet<string> },
+  sql: Sql,
+  workspaceId: string,
+  userId: string,
+  form: {
+    email: boolean;
+    events: { assigned: boolean; unlocked: boolean; digest: boolean };
+    timezone: string;
+    digestHour: number;
+    muted: ReadonlySet<string>;
+  },
 ): Promise<void> {
   const timezone = await canonicalZone(sql, form.timezone);
   const problems: ValidationProblem[] = [];
-  if (timezone === null) problems.push({ in: 'body', pointer: '/timezone', message: `unknown time zone ${JSON.stringify(form.timezone)}: use an IANA name such as Europe/Berlin` });
-  if (!Number.isInteger(form.digestHour) || form.digestHour < 0 || form.digestHour > 23) problems.push({ in: 'body', pointer: '/digestHour', message: 'the digest hour is a whole hour from 0 to 23' });
-  if (problems.length > 0) throw validationFailed(problems, problems.map((p) => p.message).join('; '));
-  await applySettings(sql, workspaceId, userId, { email: form.email, events: form.events, digestHour: form.digestHour }, timezone!);
+  if (timezone === null)
+    problems.push({
+      in: 'body',
+      pointer: '/timezone',
+      message: `unknown time zone ${JSON.stringify(form.timezone)}: use an IANA name such as Europe/Berlin`,
+    });
+  if (!Number.isInteger(form.digestHour) || form.digestHour < 0 || form.digestHour > 23)
+    problems.push({
+      in: 'body',
+      pointer: '/digestHour',
+      message: 'the digest hour is a whole hour from 0 to 23',
+    });
+  if (problems.length > 0)
+    throw validationFailed(problems, problems.map((p) => p.message).join('; '));
+  await applySettings(
+    sql,
+    workspaceId,
+    userId,
+    { email: form.email, events: form.events, digestHour: form.digestHour },
+    timezone!,
+  );
   const { flows } = await ownSettings(sql, workspaceId, userId);
-  for (const flow of flows) if (flow.muted !== form.muted.has(flow.id)) await setFlowMuted(sql, workspaceId, userId, flow.id, form.muted.has(flow.id));
+  for (const flow of flows)
+    if (flow.muted !== form.muted.has(flow.id))
+      await setFlowMuted(sql, workspaceId, userId, flow.id, form.muted.has(flow.id));
 }
 
 /** The body's fields must fit the level asked for; a zone must be one the tz database knows. */
-function checkFields(target: PreferencesTarget, patch: PreferencesPatch, timezone: string | null | undefined): void {
+function checkFields(
+  target: PreferencesTarget,
+  patch: PreferencesPatch,
+  timezone: string | null | undefined,
+): void {
   const problems: ValidationProblem[] = [];
-  const problem = (pointer: string, message: string) => problems.push({ in: 'body', pointer, message });
+  const problem = (pointer: string, message: string) =>
+    problems.push({ in: 'body', pointer, message });
   if (target.flowId) {
     for (const k of ['email', 'events', 'timezone', 'digestHour'] as const) {
-      if (patch[k] !== undefined) problem(`/${k}`, 'a flow-level change (flowId in the query) takes only `muted`');
+      if (patch[k] !== undefined)
+        problem(`/${k}`, 'a flow-level change (flowId in the query) takes only `muted`');
     }
-    if (patch.muted === undefined) problem('/muted', 'a flow-level change (flowId in the query) needs `muted`');
+    if (patch.muted === undefined)
+      problem('/muted', 'a flow-level change (flowId in the query) needs `muted`');
   } else if (patch.muted !== undefined) {
     problem('/muted', '`muted` is set per flow: give `flowId` in the query');
   }
   if (timezone === null) {
-    problem('/timezone', `unknown time zone ${JSON.stringify(patch.timezone)}: use an IANA name such as Europe/Berlin`);
+    problem(
+      '/timezone',
+      `unknown time zone ${JSON.stringify(patch.timezone)}: use an IANA name such as Europe/Berlin`,
+    );
   }
   if (problems.length > 0) throw validationFailed(problems);
 }
 
 /** A member's deliveries, newest first (a member of the caller's workspace, else 404). */
-export async function memberDeliveries(ctx: NotificationContext, memberId: string, request: PageRequest) {
+export async function memberDeliveries(
+  ctx: NotificationContext,
+  memberId: string,
+  request: PageRequest,
+) {
   requireSelfOrAdmin(ctx.principal, memberId, "Reading another member's deliveries");
   await checkMember(ctx, memberId);
   const page = await pageDeliveries(ctx.sql, ctx.principal.workspaceId, memberId, request);

@@ -24,9 +24,12 @@ export interface SearchQueryInput {
 function url(appUrl: string, hit: SearchHit): string {
   const id = encodeURIComponent(hit.id);
   switch (hit.type) {
-    case 'flow': return `${appUrl}/flows/${id}`;
-    case 'task': return `${appUrl}/flows/${encodeURIComponent(hit.flowId!)}/tasks/${id}`;
-    case 'template': return `${appUrl}/templates/${id}`;
+    case 'flow':
+      return `${appUrl}/flows/${id}`;
+    case 'task':
+      return `${appUrl}/flows/${encodeURIComponent(hit.flowId!)}/tasks/${id}`;
+    case 'template':
+      return `${appUrl}/templates/${id}`;
   }
 }
 
@@ -37,9 +40,14 @@ function url(appUrl: string, hit: SearchHit): string {
 function typesFor(principal: Principal, type: SearchType | undefined): SearchType[] {
   const templates = principal.scopes.includes('templates:read');
   if (type === 'template' && !templates) {
-    throw new DomainError('INSUFFICIENT_SCOPE', 'Searching templates needs the scope templates:read', {
-      required: ['flows:read', 'templates:read'], missing: ['templates:read'],
-    });
+    throw new DomainError(
+      'INSUFFICIENT_SCOPE',
+      'Searching templates needs the scope templates:read',
+      {
+        required: ['flows:read', 'templates:read'],
+        missing: ['templates:read'],
+      },
+    );
   }
   if (type) return [type];
   return SEARCH_TYPES.filter((t) => t !== 'template' || templates);
@@ -52,10 +60,22 @@ export interface SearchContext {
   principal: Principal;
 }
 
-export async function search({ sql, appUrl, principal }: SearchContext, query: SearchQueryInput): Promise<Page<SearchResultView>> {
+export async function search(
+  { sql, appUrl, principal }: SearchContext,
+  query: SearchQueryInput,
+): Promise<Page<SearchResultView>> {
   const types = typesFor(principal, query.type);
   const terms = searchTerms(query.q);
   if (!terms) return { total: 0, items: [] };
   const { total, hits } = await searchHits(sql, principal.workspaceId, terms, types, query.size);
-  return { total, items: hits.map((hit) => ({ id: hit.id, type: hit.type, title: hit.title, flowId: hit.flowId, url: url(appUrl, hit) })) };
+  return {
+    total,
+    items: hits.map((hit) => ({
+      id: hit.id,
+      type: hit.type,
+      title: hit.title,
+      flowId: hit.flowId,
+      url: url(appUrl, hit),
+    })),
+  };
 }

@@ -10,12 +10,18 @@ const MAX_WORDS = 32;
 
 /** Null when nothing searchable is left (the query was only punctuation). */
 export function searchTerms(q: string): SearchTerms | null {
-  const words = [...new Set(q.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])].slice(0, MAX_WORDS);
+  const words = [...new Set(q.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])].slice(
+    0,
+    MAX_WORDS,
+  );
   if (words.length === 0) return null;
   return {
     tsquery: words.map((word) => `${word}:*`).join(' & '),
     words: words.join(' '),
     // Control characters (NUL above all) cannot go into a Postgres text value.
-    phrase: q.replace(/\p{Cc}/gu, ' ').trim().replace(/\s+/g, ' '),
+    phrase: q
+      .replace(/\p{Cc}/gu, ' ')
+      .trim()
+      .replace(/\s+/g, ' '),
   };
 }

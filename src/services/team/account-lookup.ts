@@ -26,20 +26,33 @@ const PER_SECOND = LOOKUP_MISSES_PER_HOUR / 3600;
  * budget (and a person a token) as often as they liked (issue 30, item 8).
  */
 const budgetKey = (principal: Principal) =>
-  (principal.userId ? `workspace:${principal.workspaceId}:person:${principal.userId}` : `workspace:${principal.workspaceId}`);
+  principal.userId
+    ? `workspace:${principal.workspaceId}:person:${principal.userId}`
+    : `workspace:${principal.workspaceId}`;
 
 /**
  * The account with this address, or null; RATE_LIMITED when the caller's budget is spent.
  * Call it outside any transaction: the budget must be spent even when the caller then fails.
  */
-export async function findAccount(sql: Db, principal: Principal, email: string): Promise<UserRow | null> {
+export async function findAccount(
+  sql: Db,
+  principal: Principal,
+  email: string,
+): Promise<UserRow | null> {
   const key = budgetKey(principal);
   const { granted, left } = await takeLookup(sql, key, LOOKUP_MISSES_PER_HOUR, PER_SECOND);
   if (!granted) {
     const retryAfter = Math.max(1, Math.ceil((1 - left) / PER_SECOND));
-    throw new DomainError('RATE_LIMITED', `Too many addresses without an account (${LOOKUP_MISSES_PER_HOUR} an hour for a workspace's keys, and for each of its people); try again later`, {
-      limit: LOOKUP_MISSES_PER_HOUR, windowSeconds: 3600, retryAfter,
-    }, { retryAfterSeconds: retryAfter });
+    throw new DomainError(
+      'RATE_LIMITED',
+      `Too many addresses without an account (${LOOKUP_MISSES_PER_HOUR} an hour for a workspace's keys, and for each of its people); try again later`,
+      {
+        limit: LOOKUP_MISSES_PER_HOUR,
+        windowSeconds: 3600,
+        retryAfter,
+      },
+      { retryAfterSeconds: retryAfter },
+    );
   }
   let missed = false;
   try {

@@ -20,14 +20,18 @@ export function isEmail(address: string): boolean {
   const local = address.slice(0, at);
   const labels = address.slice(at + 1).split('.');
   return (
-    local.length <= 64 && LOCAL.test(local) &&
-    labels.length >= 2 && labels.every((label) => LABEL.test(label)) && TOP_LABEL.test(labels.at(-1)!)
+    local.length <= 64 &&
+    LOCAL.test(local) &&
+    labels.length >= 2 &&
+    labels.every((label) => LABEL.test(label)) &&
+    TOP_LABEL.test(labels.at(-1)!)
   );
 }
 
 /** The address with surrounding white space removed; 400 INVALID_EMAIL when it is not one. */
 export function emailAddress(input: string): string {
   const address = input.trim();
-  if (!isEmail(address)) throw new DomainError('INVALID_EMAIL', `"${input.slice(0, 64)}" is not a valid email address`);
+  if (!isEmail(address))
+    throw new DomainError('INVALID_EMAIL', `"${input.slice(0, 64)}" is not a valid email address`);
   return address;
 }

@@ -12,7 +12,12 @@ import type { Sql } from '../../storage/db.ts';
 import { findWorkspace } from '../../storage/workspaces.store.ts';
 import type { InviteDelivery } from './invites.service.ts';
 
-export function inviteDelivery(deps: { sql: Sql; config: Config; mailer: Mailer; log: Logger }): InviteDelivery {
+export function inviteDelivery(deps: {
+  sql: Sql;
+  config: Config;
+  mailer: Mailer;
+  log: Logger;
+}): InviteDelivery {
   return async (invite) => {
     const workspace = await findWorkspace(deps.sql, invite.workspaceId);
     const name = workspace?.name ?? 'a flowplan workspace';

@@ -10,8 +10,20 @@ import type { Sql } from '../../storage/db.ts';
 import { announceAuthChange } from '../../storage/credentials.store.ts';
 import { setInviteToken } from '../../storage/people.store.ts';
 import {
-  addMember, findPendingInvite, insertInvite, isMemberEmail, lockInvite, lockSeats, pageInvites, seatsUsed, setInviteRole, setInviteStatus,
-  type InviteRow, type InviteStatus, type Page, type PageRequest,
+  addMember,
+  findPendingInvite,
+  insertInvite,
+  isMemberEmail,
+  lockInvite,
+  lockSeats,
+  pageInvites,
+  seatsUsed,
+  setInviteRole,
+  setInviteStatus,
+  type InviteRow,
+  type InviteStatus,
+  type Page,
+  type PageRequest,
 } from '../../storage/team.store.ts';
 import { emailAddress } from './email.ts';
 import type { TeamContext } from './members.service.ts';
@@ -27,10 +39,17 @@ export interface InviteView {
 }
 
 const inviteView = (row: InviteRow): InviteView => ({
-  id: row.id, email: row.email, role: row.role, status: row.status, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  status: row.status,
+  createdAt: row.createdAt.toISOString(),
 });
 
-export async function listInvites(ctx: TeamContext, filter: PageRequest & { status?: InviteStatus }): Promise<Page<InviteView>> {
+export async function listInvites(
+  ctx: TeamContext,
+  filter: PageRequest & { status?: InviteStatus },
+): Promise<Page<InviteView>> {
   const { total, items } = await pageInvites(ctx.sql, ctx.principal.workspaceId, filter);
   return { total, items: items.map(inviteView) };
 }
@@ -39,7 +58,13 @@ export async function listInvites(ctx: TeamContext, filter: PageRequest & { stat
 export const INVITE_LINK_DAYS = 7;
 
 /** Delivers an invitation's single-use link (the app's invite email); never throws. */
-export type InviteDelivery = (invite: { email: string; role: Role; workspaceId: string; token: string; expiresAt: Date }) => Promise<void>;
+export type InviteDelivery = (invite: {
+  email: string;
+  role: Role;
+  workspaceId: string;
+  token: string;
+  expiresAt: Date;
+}) => Promise<void>;
 
 /**
  * A pending invite for the address. `created` is false when one was already pending: that
@@ -60,22 +85,35 @@ export async function createInvite(
     const limit = await lockSeats(tx, workspaceId);
     if (limit === null) throw new DomainError('NOT_FOUND', 'Workspace not found');
     if (await isMemberEmail(tx, workspaceId, email)) {
-      throw new DomainError('ALREADY_MEMBER', 'This address belongs to a member of the workspace already');
+      throw new DomainError(
+        'ALREADY_MEMBER',
+        'This address belongs to a member of the workspace already',
+      );
     }
     const pending = await findPendingInvite(tx, workspaceId, email);
     if (pending) {
-      const row = pending.role === input.role ? pending : await setInviteRole(tx, pending.id, input.role);
+      const row =
+        pending.role === input.role ? pending : await setInviteRole(tx, pending.id, input.role);
       await setInviteToken(tx, row.id, sha256(token), expiresAt);
       return { invite: inviteView(row), created: false };
     }
     const used = await seatsUsed(tx, workspaceId);
     if (used >= limit) {
-      throw new DomainError('PLAN_LIMIT_REACHED', `Every seat of this workspace is taken (${used} of ${limit}); revoke a pending invite or add seats`, {
-        limit, used,
-      });
+      throw new DomainError(
+        'PLAN_LIMIT_REACHED',
+        `Every seat of this workspace is taken (${used} of ${limit}); revoke a pending invite or add seats`,
+        {
+          limit,
+          used,
+        },
+      );
     }
     const row = await insertInvite(tx, {
-      id: newId('inv'), workspaceId, email, role: input.role, invitedBy: ctx.principal.credentialId,
+      id: newId('inv'),
+      workspaceId,
+      email,
+      role: input.role,
+      invitedBy: ctx.principal.credentialId,
     });
     await setInviteToken(tx, row.id, sha256(token), expiresAt);
     return { invite: inviteView(row), created: true };
@@ -90,9 +128,13 @@ export async function revokeInvite(ctx: TeamContext, inviteId: string): Promise<
     const row = await lockInvite(tx, ctx.principal.workspaceId, inviteId);
     if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
     if (row.status === 'accepted') {
-      throw new DomainError('FORBIDDEN', 'This invite was accepted: the person is a member now; change their role on /v1/team/members instead', {
-        status: 'accepted',
-      });
+      throw new DomainError(
+        'FORBIDDEN',
+        'This invite was accepted: the person is a member now; change their role on /v1/team/members instead',
+        {
+          status: 'accepted',
+        },
+      );
     }
     if (row.status === 'revoked') return inviteView(row);
     return inviteView(await setInviteStatus(tx, row.id, 'revoked'));
@@ -103,12 +145,16 @@ export async function revokeInvite(ctx: TeamContext, inviteId: string): Promise<
  * Sign-up through an invite's link (done by the app, not the API): the person becomes a
  * member with the invited role, and the invite's seat becomes their membership's.
  */
-export async function acceptInvite(sql: Sql, input: { workspaceId: string; inviteId: string; userId: string }): Promise<InviteView> {
+export async function acceptInvite(
+  sql: Sql,
+  input: { workspaceId: string; inviteId: string; userId: string },
+): Promise<InviteView> {
   return sql.begin(async (tx) => {
     await lockSeats(tx, input.workspaceId);
     const row = await lockInvite(tx, input.workspaceId, input.inviteId);
     if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
-    if (row.status !== 'pending') throw new DomainError('FORBIDDEN', `This invite is ${row.status}`, { status: row.status });
+    if (row.status !== 'pending')
+      throw new DomainError('FORBIDDEN', `This invite is ${row.status}`, { status: row.status });
     await addMember(tx, input.workspaceId, input.userId, row.role);
     await announceAuthChange(tx);
     return inviteView(await setInviteStatus(tx, row.id, 'accepted'));

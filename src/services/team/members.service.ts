@@ -5,7 +5,14 @@ import type { Principal, Role } from '../auth/principal.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import { announceAuthChange } from '../../storage/credentials.store.ts';
 import { listOrgsOfUser, type OrgRow } from '../../storage/workspaces.store.ts';
-import { lockMember, pageMembers, setMemberRole, type MemberRow, type Page, type PageRequest } from '../../storage/team.store.ts';
+import {
+  lockMember,
+  pageMembers,
+  setMemberRole,
+  type MemberRow,
+  type Page,
+  type PageRequest,
+} from '../../storage/team.store.ts';
 
 export interface TeamContext {
   readonly sql: Sql;
@@ -20,7 +27,12 @@ export interface MemberView {
   role: MemberRow['role'];
 }
 
-const memberView = (row: MemberRow): MemberView => ({ id: row.id, name: row.name, email: row.email, role: row.role });
+const memberView = (row: MemberRow): MemberView => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  role: row.role,
+});
 
 export async function listMembers(ctx: TeamContext, page: PageRequest): Promise<Page<MemberView>> {
   const { total, items } = await pageMembers(ctx.sql, ctx.principal.workspaceId, page);
@@ -31,14 +43,23 @@ export async function listMembers(ctx: TeamContext, page: PageRequest): Promise<
  * Changes a member's role. Person tokens resolve their role from the membership, so the
  * cached principals are dropped: here at once, in other processes through NOTIFY on commit.
  */
-export async function changeMemberRole(ctx: TeamContext, memberId: string, role: Role): Promise<MemberView> {
+export async function changeMemberRole(
+  ctx: TeamContext,
+  memberId: string,
+  role: Role,
+): Promise<MemberView> {
   const member = await ctx.sql.begin(async (tx) => {
     const row = await lockMember(tx, ctx.principal.workspaceId, memberId);
     if (!row) throw new DomainError('NOT_FOUND', 'Member not found');
     if (row.role === 'owner') {
-      throw new DomainError('FORBIDDEN', "The workspace owner's role cannot be changed through the API; ownership is transferred in the app", {
-        memberId, role: 'owner',
-      });
+      throw new DomainError(
+        'FORBIDDEN',
+        "The workspace owner's role cannot be changed through the API; ownership is transferred in the app",
+        {
+          memberId,
+          role: 'owner',
+        },
+      );
     }
     if (row.role === role) return row;
     await setMemberRole(tx, ctx.principal.workspaceId, memberId, role);

@@ -5,7 +5,14 @@ import { newId } from '../../platform/ids.ts';
 import type { Sql } from '../../storage/db.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import {
-  deleteShare, pageShares, setShareRole, upsertShare, type Page, type PageRequest, type ShareRole, type ShareRow,
+  deleteShare,
+  pageShares,
+  setShareRole,
+  upsertShare,
+  type Page,
+  type PageRequest,
+  type ShareRole,
+  type ShareRow,
 } from '../../storage/team.store.ts';
 import { emailAddress } from './email.ts';
 
@@ -26,7 +33,11 @@ export interface ShareView {
 }
 
 const shareView = (row: ShareRow): ShareView => ({
-  id: row.id, email: row.email, role: row.role, flowId: row.flowId, createdAt: row.createdAt.toISOString(),
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  flowId: row.flowId,
+  createdAt: row.createdAt.toISOString(),
 });
 
 /** 404 NOT_FOUND unless the flow is the caller's workspace's. */
@@ -34,17 +45,31 @@ async function requireFlow(ctx: ShareContext, flowId: string): Promise<void> {
   await ctx.registry.snapshot(ctx.principal.workspaceId, flowId);
 }
 
-export async function listShares(ctx: ShareContext, flowId: string, page: PageRequest): Promise<Page<ShareView>> {
+export async function listShares(
+  ctx: ShareContext,
+  flowId: string,
+  page: PageRequest,
+): Promise<Page<ShareView>> {
   await requireFlow(ctx, flowId);
   const { total, items } = await pageShares(ctx.sql, flowId, page);
   return { total, items: items.map(shareView) };
 }
 
 /** Shares the flow; sharing with the same address again changes the role of that share. */
-export async function shareFlow(ctx: ShareContext, flowId: string, input: { email: string; role: ShareRole }): Promise<ShareView> {
+export async function shareFlow(
+  ctx: ShareContext,
+  flowId: string,
+  input: { email: string; role: ShareRole },
+): Promise<ShareView> {
   await requireFlow(ctx, flowId);
   const email = emailAddress(input.email);
-  const row = await upsertShare(ctx.sql, { id: newId('shr'), workspaceId: ctx.principal.workspaceId, flowId, email, role: input.role });
+  const row = await upsertShare(ctx.sql, {
+    id: newId('shr'),
+    workspaceId: ctx.principal.workspaceId,
+    flowId,
+    email,
+    role: input.role,
+  });
   return shareView(row);
 }
 
@@ -52,7 +77,12 @@ export async function shareFlow(ctx: ShareContext, flowId: string, input: { emai
  * Changes what the guest may do. Guest access is read from the share on every request
  * (Authenticator.asGuest), so the next request in any process has the new role.
  */
-export async function changeShareRole(ctx: ShareContext, flowId: string, shareId: string, role: ShareRole): Promise<ShareView> {
+export async function changeShareRole(
+  ctx: ShareContext,
+  flowId: string,
+  shareId: string,
+  role: ShareRole,
+): Promise<ShareView> {
   await requireFlow(ctx, flowId);
   const row = await setShareRole(ctx.sql, flowId, shareId, role);
   if (!row) throw notFound('Share');
@@ -63,7 +93,11 @@ export async function changeShareRole(ctx: ShareContext, flowId: string, shareId
  * Ends the guest's access at once: nothing caches a share (asGuest reads it on every
  * request), so the guest's next request in any process is 404.
  */
-export async function revokeShare(ctx: ShareContext, flowId: string, shareId: string): Promise<void> {
+export async function revokeShare(
+  ctx: ShareContext,
+  flowId: string,
+  shareId: string,
+): Promise<void> {
   await requireFlow(ctx, flowId);
   if (!(await deleteShare(ctx.sql, flowId, shareId))) throw notFound('Share');
 }

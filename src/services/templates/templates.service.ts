@@ -6,7 +6,11 @@ import { notFound } from '../../platform/errors.ts';
 import { createFlow, type FlowContext } from '../flows/flows.service.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 import type { Db, Sql } from '../../storage/db.ts';
-import { insertTemplateUse, syncTemplates, templateUseCounts } from '../../storage/templates.store.ts';
+import {
+  insertTemplateUse,
+  syncTemplates,
+  templateUseCounts,
+} from '../../storage/templates.store.ts';
 import { TEMPLATES, type TemplateDef } from './catalogue.ts';
 import { previewTemplate, type TemplatePreview } from './preview.ts';
 import type { Page } from '../../platform/paging.ts';
@@ -16,7 +20,16 @@ import type { Page } from '../../platform/paging.ts';
  * start-up after migrations.
  */
 export function syncCatalogue(sql: Sql): Promise<void> {
-  return syncTemplates(sql, TEMPLATES.map((def) => ({ id: def.id, name: def.name, description: def.description, category: def.category, taskCount: def.tasks.length })));
+  return syncTemplates(
+    sql,
+    TEMPLATES.map((def) => ({
+      id: def.id,
+      name: def.name,
+      description: def.description,
+      category: def.category,
+      taskCount: def.tasks.length,
+    })),
+  );
 }
 
 export interface TemplateView {
@@ -40,18 +53,35 @@ function find(templateId: string): TemplateDef {
 }
 
 function view(def: TemplateDef, usedCount: number): TemplateView {
-  return { id: def.id, name: def.name, description: def.description, category: def.category, taskCount: def.tasks.length, usedCount };
+  return {
+    id: def.id,
+    name: def.name,
+    description: def.description,
+    category: def.category,
+    taskCount: def.tasks.length,
+    usedCount,
+  };
 }
 
 /** Catalogue order; `category` matches case-insensitively. */
-export async function listTemplates(sql: Db, workspaceId: string, query: { category?: string }): Promise<Page<TemplateView>> {
+export async function listTemplates(
+  sql: Db,
+  workspaceId: string,
+  query: { category?: string },
+): Promise<Page<TemplateView>> {
   const category = query.category?.toLowerCase();
-  const defs = category === undefined ? TEMPLATES : TEMPLATES.filter((def) => def.category === category);
-  const uses = defs.length > 0 ? await templateUseCounts(sql, workspaceId) : new Map<string, number>();
+  const defs =
+    category === undefined ? TEMPLATES : TEMPLATES.filter((def) => def.category === category);
+  const uses =
+    defs.length > 0 ? await templateUseCounts(sql, workspaceId) : new Map<string, number>();
   return { total: defs.length, items: defs.map((def) => view(def, uses.get(def.id) ?? 0)) };
 }
 
-export async function getTemplate(sql: Db, workspaceId: string, templateId: string): Promise<TemplateDetailView> {
+export async function getTemplate(
+  sql: Db,
+  workspaceId: string,
+  templateId: string,
+): Promise<TemplateDetailView> {
   const def = find(templateId);
   const uses = await templateUseCounts(sql, workspaceId, def.id);
   let preview = previews.get(def.id);
@@ -60,20 +90,29 @@ export async function getTemplate(sql: Db, workspaceId: string, templateId: stri
 }
 
 /** A new flow with the template's task graph; name defaults to the template's, description is the template's. */
-export async function startFlowFromTemplate(ctx: FlowContext, templateId: string, body: { name?: string; dueDate?: string }): Promise<Snapshot> {
+export async function startFlowFromTemplate(
+  ctx: FlowContext,
+  templateId: string,
+  body: { name?: string; dueDate?: string },
+): Promise<Snapshot> {
   const def = find(templateId);
-  const snapshot = await createFlow(ctx, {
-    name: body.name ?? def.name,
-    description: def.description,
-    ...(body.dueDate !== undefined ? { dueDate: body.dueDate } : {}),
-    tasks: def.tasks.map((task) => ({
-      name: task.name,
-      ...(task.description !== undefined ? { description: task.description } : {}),
-      estimateHours: task.estimateHours,
-      after: [...task.after],
-    })),
-  }, [{ type: 'template.used', data: { templateId: def.id } }],
-  // The use is counted in the flow's own transaction: both or neither.
-  (tx, flowId) => insertTemplateUse(tx, { templateId: def.id, workspaceId: ctx.principal.workspaceId, flowId }));
+  const snapshot = await createFlow(
+    ctx,
+    {
+      name: body.name ?? def.name,
+      description: def.description,
+      ...(body.dueDate !== undefined ? { dueDate: body.dueDate } : {}),
+      tasks: def.tasks.map((task) => ({
+        name: task.name,
+        ...(task.description !== undefined ? { description: task.description } : {}),
+        estimateHours: task.estimateHours,
+        after: [...task.after],
+      })),
+    },
+    [{ type: 'template.used', data: { templateId: def.id } }],
+    // The use is counted in the flow's own transaction: both or neither.
+    (tx, flowId) =>
+      insertTemplateUse(tx, { templateId: def.id, workspaceId: ctx.principal.workspaceId, flowId }),
+  );
   return snapshot;
 }

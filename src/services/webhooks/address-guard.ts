@@ -51,7 +51,10 @@ const TRANSLATIONS: Record<string, { name: string; embedded: (parts: number[]) =
   '6to4': { name: '6to4', embedded: (p) => [quad(p[1]!, p[2]!)] },
   // Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server, and the client's address
   // stored inverted (RFC 4380); traffic goes to both.
-  teredo: { name: 'Teredo', embedded: (p) => [quad(p[2]!, p[3]!), quad(p[6]! ^ 0xffff, p[7]! ^ 0xffff)] },
+  teredo: {
+    name: 'Teredo',
+    embedded: (p) => [quad(p[2]!, p[3]!), quad(p[6]! ^ 0xffff, p[7]! ^ 0xffff)],
+  },
 };
 
 /** "a loopback", "an unspecified": the words before "address" in a refusal. */
@@ -86,7 +89,8 @@ export function refusedAddress(address: string): string | null {
   if (family === 0) return 'malformed';
   // ipaddr.js reads ::a.b.c.d as if it were ::ffff:a.b.c.d; the socket does not. Judge the
   // address as the URL parser writes it (hex words; the zone does not change the range).
-  const text = family === 6 ? new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1) : address;
+  const text =
+    family === 6 ? new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1) : address;
   // process: ::ffff:a.b.c.d (IPv4-mapped) is that IPv4 address.
   return judge(ipaddr.process(text));
 }
@@ -105,7 +109,8 @@ function judge(ip: ipaddr.IPv4 | ipaddr.IPv6): string | null {
     }
     // `unicast` is only "in none of the tables": ::a.b.c.d (IPv4-compatible, tunnelled by old
     // stacks), 64:ff9b:0:0:1:: beside the NAT64 /96 and the rest of the IETF's reserve say so too.
-    if (range === 'unicast' && !ip.match(GLOBAL_UNICAST)) return 'reserved (outside the global unicast 2000::/3)';
+    if (range === 'unicast' && !ip.match(GLOBAL_UNICAST))
+      return 'reserved (outside the global unicast 2000::/3)';
   }
   if (range === 'unicast') return null;
   return RANGE_TEXT[range] ?? range;
@@ -121,7 +126,8 @@ export function urlProblem(text: string): string | null {
     return 'must be an absolute http or https URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-  if (url.username || url.password) return 'must not embed credentials (put a token in the path or query instead)';
+  if (url.username || url.password)
+    return 'must not embed credentials (put a token in the path or query instead)';
   if (url.hash) return 'must not have a fragment';
   if (!url.hostname) return 'must name a host';
   return null;
@@ -136,13 +142,18 @@ export interface Target {
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+export const systemResolver: Resolver = (hostname) =>
+  lookup(hostname, { all: true, verbatim: true });
 
 /**
  * Resolves the URL's host and checks every address it gave: one internal answer refuses the
  * host. Throws a TargetRefused that says why.
  */
-export async function resolveTarget(text: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<Target> {
+export async function resolveTarget(
+  text: string,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<Target> {
   const problem = urlProblem(text);
   if (problem) throw new TargetRefused(`The URL ${problem}`);
   const url = new URL(text);
@@ -153,15 +164,20 @@ export async function resolveTarget(text: string, allowPrivate: boolean, resolve
     try {
       answers = await resolve(host);
     } catch (error) {
-      throw new TargetRefused(`The host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`);
+      throw new TargetRefused(
+        `The host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`,
+      );
     }
   }
   if (answers.length === 0) throw new TargetRefused(`The host ${host} does not resolve`);
   if (!allowPrivate) {
     for (const { address } of answers) {
       const why = refusedAddress(address);
-      if (why) throw new TargetRefused(`The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses `
-        + '(for local testing only, an operator may start the server with WEBHOOK_ALLOW_PRIVATE=1 to reach any)');
+      if (why)
+        throw new TargetRefused(
+          `The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses ` +
+            '(for local testing only, an operator may start the server with WEBHOOK_ALLOW_PRIVATE=1 to reach any)',
+        );
     }
   }
   const chosen = answers[0]!;

@@ -9,7 +9,15 @@
  */
 import type { Tx } from '../../storage/db.ts';
 import {
-  collectorPosition, endpointsOf, eventsToCollect, setCollectorPosition, tryCollectLock, wakeLanes, type CollectableEvent, type EndpointFilter, type Lane,
+  collectorPosition,
+  endpointsOf,
+  eventsToCollect,
+  setCollectorPosition,
+  tryCollectLock,
+  wakeLanes,
+  type CollectableEvent,
+  type EndpointFilter,
+  type Lane,
 } from '../../storage/webhook-lanes.store.ts';
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
 
@@ -20,14 +28,20 @@ const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
  * many events it read (-1: another process is collecting) and the lanes made due, locked until
  * `tx` ends, for the caller to advance.
  */
-export async function collectEvents(tx: Tx, limit: number): Promise<{ events: number; lanes: Lane[] }> {
+export async function collectEvents(
+  tx: Tx,
+  limit: number,
+): Promise<{ events: number; lanes: Lane[] }> {
   if (!(await tryCollectLock(tx))) return { events: -1, lanes: [] };
   const events = await eventsToCollect(tx, await collectorPosition(tx), limit);
   if (events.length === 0) return { events: 0, lanes: [] };
   await setCollectorPosition(tx, events.at(-1)!.position);
   const relevant = events.filter((e) => EVENT_TYPES.has(e.type));
   // Most workspaces have no webhook: their events cost one lookup per batch.
-  const hooks = relevant.length === 0 ? [] : await endpointsOf(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
+  const hooks =
+    relevant.length === 0
+      ? []
+      : await endpointsOf(tx, [...new Set(relevant.map((e) => e.workspaceId))]);
   const lanes = new Map<string, Lane & { first: string; last: string }>();
   for (const event of relevant) {
     for (const hook of hooks) {
@@ -36,7 +50,13 @@ export async function collectEvents(tx: Tx, limit: number): Promise<{ events: nu
       const key = `${hook.id}:${flowKey}`;
       const lane = lanes.get(key);
       if (lane) lane.last = event.position;
-      else lanes.set(key, { webhookId: hook.id, flowKey, first: event.position, last: event.position });
+      else
+        lanes.set(key, {
+          webhookId: hook.id,
+          flowKey,
+          first: event.position,
+          last: event.position,
+        });
     }
   }
   return { events: events.length, lanes: await wakeLanes(tx, [...lanes.values()]) };
@@ -51,5 +71,9 @@ function forEndpoint(hook: EndpointFilter, event: CollectableEvent): boolean {
   if (hook.workspaceId !== event.workspaceId || !hook.events.includes(event.type)) return false;
   const at = event.createdAt.getTime();
   if (at < hook.createdAt.getTime() - 1) return false;
-  return !(hook.pausedFrom && at > hook.pausedFrom.getTime() + 1 && (!hook.pausedUntil || at < hook.pausedUntil.getTime() - 1));
+  return !(
+    hook.pausedFrom &&
+    at > hook.pausedFrom.getTime() + 1 &&
+    (!hook.pausedUntil || at < hook.pausedUntil.getTime() - 1)
+  );
 }

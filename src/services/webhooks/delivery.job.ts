@@ -46,14 +46,39 @@ import type { Jobs } from '../jobs/jobs.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import { SoonestTimer } from '../jobs/soonest-timer.ts';
-import { countTimeouts, disableWebhooks, webhooksByIds, type TimeoutTally, type WebhookRow } from '../../storage/webhooks.store.ts';
 import {
-  advanceLanes, announceWebhookWork, claimDue, deferLanes, dueCounts, finishAttempts, insertLog, lockLanes, webhookBacklog, WEBHOOKS_CHANNEL,
-  type ClaimedAttempt, type Fairness, type Lane, type LaneOutcome, type LogRow,
+  countTimeouts,
+  disableWebhooks,
+  webhooksByIds,
+  type TimeoutTally,
+  type WebhookRow,
+} from '../../storage/webhooks.store.ts';
+import {
+  advanceLanes,
+  announceWebhookWork,
+  claimDue,
+  deferLanes,
+  dueCounts,
+  finishAttempts,
+  insertLog,
+  lockLanes,
+  webhookBacklog,
+  WEBHOOKS_CHANNEL,
+  type ClaimedAttempt,
+  type Fairness,
+  type Lane,
+  type LaneOutcome,
+  type LogRow,
 } from '../../storage/webhook-lanes.store.ts';
 import { EVENTS_CHANNEL } from '../../storage/event-log.store.ts';
 import { Governor } from './governor.ts';
-import { resolveTarget, TargetRefused, type Resolver, type Target, systemResolver } from './address-guard.ts';
+import {
+  resolveTarget,
+  TargetRefused,
+  type Resolver,
+  type Target,
+  systemResolver,
+} from './address-guard.ts';
 import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { collectEvents } from './collector.ts';
@@ -127,20 +152,44 @@ export class WebhookDeliveries {
   ) {
     this.governor = new Governor(foreground, config.webhookBusyRate);
     this.concurrency = config.webhookConcurrency;
-    this.caps = { workspaceInFlight: config.webhookWorkspaceInFlight, endpointInFlight: config.webhookEndpointInFlight };
+    this.caps = {
+      workspaceInFlight: config.webhookWorkspaceInFlight,
+      endpointInFlight: config.webhookEndpointInFlight,
+    };
     this.attempts = new Counter({
-      name: 'flowplan_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
-      labelNames: ['outcome'] as const, registers: [metrics.registry],
+      name: 'flowplan_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed, skipped)',
+      labelNames: ['outcome'] as const,
+      registers: [metrics.registry],
     });
-    metrics.gaugeByLabels('flowplan_webhook_backlog', 'Webhook lanes with work by state (pending: waiting out a retry delay; queued: due; sending), and events not yet read by the collector (collecting), across every process', ['state'], async () => {
-      const counts = await webhookBacklog(sql);
-      return (['collecting', 'pending', 'queued', 'sending'] as const).map((state) => ({ labels: { state }, value: counts[state] }));
-    });
+    metrics.gaugeByLabels(
+      'flowplan_webhook_backlog',
+      'Webhook lanes with work by state (pending: waiting out a retry delay; queued: due; sending), and events not yet read by the collector (collecting), across every process',
+      ['state'],
+      async () => {
+        const counts = await webhookBacklog(sql);
+        return (['collecting', 'pending', 'queued', 'sending'] as const).map((state) => ({
+          labels: { state },
+          value: counts[state],
+        }));
+      },
+    );
     // A job is only a wake-up: `short` keeps one waiting per key however often it is sent.
-    jobs.queue(DISPATCH_QUEUE, { policy: 'short', retryLimit: 3, retryDelay: 5, expireInSeconds: 2 * RUN_MS / 1000 });
+    jobs.queue(DISPATCH_QUEUE, {
+      policy: 'short',
+      retryLimit: 3,
+      retryDelay: 5,
+      expireInSeconds: (2 * RUN_MS) / 1000,
+    });
     jobs.work(DISPATCH_QUEUE, () => this.runUntilIdle(), { pollingIntervalSeconds: 1 });
     jobs.queue(MAINTENANCE_QUEUE, { retryLimit: 0 });
-    jobs.work(MAINTENANCE_QUEUE, async () => { await this.sweep(); }, { pollingIntervalSeconds: 30 });
+    jobs.work(
+      MAINTENANCE_QUEUE,
+      async () => {
+        await this.sweep();
+      },
+      { pollingIntervalSeconds: 30 },
+    );
     jobs.schedule(MAINTENANCE_QUEUE, '* * * * *');
   }
 
@@ -152,8 +201,18 @@ export class WebhookDeliveries {
    */
   async start(): Promise<() => Promise<void>> {
     if (!this.jobs.runsWorkers) return async () => {};
-    const unlisten = await listenDurably(this.sql, WEBHOOKS_CHANNEL, () => this.kick(), () => this.kick(true));
-    const unlistenEvents = await listenDurably(this.sql, EVENTS_CHANNEL, () => this.kick(true), () => this.kick(true));
+    const unlisten = await listenDurably(
+      this.sql,
+      WEBHOOKS_CHANNEL,
+      () => this.kick(),
+      () => this.kick(true),
+    );
+    const unlistenEvents = await listenDurably(
+      this.sql,
+      EVENTS_CHANNEL,
+      () => this.kick(true),
+      () => this.kick(true),
+    );
     this.governor.start();
     await this.sweep();
     return async () => {
@@ -168,7 +227,10 @@ export class WebhookDeliveries {
    * process. Returns how many events it read (-1: another process is collecting) and what it
    * claimed.
    */
-  private collect(limit: number, claim: number): Promise<{ events: number; claimed: ClaimedAttempt[] }> {
+  private collect(
+    limit: number,
+    claim: number,
+  ): Promise<{ events: number; claimed: ClaimedAttempt[] }> {
     return this.sql.begin(async (tx) => {
       const { events, lanes } = await collectEvents(tx, limit);
       return { events, claimed: await this.promote(tx, lanes, claim) };
@@ -189,7 +251,9 @@ export class WebhookDeliveries {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, RUN_MS); }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, RUN_MS);
+      }),
     ]);
     clearTimeout(timer);
   }
@@ -197,7 +261,8 @@ export class WebhookDeliveries {
   /** The sweep: claims whose process died, and due work nobody woke for, get a wake-up. */
   async sweep(): Promise<number> {
     const { lapsed, due } = await dueCounts(this.sql);
-    if (lapsed > 0) this.log.warn({ count: lapsed }, 'webhook deliveries whose sender died are due again');
+    if (lapsed > 0)
+      this.log.warn({ count: lapsed }, 'webhook deliveries whose sender died are due again');
     this.kick(true);
     if (lapsed + due > 0) {
       await this.sql.begin(async (tx) => {
@@ -241,7 +306,10 @@ export class WebhookDeliveries {
     this.retryTimer.cancel();
     // Attempts in hand finish and are recorded if they can be soon; a longer one is left to its lease.
     await Promise.race([
-      new Promise<void>((resolve) => { this.idleWaiters.push(resolve); this.settle(); }),
+      new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve);
+        this.settle();
+      }),
       new Promise((resolve) => setTimeout(resolve, 2000).unref()),
     ]);
     for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -264,7 +332,12 @@ export class WebhookDeliveries {
           break;
         }
         this.wanted = false;
-        const { claimed: batch, heldBack } = await claimDue(this.sql, room, LEASE_SECONDS, this.caps);
+        const { claimed: batch, heldBack } = await claimDue(
+          this.sql,
+          room,
+          LEASE_SECONDS,
+          this.caps,
+        );
         if (heldBack) this.heldBack = true;
         if (batch.length < room && this.collectWanted) {
           // Cleared first: a kick while this collects asks for another round.
@@ -284,7 +357,10 @@ export class WebhookDeliveries {
         await this.dispatch(batch);
       }
     } catch (error) {
-      this.log.error({ err: error }, 'webhook dispatcher could not claim deliveries; trying again in 1 s');
+      this.log.error(
+        { err: error },
+        'webhook dispatcher could not claim deliveries; trying again in 1 s',
+      );
       this.wanted = true;
       this.kickTimer.in(1000);
     } finally {
@@ -303,7 +379,12 @@ export class WebhookDeliveries {
     this.inFlight += batch.length;
     let hooks: Map<string, WebhookRow>;
     try {
-      hooks = new Map((await webhooksByIds(this.sql, [...new Set(batch.map((d) => d.webhookId))])).map((h) => [h.id, h]));
+      hooks = new Map(
+        (await webhooksByIds(this.sql, [...new Set(batch.map((d) => d.webhookId))])).map((h) => [
+          h.id,
+          h,
+        ]),
+      );
     } catch (error) {
       // The claims stay until their lease lapses; the sweep then queues them again.
       this.inFlight -= batch.length;
@@ -314,10 +395,12 @@ export class WebhookDeliveries {
     const targetOf = (hook: WebhookRow) => {
       let target = targets.get(hook.id);
       if (!target) {
-        target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch((error: unknown) => {
-          if (error instanceof TargetRefused) return error;
-          throw error;
-        });
+        target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch(
+          (error: unknown) => {
+            if (error instanceof TargetRefused) return error;
+            throw error;
+          },
+        );
         targets.set(hook.id, target);
       }
       return target;
@@ -331,46 +414,95 @@ export class WebhookDeliveries {
     }
   }
 
-  private async attempt(claim: ClaimedAttempt, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined): Promise<Finished> {
+  private async attempt(
+    claim: ClaimedAttempt,
+    hook: WebhookRow | undefined,
+    target: Promise<Target | TargetRefused> | undefined,
+  ): Promise<Finished> {
     const startedAt = new Date();
     const attemptLimit = claim.manual ? claim.attempts : MAX_ATTEMPTS;
     const result = await this.send(claim, hook, target, startedAt);
     const { gone, attempt, status, delaySeconds, statusCode, error } = classifyAttempt(
-      result, { attempts: claim.attempts, attemptLimit }, this.config.webhookRetryBaseSeconds,
+      result,
+      { attempts: claim.attempts, attemptLimit },
+      this.config.webhookRetryBaseSeconds,
     );
     this.attempts.labels(status).inc();
     const { event } = claim;
     return {
-      claim, gone,
+      claim,
+      gone,
       answered: result.kind === 'sent' && result.result.statusCode !== null,
       timedOut: result.kind === 'sent' && result.result.timedOut === true,
       counted: (hook?.consecutiveTimeouts ?? 0) > 0,
-      outcome: { webhookId: claim.webhookId, flowKey: claim.flowKey, position: claim.position, manual: claim.manual, status, delaySeconds },
+      outcome: {
+        webhookId: claim.webhookId,
+        flowKey: claim.flowKey,
+        position: claim.position,
+        manual: claim.manual,
+        status,
+        delaySeconds,
+      },
       log: event && {
-        webhookId: claim.webhookId, position: claim.position, flowKey: claim.flowKey, type: event.type, eventCreatedAt: event.createdAt,
+        webhookId: claim.webhookId,
+        position: claim.position,
+        flowKey: claim.flowKey,
+        type: event.type,
+        eventCreatedAt: event.createdAt,
         // A skip sent nothing: the claim's attempt is given back.
-        attempt: attempt ? claim.attempts : claim.attempts - 1, manual: claim.manual, sent: attempt !== null, outcome: status,
-        startedAt: attempt && startedAt, durationMs: attempt?.durationMs ?? null, statusCode, error, retryAfter: attempt?.retryAfter ?? null,
+        attempt: attempt ? claim.attempts : claim.attempts - 1,
+        manual: claim.manual,
+        sent: attempt !== null,
+        outcome: status,
+        startedAt: attempt && startedAt,
+        durationMs: attempt?.durationMs ?? null,
+        statusCode,
+        error,
+        retryAfter: attempt?.retryAfter ?? null,
       },
     };
   }
 
   /** Signs and posts the event to the address checked for this batch, unless its endpoint is gone or disabled. */
-  private async send(claim: ClaimedAttempt, hook: WebhookRow | undefined, target: Promise<Target | TargetRefused> | undefined, startedAt: Date): Promise<AttemptResult> {
+  private async send(
+    claim: ClaimedAttempt,
+    hook: WebhookRow | undefined,
+    target: Promise<Target | TargetRefused> | undefined,
+    startedAt: Date,
+  ): Promise<AttemptResult> {
     if (!hook?.enabled || !target) return { kind: 'endpoint-disabled' };
     if (!claim.event) return { kind: 'event-gone' };
     try {
       const resolved = await target;
       if (resolved instanceof TargetRefused) return { kind: 'refused', reason: resolved.message };
       const secrets = [hook.secret];
-      if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date()) secrets.push(hook.previousSecret);
+      if (
+        hook.previousSecret &&
+        hook.previousSecretExpiresAt &&
+        hook.previousSecretExpiresAt > new Date()
+      )
+        secrets.push(hook.previousSecret);
       const body = deliveryBody(claim.event);
-      const headers = signedHeaders(secrets, deliveryId(claim.webhookId, claim.position), Math.floor(Date.now() / 1000), body);
+      const headers = signedHeaders(
+        secrets,
+        deliveryId(claim.webhookId, claim.position),
+        Math.floor(Date.now() / 1000),
+        body,
+      );
       // A tripped circuit: the endpoint has kept timing out, so its attempts wait a shorter time until it answers again.
-      const timeoutMs = hook.circuitOpenUntil ? Math.min(this.config.webhookBreakerTimeoutMs, this.config.webhookTimeoutMs) : this.config.webhookTimeoutMs;
-      return { kind: 'sent', result: await post(resolved, headers, body, timeoutMs, this.connections.agentFor(resolved)) };
+      const timeoutMs = hook.circuitOpenUntil
+        ? Math.min(this.config.webhookBreakerTimeoutMs, this.config.webhookTimeoutMs)
+        : this.config.webhookTimeoutMs;
+      return {
+        kind: 'sent',
+        result: await post(resolved, headers, body, timeoutMs, this.connections.agentFor(resolved)),
+      };
     } catch (error) {
-      return { kind: 'not-sent', reason: (error as Error).message, durationMs: Date.now() - startedAt.getTime() };
+      return {
+        kind: 'not-sent',
+        reason: (error as Error).message,
+        durationMs: Date.now() - startedAt.getTime(),
+      };
     }
   }
 
@@ -391,11 +523,17 @@ export class WebhookDeliveries {
         } catch (error) {
           if (this.stopped) {
             // Their leases lapse and the sweep sends them again: at least once.
-            this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded at stop');
+            this.log.error(
+              { err: error, count: batch.length },
+              'webhook outcomes not recorded at stop',
+            );
             this.inFlight -= batch.length;
             continue;
           }
-          this.log.error({ err: error, count: batch.length }, 'webhook outcomes not recorded; trying again in 1 s');
+          this.log.error(
+            { err: error, count: batch.length },
+            'webhook outcomes not recorded; trying again in 1 s',
+          );
           this.finished.unshift(...batch);
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
@@ -407,9 +545,14 @@ export class WebhookDeliveries {
           this.wanted = true;
         }
         // This process tries its retries on time; the wake-up jobs are for when it is gone.
-        const retries = batch.filter((f) => f.outcome.status === 'retry').map((f) => f.outcome.delaySeconds);
+        const retries = batch
+          .filter((f) => f.outcome.status === 'retry')
+          .map((f) => f.outcome.delaySeconds);
         for (const seconds of retries) this.retryIn(seconds * 1000);
-        if (next.length > 0) void this.dispatch(next).catch((error: unknown) => this.log.error({ err: error }, 'webhook dispatch failed'));
+        if (next.length > 0)
+          void this.dispatch(next).catch((error: unknown) =>
+            this.log.error({ err: error }, 'webhook dispatch failed'),
+          );
       }
     } finally {
       this.flushing = false;
@@ -421,8 +564,14 @@ export class WebhookDeliveries {
   private async record(tx: Tx, batch: readonly Finished[]): Promise<ClaimedAttempt[]> {
     const lanes = uniqueLanes(batch.map((f) => f.claim));
     await lockLanes(tx, lanes);
-    await insertLog(tx, batch.flatMap((f) => (f.log ? [f.log] : [])));
-    const retries = await finishAttempts(tx, batch.map((f) => f.outcome));
+    await insertLog(
+      tx,
+      batch.flatMap((f) => (f.log ? [f.log] : [])),
+    );
+    const retries = await finishAttempts(
+      tx,
+      batch.map((f) => f.outcome),
+    );
     await this.countTimeouts(tx, batch);
     const gone = [...new Set(batch.filter((f) => f.gone).map((f) => f.claim.webhookId))];
     if (gone.length > 0) {
@@ -431,7 +580,11 @@ export class WebhookDeliveries {
     }
     if (retries.length > 0) await this.wakeAt(tx, retries);
     // A retried head keeps its lane until its delay is out (unless a manual retry waits); every other outcome lets the lane's next event go.
-    const claimed = await this.promote(tx, lanes, this.stopped ? 0 : this.room(this.inFlight - batch.length));
+    const claimed = await this.promote(
+      tx,
+      lanes,
+      this.stopped ? 0 : this.room(this.inFlight - batch.length),
+    );
     this.governor.spend(claimed.length);
     return claimed;
   }
@@ -440,7 +593,10 @@ export class WebhookDeliveries {
   private async promote(tx: Tx, lanes: readonly Lane[], claim: number): Promise<ClaimedAttempt[]> {
     const { claimed, queued } = await advanceLanes(tx, lanes, claim, LEASE_SECONDS, this.caps);
     if (queued.length > 0) {
-      await this.wakeAt(tx, queued.map((q) => q.nextAttemptAt));
+      await this.wakeAt(
+        tx,
+        queued.map((q) => q.nextAttemptAt),
+      );
       if (queued.some((q) => q.due)) await announceWebhookWork(tx);
     }
     return claimed;
@@ -456,36 +612,69 @@ export class WebhookDeliveries {
     for (const f of batch) {
       const id = f.claim.webhookId;
       const tally = tallies.get(id);
-      if (f.timedOut) tallies.set(id, { webhookId: id, answered: tally?.answered ?? false, timeouts: (tally?.timeouts ?? 0) + 1 });
-      else if (f.answered && (f.counted || tally)) tallies.set(id, { webhookId: id, answered: true, timeouts: 0 });
+      if (f.timedOut)
+        tallies.set(id, {
+          webhookId: id,
+          answered: tally?.answered ?? false,
+          timeouts: (tally?.timeouts ?? 0) + 1,
+        });
+      else if (f.answered && (f.counted || tally))
+        tallies.set(id, { webhookId: id, answered: true, timeouts: 0 });
     }
-    const opened = await countTimeouts(tx, [...tallies.values()], this.config.webhookBreakerTimeouts, this.config.webhookBreakerCooldownSeconds);
+    const opened = await countTimeouts(
+      tx,
+      [...tallies.values()],
+      this.config.webhookBreakerTimeouts,
+      this.config.webhookBreakerCooldownSeconds,
+    );
     if (opened.length === 0) return;
-    await deferLanes(tx, opened.map((o) => o.id));
-    await this.wakeAt(tx, opened.map((o) => o.circuitOpenUntil));
+    await deferLanes(
+      tx,
+      opened.map((o) => o.id),
+    );
+    await this.wakeAt(
+      tx,
+      opened.map((o) => o.circuitOpenUntil),
+    );
     for (const o of opened) this.retryIn(o.circuitOpenUntil.getTime() - Date.now());
-    this.log.warn({ webhookIds: opened.map((o) => o.id), until: opened[0]!.circuitOpenUntil }, 'webhook endpoints keep timing out: their attempts wait out the cool-down');
+    this.log.warn(
+      { webhookIds: opened.map((o) => o.id), until: opened[0]!.circuitOpenUntil },
+      'webhook endpoints keep timing out: their attempts wait out the cool-down',
+    );
   }
 
   /** A wake-up job for each moment (to the second) lanes become due; those due now share one. */
   private async wakeAt(tx: Tx, times: readonly Date[]): Promise<void> {
     const now = Date.now();
-    const seconds = new Set(times.map((at) => (at.getTime() <= now ? 0 : Math.ceil(at.getTime() / 1000))));
+    const seconds = new Set(
+      times.map((at) => (at.getTime() <= now ? 0 : Math.ceil(at.getTime() / 1000))),
+    );
     for (const second of seconds) {
       if (second === 0) await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: 'now' });
-      else await this.jobs.send(DISPATCH_QUEUE, {}, { tx, singletonKey: `at:${second}`, startAfter: new Date(second * 1000) });
+      else
+        await this.jobs.send(
+          DISPATCH_QUEUE,
+          {},
+          { tx, singletonKey: `at:${second}`, startAfter: new Date(second * 1000) },
+        );
     }
   }
 
   /** Wakes those waiting for the dispatcher to run out of work, once it has. */
   private settle(): void {
-    const idle = this.inFlight === 0 && !this.claiming && !this.flushing && this.finished.length === 0 && (!this.wanted || this.stopped);
+    const idle =
+      this.inFlight === 0 &&
+      !this.claiming &&
+      !this.flushing &&
+      this.finished.length === 0 &&
+      (!this.wanted || this.stopped);
     if (idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }
 
 function uniqueLanes(rows: readonly Lane[]): Lane[] {
   const lanes = new Map<string, Lane>();
-  for (const { webhookId, flowKey } of rows) lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
+  for (const { webhookId, flowKey } of rows)
+    lanes.set(`${webhookId}:${flowKey}`, { webhookId, flowKey });
   return [...lanes.values()];
 }

@@ -21,7 +21,10 @@ export class Governor {
   private timer: NodeJS.Timeout | null = null;
   private readonly burst: number;
 
-  constructor(private readonly foreground: Foreground | null, private readonly busyRate: number) {
+  constructor(
+    private readonly foreground: Foreground | null,
+    private readonly busyRate: number,
+  ) {
     this.burst = Math.max(1, busyRate / 2);
     this.tokens = this.burst;
   }
@@ -65,7 +68,10 @@ export class Governor {
 
   private refill(): void {
     const now = performance.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.tokensAt) * this.busyRate) / 1000);
+    this.tokens = Math.min(
+      this.burst,
+      this.tokens + ((now - this.tokensAt) * this.busyRate) / 1000,
+    );
     this.tokensAt = now;
   }
 

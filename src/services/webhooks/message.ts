@@ -22,6 +22,16 @@ export function positionOf(webhookId: string, id: string): string | null {
 }
 
 /** The body: the event as Standard Webhooks payload (jsonb gives its keys in one order, so the bytes are the same on every attempt). */
-export function deliveryBody(event: { type: string; createdAt: Date; workspaceId: string; data: Record<string, unknown> }): string {
-  return JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), workspaceId: event.workspaceId, data: event.data });
+export function deliveryBody(event: {
+  type: string;
+  createdAt: Date;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.createdAt.toISOString(),
+    workspaceId: event.workspaceId,
+    data: event.data,
+  });
 }

@@ -15,7 +15,11 @@ export const MAX_ATTEMPTS = 10;
 const MAX_DELAY_SECONDS = 10 * 3600;
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 
-export function retryDelaySeconds(failedAttempts: number, baseSeconds: number, random = Math.random()): number {
+export function retryDelaySeconds(
+  failedAttempts: number,
+  baseSeconds: number,
+  random = Math.random(),
+): number {
   const delay = Math.min(baseSeconds * 4 ** (failedAttempts - 1), MAX_DELAY_SECONDS);
   return delay * (0.9 + 0.2 * random);
 }
@@ -53,14 +57,36 @@ export function classifyAttempt(
   random?: number,
 ): Classified {
   if (result.kind === 'endpoint-disabled') {
-    return { status: 'skipped', delaySeconds: 0, statusCode: null, error: 'endpoint disabled', gone: false, attempt: null };
+    return {
+      status: 'skipped',
+      delaySeconds: 0,
+      statusCode: null,
+      error: 'endpoint disabled',
+      gone: false,
+      attempt: null,
+    };
   }
   if (result.kind === 'event-gone') {
-    return { status: 'skipped', delaySeconds: 0, statusCode: null, error: 'event no longer kept (past the event retention)', gone: false, attempt: null };
+    return {
+      status: 'skipped',
+      delaySeconds: 0,
+      statusCode: null,
+      error: 'event no longer kept (past the event retention)',
+      gone: false,
+      attempt: null,
+    };
   }
-  const attempt: AttemptOutcome = result.kind === 'sent' ? result.result
-    : result.kind === 'refused' ? { statusCode: null, durationMs: 0, error: result.reason, retryAfter: null }
-    : { statusCode: null, durationMs: result.durationMs, error: `not sent: ${result.reason}`, retryAfter: null };
+  const attempt: AttemptOutcome =
+    result.kind === 'sent'
+      ? result.result
+      : result.kind === 'refused'
+        ? { statusCode: null, durationMs: 0, error: result.reason, retryAfter: null }
+        : {
+            statusCode: null,
+            durationMs: result.durationMs,
+            error: `not sent: ${result.reason}`,
+            retryAfter: null,
+          };
   const code = attempt.statusCode;
   const gone = code === 410;
   let status: Classified['status'];

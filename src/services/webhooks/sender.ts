@@ -58,10 +58,19 @@ export class Connections {
   }
 }
 
-export function post(target: Target, headers: Record<string, string>, body: string, timeoutMs: number, agent: http.Agent): Promise<AttemptOutcome> {
+export function post(
+  target: Target,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  agent: http.Agent,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const pinned: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   const client = target.url.protocol === 'https:' ? https : http;
@@ -85,23 +94,40 @@ export function post(target: Target, headers: Record<string, string>, body: stri
       },
     });
     const timer = setTimeout(() => {
-      finish({ statusCode: null, error: `no complete answer within ${timeoutMs / 1000} s`, retryAfter: null, timedOut: true });
+      finish({
+        statusCode: null,
+        error: `no complete answer within ${timeoutMs / 1000} s`,
+        retryAfter: null,
+        timedOut: true,
+      });
       request.destroy();
     }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ statusCode: null, error: `connection failed: ${error.code ?? error.message}`, retryAfter: null }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({
+        statusCode: null,
+        error: `connection failed: ${error.code ?? error.message}`,
+        retryAfter: null,
+      }),
+    );
     request.on('response', (response) => {
       const code = response.statusCode ?? 0;
       const retryAfter = parseRetryAfter(response.headers['retry-after']);
-      const location = response.headers.location && URL.parse(String(response.headers.location), target.url.href);
+      const location =
+        response.headers.location && URL.parse(String(response.headers.location), target.url.href);
       // Only the redirect's host is kept: it may lead to the URL again, token and all, and the log is read beyond admins.
-      let note: string | null = code >= 200 && code < 300 ? null : code >= 300 && code < 400
-        ? `redirect not followed (${code}${location ? ` to ${withoutPath(location)}` : ''})`
-        : `answered ${code}`;
+      let note: string | null =
+        code >= 200 && code < 300
+          ? null
+          : code >= 300 && code < 400
+            ? `redirect not followed (${code}${location ? ` to ${withoutPath(location)}` : ''})`
+            : `answered ${code}`;
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > RESPONSE_CAP) {
-          note = [note, `answer longer than ${RESPONSE_CAP} bytes, not read further`].filter(Boolean).join('; ');
+          note = [note, `answer longer than ${RESPONSE_CAP} bytes, not read further`]
+            .filter(Boolean)
+            .join('; ');
           finish({ statusCode: code, error: note, retryAfter });
           response.destroy();
         }

@@ -14,11 +14,18 @@ export function newWebhookSecret(): string {
 
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
-  return 'v1,' + createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return (
+    'v1,' + createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')
+  );
 }
 
 /** The three Standard Webhooks headers of one attempt. */
-export function signedHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),

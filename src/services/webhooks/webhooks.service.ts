@@ -9,10 +9,23 @@ import type { Config } from '../../platform/config.ts';
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import {
-  countWebhooks, deleteWebhook, getWebhook, insertWebhook, pageWebhooks, rotateWebhookSecret, updateWebhook, type WebhookRow,
+  countWebhooks,
+  deleteWebhook,
+  getWebhook,
+  insertWebhook,
+  pageWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookRow,
 } from '../../storage/webhooks.store.ts';
 import {
-  addManualRetry, attemptsOf, lockLanes, pageDeliveries, type AttemptRow, type DeliveryRow, type DeliveryStatus,
+  addManualRetry,
+  attemptsOf,
+  lockLanes,
+  pageDeliveries,
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryStatus,
 } from '../../storage/webhook-lanes.store.ts';
 import { deliveryBody, deliveryId, positionOf } from './message.ts';
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
@@ -50,11 +63,20 @@ export interface WebhookContext extends WebhookDeps {
 export async function createWebhook(ctx: WebhookContext, input: WebhookInput) {
   const url = await checkUrl(ctx, input.url);
   if ((await countWebhooks(ctx.sql, ctx.principal.workspaceId)) >= MAX_WEBHOOKS) {
-    throw new DomainError('PLAN_LIMIT_REACHED', `A workspace has at most ${MAX_WEBHOOKS} webhooks`, { limit: MAX_WEBHOOKS });
+    throw new DomainError(
+      'PLAN_LIMIT_REACHED',
+      `A workspace has at most ${MAX_WEBHOOKS} webhooks`,
+      { limit: MAX_WEBHOOKS },
+    );
   }
   const secret = newWebhookSecret();
   const row = await insertWebhook(ctx.sql, {
-    id: newId('whk'), workspaceId: ctx.principal.workspaceId, url, events: input.events, description: input.description ?? null, secret,
+    id: newId('whk'),
+    workspaceId: ctx.principal.workspaceId,
+    url,
+    events: input.events,
+    description: input.description ?? null,
+    secret,
   });
   return { ...webhookView(ctx.principal, row), secret };
 }
@@ -68,7 +90,11 @@ export async function readWebhook(ctx: WebhookContext, id: string) {
   return webhookView(ctx.principal, await requireWebhook(ctx, id));
 }
 
-export async function changeWebhook(ctx: WebhookContext, id: string, patch: Partial<WebhookInput> & { enabled?: boolean }) {
+export async function changeWebhook(
+  ctx: WebhookContext,
+  id: string,
+  patch: Partial<WebhookInput> & { enabled?: boolean },
+) {
   await requireWebhook(ctx, id);
   const url = patch.url === undefined ? undefined : await checkUrl(ctx, patch.url);
   const row = await updateWebhook(ctx.sql, ctx.principal.workspaceId, id, { ...patch, url });
@@ -83,7 +109,13 @@ export async function removeWebhook(ctx: WebhookContext, id: string): Promise<vo
 /** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
 export async function rotateSecret(ctx: WebhookContext, id: string) {
   const secret = newWebhookSecret();
-  const row = await rotateWebhookSecret(ctx.sql, ctx.principal.workspaceId, id, secret, ROTATION_OVERLAP_SECONDS);
+  const row = await rotateWebhookSecret(
+    ctx.sql,
+    ctx.principal.workspaceId,
+    id,
+    secret,
+    ROTATION_OVERLAP_SECONDS,
+  );
   if (!row) throw notFound();
   return { ...webhookView(ctx.principal, row), secret };
 }
@@ -98,24 +130,37 @@ export async function listDeliveries(ctx: WebhookContext, id: string, request: P
 export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: string) {
   const webhook = await requireWebhook(ctx, webhookId);
   const position = positionOf(webhookId, id);
-  const found = position && await delivery(ctx.sql, webhookId, position);
+  const found = position && (await delivery(ctx.sql, webhookId, position));
   if (!position || !found) throw new DomainError('NOT_FOUND', 'No such delivery');
-  if (!webhook.enabled) throw new DomainError('INVALID_TRANSITION', 'The webhook is disabled: enable it first (PATCH with enabled true)', { enabled: false });
+  if (!webhook.enabled)
+    throw new DomainError(
+      'INVALID_TRANSITION',
+      'The webhook is disabled: enable it first (PATCH with enabled true)',
+      { enabled: false },
+    );
   await ctx.sql.begin(async (tx) => {
     const lane = { webhookId, flowKey: found.flowKey };
     await lockLanes(tx, [lane]);
     const current = await delivery(tx, webhookId, position);
     if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
-      throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', { status: current ? deliveryStatus(current) : 'deleted' });
+      throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', {
+        status: current ? deliveryStatus(current) : 'deleted',
+      });
     }
     await addManualRetry(tx, lane, position);
     await ctx.deliveries.reopen(tx);
   });
-  const [view] = await withAttempts(ctx.sql, webhookId, [(await delivery(ctx.sql, webhookId, position))!]);
+  const [view] = await withAttempts(ctx.sql, webhookId, [
+    (await delivery(ctx.sql, webhookId, position))!,
+  ]);
   return view!;
 }
 
-async function delivery(sql: Sql | Tx, webhookId: string, position: string): Promise<DeliveryRow | null> {
+async function delivery(
+  sql: Sql | Tx,
+  webhookId: string,
+  position: string,
+): Promise<DeliveryRow | null> {
   return (await pageDeliveries(sql, webhookId, { size: 1, from: 0 }, position)).items[0] ?? null;
 }
 
@@ -127,16 +172,28 @@ async function requireWebhook(ctx: WebhookContext, id: string): Promise<WebhookR
 
 async function checkUrl(ctx: WebhookContext, url: string): Promise<string> {
   try {
-    const target = await resolveTarget(url, ctx.config.webhookAllowPrivate, ctx.resolve ?? systemResolver);
+    const target = await resolveTarget(
+      url,
+      ctx.config.webhookAllowPrivate,
+      ctx.resolve ?? systemResolver,
+    );
     return target.url.toString();
   } catch (error) {
     if (!(error instanceof TargetRefused)) throw error;
-    throw validationFailed([{ in: 'body', pointer: '/url', message: error.message }], error.message);
+    throw validationFailed(
+      [{ in: 'body', pointer: '/url', message: error.message }],
+      error.message,
+    );
   }
 }
 
 async function withAttempts(sql: Sql, webhookId: string, rows: DeliveryRow[]) {
-  const attempts = await attemptsOf(sql, webhookId, rows.map((r) => r.position), ATTEMPTS_SHOWN);
+  const attempts = await attemptsOf(
+    sql,
+    webhookId,
+    rows.map((r) => r.position),
+    ATTEMPTS_SHOWN,
+  );
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const a of attempts) byDelivery.set(a.position, [...(byDelivery.get(a.position) ?? []), a]);
   return rows.map((row) => deliveryView(webhookId, row, byDelivery.get(row.position) ?? []));
@@ -153,10 +210,21 @@ function urlFor(principal: Principal, url: string): string {
 }
 
 export function webhookView(principal: Principal, row: WebhookRow) {
-  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
+  const overlapping =
+    row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date()
+      ? row.previousSecretExpiresAt
+      : null;
   return {
-    id: row.id, url: urlFor(principal, row.url), events: row.events.map(webhookEventType), description: row.description, enabled: row.enabled, disabledReason: row.disabledReason,
-    previousSecretExpiresAt: overlapping?.toISOString() ?? null, circuit: circuitView(row), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+    id: row.id,
+    url: urlFor(principal, row.url),
+    events: row.events.map(webhookEventType),
+    description: row.description,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    previousSecretExpiresAt: overlapping?.toISOString() ?? null,
+    circuit: circuitView(row),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 
@@ -167,8 +235,13 @@ export function webhookView(principal: Principal, row: WebhookRow) {
  */
 function circuitView(row: WebhookRow) {
   const until = row.circuitOpenUntil;
-  const state: 'closed' | 'open' | 'half-open' = until === null ? 'closed' : until > new Date() ? 'open' : 'half-open';
-  return { state, consecutiveTimeouts: row.consecutiveTimeouts, until: until?.toISOString() ?? null };
+  const state: 'closed' | 'open' | 'half-open' =
+    until === null ? 'closed' : until > new Date() ? 'open' : 'half-open';
+  return {
+    state,
+    consecutiveTimeouts: row.consecutiveTimeouts,
+    until: until?.toISOString() ?? null,
+  };
 }
 
 /** `queued` (its lane's next, with a time) and `pending` (waiting for its turn) are one state to a client. */
@@ -178,14 +251,29 @@ function deliveryStatus(row: DeliveryRow): Exclude<DeliveryStatus, 'queued'> {
 
 function deliveryView(webhookId: string, row: DeliveryRow, attempts: AttemptRow[]) {
   return {
-    id: deliveryId(webhookId, row.position), webhookId, eventType: webhookEventType(row.type), flowId: row.flowKey || null, status: deliveryStatus(row),
-    attempts: row.attempts, nextAttemptAt: row.status === 'queued' ? row.nextAttemptAt?.toISOString() ?? null : null,
-    lastStatusCode: row.lastStatusCode, lastError: row.lastError, createdAt: row.createdAt.toISOString(), finishedAt: row.finishedAt?.toISOString() ?? null,
+    id: deliveryId(webhookId, row.position),
+    webhookId,
+    eventType: webhookEventType(row.type),
+    flowId: row.flowKey || null,
+    status: deliveryStatus(row),
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'queued' ? (row.nextAttemptAt?.toISOString() ?? null) : null,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
     // Past the event retention the log keeps the delivery, not its body.
-    ...(row.event ? { payload: JSON.parse(deliveryBody(row.event)) as Record<string, unknown> } : {}),
+    ...(row.event
+      ? { payload: JSON.parse(deliveryBody(row.event)) as Record<string, unknown> }
+      : {}),
     attemptLog: attempts.map((a) => ({
-      attempt: a.attempt, manual: a.manual, startedAt: a.startedAt.toISOString(), durationMs: a.durationMs,
-      statusCode: a.statusCode, error: a.error, retryAfter: a.retryAfter,
+      attempt: a.attempt,
+      manual: a.manual,
+      startedAt: a.startedAt.toISOString(),
+      durationMs: a.durationMs,
+      statusCode: a.statusCode,
+      error: a.error,
+      retryAfter: a.retryAfter,
     })),
   };
 }

@@ -3,7 +3,12 @@
  * ranked for each view (and per assignee), its counts and its top blockers. A workspace
  * view merges these parts (views.ts), so a write re-ranks its own flow and no other.
  */
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_IN_PROGRESS, STATUS_READY } from '../../engine/status.ts';
+import {
+  STATUS_BLOCKED,
+  STATUS_DONE,
+  STATUS_IN_PROGRESS,
+  STATUS_READY,
+} from '../../engine/status.ts';
 import { TOP_BLOCKERS } from '../flows/report.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 
@@ -40,7 +45,12 @@ interface RankKeys {
 
 export interface RankedFlow extends RankKeys {
   readonly views: Readonly<Record<ListView, ViewRanks>>;
-  readonly counts: { readonly available: number; readonly blocked: number; readonly inProgress: number; readonly done: number };
+  readonly counts: {
+    readonly available: number;
+    readonly blocked: number;
+    readonly inProgress: number;
+    readonly done: number;
+  };
   /** Its unfinished tasks holding most up, at most TOP_BLOCKERS, in overview order. */
   readonly blockers: readonly Blocker[];
 }
@@ -51,15 +61,24 @@ export interface RankedFlow extends RankKeys {
  * the task's position in its flow. `position` is the flow's place, passed in because it
  * moves as flows come and go. Numbers only: merges call this on the event loop per poll.
  */
-export function compareTasks(a: RankKeys, i: number, positionA: number, b: RankKeys, j: number, positionB: number): number {
+export function compareTasks(
+  a: RankKeys,
+  i: number,
+  positionA: number,
+  b: RankKeys,
+  j: number,
+  positionB: number,
+): number {
   const sa = a.snapshot;
   const sb = b.snapshot;
-  return (sb.critical[j]! - sa.critical[i]!)
-    || (sa.slack[i]! - sb.slack[j]!)
-    || (a.due === b.due ? 0 : a.due < b.due ? -1 : 1)
-    || (b.blocking[j]! - a.blocking[i]!)
-    || (positionA - positionB)
-    || (i - j);
+  return (
+    sb.critical[j]! - sa.critical[i]! ||
+    sa.slack[i]! - sb.slack[j]! ||
+    (a.due === b.due ? 0 : a.due < b.due ? -1 : 1) ||
+    b.blocking[j]! - a.blocking[i]! ||
+    positionA - positionB ||
+    i - j
+  );
 }
 
 export const compareBlockers = (a: Blocker, b: Blocker) =>
@@ -92,10 +111,27 @@ export function rankFlow(snapshot: Snapshot, blocking: Uint32Array): RankedFlow 
     else if (status === STATUS_BLOCKED) counts.blocked++;
     else if (status === STATUS_IN_PROGRESS) counts.inProgress++;
     else counts.done++;
-    if (status !== STATUS_DONE && blocking[i]! > 0) blockers.push({ taskId: task.id, taskName: task.name, flowId: snapshot.flow.id, blocking: blocking[i]! });
+    if (status !== STATUS_DONE && blocking[i]! > 0)
+      blockers.push({
+        taskId: task.id,
+        taskName: task.name,
+        flowId: snapshot.flow.id,
+        blocking: blocking[i]!,
+      });
   });
-  const keys = { snapshot, blocking, due: snapshot.flow.dueDate ? Date.parse(snapshot.flow.dueDate) : Number.POSITIVE_INFINITY };
-  const views = Object.fromEntries(Object.entries(VIEW_STATUSES).map(([view, statuses]) => [view, viewRanks(keys, statuses)]));
+  const keys = {
+    snapshot,
+    blocking,
+    due: snapshot.flow.dueDate ? Date.parse(snapshot.flow.dueDate) : Number.POSITIVE_INFINITY,
+  };
+  const views = Object.fromEntries(
+    Object.entries(VIEW_STATUSES).map(([view, statuses]) => [view, viewRanks(keys, statuses)]),
+  );
   // The workspace's top blockers are among the flows' own top ones: keep only those.
-  return { ...keys, views: views as Record<ListView, ViewRanks>, counts, blockers: blockers.sort(compareBlockers).slice(0, TOP_BLOCKERS) };
+  return {
+    ...keys,
+    views: views as Record<ListView, ViewRanks>,
+    counts,
+    blockers: blockers.sort(compareBlockers).slice(0, TOP_BLOCKERS),
+  };
 }

@@ -20,8 +20,11 @@ export function mergeFirst<R extends Run>(
   count: number,
   compare: (runA: R, a: Item<R>, runB: R, b: Item<R>) => number,
 ): { run: R; item: Item<R> }[] {
-  const heap: Cursor<R>[] = runs.filter((run) => run.items.length > 0).map((run) => ({ run, at: 0 }));
-  const less = (x: Cursor<R>, y: Cursor<R>) => compare(x.run, x.run.items[x.at]!, y.run, y.run.items[y.at]!) < 0;
+  const heap: Cursor<R>[] = runs
+    .filter((run) => run.items.length > 0)
+    .map((run) => ({ run, at: 0 }));
+  const less = (x: Cursor<R>, y: Cursor<R>) =>
+    compare(x.run, x.run.items[x.at]!, y.run, y.run.items[y.at]!) < 0;
   const siftDown = (from: number) => {
     for (let k = from; ;) {
       const left = 2 * k + 1;

@@ -44,7 +44,11 @@ function workItem(flow: RankedFlow, i: number) {
     estimateHours: task.estimateHours,
     criticalPath: snapshot.critical[i] === 1,
     subtasks: (snapshot.children.get(task.id) ?? []).map((s) => ({
-      id: s.id, name: s.name, done: s.progress === PROGRESS.done, assigneeId: s.assigneeId, estimateHours: s.estimateHours,
+      id: s.id,
+      name: s.name,
+      done: s.progress === PROGRESS.done,
+      assigneeId: s.assigneeId,
+      estimateHours: s.estimateHours,
     })),
   };
   if (status === STATUS_BLOCKED) {
@@ -52,7 +56,11 @@ function workItem(flow: RankedFlow, i: number) {
       .map((id) => snapshot.index.get(id)!)
       .filter((j) => snapshot.status[j] !== STATUS_DONE)
       .sort((a, b) => blocking[b]! - blocking[a]! || a - b)
-      .map((j) => ({ taskId: snapshot.state.tasks[j]!.id, taskName: snapshot.state.tasks[j]!.name, blocking: blocking[j]! }));
+      .map((j) => ({
+        taskId: snapshot.state.tasks[j]!.id,
+        taskName: snapshot.state.tasks[j]!.name,
+        blocking: blocking[j]!,
+      }));
   }
   return item;
 }
@@ -88,7 +96,9 @@ function page(index: WorkspaceIndex, view: ListView, query: PageQuery): RankedPa
       runs.push({ flow, position, items });
       total += items.length;
     });
-    const prefix = mergeFirst(runs, query.from + query.size, (a, i, b, j) => compareTasks(a.flow, i, a.position, b.flow, j, b.position));
+    const prefix = mergeFirst(runs, query.from + query.size, (a, i, b, j) =>
+      compareTasks(a.flow, i, a.position, b.flow, j, b.position),
+    );
     return { total, refs: prefix.slice(query.from), tag: pageTag(total, prefix) };
   });
 }
@@ -125,7 +135,10 @@ export function overview(index: WorkspaceIndex) {
         blockedCount: own.blocked,
       };
     });
-    const topBlockers = index.flows.flatMap((flow) => flow.blockers).sort(compareBlockers).slice(0, TOP_BLOCKERS);
+    const topBlockers = index.flows
+      .flatMap((flow) => flow.blockers)
+      .sort(compareBlockers)
+      .slice(0, TOP_BLOCKERS);
     return { counts, flows, topBlockers };
   });
 }

@@ -34,7 +34,8 @@ export class WorkspaceIndex {
   get tag(): string {
     return this.memo('tag', () => {
       const hash = createHash('sha1').update(`${this.workspaceId}|${this.today}`);
-      for (const { snapshot } of this.flows) hash.update(`|${snapshot.flow.id}:${snapshot.version}`);
+      for (const { snapshot } of this.flows)
+        hash.update(`|${snapshot.flow.id}:${snapshot.version}`);
       return hash.digest('base64url');
     });
   }
@@ -77,9 +78,21 @@ export class WorkIndexes {
 
   /** Its instruments: build time, read-when-scraped totals. */
   registerMetrics(metrics: Metrics): void {
-    this.buildSeconds = metrics.histogram('flowplan_work_index_build_seconds', 'Work index builds and refreshes of a workspace and their time', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]);
-    metrics.total('flowplan_work_index_rebuilds_total', 'Work indexes built whole: a workspace\'s first poll, or after LISTEN was restored (a write refreshes one flow)', () => this.rebuilds);
-    metrics.total('flowplan_work_index_flow_ranks_total', 'Flows ranked for the work views: once per flow version a poll needed', () => this.flowRanks);
+    this.buildSeconds = metrics.histogram(
+      'flowplan_work_index_build_seconds',
+      'Work index builds and refreshes of a workspace and their time',
+      [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    );
+    metrics.total(
+      'flowplan_work_index_rebuilds_total',
+      "Work indexes built whole: a workspace's first poll, or after LISTEN was restored (a write refreshes one flow)",
+      () => this.rebuilds,
+    );
+    metrics.total(
+      'flowplan_work_index_flow_ranks_total',
+      'Flows ranked for the work views: once per flow version a poll needed',
+      () => this.flowRanks,
+    );
   }
 
   private day = { today: '', from: 0, until: 0 };
@@ -116,11 +129,17 @@ export class WorkIndexes {
     if (index.today === today) return index;
     // A new day moves no ranking, only the overview's schedule: same flows, new version.
     const moved = new WorkspaceIndex(workspaceId, index.flows, today);
-    if (live.index === pending) (live.good = moved), (live.index = Promise.resolve(moved));
+    if (live.index === pending) ((live.good = moved), (live.index = Promise.resolve(moved)));
     return moved;
   }
 
-  private track(live: Live, workspaceId: string, previous: Promise<WorkspaceIndex | null>, changed: Set<string>, today: string): void {
+  private track(
+    live: Live,
+    workspaceId: string,
+    previous: Promise<WorkspaceIndex | null>,
+    changed: Set<string>,
+    today: string,
+  ): void {
     const stop = this.buildSeconds?.startTimer();
     const building = previous.then((index) => this.refresh(workspaceId, index, changed, today));
     live.index = building;
@@ -138,16 +157,36 @@ export class WorkIndexes {
   }
 
   /** `previous` with the `changed` flows ranked again; no `previous`: the whole workspace. */
-  private async refresh(workspaceId: string, previous: WorkspaceIndex | null, changed: ReadonlySet<string>, today: string): Promise<WorkspaceIndex> {
+  private async refresh(
+    workspaceId: string,
+    previous: WorkspaceIndex | null,
+    changed: ReadonlySet<string>,
+    today: string,
+  ): Promise<WorkspaceIndex> {
     const held = new Map(previous?.flows.map((flow) => [flow.snapshot.flow.id, flow]));
     // A flow not held (created, restored) needs its place among the live flows: ask for them.
-    const ids = previous === null || [...changed].some((id) => !held.has(id)) ? await liveFlowIds(this.sql, workspaceId) : [...held.keys()];
-    const flows = await Promise.all(ids.map((id) => (changed.has(id) || !held.has(id) ? this.rank(workspaceId, id, held.get(id)) : held.get(id)!)));
-    return new WorkspaceIndex(workspaceId, flows.filter((flow) => flow !== null), today);
+    const ids =
+      previous === null || [...changed].some((id) => !held.has(id))
+        ? await liveFlowIds(this.sql, workspaceId)
+        : [...held.keys()];
+    const flows = await Promise.all(
+      ids.map((id) =>
+        changed.has(id) || !held.has(id) ? this.rank(workspaceId, id, held.get(id)) : held.get(id)!,
+      ),
+    );
+    return new WorkspaceIndex(
+      workspaceId,
+      flows.filter((flow) => flow !== null),
+      today,
+    );
   }
 
   /** The flow's ranking at its current version; null once it is archived or gone. */
-  private async rank(workspaceId: string, flowId: string, held: RankedFlow | undefined): Promise<RankedFlow | null> {
+  private async rank(
+    workspaceId: string,
+    flowId: string,
+    held: RankedFlow | undefined,
+  ): Promise<RankedFlow | null> {
     const snapshot = await this.registry.snapshot(workspaceId, flowId).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === 'NOT_FOUND') return null;
       throw error;

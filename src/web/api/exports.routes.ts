@@ -9,17 +9,40 @@ export function exportRoutes(services: Services): Route[] {
   const { sql, registry, render } = services;
   return [
     route({
-      method: 'POST', path: '/v1/flows/{flowId}/exports', guest: 'read', operationId: 'exportFlow',
-      summary: 'Download the flow as a PDF delivery document or a PNG diagram', tags: ['Flows'],
-      auth: 'bearer', scopes: ['flows:read'], write: false, params: FlowParams, body: ExportBody, bodyOptional: true,
+      method: 'POST',
+      path: '/v1/flows/{flowId}/exports',
+      guest: 'read',
+      operationId: 'exportFlow',
+      summary: 'Download the flow as a PDF delivery document or a PNG diagram',
+      tags: ['Flows'],
+      auth: 'bearer',
+      scopes: ['flows:read'],
+      write: false,
+      params: FlowParams,
+      body: ExportBody,
+      bodyOptional: true,
       errors: ['RENDER_FAILED', 'SERVICE_UNAVAILABLE'],
       responses: {
-        200: { description: 'The file, with Content-Disposition: attachment (PDF: application/pdf; PNG: image/png)', contentType: EXPORT_MEDIA_TYPES, schema: BinaryFile },
+        200: {
+          description:
+            'The file, with Content-Disposition: attachment (PDF: application/pdf; PNG: image/png)',
+          contentType: EXPORT_MEDIA_TYPES,
+          schema: BinaryFile,
+        },
       },
       handler: async (ctx) => {
         const format: ExportFormat = ctx.body.format;
-        const file = await exportFlow({ sql, registry, render, principal: ctx.principal }, ctx.params.flowId, format);
-        return { status: 200, body: file.bytes, contentType: file.contentType, headers: { 'Content-Disposition': file.disposition } };
+        const file = await exportFlow(
+          { sql, registry, render, principal: ctx.principal },
+          ctx.params.flowId,
+          format,
+        );
+        return {
+          status: 200,
+          body: file.bytes,
+          contentType: file.contentType,
+          headers: { 'Content-Disposition': file.disposition },
+        };
       },
     }),
   ];

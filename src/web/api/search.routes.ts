@@ -9,11 +9,27 @@ export function searchRoutes(services: Services): Route[] {
   const { sql, config } = services;
   return [
     route({
-      method: 'GET', path: '/v1/search', operationId: 'search', tags: ['Search'],
-      summary: 'Find live flows (name, description), their tasks (name) and templates, most relevant first',
-      auth: 'bearer', scopes: ['flows:read'], query: SearchQuery, errors: ['VALIDATION_FAILED', 'INSUFFICIENT_SCOPE'],
-      responses: { 200: { description: 'Matches, most relevant first; total counts every match', schema: listOf(SearchResultSchema) } },
-      handler: async (ctx) => json(200, await search({ sql, appUrl: config.appUrl, principal: ctx.principal }, ctx.query)),
+      method: 'GET',
+      path: '/v1/search',
+      operationId: 'search',
+      tags: ['Search'],
+      summary:
+        'Find live flows (name, description), their tasks (name) and templates, most relevant first',
+      auth: 'bearer',
+      scopes: ['flows:read'],
+      query: SearchQuery,
+      errors: ['VALIDATION_FAILED', 'INSUFFICIENT_SCOPE'],
+      responses: {
+        200: {
+          description: 'Matches, most relevant first; total counts every match',
+          schema: listOf(SearchResultSchema),
+        },
+      },
+      handler: async (ctx) =>
+        json(
+          200,
+          await search({ sql, appUrl: config.appUrl, principal: ctx.principal }, ctx.query),
+        ),
     }),
   ];
 }

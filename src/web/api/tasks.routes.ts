@@ -3,15 +3,43 @@ import { json, noContent, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
 import type { TaskView } from '../../services/flows/flow-body.ts';
-import { addAttachment, addComment, addDeliverable, attachmentFile, listAttachments, listComments } from '../../services/flows/task-items.service.ts';
-import { addDependency, createTask, deleteTask, removeDependency, requireTask, updateTaskPlan } from '../../services/flows/tasks.service.ts';
-import { assignTask, completeTask, reopenTask, startTask } from '../../services/flows/transitions.service.ts';
+import {
+  addAttachment,
+  addComment,
+  addDeliverable,
+  attachmentFile,
+  listAttachments,
+  listComments,
+} from '../../services/flows/task-items.service.ts';
+import {
+  addDependency,
+  createTask,
+  deleteTask,
+  removeDependency,
+  requireTask,
+  updateTaskPlan,
+} from '../../services/flows/tasks.service.ts';
+import {
+  assignTask,
+  completeTask,
+  reopenTask,
+  startTask,
+} from '../../services/flows/transitions.service.ts';
 import { listOf, pathParams } from '../schemas/common.schema.ts';
 import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
 import { lookupId } from '../schemas/common.schema.ts';
 import {
-  AssignBody, AttachmentQuery, AttachmentSchema, CommentBody, CommentSchema, CompleteSchema, CreateTaskBody, DeliverableBody,
-  DependencyBody, ItemsQuery, PatchTaskBody,
+  AssignBody,
+  AttachmentQuery,
+  AttachmentSchema,
+  CommentBody,
+  CommentSchema,
+  CompleteSchema,
+  CreateTaskBody,
+  DeliverableBody,
+  DependencyBody,
+  ItemsQuery,
+  PatchTaskBody,
 } from '../schemas/task.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from '../deps.ts';
@@ -21,17 +49,41 @@ const TASK = `${TASKS}/{taskId}`;
 
 export function taskRoutes(services: Services): Route[] {
   const { sql, registry, config, files } = services;
-  const context = (ctx: { principal: Principal }): FlowContext => ({ sql, registry, principal: ctx.principal });
-  const taskReply = <const S extends number>(status: S, snapshot: { taskView(id: string): TaskView }, id: string) => json(status, snapshot.taskView(id));
-  const write = { auth: 'bearer', scopes: ['flows:write'], minRole: 'member', tags: ['Tasks'] } as const;
-  const work = { auth: 'bearer', scopes: ['work:write'], minRole: 'member', tags: ['Work'] } as const;
+  const context = (ctx: { principal: Principal }): FlowContext => ({
+    sql,
+    registry,
+    principal: ctx.principal,
+  });
+  const taskReply = <const S extends number>(
+    status: S,
+    snapshot: { taskView(id: string): TaskView },
+    id: string,
+  ) => json(status, snapshot.taskView(id));
+  const write = {
+    auth: 'bearer',
+    scopes: ['flows:write'],
+    minRole: 'member',
+    tags: ['Tasks'],
+  } as const;
+  const work = {
+    auth: 'bearer',
+    scopes: ['work:write'],
+    minRole: 'member',
+    tags: ['Work'],
+  } as const;
   const read = { auth: 'bearer', scopes: ['flows:read'], tags: ['Tasks'] } as const;
   const taskResponse = (description: string) => ({ 200: { description, schema: TaskSchema } });
 
   return [
     route({
-      ...write, method: 'POST', path: TASKS, operationId: 'createTask', summary: 'Create a task and link it in (after/before), or a sub-task (parentId)',
-      params: FlowParams, body: CreateTaskBody, errors: ['CIRCULAR_DEPENDENCY', 'DOWNSTREAM_STARTED', 'TASK_STARTED'],
+      ...write,
+      method: 'POST',
+      path: TASKS,
+      operationId: 'createTask',
+      summary: 'Create a task and link it in (after/before), or a sub-task (parentId)',
+      params: FlowParams,
+      body: CreateTaskBody,
+      errors: ['CIRCULAR_DEPENDENCY', 'DOWNSTREAM_STARTED', 'TASK_STARTED'],
       responses: { 201: { description: 'The new task', schema: TaskSchema } },
       handler: async (ctx) => {
         const { snapshot, taskId } = await createTask(context(ctx), ctx.params.flowId, ctx.body);
@@ -39,102 +91,273 @@ export function taskRoutes(services: Services): Route[] {
       },
     }),
     route({
-      ...read, method: 'GET', path: TASK, guest: 'read', operationId: 'getTask', summary: 'A task with its derived state', params: TaskParams,
+      ...read,
+      method: 'GET',
+      path: TASK,
+      guest: 'read',
+      operationId: 'getTask',
+      summary: 'A task with its derived state',
+      params: TaskParams,
       responses: taskResponse('The task'),
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
         requireTask(snapshot, ctx.params.taskId);
-        return json(200, snapshot.taskView(ctx.params.taskId), { etag: `${snapshot.flow.id}.v${snapshot.version}.${ctx.params.taskId}` });
+        return json(200, snapshot.taskView(ctx.params.taskId), {
+          etag: `${snapshot.flow.id}.v${snapshot.version}.${ctx.params.taskId}`,
+        });
       },
     }),
     route({
-      ...write, method: 'PATCH', path: TASK, operationId: 'updateTask', summary: 'Change name, description or estimate (refused once work started)',
-      params: TaskParams, body: PatchTaskBody, errors: ['TASK_STARTED'], responses: taskResponse('The task'),
-      handler: async (ctx) => taskReply(200, await updateTaskPlan(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body), ctx.params.taskId),
-    }),
-    route({
-      ...write, method: 'DELETE', path: TASK, operationId: 'deleteTask', summary: 'Delete a task; its dependents now depend on its dependencies',
-      params: TaskParams, responses: { 204: { description: 'Deleted' } },
-      handler: async (ctx) => (await deleteTask(context(ctx), ctx.params.flowId, ctx.params.taskId), noContent()),
-    }),
-    route({
-      ...write, method: 'POST', path: `${TASK}/dependencies`, operationId: 'addDependency', summary: 'Make the task wait on another',
-      params: TaskParams, body: DependencyBody, errors: ['CIRCULAR_DEPENDENCY', 'TASK_STARTED'], responses: taskResponse('The task'),
+      ...write,
+      method: 'PATCH',
+      path: TASK,
+      operationId: 'updateTask',
+      summary: 'Change name, description or estimate (refused once work started)',
+      params: TaskParams,
+      body: PatchTaskBody,
+      errors: ['TASK_STARTED'],
+      responses: taskResponse('The task'),
       handler: async (ctx) =>
-        taskReply(200, await addDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.taskId), ctx.params.taskId),
+        taskReply(
+          200,
+          await updateTaskPlan(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body),
+          ctx.params.taskId,
+        ),
     }),
     route({
-      ...write, method: 'DELETE', path: `${TASK}/dependencies/{dependsOnId}`, operationId: 'removeDependency', summary: 'Stop the task waiting on another',
-      params: pathParams({ flowId: lookupId(), taskId: lookupId(), dependsOnId: lookupId() }), responses: taskResponse('The task'),
+      ...write,
+      method: 'DELETE',
+      path: TASK,
+      operationId: 'deleteTask',
+      summary: 'Delete a task; its dependents now depend on its dependencies',
+      params: TaskParams,
+      responses: { 204: { description: 'Deleted' } },
+      handler: async (ctx) => (
+        await deleteTask(context(ctx), ctx.params.flowId, ctx.params.taskId),
+        noContent()
+      ),
+    }),
+    route({
+      ...write,
+      method: 'POST',
+      path: `${TASK}/dependencies`,
+      operationId: 'addDependency',
+      summary: 'Make the task wait on another',
+      params: TaskParams,
+      body: DependencyBody,
+      errors: ['CIRCULAR_DEPENDENCY', 'TASK_STARTED'],
+      responses: taskResponse('The task'),
       handler: async (ctx) =>
-        taskReply(200, await removeDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.dependsOnId), ctx.params.taskId),
+        taskReply(
+          200,
+          await addDependency(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.taskId),
+          ctx.params.taskId,
+        ),
     }),
     route({
-      ...work, method: 'POST', path: `${TASK}/start`, operationId: 'startTask', summary: 'ready → in_progress',
-      params: TaskParams, errors: ['TASK_BLOCKED', 'INVALID_TRANSITION'], responses: taskResponse('The task'),
-      handler: async (ctx) => taskReply(200, await startTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
+      ...write,
+      method: 'DELETE',
+      path: `${TASK}/dependencies/{dependsOnId}`,
+      operationId: 'removeDependency',
+      summary: 'Stop the task waiting on another',
+      params: pathParams({ flowId: lookupId(), taskId: lookupId(), dependsOnId: lookupId() }),
+      responses: taskResponse('The task'),
+      handler: async (ctx) =>
+        taskReply(
+          200,
+          await removeDependency(
+            context(ctx),
+            ctx.params.flowId,
+            ctx.params.taskId,
+            ctx.params.dependsOnId,
+          ),
+          ctx.params.taskId,
+        ),
     }),
     route({
-      ...work, method: 'POST', path: `${TASK}/complete`, operationId: 'completeTask', summary: 'in_progress → done; lists what it unblocked',
-      params: TaskParams, errors: ['INVALID_TRANSITION', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING'],
-      responses: { 200: { description: 'The task and the tasks it made ready', schema: CompleteSchema } },
+      ...work,
+      method: 'POST',
+      path: `${TASK}/start`,
+      operationId: 'startTask',
+      summary: 'ready → in_progress',
+      params: TaskParams,
+      errors: ['TASK_BLOCKED', 'INVALID_TRANSITION'],
+      responses: taskResponse('The task'),
+      handler: async (ctx) =>
+        taskReply(
+          200,
+          await startTask(context(ctx), ctx.params.flowId, ctx.params.taskId),
+          ctx.params.taskId,
+        ),
+    }),
+    route({
+      ...work,
+      method: 'POST',
+      path: `${TASK}/complete`,
+      operationId: 'completeTask',
+      summary: 'in_progress → done; lists what it unblocked',
+      params: TaskParams,
+      errors: ['INVALID_TRANSITION', 'SUBTASKS_OUTSTANDING', 'DELIVERABLE_MISSING'],
+      responses: {
+        200: { description: 'The task and the tasks it made ready', schema: CompleteSchema },
+      },
       handler: async (ctx) => {
-        const { snapshot, unblocked } = await completeTask(context(ctx), ctx.params.flowId, ctx.params.taskId);
-        return json(200, { task: snapshot.taskView(ctx.params.taskId), unblocked: unblocked.map((id) => snapshot.taskView(id)) });
+        const { snapshot, unblocked } = await completeTask(
+          context(ctx),
+          ctx.params.flowId,
+          ctx.params.taskId,
+        );
+        return json(200, {
+          task: snapshot.taskView(ctx.params.taskId),
+          unblocked: unblocked.map((id) => snapshot.taskView(id)),
+        });
       },
     }),
     route({
-      ...work, method: 'POST', path: `${TASK}/reopen`, operationId: 'reopenTask', summary: 'done → in_progress; refused once downstream work started',
-      params: TaskParams, errors: ['INVALID_TRANSITION', 'DOWNSTREAM_STARTED'], responses: taskResponse('The task'),
-      handler: async (ctx) => taskReply(200, await reopenTask(context(ctx), ctx.params.flowId, ctx.params.taskId), ctx.params.taskId),
-    }),
-    route({
-      ...work, method: 'POST', path: `${TASK}/assign`, operationId: 'assignTask', summary: 'Assign to a member, or null to unassign',
-      params: TaskParams, body: AssignBody, responses: taskResponse('The task'),
+      ...work,
+      method: 'POST',
+      path: `${TASK}/reopen`,
+      operationId: 'reopenTask',
+      summary: 'done → in_progress; refused once downstream work started',
+      params: TaskParams,
+      errors: ['INVALID_TRANSITION', 'DOWNSTREAM_STARTED'],
+      responses: taskResponse('The task'),
       handler: async (ctx) =>
-        taskReply(200, await assignTask(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.assigneeId), ctx.params.taskId),
+        taskReply(
+          200,
+          await reopenTask(context(ctx), ctx.params.flowId, ctx.params.taskId),
+          ctx.params.taskId,
+        ),
     }),
     route({
-      ...read, method: 'GET', path: `${TASK}/comments`, guest: 'read', operationId: 'listComments', summary: 'Comments, oldest first',
-      params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Comments', schema: listOf(CommentSchema) } },
+      ...work,
+      method: 'POST',
+      path: `${TASK}/assign`,
+      operationId: 'assignTask',
+      summary: 'Assign to a member, or null to unassign',
+      params: TaskParams,
+      body: AssignBody,
+      responses: taskResponse('The task'),
       handler: async (ctx) =>
-        json(200, await listComments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
+        taskReply(
+          200,
+          await assignTask(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.assigneeId),
+          ctx.params.taskId,
+        ),
     }),
     route({
-      ...work, minRole: 'member', method: 'POST', path: `${TASK}/comments`, guest: 'comment', operationId: 'addComment', summary: 'Comment on a task',
-      params: TaskParams, body: CommentBody, responses: { 201: { description: 'The comment', schema: CommentSchema } },
-      handler: async (ctx) => json(201, await addComment(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.body)),
-    }),
-    route({
-      ...read, method: 'GET', path: `${TASK}/attachments`, operationId: 'listAttachments', summary: 'Files attached to a task',
-      params: TaskParams, query: ItemsQuery, responses: { 200: { description: 'Attachments', schema: listOf(AttachmentSchema) } },
+      ...read,
+      method: 'GET',
+      path: `${TASK}/comments`,
+      guest: 'read',
+      operationId: 'listComments',
+      summary: 'Comments, oldest first',
+      params: TaskParams,
+      query: ItemsQuery,
+      responses: { 200: { description: 'Comments', schema: listOf(CommentSchema) } },
       handler: async (ctx) =>
-        json(200, await listAttachments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query)),
+        json(
+          200,
+          await listComments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query),
+        ),
     }),
     route({
-      ...work, method: 'POST', path: `${TASK}/attachments`, operationId: 'uploadAttachment',
-      summary: 'Upload a file (raw bytes with Content-Type); kind=deliverable with deliverableId hands in a required deliverable',
-      params: TaskParams, query: AttachmentQuery, bodyKind: 'upload', maxBodyBytes: config.maxUploadBytes, beforeBody: quotaBeforeBody(files),
+      ...work,
+      minRole: 'member',
+      method: 'POST',
+      path: `${TASK}/comments`,
+      guest: 'comment',
+      operationId: 'addComment',
+      summary: 'Comment on a task',
+      params: TaskParams,
+      body: CommentBody,
+      responses: { 201: { description: 'The comment', schema: CommentSchema } },
+      handler: async (ctx) =>
+        json(
+          201,
+          await addComment(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.body),
+        ),
+    }),
+    route({
+      ...read,
+      method: 'GET',
+      path: `${TASK}/attachments`,
+      operationId: 'listAttachments',
+      summary: 'Files attached to a task',
+      params: TaskParams,
+      query: ItemsQuery,
+      responses: { 200: { description: 'Attachments', schema: listOf(AttachmentSchema) } },
+      handler: async (ctx) =>
+        json(
+          200,
+          await listAttachments(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.query),
+        ),
+    }),
+    route({
+      ...work,
+      method: 'POST',
+      path: `${TASK}/attachments`,
+      operationId: 'uploadAttachment',
+      summary:
+        'Upload a file (raw bytes with Content-Type); kind=deliverable with deliverableId hands in a required deliverable',
+      params: TaskParams,
+      query: AttachmentQuery,
+      bodyKind: 'upload',
+      maxBodyBytes: config.maxUploadBytes,
+      beforeBody: quotaBeforeBody(files),
       errors: ['PAYLOAD_TOO_LARGE'],
       responses: { 201: { description: 'The attachment', schema: AttachmentSchema } },
       handler: async (ctx) =>
-        json(201, await addAttachment(context(ctx), files, ctx.params.flowId, ctx.params.taskId, {
-          ...ctx.query, mimeType: uploadType(ctx.headers), blob: ctx.upload,
-        })),
+        json(
+          201,
+          await addAttachment(context(ctx), files, ctx.params.flowId, ctx.params.taskId, {
+            ...ctx.query,
+            mimeType: uploadType(ctx.headers),
+            blob: ctx.upload,
+          }),
+        ),
     }),
     route({
-      ...read, method: 'GET', path: `${TASK}/attachments/{attachmentId}/content`, operationId: 'getAttachmentContent', summary: 'The bytes of a file',
+      ...read,
+      method: 'GET',
+      path: `${TASK}/attachments/{attachmentId}/content`,
+      operationId: 'getAttachmentContent',
+      summary: 'The bytes of a file',
       params: pathParams({ flowId: lookupId(), taskId: lookupId(), attachmentId: lookupId() }),
-      responses: { 200: { description: 'The file', contentType: '*/*', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      responses: {
+        200: {
+          description: 'The file',
+          contentType: '*/*',
+          schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+        },
+      },
       handler: async (ctx) => {
-        return fileReply(await attachmentFile(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.params.attachmentId), ctx.params.attachmentId);
+        return fileReply(
+          await attachmentFile(
+            context(ctx),
+            ctx.params.flowId,
+            ctx.params.taskId,
+            ctx.params.attachmentId,
+          ),
+          ctx.params.attachmentId,
+        );
       },
     }),
     route({
-      ...write, method: 'POST', path: `${TASK}/deliverables`, operationId: 'addDeliverable', summary: 'Require a file to be handed in before completion',
-      params: TaskParams, body: DeliverableBody, errors: ['INVALID_TRANSITION'],
+      ...write,
+      method: 'POST',
+      path: `${TASK}/deliverables`,
+      operationId: 'addDeliverable',
+      summary: 'Require a file to be handed in before completion',
+      params: TaskParams,
+      body: DeliverableBody,
+      errors: ['INVALID_TRANSITION'],
       responses: { 201: { description: 'The required deliverable', schema: DeliverableSchema } },
-      handler: async (ctx) => json(201, await addDeliverable(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.name)),
+      handler: async (ctx) =>
+        json(
+          201,
+          await addDeliverable(context(ctx), ctx.params.flowId, ctx.params.taskId, ctx.body.name),
+        ),
     }),
   ];
 }

@@ -41,12 +41,18 @@ export function donePage(kind: UnsubscribeKind, email: string): Reply {
 
 /** Refusals as pages: an unknown or malformed link, or too many requests from one address. */
 export function errorPage(error: DomainError): Reply {
-  const reply = error.code === 'RATE_LIMITED'
-    ? page({ title: 'Too many requests', status: 429, body: html`<h1>Too many requests</h1><p>Try again in a minute.</p>` })
-    : page({
-      title: 'Link not found', status: 404,
-      body: html`<h1>This unsubscribe link is not valid</h1><p>It may have been copied incompletely. Use the link in your most recent email.</p>`,
-    });
+  const reply =
+    error.code === 'RATE_LIMITED'
+      ? page({
+          title: 'Too many requests',
+          status: 429,
+          body: html`<h1>Too many requests</h1><p>Try again in a minute.</p>`,
+        })
+      : page({
+          title: 'Link not found',
+          status: 404,
+          body: html`<h1>This unsubscribe link is not valid</h1><p>It may have been copied incompletely. Use the link in your most recent email.</p>`,
+        });
   const headers = errorHeaders(error);
   return headers ? { ...reply, headers: { ...reply.headers, ...headers } } : reply;
 }

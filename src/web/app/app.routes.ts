@@ -11,9 +11,17 @@ export function appRoutes(services: Services): Route[] {
   const deps = appDeps(services.sql, services.config, services.auth, services.work);
   // Someone who opens the base URL in a browser lands in the app (hidden, as every app page is).
   // An app mounted at the root already answers `/` itself.
-  const root = deps.prefix === '' ? [] : [appRoute({
-    method: 'GET', path: '/', operationId: 'root', summary: 'The base URL: to the web app',
-    handler: () => seeOther(appLink(services.config, '')),
-  })];
+  const root =
+    deps.prefix === ''
+      ? []
+      : [
+          appRoute({
+            method: 'GET',
+            path: '/',
+            operationId: 'root',
+            summary: 'The base URL: to the web app',
+            handler: () => seeOther(appLink(services.config, '')),
+          }),
+        ];
   return [...root, ...homeRoutes(deps), ...signinRoutes(deps), ...accessRoutes(deps)];
 }

@@ -11,7 +11,10 @@ export interface Who {
 }
 
 /** Where a signed-in person can go from any page, and Sign out. */
-export function appNav(form: FormContext, input: { who: Who; admin: boolean; current: 'home' | 'notifications' | 'access' }): Html {
+export function appNav(
+  form: FormContext,
+  input: { who: Who; admin: boolean; current: 'home' | 'notifications' | 'access' },
+): Html {
   const { prefix } = form;
   const link = (key: typeof input.current, href: string, text: string) =>
     html`<li><a href="${href}"${input.current === key ? html` aria-current="page"` : ''}>${text}</a></li>`;
@@ -23,11 +26,20 @@ export function appNav(form: FormContext, input: { who: Who; admin: boolean; cur
 ${signoutForm(form, input.who)}`;
 }
 
-const STATUS_TEXT: Record<HomeWorkItem['status'], string> = { ready: 'Ready', in_progress: 'In progress' };
+const STATUS_TEXT: Record<HomeWorkItem['status'], string> = {
+  ready: 'Ready',
+  in_progress: 'In progress',
+};
 
-export function homeView(form: FormContext, input: {
-  who: Who; workspace: OrgRow; workspaces: OrgRow[]; work: { total: number; items: HomeWorkItem[] };
-}): Html {
+export function homeView(
+  form: FormContext,
+  input: {
+    who: Who;
+    workspace: OrgRow;
+    workspaces: OrgRow[];
+    work: { total: number; items: HomeWorkItem[] };
+  },
+): Html {
   const { prefix } = form;
   const admin = ['owner', 'admin'].includes(input.workspace.role);
   const others = input.workspaces.filter((org) => org.id !== input.workspace.id);
@@ -36,38 +48,55 @@ ${appNav(form, { who: input.who, admin, current: 'home' })}
 <p>You are ${input.workspace.role === 'admin' || input.workspace.role === 'owner' ? `an ${input.workspace.role}` : `a ${input.workspace.role}`} of <strong>${input.workspace.name}</strong>.</p>
 <section aria-labelledby="work-title">
   <h2 id="work-title">Your work</h2>
-  ${input.work.items.length === 0
-    ? html`<p>Nothing is assigned to you that is ready or in progress. When someone assigns you a task, it shows here, and you get an email unless you switch that off in your <a href="${prefix}/notifications">notification settings</a>.</p>`
-    : html`<p class="muted">${count(input.work.total, 'task')} ready or in progress, what decides a finish date first${input.work.total > input.work.items.length ? ` (the first ${input.work.items.length} shown)` : ''}.</p>
+  ${
+    input.work.items.length === 0
+      ? html`<p>Nothing is assigned to you that is ready or in progress. When someone assigns you a task, it shows here, and you get an email unless you switch that off in your <a href="${prefix}/notifications">notification settings</a>.</p>`
+      : html`<p class="muted">${count(input.work.total, 'task')} ready or in progress, what decides a finish date first${input.work.total > input.work.items.length ? ` (the first ${input.work.items.length} shown)` : ''}.</p>
   <div class="table-scroll"><table>
     <thead><tr><th scope="col">Task</th><th scope="col">Flow</th><th scope="col">Status</th></tr></thead>
-    <tbody>${input.work.items.map((item) => html`<tr>
+    <tbody>${input.work.items.map(
+      (item) => html`<tr>
       <td>${item.taskName}${item.criticalPath ? html` <span class="tag">critical path</span>` : ''}</td>
       <td>${item.publicUrl ? html`<a href="${item.publicUrl}">${item.flowName}</a>` : item.flowName}</td>
       <td>${STATUS_TEXT[item.status]}</td>
-    </tr>`)}</tbody>
-  </table></div>`}
+    </tr>`,
+    )}</tbody>
+  </table></div>`
+  }
 </section>
 <section aria-labelledby="workspaces-title">
   <h2 id="workspaces-title">Your workspaces</h2>
   <ul class="workspaces">
     <li><strong>${input.workspace.name}</strong> <span class="muted">(${input.workspace.role}, open now)</span></li>
-    ${others.map((org) => html`<li><form method="post" action="${prefix}/workspaces" class="inline">
+    ${others.map(
+      (org) => html`<li><form method="post" action="${prefix}/workspaces" class="inline">
       ${csrfField(form)}<input type="hidden" name="workspace" value="${org.id}">
       ${org.name} <span class="muted">(${org.role})</span> <button type="submit" class="secondary" aria-label="Switch to ${org.name}">Switch</button>
-    </form></li>`)}
+    </form></li>`,
+    )}
   </ul>
 </section>
-${admin ? html`<section aria-labelledby="admin-title">
+${
+  admin
+    ? html`<section aria-labelledby="admin-title">
   <h2 id="admin-title">For admins</h2>
   <p><a href="${prefix}/access">API access</a>: keys and OAuth clients for ${input.workspace.name}.</p>
-</section>` : ''}`;
+</section>`
+    : ''
+}`;
 }
 
 export interface SettingsInput {
   who: Who;
   workspace: OrgRow;
-  settings: { email: boolean; assigned: boolean; unlocked: boolean; digest: boolean; timezone: string; digestHour: number };
+  settings: {
+    email: boolean;
+    assigned: boolean;
+    unlocked: boolean;
+    digest: boolean;
+    timezone: string;
+    digestHour: number;
+  };
   flows: { id: string; name: string; muted: boolean }[];
   /** Time zones to offer (the current one among them). */
   zones: string[];
@@ -75,7 +104,12 @@ export interface SettingsInput {
   notice: string | null;
 }
 
-const checkbox = (name: string, label: string, checked: boolean, hint?: string) => html`<div class="choice">
+const checkbox = (
+  name: string,
+  label: string,
+  checked: boolean,
+  hint?: string,
+) => html`<div class="choice">
   <input type="checkbox" id="${name}" name="${name}" value="on"${checked ? html` checked` : ''}${hint ? html` aria-describedby="${name}-hint"` : ''}>
   <label for="${name}">${label}</label>
 </div>${hint ? html`<p class="muted hint" id="${name}-hint">${hint}</p>` : ''}`;
@@ -110,13 +144,17 @@ ${errorBox('settings-error', input.error)}
     </select></div>
   </fieldset>
   <fieldset><legend>Muted flows</legend>
-    ${input.flows.length === 0
-    ? html`<p class="muted">${input.workspace.name} has no flows yet.</p>`
-    : html`<p class="muted hint">No email when a task of a muted flow is assigned to you or becomes ready.</p>
-    ${input.flows.map((flow) => html`<div class="choice">
+    ${
+      input.flows.length === 0
+        ? html`<p class="muted">${input.workspace.name} has no flows yet.</p>`
+        : html`<p class="muted hint">No email when a task of a muted flow is assigned to you or becomes ready.</p>
+    ${input.flows.map(
+      (flow) => html`<div class="choice">
       <input type="checkbox" id="mute-${flow.id}" name="muted" value="${flow.id}"${flow.muted ? html` checked` : ''}>
       <label for="mute-${flow.id}">${flow.name}</label>
-    </div>`)}`}
+    </div>`,
+    )}`
+    }
   </fieldset>
   <button type="submit">Save settings</button>
 </form>

@@ -32,7 +32,15 @@ export interface AppDeps {
 }
 
 export function appDeps(sql: Sql, config: Config, auth: Authenticator, work: WorkIndexes): AppDeps {
-  return { sql, config, auth, work, names: cookieNames(config), prefix: appPrefix(config), issuer: config.baseUrl };
+  return {
+    sql,
+    config,
+    auth,
+    work,
+    names: cookieNames(config),
+    prefix: appPrefix(config),
+    issuer: config.baseUrl,
+  };
 }
 
 /**
@@ -52,11 +60,18 @@ export function view(
 ): Reply {
   const target = options.formTarget ? formTarget(options.formTarget) : {};
   const reply = page({
-    title: `${title} · flowplan`, body, status: options.status ?? 200, cookies: options.cookies,
-    ...(target.formAction ? { formAction: target.formAction } : {}), ...(options.scripts ? { scripts: options.scripts } : {}),
+    title: `${title} · flowplan`,
+    body,
+    status: options.status ?? 200,
+    cookies: options.cookies,
+    ...(target.formAction ? { formAction: target.formAction } : {}),
+    ...(options.scripts ? { scripts: options.scripts } : {}),
   });
   if (!target.dropFormAction) return reply;
-  const csp = reply.headers!['Content-Security-Policy']!.split('; ').filter((d) => !d.startsWith('form-action')).join('; ');
+  const csp = reply
+    .headers!['Content-Security-Policy']!.split('; ')
+    .filter((d) => !d.startsWith('form-action'))
+    .join('; ');
   return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': csp } };
 }
 
@@ -68,13 +83,24 @@ export type SignedInVisitor = Visitor & { session: NonNullable<Visitor['session'
  * email's link names its workspace; not one of theirs: 404), else the session's. Null when a
  * sign-in is needed.
  */
-export async function signedIn(deps: AppDeps, headers: RequestContext['headers'], asked = ''): Promise<{ v: SignedInVisitor; orgs: OrgRow[]; workspace: OrgRow } | null> {
+export async function signedIn(
+  deps: AppDeps,
+  headers: RequestContext['headers'],
+  asked = '',
+): Promise<{ v: SignedInVisitor; orgs: OrgRow[]; workspace: OrgRow } | null> {
   const v = await visitor(deps.sql, deps.names, headers);
   if (!v.session) return null;
   const orgs = await workspacesOf(deps.sql, v.session.userId);
-  const workspace = asked ? orgs.find((org) => org.id === asked) : orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0];
-  if (asked && !workspace) throw new DomainError('NOT_FOUND', 'You are not a member of that workspace.');
-  if (!workspace) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet. Ask an admin for an invitation.');
+  const workspace = asked
+    ? orgs.find((org) => org.id === asked)
+    : (orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0]);
+  if (asked && !workspace)
+    throw new DomainError('NOT_FOUND', 'You are not a member of that workspace.');
+  if (!workspace)
+    throw new DomainError(
+      'FORBIDDEN',
+      'You do not belong to any workspace yet. Ask an admin for an invitation.',
+    );
   return { v: v as SignedInVisitor, orgs, workspace };
 }
 
@@ -85,40 +111,65 @@ export function seeOther(location: string, cookies: string[] = []): Reply {
 /** A refusal as a page, for every app route. */
 export function errorPage(error: DomainError): Reply {
   const status = httpStatus(error);
-  const title = status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'That did not work';
+  const title =
+    status === 404
+      ? 'Not found'
+      : status === 429
+        ? 'Too many attempts'
+        : status >= 500
+          ? 'Something went wrong'
+          : 'That did not work';
   const reply = view(title, messageView(title, error.message), { status });
   return { ...reply, headers: { ...reply.headers, ...errorHeaders(error) } };
 }
 
 /** Form fields of a urlencoded body; repeated names (checkboxes) keep every value. */
-export function formFields(ctx: Pick<RequestContext, 'headers' | 'rawBody'>): Map<string, string[]> {
+export function formFields(
+  ctx: Pick<RequestContext, 'headers' | 'rawBody'>,
+): Map<string, string[]> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as application/x-www-form-urlencoded');
+  if (type !== 'application/x-www-form-urlencoded')
+    throw new DomainError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the form as application/x-www-form-urlencoded',
+    );
   const fields = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8'))) fields.set(name, [...(fields.get(name) ?? []), value]);
+  for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8')))
+    fields.set(name, [...(fields.get(name) ?? []), value]);
   return fields;
 }
 
-export const field = (fields: Map<string, string[]>, name: string): string => fields.get(name)?.[0] ?? '';
+export const field = (fields: Map<string, string[]>, name: string): string =>
+  fields.get(name)?.[0] ?? '';
 
 /** Form posts are small; a larger body (a 1 MB password) is refused before anything reads it. */
 export const FORM_BYTES = 16 * 1024;
 
 /** What an app route states itself; appRoute adds the rest. */
-type AppFixed = 'auth' | 'hidden' | 'rateLimit' | 'renderError' | 'tags' | 'responses' | 'bodyKind' | 'body';
+type AppFixed =
+  'auth' | 'hidden' | 'rateLimit' | 'renderError' | 'tags' | 'responses' | 'bodyKind' | 'body';
 
 /**
  * The common fields of an app route: hidden from the OpenAPI document, a budget per address,
  * HTML refusals, no credential (the session cookie is the page's business). As `route()`,
  * its handler's `ctx.params` and `ctx.query` are typed from the schemas it gives.
  */
-export function appRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
-  spec: Omit<RouteSpec<P, Q, undefined, undefined, 'none'>, AppFixed> & { responses?: Route['responses'] },
+export function appRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+>(
+  spec: Omit<RouteSpec<P, Q, undefined, undefined, 'none'>, AppFixed> & {
+    responses?: Route['responses'];
+  },
 ): Route;
 export function appRoute(route: Omit<Route, AppFixed> & { responses?: Route['responses'] }): Route {
   const post = route.method === 'POST';
   return {
-    auth: 'none', hidden: true, rateLimit: 'address', renderError: errorPage, tags: ['App'],
+    auth: 'none',
+    hidden: true,
+    rateLimit: 'address',
+    renderError: errorPage,
+    tags: ['App'],
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     ...(post ? { bodyKind: 'bytes' as const, maxBodyBytes: FORM_BYTES } : {}),
     ...route,

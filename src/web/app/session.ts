@@ -6,12 +6,24 @@
  * http on another host falls back to an unprefixed name. Forms carry a double-submit token
  * that must equal the `__Host-` CSRF cookie, which another site can neither read nor set.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { DomainError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/database.ts';
 import { newSecret } from '../../services/auth/secrets.ts';
-import { closeSession, liveSession, openSession, SESSION_SECONDS, type SessionRow } from '../../services/account/sessions.service.ts';
+import {
+  closeSession,
+  liveSession,
+  openSession,
+  SESSION_SECONDS,
+  type SessionRow,
+} from '../../services/account/sessions.service.ts';
 
 export { chooseWorkspace } from '../../services/account/sessions.service.ts';
 
@@ -29,7 +41,12 @@ export function cookieNames(config: Config): CookieNames {
   const app = new URL(config.appUrl);
   const secure = app.protocol === 'https:' || LOOPBACK.has(app.hostname);
   const prefix = secure ? '__Host-' : '';
-  return { session: `${prefix}fp_session`, csrf: `${prefix}fp_csrf`, flash: `${prefix}fp_flash`, secure };
+  return {
+    session: `${prefix}fp_session`,
+    csrf: `${prefix}fp_csrf`,
+    flash: `${prefix}fp_flash`,
+    secure,
+  };
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
@@ -57,21 +74,32 @@ export interface Visitor {
   cookies: string[];
 }
 
-export async function visitor(sql: Db, names: CookieNames, headers: Readonly<Record<string, string>>): Promise<Visitor> {
+export async function visitor(
+  sql: Db,
+  names: CookieNames,
+  headers: Readonly<Record<string, string>>,
+): Promise<Visitor> {
   const cookies = parseCookies(headers['cookie']);
   const live = await liveSession(sql, cookies[names.session]);
   const sessionHash = live?.sessionHash ?? null;
   const session = live?.session ?? null;
   const existing = cookies[names.csrf];
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { sessionHash, session, csrf: existing, cookies: [] };
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing))
+    return { sessionHash, session, csrf: existing, cookies: [] };
   const csrf = newSecret('x').slice(2);
-  return { sessionHash, session, csrf, cookies: [cookie(names, names.csrf, csrf, SESSION_SECONDS)] };
+  return {
+    sessionHash,
+    session,
+    csrf,
+    cookies: [cookie(names, names.csrf, csrf, SESSION_SECONDS)],
+  };
 }
 
 /** A flash lives until the page after the redirect reads it, or these few minutes. */
 const FLASH_SECONDS = 300;
 
-const flashKey = (sessionId: string) => createHash('sha256').update('flowplan flash\0').update(sessionId).digest();
+const flashKey = (sessionId: string) =>
+  createHash('sha256').update('flowplan flash\0').update(sessionId).digest();
 
 /**
  * What a form post hands the page it redirects to (POST/redirect/GET: a reload then repeats
@@ -79,17 +107,29 @@ const flashKey = (sessionId: string) => createHash('sha256').update('flowplan fl
  * sealed (AES-GCM) under its session id, which the server stores only as a hash: no other
  * session, and nothing reading the cookie alone, can open it. Any process can.
  */
-export function flashCookie(names: CookieNames, headers: Readonly<Record<string, string>>, value: object): string[] {
+export function flashCookie(
+  names: CookieNames,
+  headers: Readonly<Record<string, string>>,
+  value: object,
+): string[] {
   const sessionId = parseCookies(headers['cookie'])[names.session];
   if (!sessionId) return [];
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', flashKey(sessionId), iv);
-  const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(value), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  const sealed = Buffer.concat([
+    iv,
+    cipher.update(JSON.stringify(value), 'utf8'),
+    cipher.final(),
+    cipher.getAuthTag(),
+  ]);
   return [cookie(names, names.flash, sealed.toString('base64url'), FLASH_SECONDS)];
 }
 
 /** The flash this request carries (null if none or not this session's), and the cookie that clears it: it is read once. */
-export function takeFlash<T>(names: CookieNames, headers: Readonly<Record<string, string>>): { value: T | null; cookies: string[] } {
+export function takeFlash<T>(
+  names: CookieNames,
+  headers: Readonly<Record<string, string>>,
+): { value: T | null; cookies: string[] } {
   const cookies = parseCookies(headers['cookie']);
   const sealed = cookies[names.flash];
   if (!sealed) return { value: null, cookies: [] };
@@ -100,7 +140,10 @@ export function takeFlash<T>(names: CookieNames, headers: Readonly<Record<string
   try {
     const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionId), bytes.subarray(0, 12));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    const text = Buffer.concat([
+      decipher.update(bytes.subarray(12, bytes.length - 16)),
+      decipher.final(),
+    ]).toString('utf8');
     return { value: JSON.parse(text) as T, cookies: clear };
   } catch {
     return { value: null, cookies: clear }; // another session's, or tampered with
@@ -108,11 +151,22 @@ export function takeFlash<T>(names: CookieNames, headers: Readonly<Record<string
 }
 
 /** Refuses a form whose token does not match the browser's CSRF cookie. */
-export function checkCsrf(names: CookieNames, headers: Readonly<Record<string, string>>, token: string | undefined): void {
+export function checkCsrf(
+  names: CookieNames,
+  headers: Readonly<Record<string, string>>,
+  token: string | undefined,
+): void {
   const expected = parseCookies(headers['cookie'])[names.csrf];
-  const ok = expected !== undefined && token !== undefined && expected.length === token.length
-    && timingSafeEqual(Buffer.from(expected), Buffer.from(token));
-  if (!ok) throw new DomainError('FORBIDDEN', 'This form has expired or did not come from this site; reload the page and try again');
+  const ok =
+    expected !== undefined &&
+    token !== undefined &&
+    expected.length === token.length &&
+    timingSafeEqual(Buffer.from(expected), Buffer.from(token));
+  if (!ok)
+    throw new DomainError(
+      'FORBIDDEN',
+      'This form has expired or did not come from this site; reload the page and try again',
+    );
 }
 
 /**
@@ -128,10 +182,20 @@ export async function startSession(
 ): Promise<{ cookies: string[]; csrf: string }> {
   const id = await openSession(sql, previous, userId, workspaceId);
   const csrf = newSecret('x').slice(2);
-  return { cookies: [cookie(names, names.session, id, SESSION_SECONDS), cookie(names, names.csrf, csrf, SESSION_SECONDS)], csrf };
+  return {
+    cookies: [
+      cookie(names, names.session, id, SESSION_SECONDS),
+      cookie(names, names.csrf, csrf, SESSION_SECONDS),
+    ],
+    csrf,
+  };
 }
 
-export async function endSession(sql: Db, names: CookieNames, sessionHash: string | null): Promise<string[]> {
+export async function endSession(
+  sql: Db,
+  names: CookieNames,
+  sessionHash: string | null,
+): Promise<string[]> {
   if (sessionHash) await closeSession(sql, sessionHash);
   return [cookie(names, names.session, '', 0), cookie(names, names.csrf, '', 0)];
 }

@@ -10,10 +10,18 @@ import type { Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
 import { checkCsrf, chooseWorkspace, endSession, startSession, visitor } from './session.ts';
-import { checkPassword, prepareSignin, SigninThrottled } from '../../services/account/signin.service.ts';
+import {
+  checkPassword,
+  prepareSignin,
+  SigninThrottled,
+} from '../../services/account/signin.service.ts';
 import { consentView, pickerView, signinView } from './signin.views.ts';
 
-const expiredRequest = () => new DomainError('NOT_FOUND', 'This sign-in request is unknown or has expired. Start again from the application.');
+const expiredRequest = () =>
+  new DomainError(
+    'NOT_FOUND',
+    'This sign-in request is unknown or has expired. Start again from the application.',
+  );
 const query = (value: unknown) => (typeof value === 'string' ? value : '');
 
 export function signinRoutes(deps: AppDeps): Route[] {
@@ -21,10 +29,14 @@ export function signinRoutes(deps: AppDeps): Route[] {
   prepareSignin();
   /** Where a person lands once signed in. */
   const home = prefix || '/';
-  const consentPath = (request: string) => `${prefix}/consent?request=${encodeURIComponent(request)}`;
+  const consentPath = (request: string) =>
+    `${prefix}/consent?request=${encodeURIComponent(request)}`;
   return [
     appRoute({
-      method: 'GET', path: `${prefix}/signin`, operationId: 'appSignin', summary: 'Sign-in page',
+      method: 'GET',
+      path: `${prefix}/signin`,
+      operationId: 'appSignin',
+      summary: 'Sign-in page',
       handler: async ({ headers, query: q }) => {
         const v = await visitor(sql, names, headers);
         const request = query(q.request) || null;
@@ -32,11 +44,21 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (request && !pending) throw expiredRequest();
         if (v.session) return seeOther(request ? consentPath(request) : home, v.cookies);
         const notice = q.signedout ? 'You are signed out.' : null;
-        return view('Sign in', signinView({ prefix, csrf: v.csrf }, { request, clientName: pending?.clientName ?? null, email: '', error: null, notice }), { cookies: v.cookies });
+        return view(
+          'Sign in',
+          signinView(
+            { prefix, csrf: v.csrf },
+            { request, clientName: pending?.clientName ?? null, email: '', error: null, notice },
+          ),
+          { cookies: v.cookies },
+        );
       },
     }),
     appRoute({
-      method: 'POST', path: `${prefix}/signin`, operationId: 'appSigninSubmit', summary: 'Sign in with email and password',
+      method: 'POST',
+      path: `${prefix}/signin`,
+      operationId: 'appSigninSubmit',
+      summary: 'Sign in with email and password',
       handler: async (ctx) => {
         const fields = formFields(ctx);
         checkCsrf(names, ctx.headers, field(fields, 'csrf'));
@@ -46,15 +68,28 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (request && !pending) throw expiredRequest();
         const email = field(fields, 'email').trim();
         const again = (status: number, error: string, headers: Record<string, string> = {}) => {
-          const reply = view('Sign in', signinView({ prefix, csrf: v.csrf }, { request, clientName: pending?.clientName ?? null, email, error, notice: null }), { status });
+          const reply = view(
+            'Sign in',
+            signinView(
+              { prefix, csrf: v.csrf },
+              { request, clientName: pending?.clientName ?? null, email, error, notice: null },
+            ),
+            { status },
+          );
           return { ...reply, headers: { ...reply.headers, ...headers } };
         };
         let user;
         try {
-          user = await checkPassword(sql, { email, password: field(fields, 'password'), address: ctx.remoteAddress });
+          user = await checkPassword(sql, {
+            email,
+            password: field(fields, 'password'),
+            address: ctx.remoteAddress,
+          });
         } catch (error) {
-          if (error instanceof SigninThrottled) return again(429, error.message, errorHeaders(error));
-          if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') return again(400, error.message);
+          if (error instanceof SigninThrottled)
+            return again(429, error.message, errorHeaders(error));
+          if (error instanceof DomainError && error.code === 'VALIDATION_FAILED')
+            return again(400, error.message);
           throw error;
         }
         if (!user) return again(401, 'That email and password do not match an account.');
@@ -64,23 +99,46 @@ export function signinRoutes(deps: AppDeps): Route[] {
       },
     }),
     appRoute({
-      method: 'GET', path: `${prefix}/consent`, operationId: 'appConsent', summary: 'Consent page',
+      method: 'GET',
+      path: `${prefix}/consent`,
+      operationId: 'appConsent',
+      summary: 'Consent page',
       handler: async ({ headers, query: q }) => {
         const v = await visitor(sql, names, headers);
         const request = query(q.request);
         const pending = await pendingAuthorization(sql, request);
         if (!pending) throw expiredRequest();
-        if (!v.session) return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);
+        if (!v.session)
+          return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);
         const orgs = await workspacesOf(sql, v.session.userId);
-        if (orgs.length === 0) throw new DomainError('FORBIDDEN', 'You do not belong to any workspace yet, so there is nothing to allow access to.');
-        return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
-          request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: v.session.workspaceId,
-          who: v.session, error: null,
-        }), { cookies: v.cookies, formTarget: pending.redirectUri });
+        if (orgs.length === 0)
+          throw new DomainError(
+            'FORBIDDEN',
+            'You do not belong to any workspace yet, so there is nothing to allow access to.',
+          );
+        return view(
+          'Allow access',
+          consentView(
+            { prefix, csrf: v.csrf },
+            {
+              request,
+              clientName: pending.clientName ?? pending.clientId,
+              scopes: pending.scopes,
+              orgs,
+              workspaceId: v.session.workspaceId,
+              who: v.session,
+              error: null,
+            },
+          ),
+          { cookies: v.cookies, formTarget: pending.redirectUri },
+        );
       },
     }),
     appRoute({
-      method: 'POST', path: `${prefix}/consent`, operationId: 'appConsentSubmit', summary: 'Allow or deny a client',
+      method: 'POST',
+      path: `${prefix}/consent`,
+      operationId: 'appConsentSubmit',
+      summary: 'Allow or deny a client',
       handler: async (ctx) => {
         const fields = formFields(ctx);
         checkCsrf(names, ctx.headers, field(fields, 'csrf'));
@@ -93,28 +151,57 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (!pending) throw expiredRequest();
         if (approve && !pending.scopes.some((scope) => scopes.includes(scope))) {
           const orgs = await workspacesOf(sql, v.session.userId);
-          return view('Allow access', consentView({ prefix, csrf: v.csrf }, {
-            request, clientName: pending.clientName ?? pending.clientId, scopes: pending.scopes, orgs, workspaceId: field(fields, 'workspace'),
-            who: v.session, error: 'Tick at least one permission to allow, or choose Deny.',
-          }), { status: 400, formTarget: pending.redirectUri });
+          return view(
+            'Allow access',
+            consentView(
+              { prefix, csrf: v.csrf },
+              {
+                request,
+                clientName: pending.clientName ?? pending.clientId,
+                scopes: pending.scopes,
+                orgs,
+                workspaceId: field(fields, 'workspace'),
+                who: v.session,
+                error: 'Tick at least one permission to allow, or choose Deny.',
+              },
+            ),
+            { status: 400, formTarget: pending.redirectUri },
+          );
         }
         const location = await decideAuthorization(sql, issuer, {
-          handle: request, userId: v.session.userId, workspaceId: field(fields, 'workspace'), approve, scopes,
+          handle: request,
+          userId: v.session.userId,
+          workspaceId: field(fields, 'workspace'),
+          approve,
+          scopes,
         });
         return seeOther(location);
       },
     }),
     appRoute({
-      method: 'GET', path: `${prefix}/workspaces`, operationId: 'appWorkspaces', summary: 'Workspace picker',
+      method: 'GET',
+      path: `${prefix}/workspaces`,
+      operationId: 'appWorkspaces',
+      summary: 'Workspace picker',
       handler: async ({ headers }) => {
         const v = await visitor(sql, names, headers);
         if (!v.session) return seeOther(`${prefix}/signin`, v.cookies);
         const orgs = await workspacesOf(sql, v.session.userId);
-        return view('Workspaces', pickerView({ prefix, csrf: v.csrf }, { orgs, workspaceId: v.session.workspaceId, who: v.session }), { cookies: v.cookies });
+        return view(
+          'Workspaces',
+          pickerView(
+            { prefix, csrf: v.csrf },
+            { orgs, workspaceId: v.session.workspaceId, who: v.session },
+          ),
+          { cookies: v.cookies },
+        );
       },
     }),
     appRoute({
-      method: 'POST', path: `${prefix}/workspaces`, operationId: 'appWorkspacesSubmit', summary: 'Choose a workspace',
+      method: 'POST',
+      path: `${prefix}/workspaces`,
+      operationId: 'appWorkspacesSubmit',
+      summary: 'Choose a workspace',
       handler: async (ctx) => {
         const fields = formFields(ctx);
         checkCsrf(names, ctx.headers, field(fields, 'csrf'));
@@ -126,11 +213,17 @@ export function signinRoutes(deps: AppDeps): Route[] {
       },
     }),
     appRoute({
-      method: 'POST', path: `${prefix}/signout`, operationId: 'appSignout', summary: 'Sign out',
+      method: 'POST',
+      path: `${prefix}/signout`,
+      operationId: 'appSignout',
+      summary: 'Sign out',
       handler: async (ctx) => {
         checkCsrf(names, ctx.headers, field(formFields(ctx), 'csrf'));
         const v = await visitor(sql, names, ctx.headers);
-        return seeOther(`${prefix}/signin?signedout=1`, await endSession(sql, names, v.sessionHash));
+        return seeOther(
+          `${prefix}/signin?signedout=1`,
+          await endSession(sql, names, v.sessionHash),
+        );
       },
     }),
   ];

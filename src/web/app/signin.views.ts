@@ -13,18 +13,27 @@ export interface FormContext {
   csrf: string;
 }
 
-export const csrfField = (form: FormContext) => html`<input type="hidden" name="csrf" value="${form.csrf}">`;
+export const csrfField = (form: FormContext) =>
+  html`<input type="hidden" name="csrf" value="${form.csrf}">`;
 
 export function errorBox(id: string, message: string | null): Html {
   return message ? html`<p class="form-error" id="${id}" role="alert">${message}</p>` : html``;
 }
 
 /** `aria-describedby` and `aria-invalid` for a field whose error (if any) has this id. */
-const describedBy = (id: string, error: string | null) => (error ? html` aria-describedby="${id}" aria-invalid="true"` : html``);
+const describedBy = (id: string, error: string | null) =>
+  error ? html` aria-describedby="${id}" aria-invalid="true"` : html``;
 
-export function signinView(form: FormContext, input: {
-  request: string | null; clientName: string | null; email: string; error: string | null; notice: string | null;
-}): Html {
+export function signinView(
+  form: FormContext,
+  input: {
+    request: string | null;
+    clientName: string | null;
+    email: string;
+    error: string | null;
+    notice: string | null;
+  },
+): Html {
   return html`<h1>Sign in to flowplan</h1>
 ${input.clientName ? html`<p>${input.clientName} asks to use your flowplan account. Sign in to continue.</p>` : ''}
 ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
@@ -50,32 +59,46 @@ export function signoutForm(form: FormContext, who: { name: string; email: strin
 
 function workspaceChoices(orgs: OrgRow[], selected: string | null): Html {
   const chosen = orgs.some((org) => org.id === selected) ? selected : orgs[0]?.id;
-  return html`${orgs.map((org) => html`<div class="choice">
+  return html`${orgs.map(
+    (org) => html`<div class="choice">
     <input type="radio" id="ws-${org.id}" name="workspace" value="${org.id}"${org.id === chosen ? html` checked` : ''}>
     <label for="ws-${org.id}">${org.name} <span class="muted">(${org.role})</span></label>
-  </div>`)}`;
+  </div>`,
+  )}`;
 }
 
-export function consentView(form: FormContext, input: {
-  request: string; clientName: string; scopes: string[]; orgs: OrgRow[]; workspaceId: string | null;
-  who: { name: string; email: string }; error: string | null;
-}): Html {
+export function consentView(
+  form: FormContext,
+  input: {
+    request: string;
+    clientName: string;
+    scopes: string[];
+    orgs: OrgRow[];
+    workspaceId: string | null;
+    who: { name: string; email: string };
+    error: string | null;
+  },
+): Html {
   const single = input.orgs.length === 1 ? input.orgs[0]! : null;
   return html`<h1>Allow ${input.clientName} to use your account?</h1>
 ${errorBox('consent-error', input.error)}
 <form method="post" action="${form.prefix}/consent" class="stack">
   ${csrfField(form)}
   <input type="hidden" name="request" value="${input.request}">
-  ${single
-    ? html`<input type="hidden" name="workspace" value="${single.id}"><p>Workspace: <strong>${single.name}</strong> (${single.role})</p>`
-    : html`<fieldset><legend>Workspace</legend>${workspaceChoices(input.orgs, input.workspaceId)}</fieldset>`}
+  ${
+    single
+      ? html`<input type="hidden" name="workspace" value="${single.id}"><p>Workspace: <strong>${single.name}</strong> (${single.role})</p>`
+      : html`<fieldset><legend>Workspace</legend>${workspaceChoices(input.orgs, input.workspaceId)}</fieldset>`
+  }
   <fieldset${describedBy('consent-error', input.error)}>
     <legend>${input.clientName} asks to</legend>
     <p class="muted" id="scope-hint">Untick anything you do not want to allow. What your role in the workspace does not permit stays refused whatever you tick.</p>
-    ${input.scopes.map((scope) => html`<div class="choice">
+    ${input.scopes.map(
+      (scope) => html`<div class="choice">
       <input type="checkbox" id="scope-${scope}" name="scope" value="${scope}" checked aria-describedby="scope-hint">
       <label for="scope-${scope}">${SCOPE_TEXT[scope] ?? scope} <code>${scope}</code></label>
-    </div>`)}
+    </div>`,
+    )}
   </fieldset>
   <div class="actions">
     <button type="submit" name="decision" value="approve">Allow</button>
@@ -85,19 +108,28 @@ ${errorBox('consent-error', input.error)}
 ${signoutForm(form, input.who)}`;
 }
 
-export function pickerView(form: FormContext, input: { orgs: OrgRow[]; workspaceId: string | null; who: { name: string; email: string } }): Html {
+export function pickerView(
+  form: FormContext,
+  input: { orgs: OrgRow[]; workspaceId: string | null; who: { name: string; email: string } },
+): Html {
   return html`<h1>Choose a workspace</h1>
 ${signoutForm(form, input.who)}
-${input.orgs.length === 0
+${
+  input.orgs.length === 0
     ? html`<p>You do not belong to any workspace yet. Ask an admin for an invitation.</p>`
     : html`<form method="post" action="${form.prefix}/workspaces" class="stack">
   ${csrfField(form)}
   <fieldset><legend>Your workspaces</legend>${workspaceChoices(input.orgs, input.workspaceId)}</fieldset>
   <button type="submit">Open</button>
-</form>`}`;
+</form>`
+}`;
 }
 
-export function messageView(title: string, message: string, link?: { href: string; text: string }): Html {
+export function messageView(
+  title: string,
+  message: string,
+  link?: { href: string; text: string },
+): Html {
   return html`<h1>${title}</h1>
 <p>${message}</p>
 ${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}`;

@@ -38,7 +38,8 @@ export class BodyAllowance {
     const ofAddress = this.byAddress.get(address) ?? 0;
     if (this.held + bytes > this.total) return 'process';
     if (ofAddress + bytes > this.addressShare) return 'address';
-    if (!authenticated && this.unauthenticated + bytes > this.unauthenticatedSlice) return 'unauthenticated';
+    if (!authenticated && this.unauthenticated + bytes > this.unauthenticatedSlice)
+      return 'unauthenticated';
     this.held += bytes;
     this.byAddress.set(address, ofAddress + bytes);
     if (!authenticated) this.unauthenticated += bytes;
@@ -58,7 +59,11 @@ export class BodyAllowance {
 export class BodyHold {
   private held = 0;
 
-  constructor(private readonly allowance: BodyAllowance, private readonly address: string, private readonly authenticated: boolean) {}
+  constructor(
+    private readonly allowance: BodyAllowance,
+    private readonly address: string,
+    private readonly authenticated: boolean,
+  ) {}
 
   /** Takes room for `bytes` more; the bound that refused, or null. */
   take(bytes: number): BodyBound | null {

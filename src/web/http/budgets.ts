@@ -27,9 +27,17 @@ export class Budgets {
   /** WebSocket upgrades waiting for their credential, by address (IPv6 by /64). */
   private readonly pendingUpgrades = new Map<string, number>();
 
-  constructor(private readonly limiters: BudgetLimiters, private readonly metrics: HttpMetrics, registry: Metrics) {
+  constructor(
+    private readonly limiters: BudgetLimiters,
+    private readonly metrics: HttpMetrics,
+    registry: Metrics,
+  ) {
     const failed = limiters.failedCredentialLimiter;
-    registry.gauge('flowplan_failed_credential_budgets', `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${failed.maxKeys})`, () => failed.size);
+    registry.gauge(
+      'flowplan_failed_credential_budgets',
+      `Client addresses (IPv6 by /64) with a budget of failed credential checks held in memory (at most ${failed.maxKeys})`,
+      () => failed.size,
+    );
   }
 
   /**
@@ -46,14 +54,21 @@ export class Budgets {
   private settle(rate: RateState, headers: Record<string, string>): void {
     const { limiter } = this.limiters;
     Object.assign(headers, limiter.headers(rate));
-    if (!rate.allowed) throw this.refusal(limiter, rate, 'credential', 'Rate limit exceeded for this credential');
+    if (!rate.allowed)
+      throw this.refusal(limiter, rate, 'credential', 'Rate limit exceeded for this credential');
   }
 
   /** Spends one of the client address's budget; returns the key it was spent under. */
   spendAddress(head: RequestHead): string {
     const rateKey = `address:${addressBucket(head.remoteAddress)}`;
     const rate = this.limiters.addressLimiter.take(rateKey);
-    if (!rate.allowed) throw this.refusal(this.limiters.addressLimiter, rate, 'address', 'Too many requests from this address');
+    if (!rate.allowed)
+      throw this.refusal(
+        this.limiters.addressLimiter,
+        rate,
+        'address',
+        'Too many requests from this address',
+      );
     return rateKey;
   }
 
@@ -67,9 +82,15 @@ export class Budgets {
     const pending = this.pendingUpgrades.get(key) ?? 0;
     if (pending >= PENDING_UPGRADES_PER_ADDRESS) {
       this.metrics.rateLimited.inc({ reason: 'pending-upgrades' });
-      throw new DomainError('RATE_LIMITED', `Too many WebSocket upgrades from this address are waiting for their credential (at most ${PENDING_UPGRADES_PER_ADDRESS})`, {
-        limit: PENDING_UPGRADES_PER_ADDRESS, retryAfter: 1,
-      }, { retryAfterSeconds: 1 });
+      throw new DomainError(
+        'RATE_LIMITED',
+        `Too many WebSocket upgrades from this address are waiting for their credential (at most ${PENDING_UPGRADES_PER_ADDRESS})`,
+        {
+          limit: PENDING_UPGRADES_PER_ADDRESS,
+          retryAfter: 1,
+        },
+        { retryAfterSeconds: 1 },
+      );
     }
     this.pendingUpgrades.set(key, pending + 1);
     let left = false;
@@ -88,11 +109,20 @@ export class Budgets {
    * (a route's own secrets: a client secret, a code, a refresh token); by default every 401.
    */
   failedCredential(error: unknown, head: RequestHead, codes?: readonly ErrorCode[]): unknown {
-    if (!(error instanceof DomainError) || !(codes ? codes.includes(error.code) : httpStatus(error) === 401)) return error;
+    if (
+      !(error instanceof DomainError) ||
+      !(codes ? codes.includes(error.code) : httpStatus(error) === 401)
+    )
+      return error;
     const limiter = this.limiters.failedCredentialLimiter;
     const rate = limiter.take(`failed:${addressBucket(head.remoteAddress)}`);
     if (rate.allowed) return error;
-    return this.refusal(limiter, rate, 'failed-credential', 'Too many failed credential checks from this address');
+    return this.refusal(
+      limiter,
+      rate,
+      'failed-credential',
+      'Too many failed credential checks from this address',
+    );
   }
 
   /** A 304 spends nothing: gives back what `rateKey` spent, and says the budget's state in `headers`. */
@@ -106,10 +136,22 @@ export class Budgets {
     }
   }
 
-  private refusal(limiter: RateLimiter | Limiter, rate: RateState, reason: string, message: string): DomainError {
+  private refusal(
+    limiter: RateLimiter | Limiter,
+    rate: RateState,
+    reason: string,
+    message: string,
+  ): DomainError {
     this.metrics.rateLimited.inc({ reason });
-    return new DomainError('RATE_LIMITED', message, {
-      limit: limiter.perMinute, burst: limiter.burst, retryAfter: rate.retryAfterSeconds,
-    }, { retryAfterSeconds: rate.retryAfterSeconds });
+    return new DomainError(
+      'RATE_LIMITED',
+      message,
+      {
+        limit: limiter.perMinute,
+        burst: limiter.burst,
+        retryAfter: rate.retryAfterSeconds,
+      },
+      { retryAfterSeconds: rate.retryAfterSeconds },
+    );
   }
 }

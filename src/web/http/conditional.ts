@@ -27,7 +27,14 @@ export class Conditional {
   }
 
   /** A version-backed tag answers 304 before the handler renders anything; null when it does not match. */
-  async early(route: Route, ctx: RequestContext, ifNoneMatch: string, msgpack: string | null, headers: Record<string, string>, rateKey: string | null): Promise<OutgoingResponse | null> {
+  async early(
+    route: Route,
+    ctx: RequestContext,
+    ifNoneMatch: string,
+    msgpack: string | null,
+    headers: Record<string, string>,
+    rateKey: string | null,
+  ): Promise<OutgoingResponse | null> {
     const tag = await route.etag!(ctx);
     const etag = tag === null ? null : msgpack ? msgpackTag(etagOf(tag)) : etagOf(tag);
     if (etag === null || !matchesIfNoneMatch(ifNoneMatch, etag)) return null;
@@ -39,22 +46,38 @@ export class Conditional {
    * A GET's 200 as rendered: tags it (ETag, Vary), turns it into MessagePack when asked, and
    * answers 304 when the client holds it already. Returns the bytes to send, or the 304.
    */
-  tagged(route: Route, reply: AnyReply, payload: string | Buffer, headers: Record<string, string>, ifNoneMatch: string | undefined, rateKey: string | null, representation: Representation | null): string | Buffer | OutgoingResponse {
+  tagged(
+    route: Route,
+    reply: AnyReply,
+    payload: string | Buffer,
+    headers: Record<string, string>,
+    ifNoneMatch: string | undefined,
+    rateKey: string | null,
+    representation: Representation | null,
+  ): string | Buffer | OutgoingResponse {
     let tag = reply.etag !== undefined ? etagOf(reply.etag) : etagOfBody(payload);
     if (headers['Content-Type']!.startsWith('application/json')) {
       varyByAccept(headers);
       // A reply the route already compressed (public views) is sent as it is.
       if (representation && !headers['Content-Encoding']) {
         tag = msgpackTag(tag);
-        if (!matchesIfNoneMatch(ifNoneMatch, tag)) payload = this.msgpack.encode(`${representation.key} ${tag}`, payload);
+        if (!matchesIfNoneMatch(ifNoneMatch, tag))
+          payload = this.msgpack.encode(`${representation.key} ${tag}`, payload);
         headers['Content-Type'] = representation.type;
       }
     }
     headers['ETag'] = tag;
-    return matchesIfNoneMatch(ifNoneMatch, tag) ? this.notModified(tag, headers, rateKey, route) : payload;
+    return matchesIfNoneMatch(ifNoneMatch, tag)
+      ? this.notModified(tag, headers, rateKey, route)
+      : payload;
   }
 
-  private notModified(tag: string, headers: Record<string, string>, rateKey: string | null, route: Route): OutgoingResponse {
+  private notModified(
+    tag: string,
+    headers: Record<string, string>,
+    rateKey: string | null,
+    route: Route,
+  ): OutgoingResponse {
     // A 304 spends nothing of the caller's budget.
     if (rateKey) this.budgets.refund(rateKey, route.auth === 'bearer', headers);
     headers['ETag'] = tag;

@@ -17,7 +17,13 @@ import { failureResponse } from './failures.ts';
 import { HttpMetrics } from './http-metrics.ts';
 import { idempotent, principalKey } from './idempotency.ts';
 import { parseQuery, readBody } from './input.ts';
-import { requestIdOf, type Admission, type IncomingRequest, type OutgoingResponse, type RequestHead } from './request.ts';
+import {
+  requestIdOf,
+  type Admission,
+  type IncomingRequest,
+  type OutgoingResponse,
+  type RequestHead,
+} from './request.ts';
 import { bodyKindOf, type RequestContext, type Route } from './route.ts';
 import { Router, type Match } from './router.ts';
 
@@ -34,7 +40,10 @@ export interface EdgeDeps extends BudgetLimiters {
   log: Logger;
   maxBodyBytes: number;
   /** Where uploads are written as they arrive (the files service). */
-  uploads: { stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob>; discard(blobId: string): Promise<void> };
+  uploads: {
+    stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob>;
+    discard(blobId: string): Promise<void>;
+  };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -87,7 +96,8 @@ export class Edge {
     if (match.kind !== 'found') return this.deps.maxBodyBytes;
     const { route } = match;
     const kind = bodyKindOf(route);
-    if (kind === 'none') return route.auth === 'bearer' && route.method !== 'GET' ? IGNORED_BODY_BYTES : 0;
+    if (kind === 'none')
+      return route.auth === 'bearer' && route.method !== 'GET' ? IGNORED_BODY_BYTES : 0;
     return route.maxBodyBytes ?? (kind === 'form' ? FORM_BODY_BYTES : this.deps.maxBodyBytes);
   }
 
@@ -97,17 +107,38 @@ export class Edge {
    * it keeps any byte of a body: a request refused here is answered at once and its body
    * dropped. `handle` then takes the admission along with the body.
    */
-  async admit(head: RequestHead, match: Match): Promise<{ admitted: Admission } | { refused: OutgoingResponse }> {
+  async admit(
+    head: RequestHead,
+    match: Match,
+  ): Promise<{ admitted: Admission } | { refused: OutgoingResponse }> {
     const started = performance.now();
     const requestId = requestIdOf(head.headers);
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     try {
       const route = found(head, match);
-      const admitted = await this.admission(route, match.kind === 'found' ? match.params : {}, head, requestId, headers, started);
-      if (route.beforeBody) await route.beforeBody({ principal: admitted.principal, params: match.kind === 'found' ? match.params : {}, headers: head.headers });
+      const admitted = await this.admission(
+        route,
+        match.kind === 'found' ? match.params : {},
+        head,
+        requestId,
+        headers,
+        started,
+      );
+      if (route.beforeBody)
+        await route.beforeBody({
+          principal: admitted.principal,
+          params: match.kind === 'found' ? match.params : {},
+          headers: head.headers,
+        });
       return { admitted };
     } catch (error) {
-      const response = this.failure(error, headers, head, requestId, match.kind === 'found' ? match.route : null);
+      const response = this.failure(
+        error,
+        headers,
+        head,
+        requestId,
+        match.kind === 'found' ? match.route : null,
+      );
       this.observe(head, match, response, started, requestId);
       return { refused: response };
     }
@@ -139,31 +170,74 @@ export class Edge {
     }
   }
 
-  async handle(request: IncomingRequest, match: Match = this.match(request.method, request.path), admitted?: Admission): Promise<OutgoingResponse> {
+  async handle(
+    request: IncomingRequest,
+    match: Match = this.match(request.method, request.path),
+    admitted?: Admission,
+  ): Promise<OutgoingResponse> {
     const started = admitted?.started ?? performance.now();
     const requestId = admitted?.requestId ?? requestIdOf(request.headers);
     const headers: Record<string, string> = admitted?.headers ?? { 'X-Request-Id': requestId };
     let response: OutgoingResponse;
     try {
       const route = found(request, match);
-      const admission = admitted ?? (await this.admission(route, match.kind === 'found' ? match.params : {}, request, requestId, headers, started));
-      response = await this.dispatch(route, match.kind === 'found' ? match.params : {}, request, admission);
+      const admission =
+        admitted ??
+        (await this.admission(
+          route,
+          match.kind === 'found' ? match.params : {},
+          request,
+          requestId,
+          headers,
+          started,
+        ));
+      response = await this.dispatch(
+        route,
+        match.kind === 'found' ? match.params : {},
+        request,
+        admission,
+      );
     } catch (error) {
       const route = match.kind === 'found' ? match.route : null;
-      const counted = route?.failedCredentials ? this.budgets.failedCredential(error, request, route.failedCredentials) : error;
+      const counted = route?.failedCredentials
+        ? this.budgets.failedCredential(error, request, route.failedCredentials)
+        : error;
       response = this.failure(counted, headers, request, requestId, route);
     }
     this.observe(request, match, response, started, requestId);
     return response;
   }
 
-  private observe(head: RequestHead, match: Match, response: OutgoingResponse, started: number, requestId: string): void {
+  private observe(
+    head: RequestHead,
+    match: Match,
+    response: OutgoingResponse,
+    started: number,
+    requestId: string,
+  ): void {
     const seconds = (performance.now() - started) / 1000;
-    this.metrics.observeRequest(head.method, match.kind === 'found' ? match.route.path : 'unmatched', response.status, seconds);
+    this.metrics.observeRequest(
+      head.method,
+      match.kind === 'found' ? match.route.path : 'unmatched',
+      response.status,
+      seconds,
+    );
     if (response.status >= 500) {
-      this.deps.log.warn({ requestId, method: head.method, path: head.path, status: response.status }, 'request failed');
+      this.deps.log.warn(
+        { requestId, method: head.method, path: head.path, status: response.status },
+        'request failed',
+      );
     } else {
-      this.deps.log.debug({ requestId, method: head.method, path: head.path, status: response.status, ms: seconds * 1000 }, 'request');
+      this.deps.log.debug(
+        {
+          requestId,
+          method: head.method,
+          path: head.path,
+          status: response.status,
+          ms: seconds * 1000,
+        },
+        'request',
+      );
     }
   }
 
@@ -185,10 +259,13 @@ export class Edge {
       } catch (error) {
         throw this.budgets.failedCredential(error, head);
       }
-      rateKey = principal.userId ? `${principal.credentialId}:${principal.userId}` : principal.credentialId;
+      rateKey = principal.userId
+        ? `${principal.credentialId}:${principal.userId}`
+        : principal.credentialId;
       const leasing = this.budgets.spendCredential(rateKey, headers);
       if (leasing) await leasing;
-      if (route.guest && principal.userId && rawParams.flowId) principal = await this.deps.auth.asGuest(principal, rawParams.flowId, route.guest);
+      if (route.guest && principal.userId && rawParams.flowId)
+        principal = await this.deps.auth.asGuest(principal, rawParams.flowId, route.guest);
       authorize(route, principal);
     } else if (route.rateLimit === 'address') {
       rateKey = this.budgets.spendAddress(head);
@@ -197,13 +274,19 @@ export class Edge {
   }
 
   /** Not async on purpose: the common path hands back respond's promise without another frame to settle. */
-  private dispatch(route: Route, rawParams: Record<string, string>, request: IncomingRequest, admission: Admission): Promise<OutgoingResponse> {
+  private dispatch(
+    route: Route,
+    rawParams: Record<string, string>,
+    request: IncomingRequest,
+    admission: Admission,
+  ): Promise<OutgoingResponse> {
     const compiled = this.compiled.get(route)!;
     const params = compiled.params ? compiled.params(rawParams) : rawParams;
     const queryObject = parseQuery(request.query);
     const query = compiled.query ? compiled.query(queryObject) : queryObject;
     const body = readBody(route, request, compiled.body);
-    if (route.bodyKind !== 'upload') return this.respond(route, request, admission, { params, query, body, upload: null });
+    if (route.bodyKind !== 'upload')
+      return this.respond(route, request, admission, { params, query, body, upload: null });
     return this.dispatchUpload(route, request, admission, { params, query, body });
   }
 
@@ -219,7 +302,12 @@ export class Edge {
   ): Promise<OutgoingResponse> {
     const upload = await this.deps.uploads.stage(request.bodySource ?? [request.body]);
     try {
-      return await this.respond(route, request, admission, { params: input.params, query: input.query, body: input.body, upload });
+      return await this.respond(route, request, admission, {
+        params: input.params,
+        query: input.query,
+        body: input.body,
+        upload,
+      });
     } finally {
       await this.deps.uploads.discard(upload.blobId);
     }
@@ -237,7 +325,15 @@ export class Edge {
     // Listed, not spread: a spread ahead of the getter takes V8 off the literal's fast path
     // (bench:http lost a third of its requests a second to this object).
     const ctx: RequestContext = {
-      params: input.params, query: input.query, body: input.body, upload: input.upload, rawBody: request.body, headers: request.headers, principal, remoteAddress: request.remoteAddress, requestId,
+      params: input.params,
+      query: input.query,
+      body: input.body,
+      upload: input.upload,
+      rawBody: request.body,
+      headers: request.headers,
+      principal,
+      remoteAddress: request.remoteAddress,
+      requestId,
       // Most requests never log: build the child logger only when one does.
       get log() {
         return (log ??= parentLog.child({ requestId }));
@@ -247,17 +343,39 @@ export class Edge {
 
     const msgpack = this.conditional.wanted(request.method, request.headers['accept']);
     if (ifNoneMatch && route.etag) {
-      const notModified = await this.conditional.early(route, ctx, ifNoneMatch, msgpack, headers, rateKey);
+      const notModified = await this.conditional.early(
+        route,
+        ctx,
+        ifNoneMatch,
+        msgpack,
+        headers,
+        rateKey,
+      );
       if (notModified) return notModified;
     }
-    const representation = msgpack ? { type: msgpack, key: `${principal ? principalKey(principal) : ''} ${request.path}?${request.query}` } : null;
+    const representation = msgpack
+      ? {
+          type: msgpack,
+          key: `${principal ? principalKey(principal) : ''} ${request.path}?${request.query}`,
+        }
+      : null;
 
-    const idempotencyKey = request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
+    const idempotencyKey =
+      request.method === 'POST' && principal ? request.headers['idempotency-key'] : undefined;
     if (idempotencyKey !== undefined && principal) {
-      const content = input.upload ? `upload ${input.upload.sha256}` : request.body.toString('base64');
-      return await idempotent(this.deps.idempotencyKeys, principalKey(principal), idempotencyKey, request, content, headers,
+      const content = input.upload
+        ? `upload ${input.upload.sha256}`
+        : request.body.toString('base64');
+      return await idempotent(
+        this.deps.idempotencyKeys,
+        principalKey(principal),
+        idempotencyKey,
+        request,
+        content,
+        headers,
         () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null),
-        (error) => this.failure(error, headers, request, requestId, null));
+        (error) => this.failure(error, headers, request, requestId, null),
+      );
     }
     // Awaited, not returned: an async function that returns a promise settles two ticks later.
     return await this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
@@ -275,20 +393,42 @@ export class Edge {
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);
     const cookies = reply.cookies;
-    if (reply.stream) return { status: reply.status, headers: { ...headers, 'Content-Type': reply.contentType ?? 'application/octet-stream' }, body: null, stream: reply.stream };
-    if (reply.status === 204 || reply.body === undefined) return { status: reply.status, headers, body: null, cookies };
+    if (reply.stream)
+      return {
+        status: reply.status,
+        headers: { ...headers, 'Content-Type': reply.contentType ?? 'application/octet-stream' },
+        body: null,
+        stream: reply.stream,
+      };
+    if (reply.status === 204 || reply.body === undefined)
+      return { status: reply.status, headers, body: null, cookies };
     const isBytes = Buffer.isBuffer(reply.body);
     let payload: string | Buffer = isBytes ? (reply.body as Buffer) : JSON.stringify(reply.body);
-    headers['Content-Type'] = reply.contentType ?? (isBytes ? 'application/octet-stream' : JSON_TYPE);
+    headers['Content-Type'] =
+      reply.contentType ?? (isBytes ? 'application/octet-stream' : JSON_TYPE);
     if (route.method === 'GET' && reply.status === 200) {
-      const tagged = this.conditional.tagged(route, reply, payload, headers, ifNoneMatch, rateKey, representation);
+      const tagged = this.conditional.tagged(
+        route,
+        reply,
+        payload,
+        headers,
+        ifNoneMatch,
+        rateKey,
+        representation,
+      );
       if (typeof tagged !== 'string' && !Buffer.isBuffer(tagged)) return tagged;
       payload = tagged;
     }
     return { status: reply.status, headers, body: payload, cookies };
   }
 
-  private failure(error: unknown, headers: Record<string, string>, request: RequestHead, requestId: string, route: Route | null): OutgoingResponse {
+  private failure(
+    error: unknown,
+    headers: Record<string, string>,
+    request: RequestHead,
+    requestId: string,
+    route: Route | null,
+  ): OutgoingResponse {
     return failureResponse(this.deps.log, error, headers, request, requestId, route);
   }
 }
@@ -297,7 +437,12 @@ export class Edge {
 function found(head: RequestHead, match: Match): Route {
   if (match.kind === 'none') throw new DomainError('NOT_FOUND', `No route for ${head.path}`);
   if (match.kind === 'method') {
-    throw new DomainError('METHOD_NOT_ALLOWED', `${head.method} is not allowed here`, { allow: match.allow }, { allow: match.allow });
+    throw new DomainError(
+      'METHOD_NOT_ALLOWED',
+      `${head.method} is not allowed here`,
+      { allow: match.allow },
+      { allow: match.allow },
+    );
   }
   return match.route;
 }
@@ -305,20 +450,33 @@ function found(head: RequestHead, match: Match): Route {
 /** Plan, scope and role, in that order, before any handler runs. */
 function authorize(route: Route, principal: Principal): void {
   if (principal.plan === 'free' && !route.freePlan) {
-    throw new DomainError('PLAN_REQUIRED', 'API access needs the pro plan', { plan: principal.plan });
+    throw new DomainError('PLAN_REQUIRED', 'API access needs the pro plan', {
+      plan: principal.plan,
+    });
   }
   const missing = (route.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
   if (missing.length > 0) {
-    throw new DomainError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, { required: route.scopes, missing });
+    throw new DomainError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, {
+      required: route.scopes,
+      missing,
+    });
   }
   const write = route.write ?? route.method !== 'GET';
   if (write && principal.role === 'viewer') {
-    throw new DomainError('FORBIDDEN', 'A viewer credential cannot make changes', { role: principal.role });
+    throw new DomainError('FORBIDDEN', 'A viewer credential cannot make changes', {
+      role: principal.role,
+    });
   }
   if (route.minRole && !roleAtLeast(principal.role, route.minRole)) {
-    throw new DomainError('FORBIDDEN', `This call needs role ${route.minRole} or above`, { role: principal.role, minRole: route.minRole });
+    throw new DomainError('FORBIDDEN', `This call needs role ${route.minRole} or above`, {
+      role: principal.role,
+      minRole: route.minRole,
+    });
   }
   if (write && principal.pastDue) {
-    throw new DomainError('SUBSCRIPTION_PAST_DUE', 'The subscription is past due: changes are refused until it is paid');
+    throw new DomainError(
+      'SUBSCRIPTION_PAST_DUE',
+      'The subscription is past due: changes are refused until it is paid',
+    );
   }
 }

@@ -55,7 +55,8 @@ export function httpStatus(error: DomainError): number {
 /** The response headers an error's hints ask for (none: undefined). */
 export function errorHeaders({ hints }: DomainError): Record<string, string> | undefined {
   const { retryAfterSeconds, challenge, allow } = hints;
-  if (retryAfterSeconds === undefined && challenge === undefined && allow === undefined) return undefined;
+  if (retryAfterSeconds === undefined && challenge === undefined && allow === undefined)
+    return undefined;
   const headers: Record<string, string> = {};
   if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
   if (challenge !== undefined) headers['WWW-Authenticate'] = `${challenge} realm="flowplan"`;

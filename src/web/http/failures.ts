@@ -12,19 +12,42 @@ import type { Route } from './route.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function failureResponse(log: Logger, error: unknown, headers: Record<string, string>, request: RequestHead, requestId: string, route: Route | null): OutgoingResponse {
+export function failureResponse(
+  log: Logger,
+  error: unknown,
+  headers: Record<string, string>,
+  request: RequestHead,
+  requestId: string,
+  route: Route | null,
+): OutgoingResponse {
   const domainError = toDomainError(error);
   if (isDatabaseUnavailable(error)) {
-    log.warn({ code: (error as { code: string }).code, requestId, method: request.method, path: request.path }, 'database out of reach');
+    log.warn(
+      {
+        code: (error as { code: string }).code,
+        requestId,
+        method: request.method,
+        path: request.path,
+      },
+      'database out of reach',
+    );
   } else if (httpStatus(domainError) >= 500) {
-    log.error({ err: error, requestId, method: request.method, path: request.path }, 'unhandled error');
+    log.error(
+      { err: error, requestId, method: request.method, path: request.path },
+      'unhandled error',
+    );
   }
   Object.assign(headers, errorHeaders(domainError));
   if (route?.renderError) {
     const reply = route.renderError(domainError);
     Object.assign(headers, reply.headers);
     headers['Content-Type'] = reply.contentType ?? 'text/html; charset=utf-8';
-    const body = reply.body === undefined ? null : Buffer.isBuffer(reply.body) ? reply.body : String(reply.body);
+    const body =
+      reply.body === undefined
+        ? null
+        : Buffer.isBuffer(reply.body)
+          ? reply.body
+          : String(reply.body);
     return { status: reply.status, headers, body, cookies: reply.cookies };
   }
   headers['Content-Type'] = JSON_TYPE;
@@ -45,7 +68,12 @@ const CLIENT_SQLSTATES: Record<string, string> = {
 function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new DomainError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, { retryAfterSeconds: 2 });
+    return new DomainError(
+      'SERVICE_UNAVAILABLE',
+      'The database is out of reach; retry shortly',
+      undefined,
+      { retryAfterSeconds: 2 },
+    );
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code in CLIENT_SQLSTATES) {

@@ -27,7 +27,11 @@ export class HttpMetrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${route} ${status}`;
     let child = this.requestChildren.get(key);
-    if (!child) this.requestChildren.set(key, (child = this.requestSeconds.labels(method, route, String(status))));
+    if (!child)
+      this.requestChildren.set(
+        key,
+        (child = this.requestSeconds.labels(method, route, String(status))),
+      );
     child.observe(seconds);
   }
 }

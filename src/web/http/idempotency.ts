@@ -16,7 +16,9 @@ import type { IncomingRequest, OutgoingResponse } from './request.ts';
  * credential, so the credential alone would hand one person's stored answer to another.
  */
 export function principalKey(principal: Principal): string {
-  return principal.userId ? `${principal.credentialId}/${principal.userId}/${principal.workspaceId}` : principal.credentialId;
+  return principal.userId
+    ? `${principal.credentialId}/${principal.userId}/${principal.workspaceId}`
+    : principal.credentialId;
 }
 
 export async function idempotent(
@@ -33,15 +35,35 @@ export async function idempotent(
   refused: (error: DomainError) => OutgoingResponse,
 ): Promise<OutgoingResponse> {
   if (key.length === 0 || key.length > 255) {
-    throw validationFailed([{ in: 'header', pointer: '/idempotency-key', message: 'must be 1 to 255 characters' }], 'Idempotency-Key must be 1 to 255 characters');
+    throw validationFailed(
+      [{ in: 'header', pointer: '/idempotency-key', message: 'must be 1 to 255 characters' }],
+      'Idempotency-Key must be 1 to 255 characters',
+    );
   }
-  const claim = await keys.claim(owner, key, `${request.method} ${request.path}?${request.query}`, content);
-  if (claim.kind === 'reused') throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body');
-  if (claim.kind === 'in-use') throw new DomainError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running');
+  const claim = await keys.claim(
+    owner,
+    key,
+    `${request.method} ${request.path}?${request.query}`,
+    content,
+  );
+  if (claim.kind === 'reused')
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used with another request body',
+    );
+  if (claim.kind === 'in-use')
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still running',
+    );
   if (claim.kind === 'replay') {
     // The stored answer, with this request's own id and rate-limit state.
     const { status, headers: stored, body } = claim.response;
-    return { status, headers: { ...headers, ...stored, 'Idempotent-Replayed': 'true' }, body: status === 204 ? null : body };
+    return {
+      status,
+      headers: { ...headers, ...stored, 'Idempotent-Replayed': 'true' },
+      body: status === 204 ? null : body,
+    };
   }
   let response: OutgoingResponse;
   try {
@@ -55,7 +77,11 @@ export async function idempotent(
     }
   }
   const body = response.body === null ? Buffer.alloc(0) : Buffer.from(response.body);
-  const stored = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !/^(x-)?ratelimit|^x-request-id$/i.test(name)));
+  const stored = Object.fromEntries(
+    Object.entries(response.headers).filter(
+      ([name]) => !/^(x-)?ratelimit|^x-request-id$/i.test(name),
+    ),
+  );
   await keys.complete(owner, key, { status: response.status, headers: stored, body });
   return response;
 }

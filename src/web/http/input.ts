@@ -22,7 +22,11 @@ function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function readBody(route: Route, request: IncomingRequest, validate: ((value: unknown) => unknown) | null): unknown {
+export function readBody(
+  route: Route,
+  request: IncomingRequest,
+  validate: ((value: unknown) => unknown) | null,
+): unknown {
   const kind = bodyKindOf(route);
   if (kind === 'none' || kind === 'bytes' || kind === 'upload') return undefined;
   if (kind === 'form') return readForm(request, Object.keys(route.body?.properties ?? {}));
@@ -30,23 +34,45 @@ export function readBody(route: Route, request: IncomingRequest, validate: ((val
   if (empty && route.bodyOptional) return validate ? validate({}) : {};
   const type = mediaType(request.headers['content-type']);
   if (!empty && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { contentType: type || null });
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', {
+      contentType: type || null,
+    });
   }
-  if (empty) throw validationFailed([{ in: 'body', pointer: '', message: 'a JSON body is required' }]);
+  if (empty)
+    throw validationFailed([{ in: 'body', pointer: '', message: 'a JSON body is required' }]);
   if (nestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
-    throw validationFailed([{ in: 'body', pointer: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }], 'Body nests too deeply');
+    throw validationFailed(
+      [{ in: 'body', pointer: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
+      'Body nests too deeply',
+    );
   }
   let value: unknown;
   try {
     // Refuses `__proto__` keys and `constructor.prototype` (prototype poisoning): one object
     // merged into another with such a key would change what every object inherits.
-    value = secureJson.parse(request.body.toString('utf8'), null, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJson.parse(request.body.toString('utf8'), null, {
+      protoAction: 'error',
+      constructorAction: 'error',
+    });
   } catch (error) {
     const message = (error as Error).message;
     if (FORBIDDEN_KEY.test(message)) {
-      throw validationFailed([{ in: 'body', pointer: '', message: 'may not contain a "__proto__" key, nor a "constructor" object with a "prototype" key' }], 'Body contains a forbidden key');
+      throw validationFailed(
+        [
+          {
+            in: 'body',
+            pointer: '',
+            message:
+              'may not contain a "__proto__" key, nor a "constructor" object with a "prototype" key',
+          },
+        ],
+        'Body contains a forbidden key',
+      );
     }
-    throw validationFailed([{ in: 'body', pointer: '', message: `is not valid JSON: ${message}` }], 'Body is not valid JSON');
+    throw validationFailed(
+      [{ in: 'body', pointer: '', message: `is not valid JSON: ${message}` }],
+      'Body is not valid JSON',
+    );
   }
   return validate ? validate(value) : value;
 }

@@ -25,7 +25,8 @@ export function msgpackWanted(accept: string | undefined): string | null {
     const qParameter = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const q = qParameter ? Number(qParameter.slice(2)) : 1;
     if (!(q > 0)) continue;
-    if ((MSGPACK_TYPES as readonly string[]).includes(range!.trim()) && (!best || q > best.q)) best = { type: range!.trim(), q };
+    if ((MSGPACK_TYPES as readonly string[]).includes(range!.trim()) && (!best || q > best.q))
+      best = { type: range!.trim(), q };
     if (range!.trim() === 'application/json') json = Math.max(json, q);
   }
   return best && best.q >= json ? best.type : null;
@@ -37,7 +38,10 @@ export function msgpackTag(jsonTag: string): string {
 }
 
 export class MsgpackCache {
-  private readonly cache = new LRUCache<string, Buffer>({ maxSize: CACHE_BYTES, sizeCalculation: (value) => Math.max(1, value.length) });
+  private readonly cache = new LRUCache<string, Buffer>({
+    maxSize: CACHE_BYTES,
+    sizeCalculation: (value) => Math.max(1, value.length),
+  });
 
   /** The document as MessagePack, encoded once per key (the request, its credential and the tag). */
   encode(key: string, json: string | Buffer): Buffer {

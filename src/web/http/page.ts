@@ -41,7 +41,9 @@ export interface PageInput {
   cookies?: string[];
 }
 
-export function contentSecurityPolicy(input: Pick<PageInput, 'frameAncestors' | 'scripts' | 'formAction'>): string {
+export function contentSecurityPolicy(
+  input: Pick<PageInput, 'frameAncestors' | 'scripts' | 'formAction'>,
+): string {
   return [
     "default-src 'none'",
     input.scripts?.length ? "script-src 'self'" : null,
@@ -50,7 +52,9 @@ export function contentSecurityPolicy(input: Pick<PageInput, 'frameAncestors' | 
     ['form-action', "'self'", ...(input.formAction ?? [])].join(' '),
     `frame-ancestors ${input.frameAncestors ?? "'none'"}`,
     "base-uri 'none'",
-  ].filter((d) => d !== null).join('; ');
+  ]
+    .filter((d) => d !== null)
+    .join('; ');
 }
 
 export function page(input: PageInput): Reply {
@@ -58,10 +62,18 @@ export function page(input: PageInput): Reply {
   const markup = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <title>${input.title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">${input.head}${(input.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
-<body class="${full ? 'fp-page' : 'fp-page fp-embed'}">${full ? html`<a class="skip-link" href="#main">Skip to content</a>
-<header class="site-header"><span class="brand">flowplan</span></header>` : ''}
-<main id="main" tabindex="-1">${input.body}</main>${full ? html`
-<footer class="site-footer"><p>Made with flowplan</p></footer>` : ''}
+<body class="${full ? 'fp-page' : 'fp-page fp-embed'}">${
+    full
+      ? html`<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header"><span class="brand">flowplan</span></header>`
+      : ''
+  }
+<main id="main" tabindex="-1">${input.body}</main>${
+    full
+      ? html`
+<footer class="site-footer"><p>Made with flowplan</p></footer>`
+      : ''
+  }
 </body></html>`;
   return {
     status: input.status ?? 200,
@@ -80,10 +92,28 @@ export function page(input: PageInput): Reply {
   };
 }
 
-const asset = (path: string, operationId: string, summary: string, body: Buffer, contentType: string): Route => ({
-  method: 'GET', path, operationId, summary, auth: 'none', hidden: true, rateLimit: 'address',
+const asset = (
+  path: string,
+  operationId: string,
+  summary: string,
+  body: Buffer,
+  contentType: string,
+): Route => ({
+  method: 'GET',
+  path,
+  operationId,
+  summary,
+  auth: 'none',
+  hidden: true,
+  rateLimit: 'address',
   responses: { 200: { description: summary, contentType: contentType.split(';')[0]! } },
-  handler: () => ({ status: 200, body, contentType, etag: hash('sha1', body, 'base64url'), headers: { 'Cache-Control': 'public, max-age=86400' } }),
+  handler: () => ({
+    status: 200,
+    body,
+    contentType,
+    etag: hash('sha1', body, 'base64url'),
+    headers: { 'Cache-Control': 'public, max-age=86400' },
+  }),
 });
 
 /**
@@ -93,5 +123,11 @@ const asset = (path: string, operationId: string, summary: string, body: Buffer,
 export const assetRoutes: Route[] = [
   asset('/favicon.ico', 'getFaviconIco', 'The icon (ICO)', ICON_ICO, 'image/x-icon'),
   asset('/favicon.svg', 'getFaviconSvg', 'The icon (SVG)', ICON_SVG, 'image/svg+xml'),
-  asset('/assets/flowplan.css', 'getStylesheet', "The pages' stylesheet", STYLESHEET, 'text/css; charset=utf-8'),
+  asset(
+    '/assets/flowplan.css',
+    'getStylesheet',
+    "The pages' stylesheet",
+    STYLESHEET,
+    'text/css; charset=utf-8',
+  ),
 ];

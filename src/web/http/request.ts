@@ -89,4 +89,10 @@ export interface SocketSession {
  * `pending` when its credential is still to come in the first message (until then it holds
  * one of its address's places for such upgrades).
  */
-export type SocketUpgrade = (head: RequestHead, protocols: string[]) => Promise<{ refused: OutgoingResponse } | { protocol: string | null; session: SocketSession; pending?: boolean }>;
+export type SocketUpgrade = (
+  head: RequestHead,
+  protocols: string[],
+) => Promise<
+  | { refused: OutgoingResponse }
+  | { protocol: string | null; session: SocketSession; pending?: boolean }
+>;

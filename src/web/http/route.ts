@@ -38,7 +38,11 @@ export interface Reply {
  * `query` and `body` are their static types, and `principal` is non-null on bearer routes.
  */
 export interface RequestContext<
-  P = Record<string, string>, Q = Record<string, unknown>, B = unknown, Who extends Principal | null = Principal | null, Upload extends StagedBlob | null = StagedBlob | null,
+  P = Record<string, string>,
+  Q = Record<string, unknown>,
+  B = unknown,
+  Who extends Principal | null = Principal | null,
+  Upload extends StagedBlob | null = StagedBlob | null,
 > {
   readonly params: P;
   readonly query: Q;
@@ -59,7 +63,8 @@ export interface RequestContext<
 export type BodyKind = 'json' | 'form' | 'bytes' | 'upload' | 'none';
 
 /** What a route takes as its body: its `bodyKind`, else JSON when it has a body schema, else none. */
-export const bodyKindOf = (route: Pick<Route, 'bodyKind' | 'body'>): BodyKind => route.bodyKind ?? (route.body ? 'json' : 'none');
+export const bodyKindOf = (route: Pick<Route, 'bodyKind' | 'body'>): BodyKind =>
+  route.bodyKind ?? (route.body ? 'json' : 'none');
 
 export interface ResponseSpec {
   description: string;
@@ -155,11 +160,15 @@ type Input<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
  * schema only documents it), nothing for raw bytes, an upload or no body, else the value of
  * the body schema (JSON without a schema is not validated).
  */
-type BodyOf<B, K> = K extends 'form' ? Record<string, string>
-  : K extends 'bytes' | 'upload' | 'none' ? undefined
-  : B extends TSchema ? Static<B>
-  : [B, K] extends [undefined, undefined] ? undefined
-  : unknown;
+type BodyOf<B, K> = K extends 'form'
+  ? Record<string, string>
+  : K extends 'bytes' | 'upload' | 'none'
+    ? undefined
+    : B extends TSchema
+      ? Static<B>
+      : [B, K] extends [undefined, undefined]
+        ? undefined
+        : unknown;
 
 /**
  * What a handler may answer with a status of its route's `responses`: for a status with a
@@ -167,12 +176,20 @@ type BodyOf<B, K> = K extends 'form' ? Record<string, string>
  * JSON, a file, a page); for one without, any body. A status the route does not list is a
  * type error, like a body that misses a required field of its schema.
  */
-export type ReplyOf<R> = Reply | {
-  [S in keyof R & number]: JsonReply<S, R[S] extends { schema: infer X extends TSchema } ? Static<X> : unknown>;
-}[keyof R & number];
+export type ReplyOf<R> =
+  | Reply
+  | {
+      [S in keyof R & number]: JsonReply<
+        S,
+        R[S] extends { schema: infer X extends TSchema } ? Static<X> : unknown
+      >;
+    }[keyof R & number];
 
 /** A JSON reply: `body` is serialised by the edge. */
-export interface JsonReply<S extends number = number, T = unknown> extends Omit<Reply, 'status' | 'body'> {
+export interface JsonReply<S extends number = number, T = unknown> extends Omit<
+  Reply,
+  'status' | 'body'
+> {
   status: S;
   body: T;
 }
@@ -190,8 +207,14 @@ export type ContextOf<P, Q, B, K, A extends Auth> = RequestContext<
 >;
 
 /** A route as written in a route table: its handler's context follows from its schemas. */
-export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Auth, R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>>
-  extends Omit<RouteOptions, 'responses'> {
+export interface RouteSpec<
+  P,
+  Q,
+  B,
+  K extends BodyKind | undefined,
+  A extends Auth,
+  R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+> extends Omit<RouteOptions, 'responses'> {
   /** `none`: no credential (token endpoint, health, openapi). */
   auth: A;
   responses: R;
@@ -202,7 +225,9 @@ export interface RouteSpec<P, Q, B, K extends BodyKind | undefined, A extends Au
   // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
-  handler: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<NoInfer<ReplyOf<R>>> | NoInfer<ReplyOf<R>>;
+  handler: (
+    ctx: NoInfer<ContextOf<P, Q, B, K, A>>,
+  ) => Promise<NoInfer<ReplyOf<R>>> | NoInfer<ReplyOf<R>>;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
    * quota against the declared Content-Length): throws a DomainError to refuse.
@@ -229,7 +254,11 @@ export function route(spec: Route): Route {
   return spec;
 }
 
-export const json = <const S extends number, T>(status: S, body: T, extra: Omit<Reply, 'status' | 'body'> = {}): JsonReply<S, T> => ({
+export const json = <const S extends number, T>(
+  status: S,
+  body: T,
+  extra: Omit<Reply, 'status' | 'body'> = {},
+): JsonReply<S, T> => ({
   ...extra,
   status,
   body,

@@ -18,7 +18,12 @@ interface Node {
   methods: Map<Method, Route>;
 }
 
-const newNode = (): Node => ({ statics: new Map(), suffixed: new Map(), param: null, methods: new Map() });
+const newNode = (): Node => ({
+  statics: new Map(),
+  suffixed: new Map(),
+  param: null,
+  methods: new Map(),
+});
 
 export type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }
@@ -50,7 +55,8 @@ export class Router {
         node = next;
       }
     }
-    if (node.methods.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
+    if (node.methods.has(route.method))
+      throw new Error(`duplicate route ${route.method} ${route.path}`);
     node.methods.set(route.method, route);
     this.routes.push(route);
   }
@@ -83,7 +89,9 @@ export class Router {
       node = param.node;
     }
     if (node.methods.size === 0) return { kind: 'none' };
-    const route = node.methods.get(method as Method) ?? (method === 'HEAD' ? node.methods.get('GET') : undefined);
+    const route =
+      node.methods.get(method as Method) ??
+      (method === 'HEAD' ? node.methods.get('GET') : undefined);
     if (route) return { kind: 'found', route, params };
     return { kind: 'method', allow: [...node.methods.keys()] };
   }

@@ -12,7 +12,16 @@ import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
 import type { Edge } from './edge.ts';
 import { BodyAllowance, type BodyBound, type BodyHold } from './body-allowance.ts';
-import { requestIdOf, type Admission, type HttpStream, type OutgoingResponse, type RequestHead, type SocketConnection, type SocketSession, type SocketUpgrade } from './request.ts';
+import {
+  requestIdOf,
+  type Admission,
+  type HttpStream,
+  type OutgoingResponse,
+  type RequestHead,
+  type SocketConnection,
+  type SocketSession,
+  type SocketUpgrade,
+} from './request.ts';
 import type { Match } from './router.ts';
 import type { Foreground } from '../../platform/foreground.ts';
 
@@ -20,7 +29,9 @@ const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('u
 
 /** The package silently falls back to a slow `ws` imitation when its binary does not load. */
 export const UWS_NATIVE = typeof (uws as { SSLApp?: unknown }).SSLApp === 'function';
-export const UWS_IMPLEMENTATION = UWS_NATIVE ? 'uWebSockets.js native' : 'uWebSockets.js fallback (node:http/ws imitation)';
+export const UWS_IMPLEMENTATION = UWS_NATIVE
+  ? 'uWebSockets.js native'
+  : 'uWebSockets.js fallback (node:http/ws imitation)';
 
 /**
  * The fallback cannot serve this edge: it throws "Not implemented" from methods every request
@@ -31,7 +42,9 @@ export const UWS_IMPLEMENTATION = UWS_NATIVE ? 'uWebSockets.js native' : 'uWebSo
 /** The API port cannot be had: another process listens there, or HOST is not this machine's. */
 export class ListenRefused extends Error {
   constructor(host: string, port: number) {
-    super(`cannot listen on ${host}:${port}: another process listens there, or HOST is not an address of this machine; set PORT to a free port (0: any free one)`);
+    super(
+      `cannot listen on ${host}:${port}: another process listens there, or HOST is not an address of this machine; set PORT to a free port (0: any free one)`,
+    );
   }
 }
 
@@ -39,7 +52,7 @@ export class NativeUwsUnavailable extends Error {
   constructor() {
     super(
       `the native uWebSockets.js binary did not load (Node ${process.versions.node}, ABI ${process.versions.modules}, ${process.platform}-${process.arch}; ` +
-        'the package ships glibc builds up to Node 20\'s ABI 115), and its fallback cannot serve flowplan: not starting (README: Runtime)',
+        "the package ships glibc builds up to Node 20's ABI 115), and its fallback cannot serve flowplan: not starting (README: Runtime)",
     );
   }
 }
@@ -64,7 +77,12 @@ export interface ListenOptions {
   sockets?: Record<string, SocketUpgrade>;
 }
 
-export async function listen(edge: Edge, host: string, port: number, options: ListenOptions = {}): Promise<HttpServer> {
+export async function listen(
+  edge: Edge,
+  host: string,
+  port: number,
+  options: ListenOptions = {},
+): Promise<HttpServer> {
   const { foreground, trustProxy = null, maxBufferedBytes = Infinity, sockets = {} } = options;
   /** Body bytes held by requests still reading theirs (taken as they arrive). */
   const allowance = new BodyAllowance(maxBufferedBytes);
@@ -84,21 +102,51 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
   /** Open streamed responses and WebSockets: ended when the server closes. */
   const open = new Set<() => void>();
   /** An answer, or the head of a streamed one (its body goes on after the request is done). */
-  const send = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) =>
-    response.stream && !state.head ? openStream(res, state, response, open) : sendWhole(res, state, response, close);
+  const send = (
+    res: HttpResponse,
+    state: RequestState,
+    response: OutgoingResponse,
+    close: boolean,
+  ) =>
+    response.stream && !state.head
+      ? openStream(res, state, response, open)
+      : sendWhole(res, state, response, close);
   /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
-  const refusalOf = (headers: Record<string, string>, error: DomainError, close = true): OutgoingResponse => ({
+  const refusalOf = (
+    headers: Record<string, string>,
+    error: DomainError,
+    close = true,
+  ): OutgoingResponse => ({
     status: httpStatus(error),
-    headers: { 'X-Request-Id': requestIdOf(headers), ...JSON_TYPE, ...errorHeaders(error), ...(close ? {} : { Connection: 'close' }) },
+    headers: {
+      'X-Request-Id': requestIdOf(headers),
+      ...JSON_TYPE,
+      ...errorHeaders(error),
+      ...(close ? {} : { Connection: 'close' }),
+    },
     body: JSON.stringify(errorBody(error)),
   });
-  const refuse = (res: HttpResponse, state: RequestState, headers: Record<string, string>, error: DomainError, close = true) =>
-    send(res, state, refusalOf(headers, error, close), close);
+  const refuse = (
+    res: HttpResponse,
+    state: RequestState,
+    headers: Record<string, string>,
+    error: DomainError,
+    close = true,
+  ) => send(res, state, refusalOf(headers, error, close), close);
   const tooLarge = (limit: number) =>
-    new DomainError('PAYLOAD_TOO_LARGE', limit === 0 ? 'This route takes no request body' : `Body exceeds ${limit} bytes`, { limit });
+    new DomainError(
+      'PAYLOAD_TOO_LARGE',
+      limit === 0 ? 'This route takes no request body' : `Body exceeds ${limit} bytes`,
+      { limit },
+    );
 
   /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
-  const answer = (res: HttpResponse, state: RequestState, response: OutgoingResponse, close: boolean) => {
+  const answer = (
+    res: HttpResponse,
+    state: RequestState,
+    response: OutgoingResponse,
+    close: boolean,
+  ) => {
     try {
       send(res, state, response, close);
     } finally {
@@ -123,9 +171,20 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy);
+    const remoteAddress = clientAddress(
+      Buffer.from(res.getRemoteAddressAsText()).toString(),
+      headers['x-forwarded-for'],
+      trustProxy,
+    );
     if (drained && inFlight === 0) {
-      refuse(res, state, headers, new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, { retryAfterSeconds: 1 }));
+      refuse(
+        res,
+        state,
+        headers,
+        new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, {
+          retryAfterSeconds: 1,
+        }),
+      );
       return;
     }
     const match = edge.match(method, path);
@@ -150,10 +209,24 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       );
       return;
     }
-    receiveBody(res, state, { method, path, query, headers, remoteAddress }, match, limit, declared);
+    receiveBody(
+      res,
+      state,
+      { method, path, query, headers, remoteAddress },
+      match,
+      limit,
+      declared,
+    );
   });
 
-  function receiveBody(res: HttpResponse, state: RequestState, head: RequestHead, match: Match, limit: number, declared: number): void {
+  function receiveBody(
+    res: HttpResponse,
+    state: RequestState,
+    head: RequestHead,
+    match: Match,
+    limit: number,
+    declared: number,
+  ): void {
     const { headers } = head;
     // A body is coming. Nothing of it is kept until the head has been judged: the socket is
     // paused, and what arrived with the head is held only while the credential is checked.
@@ -188,7 +261,11 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
         finish();
       }
     };
-    const busy = (bound: BodyBound) => refusalOf(headers, new DomainError('SERVICE_UNAVAILABLE', BUSY[bound], undefined, { retryAfterSeconds: 1 }));
+    const busy = (bound: BodyBound) =>
+      refusalOf(
+        headers,
+        new DomainError('SERVICE_UNAVAILABLE', BUSY[bound], undefined, { retryAfterSeconds: 1 }),
+      );
     const done = (response: OutgoingResponse, close: boolean) => {
       awaitingBody = false;
       send(res, state, response, close);
@@ -236,26 +313,36 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       // resumed, and would cut off a handler that takes longer (a large export); a paused socket
       // has none. It reads on once the answer is written.
       if (!state.aborted) res.pause();
-      edge.handle({ ...head, body }, match, admission!).then(
-        (response) => {
-          if (!state.aborted) res.resume();
-          send(res, state, response, closing);
-        },
-        () => {
-          if (!state.aborted) res.resume();
-          send(res, state, { status: 500, headers: {}, body: null }, true);
-        },
-      ).finally(() => {
-        release();
-        finish();
-      });
+      edge
+        .handle({ ...head, body }, match, admission!)
+        .then(
+          (response) => {
+            if (!state.aborted) res.resume();
+            send(res, state, response, closing);
+          },
+          () => {
+            if (!state.aborted) res.resume();
+            send(res, state, { status: 500, headers: {}, body: null }, true);
+          },
+        )
+        .finally(() => {
+          release();
+          finish();
+        });
     };
     res.onData((chunk, isLast) => {
       if (isLast) lastSeen = true;
       if (phase === 'dropping') return;
       if (phase === 'refusing') {
         size += chunk.byteLength;
-        if (awaitingBody && (isLast || size > limit + DRAIN_LIMIT)) done({ ...refusal!, headers: { ...refusal!.headers, ...(isLast ? {} : { Connection: 'close' }) } }, !isLast);
+        if (awaitingBody && (isLast || size > limit + DRAIN_LIMIT))
+          done(
+            {
+              ...refusal!,
+              headers: { ...refusal!.headers, ...(isLast ? {} : { Connection: 'close' }) },
+            },
+            !isLast,
+          );
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it.
@@ -263,41 +350,54 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       if (phase === 'judging') early.push({ chunk: copy, isLast });
       else if (awaitingBody || stream) take(copy, isLast);
     });
-    edge.admit(head, match).then((verdict) => {
-      if (!awaitingBody) return; // the client went away meanwhile
-      if ('refused' in verdict) return refuseBody(verdict.refused);
-      const streaming = edge.streamsBody(match);
-      hold = allowance.hold(head.remoteAddress, verdict.admitted.principal !== null);
-      if (streaming) {
-        // An upload (a credential's, past its quota check) holds its window from the start.
-        const bound = hold.take(declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW);
-        if (bound) return refuseBody(busy(bound));
-      }
-      admission = verdict.admitted;
-      phase = 'reading';
-      if (streaming) {
-        const body = (stream = new BodyStream(() => !state.aborted && res.pause(), () => !state.aborted && res.resume()));
-        cutOff = () => body.fail(new DomainError('VALIDATION_FAILED', 'The client went away before the body ended'));
-        awaitingBody = false;
-        edge.handle({ ...head, body: EMPTY, bodySource: body }, match, admission).then(
-          // Answered before the body ended (refused mid-way): the connection cannot be reused.
-          (response) => send(res, state, response, closing || !lastSeen),
-          () => send(res, state, { status: 500, headers: {}, body: null }, true),
-        ).finally(() => {
-          body.close();
-          release();
-          finish();
-        });
-      }
-      const arrived = early;
-      early = [];
-      for (const { chunk, isLast } of arrived) if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
-      // Read on: the rest of the body (a complete one is being handled, its socket paused).
-      if (phase === 'reading') {
-        if (stream) stream.resumeIfRoom();
-        else if (awaitingBody) res.resume();
-      }
-    }, () => refuseBody({ status: 500, headers: {}, body: null }));
+    edge.admit(head, match).then(
+      (verdict) => {
+        if (!awaitingBody) return; // the client went away meanwhile
+        if ('refused' in verdict) return refuseBody(verdict.refused);
+        const streaming = edge.streamsBody(match);
+        hold = allowance.hold(head.remoteAddress, verdict.admitted.principal !== null);
+        if (streaming) {
+          // An upload (a credential's, past its quota check) holds its window from the start.
+          const bound = hold.take(declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW);
+          if (bound) return refuseBody(busy(bound));
+        }
+        admission = verdict.admitted;
+        phase = 'reading';
+        if (streaming) {
+          const body = (stream = new BodyStream(
+            () => !state.aborted && res.pause(),
+            () => !state.aborted && res.resume(),
+          ));
+          cutOff = () =>
+            body.fail(
+              new DomainError('VALIDATION_FAILED', 'The client went away before the body ended'),
+            );
+          awaitingBody = false;
+          edge
+            .handle({ ...head, body: EMPTY, bodySource: body }, match, admission)
+            .then(
+              // Answered before the body ended (refused mid-way): the connection cannot be reused.
+              (response) => send(res, state, response, closing || !lastSeen),
+              () => send(res, state, { status: 500, headers: {}, body: null }, true),
+            )
+            .finally(() => {
+              body.close();
+              release();
+              finish();
+            });
+        }
+        const arrived = early;
+        early = [];
+        for (const { chunk, isLast } of arrived)
+          if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
+        // Read on: the rest of the body (a complete one is being handled, its socket paused).
+        if (phase === 'reading') {
+          if (stream) stream.resumeIfRoom();
+          else if (awaitingBody) res.resume();
+        }
+      },
+      () => refuseBody({ status: 500, headers: {}, body: null }),
+    );
   }
 
   for (const [pattern, upgrade] of Object.entries(sockets)) {
@@ -310,35 +410,61 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
       maxBackpressure: 64 * 1024 * 1024,
       upgrade: (res, req, context) => {
         const state: RequestState = { aborted: false, onAbort: null, head: false };
-        res.onAborted(() => { state.aborted = true; });
+        res.onAborted(() => {
+          state.aborted = true;
+        });
         const headers: Record<string, string> = {};
-        req.forEach((name, value) => { headers[name] = name in headers ? `${headers[name]}, ${value}` : value; });
+        req.forEach((name, value) => {
+          headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+        });
         const head: RequestHead = {
-          method: 'GET', path: req.getUrl(), query: req.getQuery() ?? '', headers,
-          remoteAddress: clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trustProxy),
+          method: 'GET',
+          path: req.getUrl(),
+          query: req.getQuery() ?? '',
+          headers,
+          remoteAddress: clientAddress(
+            Buffer.from(res.getRemoteAddressAsText()).toString(),
+            headers['x-forwarded-for'],
+            trustProxy,
+          ),
         };
-        const protocols = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        const protocols = (headers['sec-websocket-protocol'] ?? '')
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean);
         const overBudget = edge.enterUpgrade(head);
         if (overBudget) return sendWhole(res, state, overBudget, true);
-        upgrade(head, protocols).then((verdict) => {
-          if (state.aborted) return;
-          if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
-          let leave = NOTHING;
-          if (verdict.pending) {
-            // Counted once accepted, not while judged: a burst of upgrades with bearers is not pending.
-            const place = edge.awaitCredential(head);
-            if ('refused' in place) return sendWhole(res, state, place.refused, true);
-            leave = place.leave;
-          }
-          state.aborted = true;
-          res.cork(() => res.upgrade<OpenSocket>({ session: verdict.session, state: { closed: false, end: NOTHING, leave } }, headers['sec-websocket-key'] ?? '', verdict.protocol ?? '',
-            headers['sec-websocket-extensions'] ?? '', context));
-        }, () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true));
+        upgrade(head, protocols).then(
+          (verdict) => {
+            if (state.aborted) return;
+            if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
+            let leave = NOTHING;
+            if (verdict.pending) {
+              // Counted once accepted, not while judged: a burst of upgrades with bearers is not pending.
+              const place = edge.awaitCredential(head);
+              if ('refused' in place) return sendWhole(res, state, place.refused, true);
+              leave = place.leave;
+            }
+            state.aborted = true;
+            res.cork(() =>
+              res.upgrade<OpenSocket>(
+                { session: verdict.session, state: { closed: false, end: NOTHING, leave } },
+                headers['sec-websocket-key'] ?? '',
+                verdict.protocol ?? '',
+                headers['sec-websocket-extensions'] ?? '',
+                context,
+              ),
+            );
+          },
+          () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true),
+        );
       },
       open: (ws) => {
         const socket = ws.getUserData().state;
         const connection: SocketConnection = {
-          send: (data, binary) => { if (!socket.closed) ws.send(data, binary); },
+          send: (data, binary) => {
+            if (!socket.closed) ws.send(data, binary);
+          },
           buffered: () => (socket.closed ? 0 : ws.getBufferedAmount()),
           close: (code, reason) => {
             if (socket.closed) return;
@@ -368,10 +494,21 @@ export async function listen(edge: Edge, host: string, port: number, options: Li
 
   // Exclusive: by default uWS sets SO_REUSEPORT, so a second server on a port in use would start and share it.
   // (The native module exports the option as a constant; its typings have only the enum, and no host + options overload.)
-  const exclusive = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+  const exclusive = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number })
+    .LIBUS_LISTEN_EXCLUSIVE_PORT;
   const token = await new Promise<us_listen_socket>((resolve, reject) =>
-    (app as unknown as { listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void })
-      .listen(host, port, exclusive, (socket) => (socket ? resolve(socket) : reject(new ListenRefused(host, port)))),
+    (
+      app as unknown as {
+        listen(
+          host: string,
+          port: number,
+          options: number,
+          cb: (socket: us_listen_socket | false) => void,
+        ): void;
+      }
+    ).listen(host, port, exclusive, (socket) =>
+      socket ? resolve(socket) : reject(new ListenRefused(host, port)),
+    ),
   );
   return {
     port: uws.us_socket_local_port(token),
@@ -450,7 +587,10 @@ class BodyStream implements AsyncIterable<Buffer> {
   /** False once the body ended, failed or its reader stopped: later chunks are dropped. */
   open = true;
 
-  constructor(private readonly pause: () => void, private readonly resume: () => void) {}
+  constructor(
+    private readonly pause: () => void,
+    private readonly resume: () => void,
+  ) {}
 
   push(chunk: Buffer, isLast: boolean): void {
     if (!this.open) return;
@@ -528,7 +668,12 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
 }
 
-function sendWhole(res: HttpResponse, state: { aborted: boolean; head?: boolean }, response: OutgoingResponse, close: boolean): void {
+function sendWhole(
+  res: HttpResponse,
+  state: { aborted: boolean; head?: boolean },
+  response: OutgoingResponse,
+  close: boolean,
+): void {
   if (state.aborted) return;
   state.aborted = true; // a response is written once
   res.cork(() => {
@@ -540,10 +685,10 @@ function sendWhole(res: HttpResponse, state: { aborted: boolean; head?: boolean 
     // given any, uWS 20.30 throws or waits for that many body bytes. The connection stays open
     // (a HEAD sent while the server closes ends with the idle connections).
     else if (state.head) {
-      if (!response.stream) res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
+      if (!response.stream)
+        res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
       res.endWithoutBody();
-    }
-    else res.end(response.body ?? '', close);
+    } else res.end(response.body ?? '', close);
   });
 }
 
@@ -552,7 +697,12 @@ function sendWhole(res: HttpResponse, state: { aborted: boolean; head?: boolean 
  * What the socket has not taken is the bytes written less the write offset's progress (the
  * first write carries the head, and goes out whole on a fresh response).
  */
-function openStream(res: HttpResponse, state: RequestState, response: OutgoingResponse, open: Set<() => void>): void {
+function openStream(
+  res: HttpResponse,
+  state: RequestState,
+  response: OutgoingResponse,
+  open: Set<() => void>,
+): void {
   if (state.aborted) return;
   state.aborted = true;
   let closed = false;
@@ -577,12 +727,19 @@ function openStream(res: HttpResponse, state: RequestState, response: OutgoingRe
       res.cork(() => res.write(chunk));
       base ??= res.getWriteOffset() - written;
     },
-    buffered: () => (closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base))),
-    onDrain: (fn) => { drains.push(fn); },
-    onClose: (fn) => { closes.push(fn); },
+    buffered: () =>
+      closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base)),
+    onDrain: (fn) => {
+      drains.push(fn);
+    },
+    onClose: (fn) => {
+      closes.push(fn);
+    },
     end,
   };
-  state.onAbort = () => { if (!closed) ended(); };
+  state.onAbort = () => {
+    if (!closed) ended();
+  };
   res.onWritable(() => {
     for (const fn of drains) fn();
     return true;

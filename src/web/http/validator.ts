@@ -9,9 +9,13 @@ import { validationFailed, type Location, type ValidationProblem } from '../../p
 import { count } from '../../platform/plural.ts';
 import type { Schema } from './route.ts';
 
-
 function makeAjv(coerce: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+  });
   addFormats.default(ajv);
   return ajv;
 }
@@ -24,7 +28,8 @@ const patternWords = new Map<string, string>();
 export function wordedPattern(pattern: string, words: string): string {
   // Words are found by the pattern's text: a second wording of the same text would replace the first everywhere.
   const known = patternWords.get(pattern);
-  if (known !== undefined && known !== words) throw new Error(`pattern ${pattern} is already worded "${known}"`);
+  if (known !== undefined && known !== words)
+    throw new Error(`pattern ${pattern} is already worded "${known}"`);
   patternWords.set(pattern, words);
   return pattern;
 }
@@ -56,7 +61,9 @@ function problems(errors: ErrorObject[], location: Location): ValidationProblem[
     } else if (error.keyword === 'anyOf') {
       // ajv lists each failed alternative before the anyOf itself: one sentence names them all.
       const branch = `${error.schemaPath}/`;
-      const alternatives = out.filter((p) => p.pointer === pointer && p.schemaPath.startsWith(branch));
+      const alternatives = out.filter(
+        (p) => p.pointer === pointer && p.schemaPath.startsWith(branch),
+      );
       if (alternatives.length > 0) {
         // An alternative of the value's own type says more than "must be null" beside it.
         const fitting = alternatives.filter((p) => p.keyword !== 'type');
@@ -64,9 +71,17 @@ function problems(errors: ErrorObject[], location: Location): ValidationProblem[
         out.splice(0, out.length, ...out.filter((p) => !alternatives.includes(p)));
       }
     }
-    out.push({ in: location, pointer, message, schemaPath: error.schemaPath, keyword: error.keyword });
+    out.push({
+      in: location,
+      pointer,
+      message,
+      schemaPath: error.schemaPath,
+      keyword: error.keyword,
+    });
   }
-  return out.slice(0, 50).map(({ in: where, pointer, message }) => ({ in: where, pointer, message }));
+  return out
+    .slice(0, 50)
+    .map(({ in: where, pointer, message }) => ({ in: where, pointer, message }));
 }
 
 const FORMAT_WORDS: Record<string, string> = {
@@ -79,21 +94,37 @@ const FORMAT_WORDS: Record<string, string> = {
 /** What the value must be, in words a person can act on: allowed values, never a regular expression. */
 function words(error: ErrorObject): string {
   switch (error.keyword) {
-    case 'enum': return `must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
-    case 'const': return `must be ${String(error.params.allowedValue)}`;
-    case 'pattern': return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
-    case 'format': return FORMAT_WORDS[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`;
-    case 'anyOf': return 'matches none of the allowed forms';
-    case 'minLength': return error.params.limit === 1 ? 'must not be empty' : `must be at least ${count(Number(error.params.limit), 'character')} long`;
-    case 'maxLength': return `must be at most ${count(Number(error.params.limit), 'character')} long`;
-    case 'minItems': return `must have at least ${count(Number(error.params.limit), 'item')}`;
-    case 'maxItems': return `must have at most ${count(Number(error.params.limit), 'item')}`;
+    case 'enum':
+      return `must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(error.params.allowedValue)}`;
+    case 'pattern':
+      return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
+    case 'format':
+      return (
+        FORMAT_WORDS[String(error.params.format)] ??
+        `must be a valid ${String(error.params.format)}`
+      );
+    case 'anyOf':
+      return 'matches none of the allowed forms';
+    case 'minLength':
+      return error.params.limit === 1
+        ? 'must not be empty'
+        : `must be at least ${count(Number(error.params.limit), 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${count(Number(error.params.limit), 'character')} long`;
+    case 'minItems':
+      return `must have at least ${count(Number(error.params.limit), 'item')}`;
+    case 'maxItems':
+      return `must have at most ${count(Number(error.params.limit), 'item')}`;
     case 'uniqueItems': {
       const [a, b] = [Number(error.params.i), Number(error.params.j)].sort((x, y) => x - y);
       return `must not list the same item twice (items ${a} and ${b} are equal)`;
     }
-    case 'minProperties': return `must have at least ${count(Number(error.params.limit), 'field')}`;
-    default: return error.message ?? 'is not valid';
+    case 'minProperties':
+      return `must have at least ${count(Number(error.params.limit), 'field')}`;
+    default:
+      return error.message ?? 'is not valid';
   }
 }
 
@@ -101,7 +132,8 @@ function words(error: ErrorObject): string {
 function either(messages: string[]): string {
   const unique = [...new Set(messages)];
   const prefix = 'must be ';
-  if (unique.every((m) => m.startsWith(prefix))) return prefix + unique.map((m) => m.slice(prefix.length)).join(' or ');
+  if (unique.every((m) => m.startsWith(prefix)))
+    return prefix + unique.map((m) => m.slice(prefix.length)).join(' or ');
   return unique.join(' or ');
 }
 

@@ -10,7 +10,11 @@ import { html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import { route, type Reply, type Route } from '../http/route.ts';
 import type { Services } from '../deps.ts';
-import { PublicBrainstormSchema, PublicFlowSchema, PublicTokenParams } from '../schemas/public.schema.ts';
+import {
+  PublicBrainstormSchema,
+  PublicFlowSchema,
+  PublicTokenParams,
+} from '../schemas/public.schema.ts';
 import { PublicViews, type Part } from './public.service.ts';
 
 type Kind = 'flows' | 'brainstorms';
@@ -32,22 +36,31 @@ export function acceptsGzip(header: string | undefined): boolean {
 export const publicPrefix = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');
 
 function refusalTitle(error: DomainError): string {
-  return error.code === 'RATE_LIMITED' ? 'Too many requests' : httpStatus(error) === 404 ? 'Not published' : 'Something went wrong';
+  return error.code === 'RATE_LIMITED'
+    ? 'Too many requests'
+    : httpStatus(error) === 404
+      ? 'Not published'
+      : 'Something went wrong';
 }
 
 function refusalText(error: DomainError, kind: Kind): string {
-  if (error.code === 'RATE_LIMITED') return 'Too many requests from your address. Try again in a minute.';
-  if (httpStatus(error) === 404) return `This link does not lead to a published ${NOUN[kind]}. It may have been unpublished, or copied incompletely.`;
+  if (error.code === 'RATE_LIMITED')
+    return 'Too many requests from your address. Try again in a minute.';
+  if (httpStatus(error) === 404)
+    return `This link does not lead to a published ${NOUN[kind]}. It may have been unpublished, or copied incompletely.`;
   return 'The page could not be shown. Try again shortly.';
 }
 
 /** A refusal as a page; the embed's stays frameable, so an unpublished embed goes dark in place. */
-const errorPage = (kind: Kind, embed: boolean) => (error: DomainError): Reply =>
-  page({
-    title: `${refusalTitle(error)} · flowplan`, status: httpStatus(error),
-    body: html`<h1>${refusalTitle(error)}</h1><p>${refusalText(error, kind)}</p>`,
-    ...(embed ? { chrome: 'minimal' as const, frameAncestors: '*' } : {}),
-  });
+const errorPage =
+  (kind: Kind, embed: boolean) =>
+  (error: DomainError): Reply =>
+    page({
+      title: `${refusalTitle(error)} · flowplan`,
+      status: httpStatus(error),
+      body: html`<h1>${refusalTitle(error)}</h1><p>${refusalText(error, kind)}</p>`,
+      ...(embed ? { chrome: 'minimal' as const, frameAncestors: '*' } : {}),
+    });
 
 /** The JSON envelope, never cached (heuristic caching of a 404 would outlive a republish). */
 const errorEnvelope = (error: DomainError): Reply => ({
@@ -59,21 +72,52 @@ const errorEnvelope = (error: DomainError): Reply => ({
 
 export function publicRoutes(services: Services, views = new PublicViews(services)): Route[] {
   const prefix = publicPrefix(services.config.publicUrl);
-  const find = (kind: Kind, token: string, part: Part) => (kind === 'flows' ? views.flow(token, part) : views.brainstorm(token, part));
+  const find = (kind: Kind, token: string, part: Part) =>
+    kind === 'flows' ? views.flow(token, part) : views.brainstorm(token, part);
 
   const publicRoute = (kind: Kind, part: Part): Route => {
     const noun = NOUN[kind];
     const shape = {
-      page: { path: `${prefix}/${kind}/{token}`, what: 'page', summary: `The published ${noun} as a web page with its diagram`, response: { description: 'HTML page', contentType: 'text/html' } },
-      json: { path: `${prefix}/${kind}/{token}.json`, what: 'Json', summary: `The published ${noun} as JSON`, response: { description: `The public ${noun} document`, schema: kind === 'flows' ? PublicFlowSchema : PublicBrainstormSchema } },
-      svg: { path: `${prefix}/${kind}/{token}/diagram.svg`, what: 'Diagram', summary: `The published ${noun}'s diagram as SVG`, response: { description: 'SVG image', contentType: 'image/svg+xml' } },
-      embed: { path: `${prefix}/embed/${kind}/{token}`, what: 'Embed', summary: `The published ${noun} for an <iframe> on another site`, response: { description: 'HTML page that may be framed', contentType: 'text/html' } },
+      page: {
+        path: `${prefix}/${kind}/{token}`,
+        what: 'page',
+        summary: `The published ${noun} as a web page with its diagram`,
+        response: { description: 'HTML page', contentType: 'text/html' },
+      },
+      json: {
+        path: `${prefix}/${kind}/{token}.json`,
+        what: 'Json',
+        summary: `The published ${noun} as JSON`,
+        response: {
+          description: `The public ${noun} document`,
+          schema: kind === 'flows' ? PublicFlowSchema : PublicBrainstormSchema,
+        },
+      },
+      svg: {
+        path: `${prefix}/${kind}/{token}/diagram.svg`,
+        what: 'Diagram',
+        summary: `The published ${noun}'s diagram as SVG`,
+        response: { description: 'SVG image', contentType: 'image/svg+xml' },
+      },
+      embed: {
+        path: `${prefix}/embed/${kind}/{token}`,
+        what: 'Embed',
+        summary: `The published ${noun} for an <iframe> on another site`,
+        response: { description: 'HTML page that may be framed', contentType: 'text/html' },
+      },
     }[part];
     const capital = noun[0]!.toUpperCase() + noun.slice(1);
     return route({
-      method: 'GET', path: shape.path, operationId: `getPublic${capital}${part === 'page' ? '' : shape.what}`,
-      summary: shape.summary, tags: ['Public'], auth: 'none', rateLimit: 'address', params: PublicTokenParams,
-      renderError: part === 'page' || part === 'embed' ? errorPage(kind, part === 'embed') : errorEnvelope,
+      method: 'GET',
+      path: shape.path,
+      operationId: `getPublic${capital}${part === 'page' ? '' : shape.what}`,
+      summary: shape.summary,
+      tags: ['Public'],
+      auth: 'none',
+      rateLimit: 'address',
+      params: PublicTokenParams,
+      renderError:
+        part === 'page' || part === 'embed' ? errorPage(kind, part === 'embed') : errorEnvelope,
       responses: { 200: shape.response },
       handler: async (ctx) => {
         const encoded = await find(kind, ctx.params.token, part);
@@ -83,5 +127,7 @@ export function publicRoutes(services: Services, views = new PublicViews(service
     });
   };
 
-  return (['flows', 'brainstorms'] as const).flatMap((kind) => (['page', 'json', 'svg', 'embed'] as const).map((part) => publicRoute(kind, part)));
+  return (['flows', 'brainstorms'] as const).flatMap((kind) =>
+    (['page', 'json', 'svg', 'embed'] as const).map((part) => publicRoute(kind, part)),
+  );
 }

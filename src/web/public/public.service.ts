@@ -10,15 +10,31 @@
  */
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../services/auth/secrets.ts';
-import { brainstormDiagramSvg, findPublishedBoard, publishedBrainstorm } from '../../services/brainstorms/public.service.ts';
+import {
+  brainstormDiagramSvg,
+  findPublishedBoard,
+  publishedBrainstorm,
+} from '../../services/brainstorms/public.service.ts';
 import { diagramModel } from '../../services/exports/diagram.ts';
 import type { RenderService } from '../../services/exports/render.service.ts';
-import { findPublishedFlow, publishedSnapshot, type PublishedFlowRow } from '../../services/flows/published.service.ts';
+import {
+  findPublishedFlow,
+  publishedSnapshot,
+  type PublishedFlowRow,
+} from '../../services/flows/published.service.ts';
 import type { SessionRegistry } from '../../services/flows/registry.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Sql } from '../../platform/database.ts';
 import { FreshLookups } from './fresh-lookups.ts';
-import { brainstormDrawing, flowDrawing, jsonReply, publicBrainstormDocument, publicFlowDocument, type Drawing, type Encoded } from './public.views.ts';
+import {
+  brainstormDrawing,
+  flowDrawing,
+  jsonReply,
+  publicBrainstormDocument,
+  publicFlowDocument,
+  type Drawing,
+  type Encoded,
+} from './public.views.ts';
 
 /** Published tokens are 24 random bytes in base64url; anything else names nothing. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
@@ -42,9 +58,11 @@ interface Entry {
   bytes: number;
 }
 
-const newCache = () => new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: (entry) => entry.bytes });
+const newCache = () =>
+  new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: (entry) => entry.bytes });
 
-const bytesOf = (encoded: Encoded) => (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
+const bytesOf = (encoded: Encoded) =>
+  (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
 
 export interface PublicViewsDeps {
   sql: Sql;
@@ -75,7 +93,11 @@ export class PublicViews {
       // Unpublished, republished or archived since the look-up: never show it under the old token.
       if (snapshot?.flow.publicToken !== token || snapshot.flow.archived) return null;
       const model = diagramModel(snapshot, start);
-      return { json: await jsonReply(publicFlowDocument(model)), draw: async () => flowDrawing(model, await this.deps.render.diagramSvg(model), token), drawing: null };
+      return {
+        json: await jsonReply(publicFlowDocument(model)),
+        draw: async () => flowDrawing(model, await this.deps.render.diagramSvg(model), token),
+        drawing: null,
+      };
     });
   }
 
@@ -87,7 +109,13 @@ export class PublicViews {
     // The ideas are read only when this version is not cached yet.
     return this.part(this.brainstorms, board.id, `${board.version}|${token}`, part, async () => {
       const model = await publishedBrainstorm(this.deps.sql, token);
-      return model && { json: await jsonReply(publicBrainstormDocument(model)), draw: () => brainstormDrawing(model, brainstormDiagramSvg(model), token), drawing: null };
+      return (
+        model && {
+          json: await jsonReply(publicBrainstormDocument(model)),
+          draw: () => brainstormDrawing(model, brainstormDiagramSvg(model), token),
+          drawing: null,
+        }
+      );
     });
   }
 
@@ -95,35 +123,56 @@ export class PublicViews {
    * The part asked for, from one making per key however many requests ask at once; a failed
    * or empty one is not kept, nor a failed drawing (the next request draws again).
    */
-  private async part(cache: LRUCache<string, Entry>, id: string, key: string, part: Part, make: () => Promise<Published | null>): Promise<Encoded | null> {
+  private async part(
+    cache: LRUCache<string, Entry>,
+    id: string,
+    key: string,
+    part: Part,
+    make: () => Promise<Published | null>,
+  ): Promise<Encoded | null> {
     const published = await this.published(cache, id, key, make);
     if (!published) return null;
     if (part === 'json') return published.json;
     if (!published.drawing) {
       const drawing = (published.drawing = published.draw());
-      drawing.then((drawn) => {
-        // Counted at its real size now (lru-cache sizes a new value object; one over the whole budget is not kept).
-        const entry = cache.peek(id);
-        if (entry?.key === key) cache.set(id, { ...entry, bytes: entry.bytes + bytesOf(drawn.page) + bytesOf(drawn.embed) + bytesOf(drawn.svg) });
-      }, () => {
-        if (published.drawing === drawing) published.drawing = null;
-      });
+      drawing.then(
+        (drawn) => {
+          // Counted at its real size now (lru-cache sizes a new value object; one over the whole budget is not kept).
+          const entry = cache.peek(id);
+          if (entry?.key === key)
+            cache.set(id, {
+              ...entry,
+              bytes: entry.bytes + bytesOf(drawn.page) + bytesOf(drawn.embed) + bytesOf(drawn.svg),
+            });
+        },
+        () => {
+          if (published.drawing === drawing) published.drawing = null;
+        },
+      );
     }
     return (await published.drawing)[part];
   }
 
-  private published(cache: LRUCache<string, Entry>, id: string, key: string, make: () => Promise<Published | null>): Promise<Published | null> {
+  private published(
+    cache: LRUCache<string, Entry>,
+    id: string,
+    key: string,
+    make: () => Promise<Published | null>,
+  ): Promise<Published | null> {
     const hit = cache.get(id);
     if (hit?.key === key) return hit.published;
     const published = make();
     const entry: Entry = { key, published, bytes: 1 };
     cache.set(id, entry);
     const current = () => cache.peek(id) === entry;
-    published.then((made) => {
-      if (!current()) return;
-      if (!made) return void cache.delete(id);
-      cache.set(id, { ...entry, bytes: bytesOf(made.json) });
-    }, () => current() && cache.delete(id));
+    published.then(
+      (made) => {
+        if (!current()) return;
+        if (!made) return void cache.delete(id);
+        cache.set(id, { ...entry, bytes: bytesOf(made.json) });
+      },
+      () => current() && cache.delete(id),
+    );
     return published;
   }
 }

@@ -48,22 +48,36 @@ async function encoded(reply: Reply): Promise<Encoded> {
   const tag = tagOf(bytes);
   return {
     identity: { ...reply, headers, etag: tag },
-    gzip: { ...reply, body: await gzipped(bytes), headers: { ...headers, 'Content-Encoding': 'gzip' }, etag: `${tag}.gz` },
+    gzip: {
+      ...reply,
+      body: await gzipped(bytes),
+      headers: { ...headers, 'Content-Encoding': 'gzip' },
+      etag: `${tag}.gz`,
+    },
   };
 }
 
-function bytesReply(bytes: Buffer, contentType: string, headers: Record<string, string> = {}): Promise<Encoded> {
+function bytesReply(
+  bytes: Buffer,
+  contentType: string,
+  headers: Record<string, string> = {},
+): Promise<Encoded> {
   return encoded({ status: 200, body: bytes, contentType, headers: { ...COMMON, ...headers } });
 }
 
 /** An HTML page in the page frame, revalidating. */
-const htmlReply = (input: Parameters<typeof page>[0]): Promise<Encoded> => encoded(page({ ...input, cacheControl: REVALIDATE }));
+const htmlReply = (input: Parameters<typeof page>[0]): Promise<Encoded> =>
+  encoded(page({ ...input, cacheControl: REVALIDATE }));
 
 const STATUS_TEXT: Record<DiagramModel['tasks'][number]['status'], string> = {
-  blocked: 'Blocked', ready: 'Ready', in_progress: 'In progress', done: 'Done',
+  blocked: 'Blocked',
+  ready: 'Ready',
+  in_progress: 'In progress',
+  done: 'Done',
 };
 
-const hoursText = (hours: number | null) => (hours === null ? 'no estimate' : `${Number(hours.toFixed(1))} h`);
+const hoursText = (hours: number | null) =>
+  hours === null ? 'no estimate' : `${Number(hours.toFixed(1))} h`;
 const day = (value: string | null) => (value ? value.slice(0, 10) : null);
 
 /** The JSON document of a published flow (PublicFlowSchema). */
@@ -85,7 +99,8 @@ export function publicFlowDocument(model: DiagramModel): Record<string, unknown>
 }
 
 function verdict(model: DiagramModel): Html {
-  if (model.onTrack === null) return html`<dd>${model.dueDate ? 'Nothing left to schedule' : 'No due date'}</dd>`;
+  if (model.onTrack === null)
+    return html`<dd>${model.dueDate ? 'Nothing left to schedule' : 'No due date'}</dd>`;
   return model.onTrack
     ? html`<dd class="verdict-on-track">On track</dd>`
     : html`<dd class="verdict-late">Late: finishes after the due date</dd>`;
@@ -111,21 +126,28 @@ const FITS_ANY_SCREEN = 360;
  */
 function diagramBox(svg: string, label: string, zoom: boolean): Html {
   const width = Number(/ width="([\d.]+)"/.exec(svg)?.[1] ?? 0);
-  const control = zoom && width > FITS_ANY_SCREEN
-    ? html`<details class="zoom"><summary>Show at full size (${Math.round(width)} px wide: scroll inside the box)</summary></details>
+  const control =
+    zoom && width > FITS_ANY_SCREEN
+      ? html`<details class="zoom"><summary>Show at full size (${Math.round(width)} px wide: scroll inside the box)</summary></details>
 `
-    : '';
+      : '';
   return html`${control}<div class="diagram" role="region" tabindex="0" aria-label="${label}">${trusted(svg)}</div>`;
 }
 
 function taskList(model: DiagramModel): Html {
   if (model.tasks.length === 0) return html`<p>This flow has no tasks yet.</p>`;
   // <bdi>: a right-to-left name keeps its own direction without turning the words around it.
-  return html`<ol class="task-list">${model.tasks.map((task) => html`<li${task.critical ? html` class="critical"` : ''}><bdi>${task.name}</bdi>
-<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}<bdi>${model.tasks[i]!.name}</bdi>`)}` : ''}</span></li>`)}</ol>`;
+  return html`<ol class="task-list">${model.tasks.map(
+    (task) => html`<li${task.critical ? html` class="critical"` : ''}><bdi>${task.name}</bdi>
+<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}<bdi>${model.tasks[i]!.name}</bdi>`)}` : ''}</span></li>`,
+  )}</ol>`;
 }
 
-export async function flowDrawing(model: DiagramModel, svg: string, token: string): Promise<Drawing> {
+export async function flowDrawing(
+  model: DiagramModel,
+  svg: string,
+  token: string,
+): Promise<Drawing> {
   const title = model.flowName;
   const label = `Dependency diagram of ${title}`;
   const pageBody = html`<h1>${title}</h1>
@@ -139,9 +161,20 @@ ${diagramBox(svg, label, true)}</section>
 ${flowFacts(model)}
 ${diagramBox(svg, label, false)}`;
   const [pageReply, embed, image] = await Promise.all([
-    htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
-    htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
+    htmlReply({
+      title: `${title} · flowplan`,
+      body: pageBody,
+      head: html`<link rel="alternate" type="application/json" href="${token}.json">`,
+    }),
+    htmlReply({
+      title: `${title} · flowplan`,
+      body: embedBody,
+      chrome: 'minimal',
+      frameAncestors: '*',
+    }),
+    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', {
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+    }),
   ]);
   return { page: pageReply, embed, svg: image };
 }
@@ -150,7 +183,12 @@ ${diagramBox(svg, label, false)}`;
 export function publicBrainstormDocument(model: PublicBrainstorm): Record<string, unknown> {
   return {
     name: model.name,
-    ideas: model.ideas.map((idea) => ({ id: idea.id, title: idea.title, tags: idea.tags, parentId: idea.parentId })),
+    ideas: model.ideas.map((idea) => ({
+      id: idea.id,
+      title: idea.title,
+      tags: idea.tags,
+      parentId: idea.parentId,
+    })),
   };
 }
 
@@ -164,7 +202,11 @@ ${idea.tags.map((tag) => html` <span class="tag">#${tag}</span>`)}</li>`;
   })}</ul>`;
 }
 
-export async function brainstormDrawing(model: PublicBrainstorm, svg: string, token: string): Promise<Drawing> {
+export async function brainstormDrawing(
+  model: PublicBrainstorm,
+  svg: string,
+  token: string,
+): Promise<Drawing> {
   const title = model.name;
   const label = `Idea tree of ${title}`;
   const pageBody = html`<h1>${title}</h1>
@@ -174,9 +216,20 @@ export async function brainstormDrawing(model: PublicBrainstorm, svg: string, to
   const embedBody = html`<h1><a href="../../brainstorms/${token}" target="_blank" rel="noopener">${title}</a></h1>
 ${diagramBox(svg, label, false)}`;
   const [pageReply, embed, image] = await Promise.all([
-    htmlReply({ title: `${title} · flowplan`, body: pageBody, head: html`<link rel="alternate" type="application/json" href="${token}.json">` }),
-    htmlReply({ title: `${title} · flowplan`, body: embedBody, chrome: 'minimal', frameAncestors: '*' }),
-    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" }),
+    htmlReply({
+      title: `${title} · flowplan`,
+      body: pageBody,
+      head: html`<link rel="alternate" type="application/json" href="${token}.json">`,
+    }),
+    htmlReply({
+      title: `${title} · flowplan`,
+      body: embedBody,
+      chrome: 'minimal',
+      frameAncestors: '*',
+    }),
+    bytesReply(Buffer.from(svg), 'image/svg+xml; charset=utf-8', {
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+    }),
   ]);
   return { page: pageReply, embed, svg: image };
 }

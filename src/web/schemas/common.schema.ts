@@ -3,17 +3,28 @@
  * TypeBox values: plain JSON Schema to Ajv and the OpenAPI document (TypeBox's own marks are
  * symbol keys, which neither reads), and a static type to the handler through `route()`.
  */
-import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import {
+  Type,
+  type SchemaOptions,
+  type Static,
+  type TSchema,
+  type TUnsafe,
+} from '@sinclair/typebox';
 import { FIRST_DAY, LAST_DAY } from '../../services/flows/dates.ts';
 import { ERROR_CODES } from '../../platform/errors.ts';
 import { wordedPattern } from '../http/validator.ts';
 
 /** `{ type: 'string', enum: [...] }` (not TypeBox's `anyOf` of constants), typed as the union of the values. */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 /** `type: [<type>, 'null']` (not an `anyOf`), as the schemas always spelled it. */
-export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}): TUnsafe<Static<T> | null> =>
+export const Nullable = <T extends TSchema>(
+  schema: T,
+  options: SchemaOptions = {},
+): TUnsafe<Static<T> | null> =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'], ...options });
 
 /**
@@ -28,14 +39,21 @@ export const pageQuery = (defaultSize = 25) => ({
   from: Defaulted(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 
-export const listOf = <T extends TSchema>(item: T) => Type.Object({ total: Type.Integer({ minimum: 0 }), items: Type.Array(item) });
+export const listOf = <T extends TSchema>(item: T) =>
+  Type.Object({ total: Type.Integer({ minimum: 0 }), items: Type.Array(item) });
 
 const NOT_BLANK = wordedPattern('\\S', 'must not be blank');
 // Linear patterns only (no nested quantifiers): a hostile megabyte string costs one pass.
-const NO_CONTROL = wordedPattern('^[^\\u0000-\\u001F\\u007F]*$', 'must not contain control characters (U+0000–U+001F, U+007F), tab and line breaks included: a name is one line');
+const NO_CONTROL = wordedPattern(
+  '^[^\\u0000-\\u001F\\u007F]*$',
+  'must not contain control characters (U+0000–U+001F, U+007F), tab and line breaks included: a name is one line',
+);
 // Ajv matches with the `u` flag, so a paired surrogate is one code point outside this class and
 // only a lone half is in it: Postgres refuses such text, and no renderer can draw it.
-const WELL_FORMED = wordedPattern('^[^\\uD800-\\uDFFF]*$', 'must be well-formed Unicode (no unpaired surrogate)');
+const WELL_FORMED = wordedPattern(
+  '^[^\\uD800-\\uDFFF]*$',
+  'must be well-formed Unicode (no unpaired surrogate)',
+);
 const NO_CONTROL_BUT_LINES = wordedPattern(
   '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$',
   'must not contain control characters (U+0000–U+001F, U+007F) other than tab and line breaks',
@@ -47,7 +65,13 @@ const NO_CONTROL_BUT_LINES = wordedPattern(
  * one line, and a control character is not even allowed in the XML of an SVG.
  */
 export const nameText = (maxLength: number, options: SchemaOptions = {}) =>
-  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL, allOf: [{ pattern: NOT_BLANK }, { pattern: WELL_FORMED }], ...options });
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: NO_CONTROL,
+    allOf: [{ pattern: NOT_BLANK }, { pattern: WELL_FORMED }],
+    ...options,
+  });
 
 /** One line that may be empty (a search term, a filter): no control character, well-formed. */
 export const lineText = (maxLength: number, options: SchemaOptions = {}) =>
@@ -57,29 +81,49 @@ export const lineText = (maxLength: number, options: SchemaOptions = {}) =>
  * Free text (descriptions, notes, comments): tab and line breaks (LF, CR) kept, every other
  * control character refused. `notBlank` also refuses text of white space only.
  */
-export const freeText = (maxLength: number, { notBlank = false, ...options }: SchemaOptions & { notBlank?: boolean } = {}) =>
+export const freeText = (
+  maxLength: number,
+  { notBlank = false, ...options }: SchemaOptions & { notBlank?: boolean } = {},
+) =>
   Type.String({
-    ...(notBlank ? { minLength: 1 } : {}), maxLength, pattern: NO_CONTROL_BUT_LINES,
-    allOf: [...(notBlank ? [{ pattern: NOT_BLANK }] : []), { pattern: WELL_FORMED }], ...options,
+    ...(notBlank ? { minLength: 1 } : {}),
+    maxLength,
+    pattern: NO_CONTROL_BUT_LINES,
+    allOf: [...(notBlank ? [{ pattern: NOT_BLANK }] : []), { pattern: WELL_FORMED }],
+    ...options,
   });
 
 export const idParam = (prefix: string) =>
-  Type.String({ minLength: prefix.length + 2, maxLength: 64, pattern: wordedPattern(`^${prefix}_[A-Za-z0-9_-]+$`, `must be an id of the form ${prefix}_…`) });
+  Type.String({
+    minLength: prefix.length + 2,
+    maxLength: 64,
+    pattern: wordedPattern(`^${prefix}_[A-Za-z0-9_-]+$`, `must be an id of the form ${prefix}_…`),
+  });
 
 /**
  * An id a route looks up (in the path or a body): any id of 1–100 characters may be asked for
  * (a wrong one is 404), but one holding a control character is no id at all and is refused at
  * its own pointer before it reaches Postgres (which refuses a NUL in text).
  */
-const NO_CONTROL_IN_ID = wordedPattern('^[^\\u0000-\\u001F\\u007F]+$', 'must not contain control characters');
+const NO_CONTROL_IN_ID = wordedPattern(
+  '^[^\\u0000-\\u001F\\u007F]+$',
+  'must not contain control characters',
+);
 export const lookupId = (options: SchemaOptions = {}) =>
-  Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_IN_ID, allOf: [{ pattern: WELL_FORMED }], ...options });
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: NO_CONTROL_IN_ID,
+    allOf: [{ pattern: WELL_FORMED }],
+    ...options,
+  });
 
 export const pathParams = <T extends Record<string, TSchema>>(params: T) => Type.Object(params);
 
 /** ISO 8601 date-time, or a plain `YYYY-MM-DD` date (CONTRACT §1), in the range src/services/flows/dates.ts enforces. */
 export const dateInput = Type.String({
-  maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }],
+  maxLength: 40,
+  anyOf: [{ format: 'date' }, { format: 'date-time' }],
   description: `A date (YYYY-MM-DD, that day's UTC midnight) or an ISO 8601 date-time, between ${FIRST_DAY} and ${LAST_DAY} (UTC); outside is 400 VALIDATION_FAILED`,
 });
 
@@ -91,13 +135,16 @@ export const dateTime = Type.String({ format: 'date-time' });
  */
 export const dueDateTime = Type.String({
   format: 'date-time',
-  description: "The due date as an instant (a YYYY-MM-DD given is that day's 00:00 UTC); the schedule and the public view give its UTC day as YYYY-MM-DD, and onTrack compares days",
+  description:
+    "The due date as an instant (a YYYY-MM-DD given is that day's 00:00 UTC); the schedule and the public view give its UTC day as YYYY-MM-DD, and onTrack compares days",
 });
 
 export const ErrorSchema = Type.Object({
   error: Type.Object({
     code: StringEnum(ERROR_CODES),
     message: Type.String(),
-    details: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })),
+    details: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+    ),
   }),
 });

@@ -11,13 +11,20 @@ export const ContextSchema = Type.Object({
   role: StringEnum([...ROLES].reverse()),
   scopes: Type.Array(StringEnum([...SCOPES])),
   plan: StringEnum(['free', 'pro']),
-  userId: Type.Optional(Type.String({ description: 'Person tokens only: the member id of the person acting' })),
-  orgs: Type.Optional(Type.Array(Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    role: StringEnum(['owner', 'admin', 'member', 'viewer']),
-    plan: Type.Optional(StringEnum(['free', 'pro'])),
-  }), { description: 'Person tokens only: every workspace the person belongs to' })),
+  userId: Type.Optional(
+    Type.String({ description: 'Person tokens only: the member id of the person acting' }),
+  ),
+  orgs: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        role: StringEnum(['owner', 'admin', 'member', 'viewer']),
+        plan: Type.Optional(StringEnum(['free', 'pro'])),
+      }),
+      { description: 'Person tokens only: every workspace the person belongs to' },
+    ),
+  ),
 });
 
 // The token and revoke endpoints take forms: these document them (the handler checks the fields).
@@ -30,7 +37,12 @@ export const TokenRequestSchema = Type.Object({
   redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
   refresh_token: Type.Optional(Type.String({ maxLength: 200 })),
   org_id: Type.Optional(Type.String({ maxLength: 64 })),
-  scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Space-separated; can only narrow what was granted' })),
+  scope: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'Space-separated; can only narrow what was granted',
+    }),
+  ),
 });
 
 export const TokenSchema = Type.Object({

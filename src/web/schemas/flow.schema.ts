@@ -1,6 +1,20 @@
 /** Flow, Task and their request bodies, as spec §2 and CONTRACT §3 give them. */
 import { Type } from '@sinclair/typebox';
-import { dateInput, dateTime, Defaulted, dueDateTime, freeText, idParam, nameText, Nullable, pageQuery, lookupId, pathParams, StringEnum, lineText } from './common.schema.ts';
+import {
+  dateInput,
+  dateTime,
+  Defaulted,
+  dueDateTime,
+  freeText,
+  idParam,
+  nameText,
+  Nullable,
+  pageQuery,
+  lookupId,
+  pathParams,
+  StringEnum,
+  lineText,
+} from './common.schema.ts';
 
 export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
@@ -18,7 +32,11 @@ export const SubTaskSchema = Type.Object({
   estimateHours: Type.Optional(Nullable(Type.Number())),
 });
 
-export const DeliverableSchema = Type.Object({ id: Type.String(), name: Type.String(), satisfied: Type.Boolean() });
+export const DeliverableSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  satisfied: Type.Boolean(),
+});
 
 export const TaskSchema = Type.Object({
   id: Type.String(),
@@ -57,27 +75,40 @@ export const FlowSummarySchema = Type.Object(summaryProperties);
 
 export const FlowSchema = Type.Object({ ...summaryProperties, tasks: Type.Array(TaskSchema) });
 
-export const CreateFlowBody = Type.Object({
-  name: name(),
-  description: Type.Optional(description),
-  dueDate: Type.Optional(dateInput),
-  tasks: Type.Optional(Type.Array(
-    Type.Object({
-      name: name(500),
-      description: Type.Optional(description),
-      estimateHours: Type.Optional(estimate),
-      assigneeId: Type.Optional(idParam('usr')),
-      after: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 1000, uniqueItems: true })),
-    }, { additionalProperties: false }),
-    { maxItems: MAX_TASKS_PER_CALL },
-  )),
-}, { additionalProperties: false });
+export const CreateFlowBody = Type.Object(
+  {
+    name: name(),
+    description: Type.Optional(description),
+    dueDate: Type.Optional(dateInput),
+    tasks: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: name(500),
+            description: Type.Optional(description),
+            estimateHours: Type.Optional(estimate),
+            assigneeId: Type.Optional(idParam('usr')),
+            after: Type.Optional(
+              Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 1000, uniqueItems: true }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: MAX_TASKS_PER_CALL },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export const PatchFlowBody = Type.Object({
-  name: Type.Optional(name()),
-  description: Type.Optional(Nullable(description)),
-  dueDate: Type.Optional(Type.Union([dateInput, Type.Null()])),
-}, { additionalProperties: false, minProperties: 1 });
+export const PatchFlowBody = Type.Object(
+  {
+    name: Type.Optional(name()),
+    description: Type.Optional(Nullable(description)),
+    dueDate: Type.Optional(Type.Union([dateInput, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export const ListFlowsQuery = Type.Object({
   archived: Defaulted(Type.Boolean({ default: false })),

@@ -34,7 +34,14 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
   if (route.body) add('PAYLOAD_TOO_LARGE');
   if (route.rateLimit === 'address') add('RATE_LIMITED');
   if (route.auth === 'bearer') {
-    for (const code of ['UNAUTHORIZED', 'CREDENTIAL_REVOKED', 'FORBIDDEN', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const) add(code);
+    for (const code of [
+      'UNAUTHORIZED',
+      'CREDENTIAL_REVOKED',
+      'FORBIDDEN',
+      'INSUFFICIENT_SCOPE',
+      'RATE_LIMITED',
+    ] as const)
+      add(code);
     if (!route.freePlan) add('PLAN_REQUIRED');
     if (route.write ?? route.method !== 'GET') add('SUBSCRIPTION_PAST_DUE');
     if (route.method === 'POST') {
@@ -43,7 +50,8 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
     }
   }
   add('INTERNAL');
-  for (const code of route.errors ?? []) if (!codes.get(HTTP_STATUS[code])?.includes(code)) add(code);
+  for (const code of route.errors ?? [])
+    if (!codes.get(HTTP_STATUS[code])?.includes(code)) add(code);
   return codes;
 }
 
@@ -53,17 +61,29 @@ function errorCodesFor(route: Route): Map<number, ErrorCode[]> {
  */
 function errorMediaType(route: Route, code: ErrorCode): string {
   if (!route.renderError) return 'application/json';
-  return (route.renderError(new DomainError(code, '…')).contentType ?? 'application/json').split(';')[0]!.trim();
+  return (route.renderError(new DomainError(code, '…')).contentType ?? 'application/json')
+    .split(';')[0]!
+    .trim();
 }
 
 function parameters(route: Route): unknown[] {
   const out: unknown[] = [];
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const required = new Set((schema.required as string[] | undefined) ?? []);
-    for (const [name, { 'x-required': checkedByHandler, ...property }] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    for (const [name, { 'x-required': checkedByHandler, ...property }] of Object.entries(
+      (schema.properties ?? {}) as Record<string, Schema>,
+    )) {
       // `x-required`: required of the client, checked by the handler rather than the validator (oauth.schema.ts).
-      out.push({ name, in: where, required: where === 'path' || required.has(name) || checkedByHandler === true, schema: property });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name) || checkedByHandler === true,
+        schema: property,
+      });
     }
   }
   return out;
@@ -73,8 +93,11 @@ function requestBody(route: Route): unknown {
   const kind = route.bodyKind ?? (route.body ? 'json' : 'none');
   if (kind === 'none') return undefined;
   const raw = kind === 'bytes' || kind === 'upload';
-  const contentType = kind === 'form' ? 'application/x-www-form-urlencoded' : raw ? '*/*' : 'application/json';
-  const schema = raw ? { type: 'string', contentMediaType: 'application/octet-stream' } : route.body;
+  const contentType =
+    kind === 'form' ? 'application/x-www-form-urlencoded' : raw ? '*/*' : 'application/json';
+  const schema = raw
+    ? { type: 'string', contentMediaType: 'application/octet-stream' }
+    : route.body;
   return { required: !route.bodyOptional, content: { [contentType]: { schema } } };
 }
 
@@ -84,22 +107,34 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     if (route.hidden) continue;
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
-      const types = typeof spec.contentType === 'string' ? [spec.contentType] : [...(spec.contentType ?? ['application/json'])];
+      const types =
+        typeof spec.contentType === 'string'
+          ? [spec.contentType]
+          : [...(spec.contentType ?? ['application/json'])];
       // Every JSON GET also answers MessagePack when Accept asks for it (src/web/http/msgpack.ts).
-      if (route.method === 'GET' && status === '200' && types.includes('application/json')) types.push(...MSGPACK_TYPES);
-      responses[status] = spec.schema || spec.contentType
-        ? { description: spec.description, content: Object.fromEntries(types.map((type) => [type, { schema: spec.schema ?? {} }])) }
-        : { description: spec.description };
+      if (route.method === 'GET' && status === '200' && types.includes('application/json'))
+        types.push(...MSGPACK_TYPES);
+      responses[status] =
+        spec.schema || spec.contentType
+          ? {
+              description: spec.description,
+              content: Object.fromEntries(
+                types.map((type) => [type, { schema: spec.schema ?? {} }]),
+              ),
+            }
+          : { description: spec.description };
     }
     for (const [status, codes] of errorCodesFor(route)) {
       const content: Record<string, { schema: unknown; examples?: unknown }> = {};
       const examples: Record<string, unknown> = {};
       for (const code of codes) {
         const type = errorMediaType(route, code);
-        if (type === 'application/json') examples[code] = { value: { error: { code, message: '…' } } };
+        if (type === 'application/json')
+          examples[code] = { value: { error: { code, message: '…' } } };
         else content[type] ??= { schema: { type: 'string' } };
       }
-      if (Object.keys(examples).length > 0) content['application/json'] = { schema: { $ref: '#/components/schemas/Error' }, examples };
+      if (Object.keys(examples).length > 0)
+        content['application/json'] = { schema: { $ref: '#/components/schemas/Error' }, examples };
       responses[String(status)] = { description: `Error: ${codes.join(', ')}`, content };
     }
     const operation: Record<string, unknown> = {
@@ -109,7 +144,10 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
       parameters: parameters(route),
       responses,
       'x-min-role': route.minRole ?? (route.auth === 'bearer' ? 'viewer' : undefined),
-      security: route.auth === 'bearer' ? [{ bearer: route.scopes ?? [] }, { oauth2: route.scopes ?? [] }] : [],
+      security:
+        route.auth === 'bearer'
+          ? [{ bearer: route.scopes ?? [] }, { oauth2: route.scopes ?? [] }]
+          : [],
     };
     const body = requestBody(route);
     if (body) operation.requestBody = body;
@@ -120,7 +158,8 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
     info: {
       title: 'flowplan API',
       version: '1.0.0',
-      description: 'Dependency planning: flows of tasks joined by dependencies, with status, critical path and schedule derived on every read.',
+      description:
+        'Dependency planning: flows of tasks joined by dependencies, with status, critical path and schedule derived on every read.',
     },
     servers: [{ url: baseUrl }],
     paths,
@@ -131,19 +170,46 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
       responses: {
         // Answered by the edge for any documented path called with a method it does not have.
         MethodNotAllowed: {
-          description: 'Error: METHOD_NOT_ALLOWED. The path exists but not with this method; `Allow` lists the methods it has.',
-          headers: { Allow: { description: 'The methods this path answers', schema: { type: 'string' } } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { METHOD_NOT_ALLOWED: { value: { error: { code: 'METHOD_NOT_ALLOWED', message: '…', details: { allow: ['GET'] } } } } } } },
+          description:
+            'Error: METHOD_NOT_ALLOWED. The path exists but not with this method; `Allow` lists the methods it has.',
+          headers: {
+            Allow: { description: 'The methods this path answers', schema: { type: 'string' } },
+          },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              examples: {
+                METHOD_NOT_ALLOWED: {
+                  value: {
+                    error: {
+                      code: 'METHOD_NOT_ALLOWED',
+                      message: '…',
+                      details: { allow: ['GET'] },
+                    },
+                  },
+                },
+              },
+            },
+          },
         },
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (fpk_…) or an access token (fpa_…)' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (fpk_…) or an access token (fpa_…)',
+        },
         oauth2: {
           type: 'oauth2',
           flows: {
-            clientCredentials: { tokenUrl: `${baseUrl}/v1/oauth/token`, scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])) },
+            clientCredentials: {
+              tokenUrl: `${baseUrl}/v1/oauth/token`,
+              scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])),
+            },
             authorizationCode: {
-              authorizationUrl: `${baseUrl}/v1/oauth/authorize`, tokenUrl: `${baseUrl}/v1/oauth/token`, refreshUrl: `${baseUrl}/v1/oauth/token`,
+              authorizationUrl: `${baseUrl}/v1/oauth/authorize`,
+              tokenUrl: `${baseUrl}/v1/oauth/token`,
+              refreshUrl: `${baseUrl}/v1/oauth/token`,
               scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]!])),
             },
           },

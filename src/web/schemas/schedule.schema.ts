@@ -7,21 +7,29 @@ const day = Type.String({ format: 'date' });
 
 export const ScheduleSchema = Type.Object({
   flowId: Type.String(),
-  startDate: Type.Optional(Type.String({ format: 'date', description: 'The working day the schedule starts on' })),
+  startDate: Type.Optional(
+    Type.String({ format: 'date', description: 'The working day the schedule starts on' }),
+  ),
   dueDate: Type.Optional(Nullable(Type.String({ format: 'date' }))),
-  projectedFinish: Type.Optional(Nullable(Type.String({
-    format: 'date',
-    description: `The last working day; a day past ${LAST_DAY} (a flow of millions of working days, scheduled from today) reads ${LAST_DAY}`,
-  }))),
+  projectedFinish: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date',
+        description: `The last working day; a day past ${LAST_DAY} (a flow of millions of working days, scheduled from today) reads ${LAST_DAY}`,
+      }),
+    ),
+  ),
   onTrack: Type.Optional(Nullable(Type.Boolean())),
-  entries: Type.Array(Type.Object({
-    taskId: Type.Optional(Type.String()),
-    taskName: Type.String(),
-    earliestStart: Type.Optional(day),
-    earliestFinish: Type.Optional(day),
-    criticalPath: Type.Boolean(),
-    estimated: Type.Optional(Type.Boolean()),
-  })),
+  entries: Type.Array(
+    Type.Object({
+      taskId: Type.Optional(Type.String()),
+      taskName: Type.String(),
+      earliestStart: Type.Optional(day),
+      earliestFinish: Type.Optional(day),
+      criticalPath: Type.Boolean(),
+      estimated: Type.Optional(Type.Boolean()),
+    }),
+  ),
 });
 
 export const ScheduleQuery = Type.Object({
@@ -45,11 +53,19 @@ export const ReportSchema = Type.Object({
   hoursRemaining: Type.Optional(Nullable(Type.Number())),
   unestimatedTasks: Type.Optional(ids),
   orphanedTasks: Type.Optional(ids),
-  workload: Type.Optional(Type.Array(Type.Object({
-    memberId: Type.String(),
-    name: Type.Optional(Nullable(Type.String())),
-    openTasks: Type.Integer(),
-    hoursRemaining: Type.Optional(Nullable(Type.Number())),
-  }))),
-  topBlockers: Type.Optional(Type.Array(Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer() }))),
+  workload: Type.Optional(
+    Type.Array(
+      Type.Object({
+        memberId: Type.String(),
+        name: Type.Optional(Nullable(Type.String())),
+        openTasks: Type.Integer(),
+        hoursRemaining: Type.Optional(Nullable(Type.Number())),
+      }),
+    ),
+  ),
+  topBlockers: Type.Optional(
+    Type.Array(
+      Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer() }),
+    ),
+  ),
 });

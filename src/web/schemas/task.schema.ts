@@ -1,32 +1,67 @@
 /** Task request bodies and the Comment and Attachment resources (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { dateTime, Defaulted, freeText, idParam, lookupId, nameText, Nullable, pageQuery, StringEnum } from './common.schema.ts';
+import {
+  dateTime,
+  Defaulted,
+  freeText,
+  idParam,
+  lookupId,
+  nameText,
+  Nullable,
+  pageQuery,
+  StringEnum,
+} from './common.schema.ts';
 import { description, estimate, name, TaskSchema } from './flow.schema.ts';
 
 const taskIds = Type.Array(lookupId(), { maxItems: 1000, uniqueItems: true });
 
-export const CreateTaskBody = Type.Object({
-  name: name(500), description: Type.Optional(description), estimateHours: Type.Optional(estimate), assigneeId: Type.Optional(idParam('usr')),
-  parentId: Type.Optional(lookupId({ description: 'Makes a sub-task of that objective' })),
-  after: Type.Optional({ ...taskIds, description: 'Tasks that must finish first' }),
-  before: Type.Optional({ ...taskIds, description: 'Tasks that now wait on this one (inserts a step into a chain)' }),
-}, { additionalProperties: false });
+export const CreateTaskBody = Type.Object(
+  {
+    name: name(500),
+    description: Type.Optional(description),
+    estimateHours: Type.Optional(estimate),
+    assigneeId: Type.Optional(idParam('usr')),
+    parentId: Type.Optional(lookupId({ description: 'Makes a sub-task of that objective' })),
+    after: Type.Optional({ ...taskIds, description: 'Tasks that must finish first' }),
+    before: Type.Optional({
+      ...taskIds,
+      description: 'Tasks that now wait on this one (inserts a step into a chain)',
+    }),
+  },
+  { additionalProperties: false },
+);
 
-export const PatchTaskBody = Type.Object({
-  name: Type.Optional(name(500)), description: Type.Optional(Nullable(description)), estimateHours: Type.Optional(Nullable(estimate)),
-}, { additionalProperties: false, minProperties: 1 });
+export const PatchTaskBody = Type.Object(
+  {
+    name: Type.Optional(name(500)),
+    description: Type.Optional(Nullable(description)),
+    estimateHours: Type.Optional(Nullable(estimate)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
-export const DependencyBody = Type.Object({
-  taskId: lookupId({ description: 'The task that must be done first' }),
-}, { additionalProperties: false });
+export const DependencyBody = Type.Object(
+  {
+    taskId: lookupId({ description: 'The task that must be done first' }),
+  },
+  { additionalProperties: false },
+);
 
-export const AssignBody = Type.Object({
-  assigneeId: Type.Union([idParam('usr'), Type.Null()], { description: 'A member id, or null to unassign' }),
-}, { additionalProperties: false });
+export const AssignBody = Type.Object(
+  {
+    assigneeId: Type.Union([idParam('usr'), Type.Null()], {
+      description: 'A member id, or null to unassign',
+    }),
+  },
+  { additionalProperties: false },
+);
 
-export const CommentBody = Type.Object({
-  body: freeText(20_000, { notBlank: true }),
-}, { additionalProperties: false });
+export const CommentBody = Type.Object(
+  {
+    body: freeText(20_000, { notBlank: true }),
+  },
+  { additionalProperties: false },
+);
 
 export const DeliverableBody = Type.Object({ name: name(300) }, { additionalProperties: false });
 

@@ -1,6 +1,13 @@
 /** Member, Invite and Share (spec §2) and the bodies of the team and share routes. */
 import { Type } from '@sinclair/typebox';
-import { dateTime, Defaulted, pageQuery, lookupId, pathParams, StringEnum } from './common.schema.ts';
+import {
+  dateTime,
+  Defaulted,
+  pageQuery,
+  lookupId,
+  pathParams,
+  StringEnum,
+} from './common.schema.ts';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const INVITE_ROLES = ['admin', 'member', 'viewer'] as const;
@@ -13,21 +20,28 @@ export const SHARE_ROLES = ['viewer', 'commenter'] as const;
  */
 const emailInput = Type.String({
   maxLength: 254,
-  description: 'An email address (local@domain); a malformed one is refused with 400 INVALID_EMAIL. Surrounding white space is ignored.',
+  description:
+    'An email address (local@domain); a malformed one is refused with 400 INVALID_EMAIL. Surrounding white space is ignored.',
 });
 
 export const MemberSchema = Type.Object({
-  id: Type.String({ description: 'The person\'s id (`usr_…`), the same in every workspace they belong to' }),
+  id: Type.String({
+    description: "The person's id (`usr_…`), the same in every workspace they belong to",
+  }),
   name: Type.Optional(Type.String()),
   email: Type.String({ format: 'email' }),
-  role: StringEnum(MEMBER_ROLES, { description: '`owner` acts as `admin` on the API and cannot be changed here' }),
+  role: StringEnum(MEMBER_ROLES, {
+    description: '`owner` acts as `admin` on the API and cannot be changed here',
+  }),
 });
 
 export const InviteSchema = Type.Object({
   id: Type.String(),
   email: Type.String(),
   role: StringEnum(INVITE_ROLES),
-  status: StringEnum(INVITE_STATUSES, { description: 'A pending invite occupies a seat; accepted and revoked ones do not' }),
+  status: StringEnum(INVITE_STATUSES, {
+    description: 'A pending invite occupies a seat; accepted and revoked ones do not',
+  }),
   createdAt: Type.Optional(dateTime),
 });
 
@@ -42,25 +56,40 @@ export const ShareSchema = Type.Object({
 export const ListMembersQuery = Type.Object({ ...pageQuery(25) });
 
 export const ListInvitesQuery = Type.Object({
-  status: Type.Optional(StringEnum(INVITE_STATUSES, { description: 'Only invites in this state' })), ...pageQuery(25),
+  status: Type.Optional(StringEnum(INVITE_STATUSES, { description: 'Only invites in this state' })),
+  ...pageQuery(25),
 });
 
 export const ListSharesQuery = Type.Object({ ...pageQuery(25) });
 
-export const PatchMemberBody = Type.Object({ role: StringEnum(INVITE_ROLES) }, { additionalProperties: false });
+export const PatchMemberBody = Type.Object(
+  { role: StringEnum(INVITE_ROLES) },
+  { additionalProperties: false },
+);
 
-export const CreateInviteBody = Type.Object({
-  email: emailInput, role: Defaulted(StringEnum(INVITE_ROLES, { default: 'member' })),
-}, { additionalProperties: false });
+export const CreateInviteBody = Type.Object(
+  {
+    email: emailInput,
+    role: Defaulted(StringEnum(INVITE_ROLES, { default: 'member' })),
+  },
+  { additionalProperties: false },
+);
 
-export const CreateShareBody = Type.Object({
-  email: emailInput, role: Defaulted(StringEnum(SHARE_ROLES, { default: 'viewer' })),
-}, { additionalProperties: false });
+export const CreateShareBody = Type.Object(
+  {
+    email: emailInput,
+    role: Defaulted(StringEnum(SHARE_ROLES, { default: 'viewer' })),
+  },
+  { additionalProperties: false },
+);
 
 /** Changes a guest's role, of a flow share or a brainstorm share. */
-export const PatchShareBody = Type.Object({
-  role: StringEnum(SHARE_ROLES, { description: '`viewer` reads; `commenter` also comments' }),
-}, { additionalProperties: false });
+export const PatchShareBody = Type.Object(
+  {
+    role: StringEnum(SHARE_ROLES, { description: '`viewer` reads; `commenter` also comments' }),
+  },
+  { additionalProperties: false },
+);
 
 // Path ids are opaque: one that names nothing is 404, whatever its shape.
 export const MemberParams = pathParams({ memberId: lookupId() });

@@ -9,7 +9,9 @@ const templateProperties = {
   description: Type.Optional(Nullable(Type.String())),
   category: Type.Optional(Nullable(Type.String())),
   taskCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  usedCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Flows this workspace has started from the template' })),
+  usedCount: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Flows this workspace has started from the template' }),
+  ),
 };
 
 export const TemplateSchema = Type.Object(templateProperties);
@@ -19,14 +21,27 @@ export const TemplateTaskSchema = Type.Object({
   name: Type.String(),
   description: Type.Optional(Nullable(Type.String())),
   estimateHours: Type.Optional(Type.Number()),
-  after: Type.Array(Type.Integer({ minimum: 0 }), { description: 'Indexes of the tasks that must finish first' }),
-  criticalPath: Type.Optional(Type.Boolean({ description: 'On the chain that decides the finish of a flow started from the template' })),
+  after: Type.Array(Type.Integer({ minimum: 0 }), {
+    description: 'Indexes of the tasks that must finish first',
+  }),
+  criticalPath: Type.Optional(
+    Type.Boolean({
+      description: 'On the chain that decides the finish of a flow started from the template',
+    }),
+  ),
 });
 
 export const TemplateDetailSchema = Type.Object({
   ...templateProperties,
-  tasks: Type.Array(TemplateTaskSchema, { description: 'The task graph a flow started from this template gets' }),
-  durationDays: Type.Optional(Type.Integer({ minimum: 1, description: 'Working days from start to finish with every task open, at 8 hours a day' })),
+  tasks: Type.Array(TemplateTaskSchema, {
+    description: 'The task graph a flow started from this template gets',
+  }),
+  durationDays: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'Working days from start to finish with every task open, at 8 hours a day',
+    }),
+  ),
 });
 
 export const ListTemplatesQuery = Type.Object({ category: Type.Optional(nameText(100)) });
@@ -34,7 +49,10 @@ export const ListTemplatesQuery = Type.Object({ category: Type.Optional(nameText
 // Ids are opaque: one that names nothing is 404, whatever its shape.
 export const TemplateParams = pathParams({ templateId: lookupId() });
 
-export const StartFlowFromTemplateBody = Type.Object({
-  name: Type.Optional({ ...name(), description: "Defaults to the template's name" }),
-  dueDate: Type.Optional(dateInput),
-}, { additionalProperties: false });
+export const StartFlowFromTemplateBody = Type.Object(
+  {
+    name: Type.Optional({ ...name(), description: "Defaults to the template's name" }),
+    dueDate: Type.Optional(dateInput),
+  },
+  { additionalProperties: false },
+);

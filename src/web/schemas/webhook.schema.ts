@@ -3,52 +3,110 @@ import { Type } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
-import { dateTime, idParam, listOf, Nullable, pageQuery, pathParams, StringEnum, freeText } from './common.schema.ts';
+import {
+  dateTime,
+  idParam,
+  listOf,
+  Nullable,
+  pageQuery,
+  pathParams,
+  StringEnum,
+  freeText,
+} from './common.schema.ts';
 
 const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
 const url = Type.String({
-  minLength: 1, maxLength: MAX_URL_LENGTH,
-  description: 'Where events are POSTed: an absolute http or https URL without credentials or fragment. Its host must resolve to public '
-    + 'addresses only (not loopback, private, link-local, metadata…), checked now and again before every delivery; '
-    + 'otherwise 400 VALIDATION_FAILED (unless the server runs with WEBHOOK_ALLOW_PRIVATE=1)',
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description:
+    'Where events are POSTed: an absolute http or https URL without credentials or fragment. Its host must resolve to public ' +
+    'addresses only (not loopback, private, link-local, metadata…), checked now and again before every delivery; ' +
+    'otherwise 400 VALIDATION_FAILED (unless the server runs with WEBHOOK_ALLOW_PRIVATE=1)',
 });
-const events = Type.Array(eventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The event types to deliver' });
+const events = Type.Array(eventType, {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
+  uniqueItems: true,
+  description: 'The event types to deliver',
+});
 const description = Nullable(freeText(500));
 
 export const WebhookParams = pathParams({ webhookId: idParam('whk') });
 export const DeliveryParams = pathParams({ webhookId: idParam('whk'), deliveryId: idParam('msg') });
 export const WebhooksQuery = Type.Object(pageQuery(), { additionalProperties: false });
 
-export const CreateWebhookBody = Type.Object({ url, events, description: Type.Optional(description) }, { additionalProperties: false });
+export const CreateWebhookBody = Type.Object(
+  { url, events, description: Type.Optional(description) },
+  { additionalProperties: false },
+);
 
-export const UpdateWebhookBody = Type.Object({
-  url: Type.Optional(url), events: Type.Optional(events), description: Type.Optional(description), enabled: Type.Optional(Type.Boolean()),
-}, {
-  additionalProperties: false, minProperties: 1,
-  description: 'Any of the fields; omitted ones keep their value. `enabled` true switches an endpoint back on (also after a 410 disabled it).',
-});
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(url),
+    events: Type.Optional(events),
+    description: Type.Optional(description),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'Any of the fields; omitted ones keep their value. `enabled` true switches an endpoint back on (also after a 410 disabled it).',
+  },
+);
 
 const webhookProperties = {
   id: Type.String({ description: '`whk_…`' }),
   url: Type.String({
-    description: 'Whole for admins only; anyone else sees the scheme and host, and `/…` for whatever follows '
-      + '(e.g. `https://hooks.example.com/…`), since URLs often carry a token',
+    description:
+      'Whole for admins only; anyone else sees the scheme and host, and `/…` for whatever follows ' +
+      '(e.g. `https://hooks.example.com/…`), since URLs often carry a token',
   }),
   events: Type.Array(eventType),
   description: Type.Optional(Nullable(Type.String())),
-  enabled: Type.Boolean({ description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)' }),
-  disabledReason: Type.Optional(Type.Unsafe<'gone' | null>({
-    type: ['string', 'null'], enum: ['gone', null], description: '`gone`: the service switched it off because the receiver answered 410 Gone',
-  })),
-  previousSecretExpiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'After a rotation: until then deliveries are also signed with the previous secret' }))),
-  circuit: Type.Object({
-    state: StringEnum(['closed', 'open', 'half-open'], {
-      description: '`open`: the endpoint timed out WEBHOOK_BREAKER_TIMEOUTS times in a row, so its deliveries wait (not failed) until `until`; '
-        + '`half-open`: after that, one attempt at a time with the shorter WEBHOOK_BREAKER_TIMEOUT_SECONDS, until an answer closes it (another timeout opens it again)',
+  enabled: Type.Boolean({
+    description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)',
+  }),
+  disabledReason: Type.Optional(
+    Type.Unsafe<'gone' | null>({
+      type: ['string', 'null'],
+      enum: ['gone', null],
+      description: '`gone`: the service switched it off because the receiver answered 410 Gone',
     }),
-    consecutiveTimeouts: Type.Integer({ minimum: 0, description: 'Attempts in a row that got no answer within the timeout' }),
-    until: Nullable(Type.String({ format: 'date-time', description: 'When the cool-down ends (ended, when half-open); null when closed' })),
-  }, { additionalProperties: false, description: 'The circuit breaker that keeps an endpoint that stopped answering from holding up deliveries' }),
+  ),
+  previousSecretExpiresAt: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'After a rotation: until then deliveries are also signed with the previous secret',
+      }),
+    ),
+  ),
+  circuit: Type.Object(
+    {
+      state: StringEnum(['closed', 'open', 'half-open'], {
+        description:
+          '`open`: the endpoint timed out WEBHOOK_BREAKER_TIMEOUTS times in a row, so its deliveries wait (not failed) until `until`; ' +
+          '`half-open`: after that, one attempt at a time with the shorter WEBHOOK_BREAKER_TIMEOUT_SECONDS, until an answer closes it (another timeout opens it again)',
+      }),
+      consecutiveTimeouts: Type.Integer({
+        minimum: 0,
+        description: 'Attempts in a row that got no answer within the timeout',
+      }),
+      until: Nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'When the cool-down ends (ended, when half-open); null when closed',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'The circuit breaker that keeps an endpoint that stopped answering from holding up deliveries',
+    },
+  ),
   createdAt: dateTime,
   updatedAt: Type.Optional(dateTime),
 };
@@ -59,7 +117,8 @@ export const WebhookWithSecretSchema = Type.Object({
   ...webhookProperties,
   secret: Type.String({
     pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
-    description: 'Shown once. `whsec_` + base64 of 32 random bytes; the HMAC-SHA256 key is the decoded bytes (Standard Webhooks 1.0)',
+    description:
+      'Shown once. `whsec_` + base64 of 32 random bytes; the HMAC-SHA256 key is the decoded bytes (Standard Webhooks 1.0)',
   }),
 });
 
@@ -70,9 +129,18 @@ const attempt = Type.Object({
   manual: Type.Optional(Type.Boolean({ description: 'Made by a manual retry' })),
   startedAt: dateTime,
   durationMs: Type.Integer({ minimum: 0 }),
-  statusCode: Type.Optional(Nullable(Type.Integer({ description: 'The receiver\'s HTTP status; null when no answer came (refused address, connection error, timeout)' }))),
+  statusCode: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          "The receiver's HTTP status; null when no answer came (refused address, connection error, timeout)",
+      }),
+    ),
+  ),
   error: Type.Optional(Nullable(Type.String())),
-  retryAfter: Type.Optional(Nullable(Type.Integer({ description: 'Seconds the receiver asked to wait (Retry-After)' }))),
+  retryAfter: Type.Optional(
+    Nullable(Type.Integer({ description: 'Seconds the receiver asked to wait (Retry-After)' })),
+  ),
 });
 
 export const DeliverySchema = Type.Object({
@@ -80,16 +148,26 @@ export const DeliverySchema = Type.Object({
   webhookId: Type.String(),
   eventType: eventType,
   flowId: Type.Optional(Nullable(Type.String())),
-  status: StringEnum(['pending', 'sending', 'delivered', 'failed', 'skipped'], { description: '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this '
-        + 'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled' }),
+  status: StringEnum(['pending', 'sending', 'delivered', 'failed', 'skipped'], {
+    description:
+      '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this ' +
+      'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled',
+  }),
   attempts: Type.Integer({ minimum: 0 }),
   nextAttemptAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
   lastStatusCode: Type.Optional(Nullable(Type.Integer())),
   lastError: Type.Optional(Nullable(Type.String())),
   createdAt: dateTime,
   finishedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
-  payload: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'The body sent, byte for byte the same on every attempt' })),
-  attemptLog: Type.Optional(Type.Array(attempt, { description: 'The latest 20 attempts, oldest first' })),
+  payload: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      description: 'The body sent, byte for byte the same on every attempt',
+    }),
+  ),
+  attemptLog: Type.Optional(
+    Type.Array(attempt, { description: 'The latest 20 attempts, oldest first' }),
+  ),
 });
 
 export const DeliveriesSchema = listOf(DeliverySchema);
@@ -98,29 +176,52 @@ export const DeliveriesSchema = listOf(DeliverySchema);
 export function webhooksSection(): Record<string, unknown> {
   const headers = {
     'webhook-id': 'The delivery id (`msg_…`): the same on every retry; use it to drop duplicates',
-    'webhook-timestamp': 'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
-    'webhook-signature': 'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
+    'webhook-timestamp':
+      'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
+    'webhook-signature':
+      'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
   };
-  return Object.fromEntries(WEBHOOK_EVENTS.map(([type, summary, data]) => [type, {
-    post: {
-      operationId: `webhook_${type.replace('.', '_')}`,
-      summary,
-      description: 'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else '
-        + '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; '
-        + '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
-      parameters: Object.entries(headers).map(([name, text]) => ({ name, in: 'header', required: true, description: text, schema: { type: 'string' } })),
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object', required: ['type', 'timestamp', 'workspaceId', 'data'],
-              properties: { type: { const: type }, timestamp: { ...dateTime, description: 'When the change committed' }, workspaceId: { type: 'string' }, data },
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map(([type, summary, data]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary,
+          description:
+            'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else ' +
+            '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; ' +
+            '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
+          parameters: Object.entries(headers).map(([name, text]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description: text,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'timestamp', 'workspaceId', 'data'],
+                  properties: {
+                    type: { const: type },
+                    timestamp: { ...dateTime, description: 'When the change committed' },
+                    workspaceId: { type: 'string' },
+                    data,
+                  },
+                },
+              },
             },
+          },
+          responses: {
+            '2XX': { description: 'Received' },
+            '410': { description: 'Gone: the endpoint is disabled' },
           },
         },
       },
-      responses: { '2XX': { description: 'Received' }, '410': { description: 'Gone: the endpoint is disabled' } },
-    },
-  }]));
+    ]),
+  );
 }

@@ -13,13 +13,24 @@ export const WorkItemSchema = Type.Object({
   estimateHours: Type.Optional(Nullable(Type.Number())),
   criticalPath: Type.Optional(Type.Boolean()),
   subtasks: Type.Array(SubTaskSchema),
-  blockedBy: Type.Optional(Type.Array(Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer({ minimum: 0 }) }), { description: 'On blocked work: unfinished tasks holding it up, most-blocking first' })),
+  blockedBy: Type.Optional(
+    Type.Array(
+      Type.Object({
+        taskId: Type.String(),
+        taskName: Type.String(),
+        blocking: Type.Integer({ minimum: 0 }),
+      }),
+      { description: 'On blocked work: unfinished tasks holding it up, most-blocking first' },
+    ),
+  ),
 });
 
 export const WorkListSchema = listOf(WorkItemSchema);
 
 export const WorkQuery = Type.Object({
-  assigneeId: Type.Optional(lookupId({ description: "A member id, or 'none' for unassigned work" })),
+  assigneeId: Type.Optional(
+    lookupId({ description: "A member id, or 'none' for unassigned work" }),
+  ),
   ...pageQuery(25),
 });
 
@@ -32,19 +43,23 @@ export const OverviewSchema = Type.Object({
     inProgress: Type.Integer(),
     done: Type.Integer(),
   }),
-  flows: Type.Array(Type.Object({
-    flowId: Type.String(),
-    flowName: Type.String(),
-    dueDate: Type.Optional(Nullable(dueDateTime)),
-    projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
-    onTrack: Type.Optional(Nullable(Type.Boolean())),
-    readyCount: Type.Optional(Type.Integer()),
-    blockedCount: Type.Optional(Type.Integer()),
-  })),
-  topBlockers: Type.Array(Type.Object({
-    taskId: Type.String(),
-    taskName: Type.String(),
-    flowId: Type.String(),
-    blocking: Type.Integer(),
-  })),
+  flows: Type.Array(
+    Type.Object({
+      flowId: Type.String(),
+      flowName: Type.String(),
+      dueDate: Type.Optional(Nullable(dueDateTime)),
+      projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+      onTrack: Type.Optional(Nullable(Type.Boolean())),
+      readyCount: Type.Optional(Type.Integer()),
+      blockedCount: Type.Optional(Type.Integer()),
+    }),
+  ),
+  topBlockers: Type.Array(
+    Type.Object({
+      taskId: Type.String(),
+      taskName: Type.String(),
+      flowId: Type.String(),
+      blocking: Type.Integer(),
+    }),
+  ),
 });
