@@ -2,7 +2,10 @@
 import { DomainError } from '../../platform/errors.ts';
 import { json, route, type Route } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
-import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
+import {
+  authorizationServerMetadata,
+  authorizeLocation,
+} from '../../services/auth/authorization-endpoint.ts';
 import { SCOPES } from '../../services/auth/principal.ts';
 import { appLink } from '../app-url.ts';
 import {

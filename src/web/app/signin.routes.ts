@@ -5,7 +5,10 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import { errorHeaders } from '../http/error-status.ts';
-import { decideAuthorization, pendingAuthorization } from '../../services/auth/authorize.ts';
+import {
+  decideAuthorization,
+  pendingAuthorization,
+} from '../../services/auth/authorization-endpoint.ts';
 import type { Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
