@@ -15,7 +15,7 @@ import {
   PublicFlowSchema,
   PublicTokenParams,
 } from '../schemas/public.schema.ts';
-import { PublicViews, type Part } from './public.service.ts';
+import { RepresentationCache, type Part } from './representation-cache.ts';
 
 type Kind = 'flows' | 'brainstorms';
 
@@ -70,10 +70,13 @@ const errorEnvelope = (error: DomainError): Reply => ({
   headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
 });
 
-export function publicRoutes(services: Services, views = new PublicViews(services)): Route[] {
+export function publicRoutes(
+  services: Services,
+  cache = new RepresentationCache(services),
+): Route[] {
   const prefix = publicPrefix(services.config.publicUrl);
   const find = (kind: Kind, token: string, part: Part) =>
-    kind === 'flows' ? views.flow(token, part) : views.brainstorm(token, part);
+    kind === 'flows' ? cache.flow(token, part) : cache.brainstorm(token, part);
 
   const publicRoute = (kind: Kind, part: Part): Route => {
     const noun = NOUN[kind];

@@ -64,20 +64,20 @@ const newCache = () =>
 const bytesOf = (encoded: Encoded) =>
   (encoded.identity.body as Buffer).length + (encoded.gzip.body as Buffer).length;
 
-export interface PublicViewsDeps {
+export interface RepresentationCacheDeps {
   sql: Sql;
   registry: SessionRegistry;
   render: RenderService;
 }
 
-export class PublicViews {
+export class RepresentationCache {
   private readonly flows = newCache();
   private readonly brainstorms = newCache();
   /** Keyed by the token's sha256. */
   private readonly flowRows: FreshLookups<PublishedFlowRow | null>;
   private readonly boardRows: FreshLookups<{ id: string; version: number } | null>;
 
-  constructor(private readonly deps: PublicViewsDeps) {
+  constructor(private readonly deps: RepresentationCacheDeps) {
     this.flowRows = new FreshLookups((hash) => findPublishedFlow(deps.sql, hash));
     this.boardRows = new FreshLookups((hash) => findPublishedBoard(deps.sql, hash));
   }
