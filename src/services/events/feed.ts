@@ -19,11 +19,7 @@ import {
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CursorKeys, CursorSeal } from './cursor.ts';
-import {
-  WEBHOOK_EVENT_TYPES,
-  webhookEventType,
-  type WebhookEventType,
-} from '../webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from './event-types.ts';
 
 export interface FeedEvent {
   id: string;

@@ -30,7 +30,7 @@ import {
 import { deliveryBody, deliveryId, positionOf } from './message.ts';
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
 import type { WebhookDeliveries } from './delivery.job.ts';
-import { webhookEventType } from './events.ts';
+import { webhookEventType } from '../events/event-types.ts';
 import { newWebhookSecret } from './signing.ts';
 import { withoutPath } from './sender.ts';
 import type { PageRequest } from '../../platform/paging.ts';

@@ -4,7 +4,7 @@
  * Events at /v1/events/stream (with its `close` frame), each sending the Event of the feed
  * (event.schema.ts) for every webhook event type; the bearer credential as security schemes.
  */
-import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
 import type { CloseReason } from '../../services/events/hub.ts';
 import { EventSchema } from './event.schema.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';

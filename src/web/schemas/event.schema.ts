@@ -4,7 +4,7 @@
  * credential's audience: opaque to clients, pass it back as `after` or `Last-Event-ID`).
  */
 import { Type } from '@sinclair/typebox';
-import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
 import { dateTime, Defaulted, StringEnum } from './common.schema.ts';
 
 const cursor = Type.String({

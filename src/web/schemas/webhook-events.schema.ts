@@ -4,7 +4,7 @@
  * transaction. Payloads are thin (ids and what changed); a receiver fetches the current
  * resource when it needs more. The list of types is the webhooks service's.
  */
-import type { WebhookEventType } from '../../services/webhooks/events.ts';
+import type { WebhookEventType } from '../../services/events/event-types.ts';
 import type { Schema } from '../http/route.ts';
 
 const id = (what: string): Schema => ({ type: 'string', description: what });

@@ -1,7 +1,7 @@
 /** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
 import { Type } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
 import {
   dateTime,

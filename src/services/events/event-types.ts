@@ -1,6 +1,9 @@
 /**
- * The webhook event types (CONTRACT §3) that the flows code writes to the outbox in the change's own
- * transaction; what each carries is described in src/web/schemas/webhook-events.schema.ts.
+ * The event types (CONTRACT §3) that the flows code writes to the outbox in the change's own
+ * transaction, and that every reader of the log knows: the feed and the live streams, webhook
+ * endpoints and notification jobs. What each carries is described in
+ * src/web/schemas/webhook-events.schema.ts; the names keep their webhook spelling, which the
+ * webhook API introduced.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'flow.created',
