@@ -135,6 +135,22 @@ export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> 
   return row!.locked;
 }
 
+/** Whether the database answers a trivial query within `ms` (an error, or no answer yet, is no). */
+export async function databaseAnswers(sql: Sql, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    sql`select 1`.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return answered;
+}
+
 /** flowplan's connections to this database (every process), by pool (application name) and state, from pg_stat_activity. */
 export function connectionsInUse(
   sql: Sql,

@@ -1,5 +1,4 @@
 /** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
-import { DomainError } from '../../platform/errors.ts';
 import { json, route, type Route } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
 import {
@@ -13,6 +12,7 @@ import {
   AuthorizeQuerySchema,
 } from '../schemas/oauth.schema.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
+import { checkReady } from '../../services/health/readiness.ts';
 import {
   ContextSchema,
   RevokeRequestSchema,
@@ -22,8 +22,6 @@ import {
 import type { Services } from '../deps.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-
-const READY_TIMEOUT_MS = 1500;
 
 export function platformRoutes(services: Services): Route[] {
   const { sql, config } = services;
@@ -168,22 +166,7 @@ export function platformRoutes(services: Services): Route[] {
         },
       },
       handler: async () => {
-        // A load balancer needs its answer fast: a database that has not answered in 1.5 s is not there.
-        let timer: NodeJS.Timeout | undefined;
-        const reachable = await Promise.race([
-          sql`select 1`.then(
-            () => true,
-            () => false,
-          ),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (!reachable)
-          throw new DomainError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, {
-            retryAfterSeconds: 2,
-          });
+        await checkReady(sql);
         return json(200, { status: 'ready' });
       },
     }),
