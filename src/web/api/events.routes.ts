@@ -191,9 +191,7 @@ export function eventSocket(
     };
     const verdict = await edge.admit(head, match);
     if ('refused' in verdict) {
-      const { error } = JSON.parse(String(verdict.refused.body)) as {
-        error: { code: string; message: string };
-      };
+      const { error } = verdict;
       // A close reason has room for 123 bytes: the envelope's code and the start of its message.
       return {
         code: verdict.refused.status === 429 ? 4429 : 4401,

@@ -13,7 +13,7 @@ import type { IdempotencyKeys } from '../../services/idempotency/idempotency.ser
 import { compile } from './validator.ts';
 import { Budgets, type BudgetLimiters } from './budgets.ts';
 import { Conditional, type Representation } from './conditional.ts';
-import { failureResponse } from './failures.ts';
+import { failureResponse, toDomainError } from './failures.ts';
 import { HttpMetrics } from './http-metrics.ts';
 import { idempotent, principalKey } from './idempotency.ts';
 import { parseQuery, readBody } from './input.ts';
@@ -23,6 +23,7 @@ import {
   type IncomingRequest,
   type OutgoingResponse,
   type RequestHead,
+  type Verdict,
 } from './request.ts';
 import { bodyKindOf, type RequestContext, type Route } from './route.ts';
 import { Router, type Match } from './router.ts';
@@ -107,10 +108,7 @@ export class Edge {
    * it keeps any byte of a body: a request refused here is answered at once and its body
    * dropped. `handle` then takes the admission along with the body.
    */
-  async admit(
-    head: RequestHead,
-    match: Match,
-  ): Promise<{ admitted: Admission } | { refused: OutgoingResponse }> {
+  async admit(head: RequestHead, match: Match): Promise<Verdict> {
     const started = performance.now();
     const requestId = requestIdOf(head.headers);
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
@@ -140,7 +138,7 @@ export class Edge {
         match.kind === 'found' ? match.route : null,
       );
       this.observe(head, match, response, started, requestId);
-      return { refused: response };
+      return { refused: response, error: toDomainError(error) };
     }
   }
 

@@ -65,7 +65,8 @@ const CLIENT_SQLSTATES: Record<string, string> = {
   '22021': 'Text is not valid UTF-8',
 };
 
-function toDomainError(error: unknown): DomainError {
+/** What a failure is to the client: a domain error as is; anything else as the code it answers. */
+export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) {
     return new DomainError(

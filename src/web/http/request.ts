@@ -1,5 +1,6 @@
 /** The shapes a request and its answer take between the transport (server.ts) and the edge. */
 import { randomUUID } from 'node:crypto';
+import type { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 
 /** What is known of a request before its body: the request line and the headers. */
@@ -29,6 +30,12 @@ export interface Admission {
   headers: Record<string, string>;
   started: number;
 }
+
+/**
+ * The edge's decision on a head: admitted, or refused with the answer to send and the error it
+ * answers (a caller that does not answer over HTTP, a WebSocket's first message, reads the code).
+ */
+export type Verdict = { admitted: Admission } | { refused: OutgoingResponse; error: DomainError };
 
 export interface OutgoingResponse {
   status: number;
