@@ -1,4 +1,4 @@
-/** Workspace membership look-ups used to check assignees and name authors. */
+/** Workspace membership look-ups: to check assignees, name authors and address mail. */
 import type { Db } from './db.ts';
 
 /** The subset of `ids` that are members (people) of the workspace. */
@@ -25,4 +25,17 @@ export async function memberNames(sql: Db, ids: readonly string[]): Promise<Map<
     { id: string; name: string }[]
   >`select id, name from users where id in ${sql([...new Set(ids)])}`;
   return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** A member's address and name, for mail (null: not a member of the workspace). */
+export async function memberEmail(
+  sql: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<{ email: string; name: string } | null> {
+  const [row] = await sql<
+    { email: string; name: string }[]
+  >`select u.email, u.name from memberships m join users u on u.id = m.user_id
+    where m.workspace_id = ${workspaceId} and m.user_id = ${memberId}`;
+  return row ?? null;
 }

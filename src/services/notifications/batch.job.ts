@@ -16,14 +16,12 @@ import {
   currentAssignees,
   dropPendingForTask,
   extendBatchWindow,
-  insertDelivery,
-  loadSettings,
-  memberEmail,
-  mutedFlows,
   takeDueBatch,
   taskFacts,
-  type DeliveryRow,
-} from '../../storage/notifications.store.ts';
+} from '../../storage/notification-batches.store.ts';
+import { insertDelivery, type DeliveryRow } from '../../storage/notification-deliveries.store.ts';
+import { loadSettings, mutedFlows } from '../../storage/notification-preferences.store.ts';
+import { memberEmail } from '../../storage/members.store.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Deliveries } from './deliveries.service.ts';
 import { batchEmail, settingsUrl, type BatchItem } from './email.ts';

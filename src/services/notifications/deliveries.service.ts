@@ -13,10 +13,10 @@ import type { Sql } from '../../storage/db.ts';
 import {
   finishDelivery,
   insertDelivery,
-  loadSettings,
   lockDelivery,
   type DeliveryRow,
-} from '../../storage/notifications.store.ts';
+} from '../../storage/notification-deliveries.store.ts';
+import { loadSettings } from '../../storage/notification-preferences.store.ts';
 
 export const RETRY_QUEUE = 'notify-retry';
 /** Attempts per email, the first included: back-off base × 4^n gives 1, 4, 16, 64 min by default. */

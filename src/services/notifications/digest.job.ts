@@ -13,12 +13,10 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import {
-  digestCandidates,
-  insertDelivery,
-  loadSettings,
-  memberEmail,
-} from '../../storage/notifications.store.ts';
+import { digestCandidates } from '../../storage/notification-digests.store.ts';
+import { insertDelivery } from '../../storage/notification-deliveries.store.ts';
+import { loadSettings } from '../../storage/notification-preferences.store.ts';
+import { memberEmail } from '../../storage/members.store.ts';
 import type { Deliveries } from './deliveries.service.ts';
 import { buildDigest } from './digest.ts';
 import { digestEmail, settingsUrl } from './email.ts';

@@ -14,7 +14,7 @@ import { addWorkingDays, isoDate, startOfSchedule } from '../../engine/calendar.
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 import type { Sql } from '../../storage/db.ts';
-import { completedSince, visibleFlows } from '../../storage/notifications.store.ts';
+import { completedSince, visibleFlows } from '../../storage/notification-digests.store.ts';
 
 /** The most items a digest section lists; its counts hold the totals before the cap. */
 export const DIGEST_CAP = 10;

@@ -6,7 +6,7 @@
 import { html, oneLine, type Html } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import { mailDocument, mailLink, mailStyle } from '../mail/layout.ts';
-import type { StoredMessage } from '../../storage/notifications.store.ts';
+import type { StoredMessage } from '../../storage/notification-deliveries.store.ts';
 import type { Digest, DigestItem } from './digest.ts';
 
 export interface BatchItem {

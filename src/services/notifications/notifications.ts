@@ -9,7 +9,7 @@ import type { SessionRegistry } from '../flows/registry.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
-import { failStaleClaims } from '../../storage/notifications.store.ts';
+import { failStaleClaims } from '../../storage/notification-deliveries.store.ts';
 import { BatchEmails } from './batch.job.ts';
 import { Deliveries } from './deliveries.service.ts';
 import { DigestEmails } from './digest.job.ts';

@@ -18,14 +18,14 @@ import {
   liveFlowNames,
   loadSettings,
   lockSettings,
-  memberEmail,
   mutedFlows,
-  pageDeliveries,
   postgresKnowsZone,
   saveSettings,
   setFlowMuted,
   type SettingsRow,
-} from '../../storage/notifications.store.ts';
+} from '../../storage/notification-preferences.store.ts';
+import { memberEmail } from '../../storage/members.store.ts';
+import { pageDeliveries } from '../../storage/notification-deliveries.store.ts';
 
 export interface NotificationContext {
   sql: Sql;

@@ -4,12 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db, Sql } from '../../storage/db.ts';
-import {
-  findUnsubscribe,
-  lockSettings,
-  saveSettings,
-  unsubscribeToken,
-} from '../../storage/notifications.store.ts';
+import { findUnsubscribe, unsubscribeToken } from '../../storage/notification-unsubscribe.store.ts';
+import { lockSettings, saveSettings } from '../../storage/notification-preferences.store.ts';
 
 export type UnsubscribeKind = 'batch' | 'digest';
 
