@@ -75,18 +75,12 @@ const HEARTBEAT_MS = 15_000;
  */
 export class EncodedEvent {
   private jsonText: string | null = null;
-  private sseText: string | null = null;
   private packed: Buffer | null = null;
 
   constructor(readonly event: FeedEvent) {}
 
   json(): string {
     return (this.jsonText ??= JSON.stringify(this.event));
-  }
-
-  /** A Server-Sent Events frame: the cursor as its id (a reconnect's Last-Event-ID), the type as its event name. */
-  sse(): string {
-    return (this.sseText ??= `id: ${this.event.cursor}\nevent: ${this.event.type}\ndata: ${this.json()}\n\n`);
   }
 
   msgpack(): Buffer {

@@ -8,6 +8,7 @@ import type { Principal } from '../../services/auth/principal.ts';
 import { parseTypes, readFeed } from '../../services/events/feed.ts';
 import type {
   CloseReason,
+  EncodedEvent,
   EventHub,
   StreamTarget,
   Subscription,
@@ -95,7 +96,7 @@ export function eventRoutes(services: Services): Route[] {
             stream.write('retry: 1000\n\n');
             const target: StreamTarget = {
               transport: 'sse',
-              send: (event) => stream.write(event.sse()),
+              send: (event) => stream.write(sseFrame(event)),
               buffered: () => stream.buffered(),
               heartbeat: () => stream.write(': heartbeat\n\n'),
               close: (reason) => {
@@ -157,6 +158,23 @@ function streamRequest(
     after: lastEventId ?? query.after ?? null,
     afterFrom: lastEventId === undefined ? ('query' as const) : ('header' as const),
   };
+}
+
+/**
+ * Each event's Server-Sent Events frame: its cursor as the id (a reconnect's Last-Event-ID), its
+ * type as the event name. Made once per audience (the hub encodes an event once for each),
+ * however many of that audience's streams send it.
+ */
+const sseFrames = new WeakMap<EncodedEvent, string>();
+
+function sseFrame(encoded: EncodedEvent): string {
+  let frame = sseFrames.get(encoded);
+  if (frame === undefined) {
+    const { cursor, type } = encoded.event;
+    frame = `id: ${cursor}\nevent: ${type}\ndata: ${encoded.json()}\n\n`;
+    sseFrames.set(encoded, frame);
+  }
+  return frame;
 }
 
 function closeOf(reason: CloseReason): { code: number; reason: string } {
