@@ -117,6 +117,22 @@ export async function audienceOf(sql: Db, principal: Principal): Promise<EventAu
   };
 }
 
+/** Whether a reader of this audience and filter is given an event of this workspace, flow and type. */
+export function reads(
+  audience: EventAudience,
+  filter: EventFilter,
+  workspaceId: string,
+  flowId: string | null,
+  type: string,
+): boolean {
+  const visible =
+    workspaceId === audience.workspaceId ||
+    (flowId !== null && audience.sharedFlowIds.includes(flowId));
+  return (
+    visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId)
+  );
+}
+
 /**
  * The position of a cursor to read after. One this audience was not given (forged, another
  * workspace's or person's, garbage) is a bad request, the same on the feed and the streams;

@@ -41,10 +41,12 @@ import {
   audienceOf,
   checkCursor,
   feedEvent,
+  reads,
   sealFor,
   type FeedEvent,
   type LogWatch,
 } from './feed.ts';
+import { LongPolls } from './long-polls.ts';
 
 export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
 export type Transport = 'sse' | 'websocket';
@@ -123,31 +125,6 @@ export interface StreamRequest {
   afterFrom: 'query' | 'header';
 }
 
-/** Whether a reader of this audience and filter is given an event of this workspace, flow and type. */
-function reads(
-  audience: EventAudience,
-  filter: EventFilter,
-  workspaceId: string,
-  flowId: string | null,
-  type: string,
-): boolean {
-  const visible =
-    workspaceId === audience.workspaceId ||
-    (flowId !== null && audience.sharedFlowIds.includes(flowId));
-  return (
-    visible && filter.types.includes(type) && (filter.flowId === null || filter.flowId === flowId)
-  );
-}
-
-/** A long poll waiting for an event it may read after `position`. */
-interface Waiter {
-  position: bigint;
-  audience: EventAudience;
-  filter: EventFilter;
-  resolve: () => void;
-  timer: NodeJS.Timeout;
-}
-
 export class Subscription {
   target: StreamTarget | null = null;
   live = false;
@@ -197,9 +174,8 @@ export class EventHub implements LogWatch {
   private readonly all = new Set<Subscription>();
   /** Streams prepared and not yet removed, by cap: `credential:<id>`, `person:<userId>`. */
   private readonly held = new Map<string, number>();
-  /** Long polls by their workspace; those that also read flows shared from other workspaces are in `guestWaiters` too. */
-  private readonly waiters = new Map<string, Set<Waiter>>();
-  private readonly guestWaiters = new Set<Waiter>();
+  /** GET /v1/events requests waiting for an event. */
+  private readonly polls: LongPolls;
   private pumping = false;
   private again = false;
   private stopped = true;
@@ -210,7 +186,6 @@ export class EventHub implements LogWatch {
   private readonly delivered: Counter;
   private readonly closes: Counter;
   private readonly lag: Histogram;
-  private readonly wakes: Counter;
   private readonly checkRounds: Counter;
   private readonly refused: Counter;
   private readonly checkQueries: Counter;
@@ -226,9 +201,10 @@ export class EventHub implements LogWatch {
       'streamMaxBufferedBytes' | 'streamsPerCredential' | 'streamsPerPerson'
     >,
     /** The API's load: a long poll that waits is not work, so it steps out of it while it waits (webhooks read it). */
-    private readonly foreground: Foreground | null = null,
+    foreground: Foreground | null = null,
   ) {
     this.maxBuffered = limits.streamMaxBufferedBytes;
+    this.polls = new LongPolls(metrics, foreground);
     const registers = [metrics.registry];
     metrics.gaugeByLabels(
       'flowplan_stream_subscribers',
@@ -254,15 +230,6 @@ export class EventHub implements LogWatch {
       labelNames: ['reason'] as const,
       registers,
     });
-    metrics.gauge(
-      'flowplan_event_waiters',
-      'Long polls of GET /v1/events waiting on this process',
-      () => {
-        let n = 0;
-        for (const set of this.waiters.values()) n += set.size;
-        return n;
-      },
-    );
     this.refused = new Counter({
       name: 'flowplan_stream_refusals_total',
       help: 'Event streams refused with 429: their credential or person held as many as allowed',
@@ -276,11 +243,6 @@ export class EventHub implements LogWatch {
     this.checkQueries = new Counter({
       name: 'flowplan_stream_check_queries_total',
       help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)',
-      registers,
-    });
-    this.wakes = new Counter({
-      name: 'flowplan_event_waiter_wakes_total',
-      help: 'Long polls woken by an event they may read (each then reads the log)',
       registers,
     });
     this.lag = new Histogram({
@@ -317,7 +279,7 @@ export class EventHub implements LogWatch {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const s of [...this.all]) this.close(s, 'stopping');
-    for (const set of [...this.waiters.values()]) for (const w of set) this.release(w);
+    this.polls.wakeAll();
     await this.unlisten?.().catch(() => {});
   }
 
@@ -333,29 +295,7 @@ export class EventHub implements LogWatch {
     filter: EventFilter,
   ): Promise<void> {
     if (this.stopped || BigInt(this.latest) > BigInt(position)) return Promise.resolve();
-    this.foreground?.leave();
-    return new Promise<void>((resolve) => {
-      const waiter: Waiter = {
-        position: BigInt(position),
-        audience,
-        filter,
-        resolve,
-        timer: setTimeout(() => this.release(waiter), ms),
-      };
-      let set = this.waiters.get(audience.workspaceId);
-      if (!set) this.waiters.set(audience.workspaceId, (set = new Set()));
-      set.add(waiter);
-      if (audience.sharedFlowIds.length > 0) this.guestWaiters.add(waiter);
-    }).finally(() => this.foreground?.enter());
-  }
-
-  private release(waiter: Waiter): void {
-    clearTimeout(waiter.timer);
-    const set = this.waiters.get(waiter.audience.workspaceId);
-    set?.delete(waiter);
-    if (set?.size === 0) this.waiters.delete(waiter.audience.workspaceId);
-    this.guestWaiters.delete(waiter);
-    waiter.resolve();
+    return this.polls.wait(position, ms, audience, filter);
   }
 
   /**
@@ -545,18 +485,7 @@ export class EventHub implements LogWatch {
     for (const sub of this.guests)
       if (sub.audience.workspaceId !== row.workspaceId && sub.wants(event))
         this.deliver(sub, event);
-    const position = BigInt(row.position);
-    const wake = (w: Waiter) => {
-      if (
-        w.position >= position ||
-        !reads(w.audience, w.filter, row.workspaceId, row.flowId, row.type)
-      )
-        return;
-      this.wakes.inc();
-      this.release(w);
-    };
-    for (const w of this.waiters.get(row.workspaceId) ?? []) wake(w);
-    for (const w of this.guestWaiters) if (w.audience.workspaceId !== row.workspaceId) wake(w);
+    this.polls.wake(row);
   }
 
   /**
