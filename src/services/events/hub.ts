@@ -16,7 +16,6 @@
  */
 import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
-import { Packr } from 'msgpackr';
 import type { Foreground } from '../../platform/foreground.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -34,24 +33,18 @@ import {
 } from '../../storage/event-log.store.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
-import type { Principal } from '../auth/principal.ts';
 import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
-import { CursorKeys, type CursorSeal } from './cursor.ts';
-import {
-  audienceOf,
-  checkCursor,
-  feedEvent,
-  reads,
-  sealFor,
-  type FeedEvent,
-  type LogWatch,
-} from './feed.ts';
+import { CursorKeys } from './cursor.ts';
+import { audienceOf, checkCursor, sealFor, type LogWatch } from './feed.ts';
 import { LongPolls } from './long-polls.ts';
+import {
+  HubEvent,
+  Subscription,
+  type CloseReason,
+  type StreamRequest,
+  type StreamTarget,
+} from './subscription.ts';
 
-export type CloseReason = 'slow' | 'revoked' | 'stopping' | 'unavailable';
-export type Transport = 'sse' | 'websocket';
-
-const packr = new Packr({ useRecords: false, variableMapSize: true });
 const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 /** Log rows read per query, live or catching up. */
 const PAGE = 500;
@@ -70,101 +63,6 @@ const UNATTACHED_MS = 30_000;
 const RETRY_STREAM_SECONDS = 5;
 /** SSE keeps proxies from closing an idle stream with a comment this often. */
 const HEARTBEAT_MS = 15_000;
-
-/**
- * One event as one audience sees it (its id and cursor are sealed for that audience), encoded
- * at most once per format whoever of that audience receives it.
- */
-export class EncodedEvent {
-  private jsonText: string | null = null;
-  private packed: Buffer | null = null;
-
-  constructor(readonly event: FeedEvent) {}
-
-  json(): string {
-    return (this.jsonText ??= JSON.stringify(this.event));
-  }
-
-  msgpack(): Buffer {
-    return (this.packed ??= packr.pack(this.event));
-  }
-}
-
-/** One event of the log, encoded once per audience that receives it. */
-export class HubEvent {
-  private readonly encoded = new Map<string, EncodedEvent>();
-
-  constructor(readonly row: LoggedEvent) {}
-
-  for(seal: CursorSeal): EncodedEvent {
-    let encoded = this.encoded.get(seal.audience);
-    if (!encoded)
-      this.encoded.set(seal.audience, (encoded = new EncodedEvent(feedEvent(this.row, seal))));
-    return encoded;
-  }
-}
-
-/** A transport's side of a subscription (the web layer's SSE response or WebSocket). */
-export interface StreamTarget {
-  readonly transport: Transport;
-  send(event: EncodedEvent): void;
-  /** Bytes handed to the transport and not yet taken by the client's socket. */
-  buffered(): number;
-  heartbeat(): void;
-  close(reason: CloseReason): void;
-}
-
-export interface StreamRequest {
-  principal: Principal;
-  /** The bearer as given, checked again while the stream is open. */
-  authorization: string;
-  filter: EventFilter;
-  /** Resume after this cursor; null: from now. */
-  after: string | null;
-  /** Where the cursor came from, for the refusal of a bad one. */
-  afterFrom: 'query' | 'header';
-}
-
-export class Subscription {
-  target: StreamTarget | null = null;
-  live = false;
-  closed = false;
-  /** When its credential was last found valid. */
-  checkedAt = Date.now();
-  /** The caps it counts against (its credential's, its person's) until it is removed. */
-  holds: string[] = [];
-  private drainWaiter: (() => void) | null = null;
-
-  /** `cursor`: the log position it has been sent everything through. */
-  constructor(
-    readonly request: StreamRequest,
-    public audience: EventAudience,
-    readonly seal: CursorSeal,
-    public cursor: string,
-  ) {}
-
-  wants(e: HubEvent): boolean {
-    return reads(this.audience, this.request.filter, e.row.workspaceId, e.row.flowId, e.row.type);
-  }
-
-  /** The transport took what was waiting (the web layer calls this on drain). */
-  drained(): void {
-    const wake = this.drainWaiter;
-    this.drainWaiter = null;
-    wake?.();
-  }
-
-  /** Resolves when the transport drains, or after `ms` (a drain may come between a look at the buffer and this). */
-  waitForDrain(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.drainWaiter = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-}
 
 export class EventHub implements LogWatch {
   private latest = '0';

@@ -6,13 +6,13 @@
 import { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import { parseTypes, readFeed } from '../../services/events/feed.ts';
+import type { EventHub } from '../../services/events/hub.ts';
 import type {
   CloseReason,
   EncodedEvent,
-  EventHub,
   StreamTarget,
   Subscription,
-} from '../../services/events/hub.ts';
+} from '../../services/events/subscription.ts';
 import { failureResponse } from '../http/failures.ts';
 import { parseQuery } from '../http/input.ts';
 import { json, route, type Route } from '../http/route.ts';

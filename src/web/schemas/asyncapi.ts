@@ -5,7 +5,7 @@
  * (event.schema.ts) for every webhook event type; the bearer credential as security schemes.
  */
 import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
-import type { CloseReason } from '../../services/events/hub.ts';
+import type { CloseReason } from '../../services/events/subscription.ts';
 import { EventSchema } from './event.schema.ts';
 import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
 
