@@ -11,8 +11,8 @@
  * Never the heap: a subscriber whose transport has more than STREAM_MAX_BUFFERED_BYTES
  * waiting when the next event comes is closed (`slow`: resume from your cursor); catching up
  * waits for its transport to drain instead, reading the log at the client's pace.
- * Credentials are checked again every CHECK_MS, so a revoked one's streams close within a
- * second, and a person's shares are read again with them.
+ * Credentials are checked again while streams are open (credential-checks.ts), so a revoked
+ * one's streams close within a second, and a person's shares are read again with them.
  */
 import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
@@ -25,7 +25,6 @@ import {
   EVENTS_CHANNEL,
   eventsAfter,
   latestPosition,
-  personStreamStates,
   readEvents,
   type EventAudience,
   type EventFilter,
@@ -36,6 +35,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
 import { CursorKeys } from './cursor.ts';
 import { audienceOf, checkCursor, sealFor, type LogWatch } from './feed.ts';
+import { CredentialChecks } from './credential-checks.ts';
 import { LongPolls } from './long-polls.ts';
 import {
   HubEvent,
@@ -48,13 +48,6 @@ import {
 const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 /** Log rows read per query, live or catching up. */
 const PAGE = 500;
-/** How often credentials and shares of open streams are checked again. */
-const CHECK_MS = 500;
-/**
- * A stream whose credential could not be checked (the database out of reach) for this long is
- * closed as `unavailable` (retry): it is not known to be revoked, nor known to be valid.
- */
-const UNCHECKED_MS = 2000;
 /** A stream catching up looks at its buffer again this often when no drain was signalled. */
 const DRAIN_CHECK_MS = 50;
 /** A stream prepared and never attached (its client went before the answer) stops counting against its caps after this long. */
@@ -74,24 +67,22 @@ export class EventHub implements LogWatch {
   private readonly held = new Map<string, number>();
   /** GET /v1/events requests waiting for an event. */
   private readonly polls: LongPolls;
+  /** The credentials of open streams, checked again while they are open. */
+  private readonly checks: CredentialChecks;
   private pumping = false;
   private again = false;
   private stopped = true;
   private unlisten: (() => Promise<void>) | null = null;
-  private checkTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
-  private checking = false;
   private readonly delivered: Counter;
   private readonly closes: Counter;
   private readonly lag: Histogram;
-  private readonly checkRounds: Counter;
   private readonly refused: Counter;
-  private readonly checkQueries: Counter;
   private readonly maxBuffered: number;
 
   constructor(
     private readonly sql: Sql,
-    private readonly auth: Authenticator,
+    auth: Authenticator,
     private readonly log: Logger,
     metrics: Metrics,
     private readonly limits: Pick<
@@ -103,6 +94,11 @@ export class EventHub implements LogWatch {
   ) {
     this.maxBuffered = limits.streamMaxBufferedBytes;
     this.polls = new LongPolls(metrics, foreground);
+    this.checks = new CredentialChecks(sql, auth, log, metrics, {
+      open: () => this.all,
+      close: (sub, reason) => this.close(sub, reason),
+      reshare: (sub, sharedFlowIds) => this.reshare(sub, sharedFlowIds),
+    });
     const registers = [metrics.registry];
     metrics.gaugeByLabels(
       'flowplan_stream_subscribers',
@@ -133,16 +129,6 @@ export class EventHub implements LogWatch {
       help: 'Event streams refused with 429: their credential or person held as many as allowed',
       registers,
     });
-    this.checkRounds = new Counter({
-      name: 'flowplan_stream_checks_total',
-      help: "Rounds of checking open streams' credentials again (one every 500 ms while any is open)",
-      registers,
-    });
-    this.checkQueries = new Counter({
-      name: 'flowplan_stream_check_queries_total',
-      help: 'Queries those rounds ran for person tokens and their shares (one per round, however many streams)',
-      registers,
-    });
     this.lag = new Histogram({
       name: 'flowplan_stream_lag_seconds',
       help: "From an event's transaction to its dispatch to live subscribers",
@@ -164,7 +150,7 @@ export class EventHub implements LogWatch {
       () => this.pump(),
       () => this.pump(),
     );
-    this.checkTimer = setInterval(() => void this.check(), CHECK_MS);
+    this.checks.start();
     this.heartbeatTimer = setInterval(() => {
       for (const s of this.all) s.target?.heartbeat();
     }, HEARTBEAT_MS);
@@ -174,7 +160,7 @@ export class EventHub implements LogWatch {
   /** Ends every stream (`stopping`: resume elsewhere) and every long poll. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.checkTimer) clearInterval(this.checkTimer);
+    this.checks.stop();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const s of [...this.all]) this.close(s, 'stopping');
     this.polls.wakeAll();
@@ -386,85 +372,11 @@ export class EventHub implements LogWatch {
     this.polls.wake(row);
   }
 
-  /**
-   * Credentials of open streams, checked again, and persons' shares read anew. Keys and
-   * clients go through the authenticator's cache (dropped on revocation in every process, so
-   * no query unless one was revoked); every person token of every open stream is checked in
-   * one query with its shares. A refusal closes `revoked`; a failure to check is not one.
-   */
-  private async check(): Promise<void> {
-    if (this.checking || this.all.size === 0) return;
-    this.checking = true;
-    this.checkRounds.inc();
-    try {
-      const byCredential = new Map<string, Subscription[]>();
-      for (const s of this.all) {
-        const list = byCredential.get(s.request.authorization);
-        if (list) list.push(s);
-        else byCredential.set(s.request.authorization, [s]);
-      }
-      const persons = new Map<string, Subscription[]>();
-      for (const [authorization, subs] of byCredential) {
-        const { principal } = subs[0]!.request;
-        if (principal.kind === 'person' && principal.tokenId) {
-          if (principal.expiresAt !== null && principal.expiresAt <= Date.now())
-            this.closeAll(subs, 'revoked');
-          else persons.set(principal.tokenId, subs);
-          continue;
-        }
-        try {
-          await this.auth.authenticate(authorization);
-          this.checked(subs);
-        } catch (error) {
-          this.uncheckable(subs, error);
-        }
-      }
-      if (persons.size === 0) return;
-      let states: Awaited<ReturnType<typeof personStreamStates>>;
-      try {
-        this.checkQueries.inc();
-        states = await personStreamStates(this.sql, [...persons.keys()]);
-      } catch (error) {
-        this.uncheckable([...persons.values()].flat(), error);
-        return;
-      }
-      for (const [tokenId, subs] of persons) {
-        const state = states.get(tokenId);
-        if (!state?.live) {
-          this.closeAll(subs, 'revoked');
-          continue;
-        }
-        this.checked(subs);
-        for (const s of subs) {
-          s.audience = { ...s.audience, sharedFlowIds: state.sharedFlowIds };
-          if (!s.live || s.closed) continue;
-          if (state.sharedFlowIds.length > 0) this.guests.add(s);
-          else this.guests.delete(s);
-        }
-      }
-    } finally {
-      this.checking = false;
-    }
-  }
-
-  private closeAll(subs: readonly Subscription[], reason: CloseReason): void {
-    for (const s of subs) this.close(s, reason);
-  }
-
-  private checked(subs: readonly Subscription[]): void {
-    const now = Date.now();
-    for (const s of subs) s.checkedAt = now;
-  }
-
-  /** A refusal closes the streams as revoked; anything else (the database out of reach) leaves them open a while, then closes them to be retried. */
-  private uncheckable(subs: readonly Subscription[], error: unknown): void {
-    if (
-      error instanceof DomainError &&
-      (error.code === 'UNAUTHORIZED' || error.code === 'CREDENTIAL_REVOKED')
-    )
-      return this.closeAll(subs, 'revoked');
-    this.log.warn({ err: error }, 'event streams: credentials could not be checked; trying again');
-    const now = Date.now();
-    for (const s of subs) if (now - s.checkedAt >= UNCHECKED_MS) this.close(s, 'unavailable');
+  /** A person's shares as read now: a live stream among the guests only while it has some. */
+  private reshare(sub: Subscription, sharedFlowIds: string[]): void {
+    sub.audience = { ...sub.audience, sharedFlowIds };
+    if (!sub.live || sub.closed) return;
+    if (sharedFlowIds.length > 0) this.guests.add(sub);
+    else this.guests.delete(sub);
   }
 }
