@@ -20,7 +20,7 @@ import { newId } from '../src/platform/ids.ts';
 import { newSecret, sha256 } from '../src/services/auth/secrets.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { insertFamily, insertRefreshToken } from '../src/storage/people.store.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { personToken } from '../test/helpers/people.ts';
 import { benchDatabase, machine } from './support.ts';
 

@@ -8,7 +8,7 @@
  * Prints one JSON line: { name, machine, offloadTasks, runs: [{ tasks, sessionHeapMB, start,
  * complete, addTask, get: {…, recomputes}, getAfterWrite }] }.
  */
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
 import { MAX_TASKS_PER_CALL } from '../src/web/schemas/flow.schema.ts';

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { SCOPES } from '../src/services/auth/principal.ts';
 import { createKey } from '../src/services/auth/provision.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const CONNECTIONS = 50;

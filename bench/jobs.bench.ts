@@ -23,7 +23,7 @@ import pino from 'pino';
 import { startApp } from '../src/compose.ts';
 import { newId } from '../src/platform/ids.ts';
 import { loadConfig } from '../src/platform/config.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { insertUser, upsertMembership } from '../src/storage/workspaces.store.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 

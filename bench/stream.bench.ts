@@ -19,7 +19,7 @@ import postgres from 'postgres';
 import { SCOPES } from '../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
 import { freePort } from '../src/storage/embedded.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);

@@ -40,7 +40,7 @@
 import net from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createKey } from '../src/services/auth/provision.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/server.ts';
+import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import type { RunningApp } from '../src/compose.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 

@@ -29,7 +29,7 @@ import {
   UWS_IMPLEMENTATION,
   UWS_NATIVE,
   type HttpServer,
-} from './web/http/server.ts';
+} from './web/http/uws/server.ts';
 import { json, type Route } from './web/http/route.ts';
 import { assetRoutes } from './web/http/page.ts';
 import { publicRoutes } from './web/public/public.routes.ts';

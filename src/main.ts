@@ -8,7 +8,7 @@ const { startApp, StartRefused } = await import('./compose.ts');
 const { createLogger } = await import('./platform/logging.ts');
 const { loadConfig } = await import('./platform/config.ts');
 const { DataDirInUse, EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
-const { ListenRefused, NativeUwsUnavailable } = await import('./web/http/server.ts');
+const { ListenRefused, NativeUwsUnavailable } = await import('./web/http/uws/server.ts');
 
 const config = (() => {
   try {

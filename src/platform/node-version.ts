@@ -2,7 +2,7 @@
  * The Node versions flowplan runs on, checked first thing by `npm start` and the `flowplan`
  * command, before anything loads uWebSockets.js. Its build here ships native binaries up to
  * Node 20's ABI (115): on a newer Node it would fall back, silently, to an imitation that
- * lacks what the HTTP edge uses (src/web/http/server.ts NativeUwsUnavailable).
+ * lacks what the HTTP edge uses (src/web/http/uws/server.ts NativeUwsUnavailable).
  * Below 20.12, `crypto.hash` is missing. Keep in step with package.json `engines`
  * (test/ops/runtime.test.ts checks that they agree).
  */

@@ -71,7 +71,7 @@ t.test('the CLI on an unsupported Node: one line, exit 1', async (t) => {
 });
 
 t.test('a server whose uWS binary did not load says so and does not start', async (t) => {
-  // The fallback would crash the process at its first request (src/web/http/server.ts NativeUwsUnavailable).
+  // The fallback would crash the process at its first request (src/web/http/uws/server.ts NativeUwsUnavailable).
   const databaseUrl = await createTestDatabase(t, { empty: true });
   const port = await freePort();
   const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

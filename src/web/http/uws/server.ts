@@ -7,11 +7,11 @@
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { DomainError } from '../../platform/errors.ts';
-import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
-import { clientAddress, type TrustProxy } from '../../platform/client-address.ts';
-import type { Edge } from './edge.ts';
-import { BodyAllowance, type BodyBound, type BodyHold } from './body-allowance.ts';
+import { DomainError } from '../../../platform/errors.ts';
+import { errorBody, errorHeaders, httpStatus } from '../error-status.ts';
+import { clientAddress, type TrustProxy } from '../../../platform/client-address.ts';
+import type { Edge } from '../edge.ts';
+import { BodyAllowance, type BodyBound, type BodyHold } from '../body-allowance.ts';
 import {
   requestIdOf,
   type Admission,
@@ -21,9 +21,9 @@ import {
   type SocketConnection,
   type SocketSession,
   type SocketUpgrade,
-} from './request.ts';
-import type { Match } from './router.ts';
-import type { Foreground } from '../../platform/foreground.ts';
+} from '../request.ts';
+import type { Match } from '../router.ts';
+import type { Foreground } from '../../../platform/foreground.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 
