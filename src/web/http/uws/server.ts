@@ -4,7 +4,6 @@
  * before any await; copy onData chunks and cap the body; write inside res.cork after an
  * await; never write to an aborted response.
  */
-import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { DomainError } from '../../../platform/errors.ts';
@@ -15,7 +14,6 @@ import { BodyAllowance, type BodyBound, type BodyHold } from '../body-allowance.
 import {
   requestIdOf,
   type Admission,
-  type HttpStream,
   type OutgoingResponse,
   type RequestHead,
   type SocketConnection,
@@ -24,6 +22,7 @@ import {
 } from '../request.ts';
 import type { Match } from '../router.ts';
 import type { Foreground } from '../../../platform/foreground.ts';
+import { send as sendAnswer, sendWhole, type RequestState } from './response.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 
@@ -101,16 +100,12 @@ export async function listen(
   const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
   /** Open streamed responses and WebSockets: ended when the server closes. */
   const open = new Set<() => void>();
-  /** An answer, or the head of a streamed one (its body goes on after the request is done). */
   const send = (
     res: HttpResponse,
     state: RequestState,
     response: OutgoingResponse,
     close: boolean,
-  ) =>
-    response.stream && !state.head
-      ? openStream(res, state, response, open)
-      : sendWhole(res, state, response, close);
+  ) => sendAnswer(res, state, response, close, open);
   /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
   const refusalOf = (
     headers: Record<string, string>,
@@ -554,14 +549,6 @@ interface OpenSocket {
   };
 }
 
-/** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
-interface RequestState {
-  aborted: boolean;
-  onAbort: (() => void) | null;
-  /** A HEAD request: answered with the GET's head and no body (RFC 9110 §9.3.2). */
-  head: boolean;
-}
-
 const EMPTY = Buffer.alloc(0);
 /** Why a body was refused for room (503, Retry-After: 1). */
 const BUSY: Record<BodyBound, string> = {
@@ -659,94 +646,3 @@ class BodyStream implements AsyncIterable<Buffer> {
 
 /** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-function writeHead(res: HttpResponse, response: OutgoingResponse): void {
-  res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
-  // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
-  res.writeHeader('X-Content-Type-Options', 'nosniff');
-  for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
-  for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
-}
-
-function sendWhole(
-  res: HttpResponse,
-  state: { aborted: boolean; head?: boolean },
-  response: OutgoingResponse,
-  close: boolean,
-): void {
-  if (state.aborted) return;
-  state.aborted = true; // a response is written once
-  res.cork(() => {
-    writeHead(res, response);
-    // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
-    if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
-    // HEAD: the length the GET's body has, and no body (a keep-alive client would read one as
-    // the next answer). The length is written by hand and endWithoutBody called with no argument:
-    // given any, uWS 20.30 throws or waits for that many body bytes. The connection stays open
-    // (a HEAD sent while the server closes ends with the idle connections).
-    else if (state.head) {
-      if (!response.stream)
-        res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
-      res.endWithoutBody();
-    } else res.end(response.body ?? '', close);
-  });
-}
-
-/**
- * A streamed body: the head now, then whatever the stream writes until either side ends it.
- * What the socket has not taken is the bytes written less the write offset's progress (the
- * first write carries the head, and goes out whole on a fresh response).
- */
-function openStream(
-  res: HttpResponse,
-  state: RequestState,
-  response: OutgoingResponse,
-  open: Set<() => void>,
-): void {
-  if (state.aborted) return;
-  state.aborted = true;
-  let closed = false;
-  let written = 0;
-  let base: number | null = null;
-  const drains: (() => void)[] = [];
-  const closes: (() => void)[] = [];
-  const ended = () => {
-    closed = true;
-    open.delete(end);
-    for (const fn of closes.splice(0)) fn();
-  };
-  const end = () => {
-    if (closed) return;
-    ended();
-    res.cork(() => res.end());
-  };
-  const stream: HttpStream = {
-    write(chunk) {
-      if (closed) return;
-      written += Buffer.byteLength(chunk);
-      res.cork(() => res.write(chunk));
-      base ??= res.getWriteOffset() - written;
-    },
-    buffered: () =>
-      closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base)),
-    onDrain: (fn) => {
-      drains.push(fn);
-    },
-    onClose: (fn) => {
-      closes.push(fn);
-    },
-    end,
-  };
-  state.onAbort = () => {
-    if (!closed) ended();
-  };
-  res.onWritable(() => {
-    for (const fn of drains) fn();
-    return true;
-  });
-  open.add(end);
-  res.cork(() => {
-    writeHead(res, response);
-    response.stream!(stream);
-  });
-}

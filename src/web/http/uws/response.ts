@@ -1,0 +1,124 @@
+/**
+ * Writing answers on uWebSockets.js: a whole one (HEAD and bodiless statuses included), or the
+ * head of a streamed one and then its body as the stream writes it. Written inside res.cork
+ * (after an await, uWS would otherwise send each write alone), once, and never to a response
+ * that was aborted.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpStream, OutgoingResponse, StreamOpener } from '../request.ts';
+
+/** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
+export interface RequestState {
+  aborted: boolean;
+  onAbort: (() => void) | null;
+  /** A HEAD request: answered with the GET's head and no body (RFC 9110 §9.3.2). */
+  head: boolean;
+}
+
+/** An answer, or the head of a streamed one (its body goes on after the request is done). */
+export function send(
+  res: HttpResponse,
+  state: RequestState,
+  response: OutgoingResponse,
+  close: boolean,
+  /** Open streamed responses, ended when the server closes: a streamed one joins them. */
+  open: Set<() => void>,
+): void {
+  const { stream } = response;
+  if (stream && !state.head) openStream(res, state, response, stream, open);
+  else sendWhole(res, state, response, close);
+}
+
+function writeHead(res: HttpResponse, response: OutgoingResponse): void {
+  res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
+  // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
+  res.writeHeader('X-Content-Type-Options', 'nosniff');
+  for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+  for (const cookie of response.cookies ?? []) res.writeHeader('Set-Cookie', cookie);
+}
+
+/** A whole answer; the connection closes after it when `close`. */
+export function sendWhole(
+  res: HttpResponse,
+  state: { aborted: boolean; head?: boolean },
+  response: OutgoingResponse,
+  close: boolean,
+): void {
+  if (state.aborted) return;
+  state.aborted = true; // a response is written once
+  res.cork(() => {
+    writeHead(res, response);
+    // No body for 204/304; without an explicit length uWS announces a bogus one and clients wait.
+    if (response.status === 204 || response.status === 304) res.endWithoutBody(0, close);
+    // HEAD: the length the GET's body has, and no body (a keep-alive client would read one as
+    // the next answer). The length is written by hand and endWithoutBody called with no argument:
+    // given any, uWS 20.30 throws or waits for that many body bytes. The connection stays open
+    // (a HEAD sent while the server closes ends with the idle connections).
+    else if (state.head) {
+      if (!response.stream)
+        res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
+      res.endWithoutBody();
+    } else res.end(response.body ?? '', close);
+  });
+}
+
+/**
+ * A streamed body: the head now, then whatever the stream writes until either side ends it.
+ * What the socket has not taken is the bytes written less the write offset's progress (the
+ * first write carries the head, and goes out whole on a fresh response).
+ */
+function openStream(
+  res: HttpResponse,
+  state: RequestState,
+  response: OutgoingResponse,
+  opener: StreamOpener,
+  open: Set<() => void>,
+): void {
+  if (state.aborted) return;
+  state.aborted = true;
+  let closed = false;
+  let written = 0;
+  let base: number | null = null;
+  const drains: (() => void)[] = [];
+  const closes: (() => void)[] = [];
+  const ended = () => {
+    closed = true;
+    open.delete(end);
+    for (const fn of closes.splice(0)) fn();
+  };
+  const end = () => {
+    if (closed) return;
+    ended();
+    res.cork(() => res.end());
+  };
+  const stream: HttpStream = {
+    write(chunk) {
+      if (closed) return;
+      written += Buffer.byteLength(chunk);
+      res.cork(() => res.write(chunk));
+      base ??= res.getWriteOffset() - written;
+    },
+    buffered: () =>
+      closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base)),
+    onDrain: (fn) => {
+      drains.push(fn);
+    },
+    onClose: (fn) => {
+      closes.push(fn);
+    },
+    end,
+  };
+  state.onAbort = () => {
+    if (!closed) ended();
+  };
+  res.onWritable(() => {
+    for (const fn of drains) fn();
+    return true;
+  });
+  open.add(end);
+  res.cork(() => {
+    writeHead(res, response);
+    opener(stream);
+  });
+}
