@@ -1,4 +1,4 @@
-/** The shapes a request and its answer take between the transport (server.ts) and the edge. */
+/** The shapes a request and its answer take between the transport (uws/) and the edge. */
 import { randomUUID } from 'node:crypto';
 import type { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../../services/auth/principal.ts';

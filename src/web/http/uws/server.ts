@@ -22,6 +22,7 @@ import {
 } from '../request.ts';
 import type { Match } from '../router.ts';
 import type { Foreground } from '../../../platform/foreground.ts';
+import { BodyStream, STREAM_WINDOW } from '../body-stream.ts';
 import { send as sendAnswer, sendWhole, type RequestState } from './response.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -557,92 +558,5 @@ const BUSY: Record<BodyBound, string> = {
   unauthenticated: 'Too many request bodies without a credential are being received; retry shortly',
 };
 const NOTHING = () => {};
-/** Upload bytes one request may hold in memory before its socket is paused. */
-const STREAM_WINDOW = 2 * 1024 * 1024;
-
-/**
- * An upload's body as an async iterable: chunks wait here until the route writes them away,
- * and the socket is paused while STREAM_WINDOW bytes wait, resumed at half of it.
- */
-class BodyStream implements AsyncIterable<Buffer> {
-  private readonly queue: Buffer[] = [];
-  private queued = 0;
-  private ended = false;
-  private error: Error | null = null;
-  private paused = false;
-  private wake: (() => void) | null = null;
-  /** False once the body ended, failed or its reader stopped: later chunks are dropped. */
-  open = true;
-
-  constructor(
-    private readonly pause: () => void,
-    private readonly resume: () => void,
-  ) {}
-
-  push(chunk: Buffer, isLast: boolean): void {
-    if (!this.open) return;
-    if (chunk.length > 0) {
-      this.queue.push(chunk);
-      this.queued += chunk.length;
-    }
-    if (isLast) this.ended = true;
-    if (!this.ended && !this.paused && this.queued >= STREAM_WINDOW) {
-      this.paused = true;
-      this.pause();
-    } else if (this.ended && this.paused) {
-      this.paused = false;
-      this.resume(); // for the connection's next request
-    }
-    this.signal();
-  }
-
-  fail(error: Error): void {
-    if (!this.open) return;
-    this.error = error;
-    this.open = false;
-    this.signal();
-  }
-
-  /** The reader is done with it (answered): drop what waits, read nothing more into it. */
-  close(): void {
-    this.open = false;
-    this.queue.length = 0;
-    this.queued = 0;
-  }
-
-  /** After the chunks that came with the head were queued: read on unless they fill the window. */
-  resumeIfRoom(): void {
-    if (this.queued < STREAM_WINDOW || this.ended) this.resume();
-    else this.paused = true;
-  }
-
-  private signal(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
-    for (;;) {
-      if (this.error) throw this.error;
-      const chunk = this.queue.shift();
-      if (chunk) {
-        this.queued -= chunk.length;
-        if (this.paused && this.queued <= STREAM_WINDOW / 2) {
-          this.paused = false;
-          this.resume();
-        }
-        yield chunk;
-        continue;
-      }
-      if (this.ended) {
-        this.open = false;
-        return;
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-}
-
 /** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
