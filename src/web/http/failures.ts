@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../platform/database.ts';
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
-import type { OutgoingResponse, RequestHead } from './request.ts';
+import { requestIdOf, type OutgoingResponse, type RequestHead } from './request.ts';
 import type { Route } from './route.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -52,6 +52,33 @@ export function failureResponse(
   }
   headers['Content-Type'] = JSON_TYPE;
   return { status: httpStatus(domainError), headers, body: JSON.stringify(errorBody(domainError)) };
+}
+
+/**
+ * A refusal the transport answers itself, before the edge has the request (a body too large,
+ * no room to hold one, the server shutting down). `close` false: the connection is left open
+ * for the body to drain, but the client is told to close it.
+ */
+export function transportRefusal(
+  headers: Record<string, string>,
+  error: DomainError,
+  close = true,
+): OutgoingResponse {
+  return {
+    status: httpStatus(error),
+    headers: {
+      'X-Request-Id': requestIdOf(headers),
+      'Content-Type': JSON_TYPE,
+      ...errorHeaders(error),
+      ...(close ? {} : { Connection: 'close' }),
+    },
+    body: JSON.stringify(errorBody(error)),
+  };
+}
+
+/** The answer when the edge itself failed, with nothing known to say. */
+export function serverError(): OutgoingResponse {
+  return { status: 500, headers: {}, body: null };
 }
 
 // SQLSTATE classes a client can cause with values that passed the schema.

@@ -20,6 +20,9 @@ export interface IncomingRequest extends RequestHead {
   bodySource?: AsyncIterable<Buffer>;
 }
 
+/** The body of a request that has none. */
+export const EMPTY_BODY = Buffer.alloc(0);
+
 /** A request let in from its head alone: who it is, and what has been decided for it already. */
 export interface Admission {
   principal: Principal | null;

@@ -7,22 +7,21 @@
 import { createRequire } from 'node:module';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { DomainError } from '../../../platform/errors.ts';
-import { errorBody, errorHeaders, httpStatus } from '../error-status.ts';
 import { clientAddress, type TrustProxy } from '../../../platform/client-address.ts';
+import type { Foreground } from '../../../platform/foreground.ts';
+import { BodyAllowance } from '../body-allowance.ts';
+import { BodyReader, DRAIN_LIMIT, tooLarge } from '../body-reader.ts';
 import type { Edge } from '../edge.ts';
-import { BodyAllowance, type BodyBound, type BodyHold } from '../body-allowance.ts';
+import { serverError, transportRefusal } from '../failures.ts';
+import { InFlight } from '../in-flight.ts';
 import {
-  requestIdOf,
-  type Admission,
+  EMPTY_BODY,
   type OutgoingResponse,
   type RequestHead,
   type SocketConnection,
   type SocketSession,
   type SocketUpgrade,
 } from '../request.ts';
-import type { Match } from '../router.ts';
-import type { Foreground } from '../../../platform/foreground.ts';
-import { BodyStream, STREAM_WINDOW } from '../body-stream.ts';
 import { send as sendAnswer, sendWhole, type RequestState } from './response.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -88,17 +87,7 @@ export async function listen(
   const allowance = new BodyAllowance(maxBufferedBytes);
   // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
   const app = uws.App() as TemplatedApp & { close(): void };
-  let inFlight = 0;
-  let drained: (() => void) | null = null;
-  // Once closing, every answer closes its connection, so keep-alive clients reconnect
-  // elsewhere instead of sending into a process about to exit.
-  let closing = false;
-  const finish = () => {
-    inFlight -= 1;
-    foreground?.leave();
-    if (inFlight === 0 && drained) drained();
-  };
-  const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+  const flight = new InFlight(foreground);
   /** Open streamed responses and WebSockets: ended when the server closes. */
   const open = new Set<() => void>();
   const send = (
@@ -107,34 +96,6 @@ export async function listen(
     response: OutgoingResponse,
     close: boolean,
   ) => sendAnswer(res, state, response, close, open);
-  /** `close` false: left open for a drain, the connection still ends; the client is told to close it. */
-  const refusalOf = (
-    headers: Record<string, string>,
-    error: DomainError,
-    close = true,
-  ): OutgoingResponse => ({
-    status: httpStatus(error),
-    headers: {
-      'X-Request-Id': requestIdOf(headers),
-      ...JSON_TYPE,
-      ...errorHeaders(error),
-      ...(close ? {} : { Connection: 'close' }),
-    },
-    body: JSON.stringify(errorBody(error)),
-  });
-  const refuse = (
-    res: HttpResponse,
-    state: RequestState,
-    headers: Record<string, string>,
-    error: DomainError,
-    close = true,
-  ) => send(res, state, refusalOf(headers, error, close), close);
-  const tooLarge = (limit: number) =>
-    new DomainError(
-      'PAYLOAD_TOO_LARGE',
-      limit === 0 ? 'This route takes no request body' : `Body exceeds ${limit} bytes`,
-      { limit },
-    );
 
   /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
   const answer = (
@@ -146,13 +107,13 @@ export async function listen(
     try {
       send(res, state, response, close);
     } finally {
-      finish();
+      flight.leave();
     }
   };
 
   app.any('/*', (res, req) => {
     // Small on purpose: every request allocates it and the abort closure; a body's phase
-    // lives in receiveBody, which only requests with a body pay for.
+    // lives in its BodyReader, which only requests with a body pay for.
     const state: RequestState = { aborted: false, onAbort: null, head: false };
     res.onAborted(() => {
       state.aborted = true;
@@ -172,15 +133,14 @@ export async function listen(
       headers['x-forwarded-for'],
       trustProxy,
     );
-    if (drained && inFlight === 0) {
-      refuse(
-        res,
-        state,
-        headers,
-        new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, {
-          retryAfterSeconds: 1,
-        }),
+    if (flight.over) {
+      const shuttingDown = new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'The server is shutting down',
+        undefined,
+        { retryAfterSeconds: 1 },
       );
+      send(res, state, transportRefusal(headers, shuttingDown), true);
       return;
     }
     const match = edge.match(method, path);
@@ -192,209 +152,40 @@ export async function listen(
       // an answered request's body; the handler must take it).
       const drain = declared <= DRAIN_LIMIT;
       if (drain) res.onData(() => {});
-      refuse(res, state, headers, tooLarge(limit), !drain);
+      send(res, state, transportRefusal(headers, tooLarge(limit), !drain), !drain);
       return;
     }
-    inFlight += 1;
-    foreground?.enter();
+    flight.enter();
     // Most requests carry no body: answer without waiting for onData.
     if (!(declared > 0) && headers['transfer-encoding'] === undefined) {
-      edge.handle({ method, path, query, headers, remoteAddress, body: EMPTY }, match).then(
-        (response) => answer(res, state, response, closing),
-        () => answer(res, state, { status: 500, headers: {}, body: null }, true),
+      edge.handle({ method, path, query, headers, remoteAddress, body: EMPTY_BODY }, match).then(
+        (response) => answer(res, state, response, flight.closing),
+        () => answer(res, state, serverError(), true),
       );
       return;
     }
-    receiveBody(
-      res,
-      state,
+    // A body is coming: read for the edge, which judges the head before any of it is kept.
+    const reader = new BodyReader(
+      { edge, allowance, flight },
+      {
+        pause: () => {
+          if (!state.aborted) res.pause();
+        },
+        resume: () => {
+          if (!state.aborted) res.resume();
+        },
+        send: (response, close) => send(res, state, response, close),
+      },
       { method, path, query, headers, remoteAddress },
       match,
       limit,
       declared,
     );
+    state.onAbort = () => reader.abort();
+    // uWS reuses the chunk's memory after this callback: the reader copies what it keeps.
+    res.onData((chunk, isLast) => reader.data(new Uint8Array(chunk), isLast));
+    reader.start();
   });
-
-  function receiveBody(
-    res: HttpResponse,
-    state: RequestState,
-    head: RequestHead,
-    match: Match,
-    limit: number,
-    declared: number,
-  ): void {
-    const { headers } = head;
-    // A body is coming. Nothing of it is kept until the head has been judged: the socket is
-    // paused, and what arrived with the head is held only while the credential is checked.
-    res.pause();
-    // Counted in flight while its body is still arriving: a client that goes away meanwhile ends it.
-    let awaitingBody = true;
-    /**
-     * judging: the head is being decided; reading: admitted, the body is kept; dropping: refused
-     * and answered, the rest is read and dropped; refusing: refused mid-way through a body of
-     * unknown length, which is read to its end and dropped before the answer (answering earlier
-     * would leave no way to end the connection cleanly after a bounded drain).
-     */
-    let phase: 'judging' | 'reading' | 'dropping' | 'refusing' = 'judging';
-    let refusal: OutgoingResponse | null = null;
-    let admission: Admission | null = null;
-    /** The body bytes this request holds, once admitted. */
-    let hold: BodyHold | null = null;
-    let size = 0;
-    /** The body's last chunk has arrived (whether or not it was kept). */
-    let lastSeen = false;
-    let early: { chunk: Buffer; isLast: boolean }[] = [];
-    const chunks: Buffer[] = [];
-    /** Gives back the body bytes this request holds. */
-    const release = () => hold?.release();
-    /** Ends an upload being streamed to storage. */
-    let cutOff = NOTHING;
-    state.onAbort = () => {
-      release();
-      cutOff();
-      if (awaitingBody) {
-        awaitingBody = false;
-        finish();
-      }
-    };
-    const busy = (bound: BodyBound) =>
-      refusalOf(
-        headers,
-        new DomainError('SERVICE_UNAVAILABLE', BUSY[bound], undefined, { retryAfterSeconds: 1 }),
-      );
-    const done = (response: OutgoingResponse, close: boolean) => {
-      awaitingBody = false;
-      send(res, state, response, close);
-      finish();
-    };
-    /** Refused: nothing of the body is kept from here on. */
-    const refuseBody = (response: OutgoingResponse) => {
-      if (!awaitingBody) return;
-      release();
-      chunks.length = 0;
-      early = [];
-      if (declared > 0) {
-        // Answered at once; the connection ends once the client has sent what it declared.
-        phase = 'dropping';
-        res.resume();
-        done({ ...response, headers: { ...response.headers, Connection: 'close' } }, false);
-      } else if (lastSeen) {
-        res.resume(); // for the connection's next request
-        done(response, false);
-      } else {
-        phase = 'refusing';
-        refusal = response;
-        res.resume();
-      }
-    };
-    /** An upload: handed to the route as it arrives, at most STREAM_WINDOW bytes waiting. */
-    let stream: BodyStream | null = null;
-    const take = (chunk: Buffer, isLast: boolean) => {
-      size += chunk.byteLength;
-      if (stream) {
-        if (size > limit) stream.fail(tooLarge(limit));
-        else stream.push(chunk, isLast);
-        return;
-      }
-      if (size > limit) return refuseBody(refusalOf(headers, tooLarge(limit)));
-      // Held as it arrives: a declared length that never comes holds nothing.
-      const bound = hold!.take(chunk.byteLength);
-      if (bound) return refuseBody(busy(bound));
-      if (chunk.byteLength > 0) chunks.push(chunk);
-      if (!isLast) return;
-      awaitingBody = false;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      chunks.length = 0;
-      // Paused while the handler works: uWS re-arms its ~10 s idle timeout when a socket is
-      // resumed, and would cut off a handler that takes longer (a large export); a paused socket
-      // has none. It reads on once the answer is written.
-      if (!state.aborted) res.pause();
-      edge
-        .handle({ ...head, body }, match, admission!)
-        .then(
-          (response) => {
-            if (!state.aborted) res.resume();
-            send(res, state, response, closing);
-          },
-          () => {
-            if (!state.aborted) res.resume();
-            send(res, state, { status: 500, headers: {}, body: null }, true);
-          },
-        )
-        .finally(() => {
-          release();
-          finish();
-        });
-    };
-    res.onData((chunk, isLast) => {
-      if (isLast) lastSeen = true;
-      if (phase === 'dropping') return;
-      if (phase === 'refusing') {
-        size += chunk.byteLength;
-        if (awaitingBody && (isLast || size > limit + DRAIN_LIMIT))
-          done(
-            {
-              ...refusal!,
-              headers: { ...refusal!.headers, ...(isLast ? {} : { Connection: 'close' }) },
-            },
-            !isLast,
-          );
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback: copy it.
-      const copy = Buffer.from(new Uint8Array(chunk));
-      if (phase === 'judging') early.push({ chunk: copy, isLast });
-      else if (awaitingBody || stream) take(copy, isLast);
-    });
-    edge.admit(head, match).then(
-      (verdict) => {
-        if (!awaitingBody) return; // the client went away meanwhile
-        if ('refused' in verdict) return refuseBody(verdict.refused);
-        const streaming = edge.streamsBody(match);
-        hold = allowance.hold(head.remoteAddress, verdict.admitted.principal !== null);
-        if (streaming) {
-          // An upload (a credential's, past its quota check) holds its window from the start.
-          const bound = hold.take(declared > 0 ? Math.min(declared, STREAM_WINDOW) : STREAM_WINDOW);
-          if (bound) return refuseBody(busy(bound));
-        }
-        admission = verdict.admitted;
-        phase = 'reading';
-        if (streaming) {
-          const body = (stream = new BodyStream(
-            () => !state.aborted && res.pause(),
-            () => !state.aborted && res.resume(),
-          ));
-          cutOff = () =>
-            body.fail(
-              new DomainError('VALIDATION_FAILED', 'The client went away before the body ended'),
-            );
-          awaitingBody = false;
-          edge
-            .handle({ ...head, body: EMPTY, bodySource: body }, match, admission)
-            .then(
-              // Answered before the body ended (refused mid-way): the connection cannot be reused.
-              (response) => send(res, state, response, closing || !lastSeen),
-              () => send(res, state, { status: 500, headers: {}, body: null }, true),
-            )
-            .finally(() => {
-              body.close();
-              release();
-              finish();
-            });
-        }
-        const arrived = early;
-        early = [];
-        for (const { chunk, isLast } of arrived)
-          if ((awaitingBody || stream) && phase === 'reading') take(chunk, isLast);
-        // Read on: the rest of the body (a complete one is being handled, its socket paused).
-        if (phase === 'reading') {
-          if (stream) stream.resumeIfRoom();
-          else if (awaitingBody) res.resume();
-        }
-      },
-      () => refuseBody({ status: 500, headers: {}, body: null }),
-    );
-  }
 
   for (const [pattern, upgrade] of Object.entries(sockets)) {
     app.ws<OpenSocket>(pattern, {
@@ -452,7 +243,7 @@ export async function listen(
               ),
             );
           },
-          () => sendWhole(res, state, { status: 500, headers: {}, body: null }, true),
+          () => sendWhole(res, state, serverError(), true),
         );
       },
       open: (ws) => {
@@ -509,7 +300,7 @@ export async function listen(
   return {
     port: uws.us_socket_local_port(token),
     close: (timeoutMs = 10_000) => {
-      closing = true;
+      flight.closing = true;
       uws.us_listen_socket_close(token);
       for (const end of [...open]) end();
       return new Promise<void>((resolve) => {
@@ -528,8 +319,7 @@ export async function listen(
           });
         };
         const timer = setTimeout(end, timeoutMs);
-        drained = end;
-        if (inFlight === 0) drained();
+        flight.drain(end);
       });
     },
   };
@@ -550,13 +340,4 @@ interface OpenSocket {
   };
 }
 
-const EMPTY = Buffer.alloc(0);
-/** Why a body was refused for room (503, Retry-After: 1). */
-const BUSY: Record<BodyBound, string> = {
-  process: 'Too many request bodies are being received; retry shortly',
-  address: 'This address is sending too many request bodies at once; retry shortly',
-  unauthenticated: 'Too many request bodies without a credential are being received; retry shortly',
-};
 const NOTHING = () => {};
-/** A refused body is read and dropped up to this size, so clients that send it all before reading see the 413. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
