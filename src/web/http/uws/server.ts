@@ -14,15 +14,9 @@ import { BodyReader, DRAIN_LIMIT, tooLarge } from '../body-reader.ts';
 import type { Edge } from '../edge.ts';
 import { serverError, transportRefusal } from '../failures.ts';
 import { InFlight } from '../in-flight.ts';
-import {
-  EMPTY_BODY,
-  type OutgoingResponse,
-  type RequestHead,
-  type SocketConnection,
-  type SocketSession,
-  type SocketUpgrade,
-} from '../request.ts';
-import { send as sendAnswer, sendWhole, type RequestState } from './response.ts';
+import { EMPTY_BODY, type OutgoingResponse, type SocketUpgrade } from '../request.ts';
+import { send as sendAnswer, type RequestState } from './response.ts';
+import { socketEndpoint, type OpenSocket } from './websocket.ts';
 
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
 
@@ -187,97 +181,8 @@ export async function listen(
     reader.start();
   });
 
-  for (const [pattern, upgrade] of Object.entries(sockets)) {
-    app.ws<OpenSocket>(pattern, {
-      // Frames from clients are small (a first message with a bearer); events go the other way.
-      maxPayloadLength: 16 * 1024,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
-      // The session closes a slow client itself (with a code saying so) well before this.
-      maxBackpressure: 64 * 1024 * 1024,
-      upgrade: (res, req, context) => {
-        const state: RequestState = { aborted: false, onAbort: null, head: false };
-        res.onAborted(() => {
-          state.aborted = true;
-        });
-        const headers: Record<string, string> = {};
-        req.forEach((name, value) => {
-          headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
-        });
-        const head: RequestHead = {
-          method: 'GET',
-          path: req.getUrl(),
-          query: req.getQuery() ?? '',
-          headers,
-          remoteAddress: clientAddress(
-            Buffer.from(res.getRemoteAddressAsText()).toString(),
-            headers['x-forwarded-for'],
-            trustProxy,
-          ),
-        };
-        const protocols = (headers['sec-websocket-protocol'] ?? '')
-          .split(',')
-          .map((p) => p.trim())
-          .filter(Boolean);
-        const overBudget = edge.enterUpgrade(head);
-        if (overBudget) return sendWhole(res, state, overBudget, true);
-        upgrade(head, protocols).then(
-          (verdict) => {
-            if (state.aborted) return;
-            if ('refused' in verdict) return sendWhole(res, state, verdict.refused, true);
-            let leave = NOTHING;
-            if (verdict.pending) {
-              // Counted once accepted, not while judged: a burst of upgrades with bearers is not pending.
-              const place = edge.awaitCredential(head);
-              if ('refused' in place) return sendWhole(res, state, place.refused, true);
-              leave = place.leave;
-            }
-            state.aborted = true;
-            res.cork(() =>
-              res.upgrade<OpenSocket>(
-                { session: verdict.session, state: { closed: false, end: NOTHING, leave } },
-                headers['sec-websocket-key'] ?? '',
-                verdict.protocol ?? '',
-                headers['sec-websocket-extensions'] ?? '',
-                context,
-              ),
-            );
-          },
-          () => sendWhole(res, state, serverError(), true),
-        );
-      },
-      open: (ws) => {
-        const socket = ws.getUserData().state;
-        const connection: SocketConnection = {
-          send: (data, binary) => {
-            if (!socket.closed) ws.send(data, binary);
-          },
-          buffered: () => (socket.closed ? 0 : ws.getBufferedAmount()),
-          close: (code, reason) => {
-            if (socket.closed) return;
-            socket.closed = true;
-            ws.end(code, reason);
-          },
-        };
-        socket.end = () => connection.close(1012, 'server restarting: resume from your cursor');
-        open.add(socket.end);
-        ws.getUserData().session.open(connection);
-      },
-      message: (ws, message, isBinary) => {
-        const { session, state } = ws.getUserData();
-        state.leave(); // its credential has come (or it is closed for what came instead)
-        session.message(Buffer.from(new Uint8Array(message)), isBinary);
-      },
-      drain: (ws) => ws.getUserData().session.drain(),
-      close: (ws) => {
-        const { session, state } = ws.getUserData();
-        state.closed = true;
-        state.leave();
-        open.delete(state.end);
-        session.closed();
-      },
-    });
-  }
+  for (const [pattern, upgrade] of Object.entries(sockets))
+    app.ws<OpenSocket>(pattern, socketEndpoint(upgrade, { edge, trustProxy, open }));
 
   // Exclusive: by default uWS sets SO_REUSEPORT, so a second server on a port in use would start and share it.
   // (The native module exports the option as a constant; its typings have only the enum, and no host + options overload.)
@@ -324,20 +229,3 @@ export async function listen(
     },
   };
 }
-
-/**
- * What uWS keeps with a WebSocket. Our own flags live one object down: uWS puts the user
- * data's properties on its WebSocket object, where `closed` is already taken.
- */
-interface OpenSocket {
-  session: SocketSession;
-  state: {
-    closed: boolean;
-    /** Closes it when the server does. */
-    end: () => void;
-    /** Gives back its place among its address's upgrades waiting for a credential (idempotent). */
-    leave: () => void;
-  };
-}
-
-const NOTHING = () => {};
