@@ -135,8 +135,8 @@ t.test(
       { email: string; passwordHash: string; role: string; workspaceId: string }[]
     >`
     select u.email, u.password_hash, m.role, m.workspace_id from users u join memberships m on m.user_id = u.id`;
-    t.match(
-      people,
+    t.strictSame(
+      people.map(({ email, role, workspaceId }) => ({ email, role, workspaceId })),
       [{ email: 'demo@flowplan.localhost', role: 'owner', workspaceId: demo.workspaceId }],
       "one person, the Demo workspace's owner",
     );

@@ -119,8 +119,8 @@ t.test(
       status: 'skipped',
       attempts: 0,
       lastError: 'the webhook was disabled',
-      attemptLog: [],
     });
+    t.strictSame(byId.get(ids(3)).attemptLog, [], 'skipped: its attempt log is empty');
     const reopened = byId.get(ids(4));
     t.match(
       reopened,
