@@ -60,9 +60,16 @@ t.test(
           .items,
       (items: { status: string }[]) => items[0]?.status === 'delivered',
     );
-    t.match(deliveries, [
-      { id: row!.id, eventType: 'task.started', status: 'delivered', attempts: 2 },
-    ]);
+    t.strictSame(
+      deliveries.map(({ id, eventType, status, attempts }: Record<string, unknown>) => ({
+        id,
+        eventType,
+        status,
+        attempts,
+      })),
+      [{ id: row!.id, eventType: 'task.started', status: 'delivered', attempts: 2 }],
+      'one delivery, delivered on its second attempt',
+    );
     t.equal(deliveries.length, 1);
     await deliveriesSettled(s.sql);
     t.equal(
