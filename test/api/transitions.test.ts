@@ -145,7 +145,7 @@ t.test('start, complete, reopen with their refusals', async (t) => {
   t.match(
     await ok(t, s, 'POST', `${task('C')}/reopen`),
     { status: 'in_progress' },
-    'nothing waits on C',
+    'C reopens: nothing waits on it',
   );
 });
 
