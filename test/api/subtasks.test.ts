@@ -166,7 +166,7 @@ t.test('sub-tasks: creation, status through the objective, completion through th
   assertError(t, objectiveComplete, 409, 'INVALID_TRANSITION');
   t.strictSame(objectiveComplete.body.error.details, { status: 'done' });
   const after = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
-  t.match(after, { taskCount: 5, doneCount: 4, readyCount: 1 });
+  t.hasStrict(after, { taskCount: 5, doneCount: 4, readyCount: 1 });
 });
 
 t.test("an objective with sub-tasks lasts the sum of its open sub-tasks' hours", async (t) => {
@@ -232,7 +232,7 @@ t.test("an objective with sub-tasks lasts the sum of its open sub-tasks' hours",
     'only open sub-tasks count: 10h = 2 days',
   );
   const report = await ok(t, s, 'GET', `/v1/flows/${flow.id}/report`);
-  t.match(report, {
+  t.hasStrict(report, {
     tasksTotal: 2,
     tasksDone: 0,
     tasksReady: 0,

@@ -211,7 +211,7 @@ t.test(
     );
     const after = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
     t.equal(after.headers.get('etag'), `"${flow.id}.v3"`, 'exactly one new version');
-    t.match(after.body, { doneCount: 1, readyCount: 1 });
+    t.hasStrict(after.body, { doneCount: 1, readyCount: 1 });
     t.strictSame(
       after.body.tasks.map(({ id, status }: Record<string, unknown>) => ({ id, status })),
       [
@@ -253,7 +253,7 @@ t.test('20 concurrent starts on 20 ready tasks all succeed, 20 versions', async 
   const after = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   t.equal(after.headers.get('etag'), `"${flow.id}.v21"`, 'initial version + 20');
   t.ok(after.body.tasks.every((task: any) => task.status === 'in_progress'));
-  t.match(after.body, { taskCount: 20, readyCount: 0, doneCount: 0 });
+  t.hasStrict(after.body, { taskCount: 20, readyCount: 0, doneCount: 0 });
   const [row] = await s.sql<{ version: string }[]>`select version from flows where id = ${flow.id}`;
   t.equal(Number(row!.version), 21, 'stored version agrees');
 });

@@ -757,10 +757,10 @@ t.test('/overview: counts over objectives, flows at a glance, top blockers', asy
     );
     t.equal(row.onTrack, sched.onTrack, `${flow.name}: onTrack as the schedule says`);
   }
-  t.match(flows.get(ahead.id), { readyCount: 1, blockedCount: 2, onTrack: true });
-  t.match(flows.get(behind.id), { readyCount: 1, blockedCount: 1, onTrack: false });
-  t.match(flows.get(open.id), { readyCount: 1, blockedCount: 0, onTrack: null, dueDate: null });
-  t.match(flows.get(closed.id), { readyCount: 0, blockedCount: 0, projectedFinish: null });
+  t.hasStrict(flows.get(ahead.id), { readyCount: 1, blockedCount: 2, onTrack: true });
+  t.hasStrict(flows.get(behind.id), { readyCount: 1, blockedCount: 1, onTrack: false });
+  t.hasStrict(flows.get(open.id), { readyCount: 1, blockedCount: 0, onTrack: null, dueDate: null });
+  t.hasStrict(flows.get(closed.id), { readyCount: 0, blockedCount: 0, projectedFinish: null });
   t.type((flows.get(ahead.id) as any).projectedFinish, 'string');
   t.equal(body.topBlockers.length, 3, 'only unfinished tasks that hold something up');
   t.strictSame(

@@ -38,17 +38,17 @@ t.test('cli', async (t) => {
     >`
       select id, name, plan, seats, past_due from workspaces where id in ${s.sql([pro.id as string, free.id as string, custom.id as string])}`;
     const byId = new Map(rows.map((row) => [row.id, row]));
-    t.match(
+    t.hasStrict(
       byId.get(pro.id as string),
       { name: 'Acme', plan: 'pro', seats: 25, pastDue: false },
       'a pro workspace gets 25 seats',
     );
-    t.match(
+    t.hasStrict(
       byId.get(free.id as string),
       { name: 'Tiny', plan: 'free', seats: 2 },
       'a free workspace gets 2 seats',
     );
-    t.match(byId.get(custom.id as string), { plan: 'pro', seats: 100 });
+    t.hasStrict(byId.get(custom.id as string), { plan: 'pro', seats: 100 });
 
     const set = await run(t, db, [
       'workspace',
@@ -65,7 +65,7 @@ t.test('cli', async (t) => {
     t.same(set, { id: free.id, plan: 'pro', pastDue: true, seats: 7 });
     const [row] =
       await s.sql`select plan, past_due, seats from workspaces where id = ${free.id as string}`;
-    t.match(row, { plan: 'pro', pastDue: true, seats: 7 });
+    t.hasStrict(row, { plan: 'pro', pastDue: true, seats: 7 });
     const partial = await run(t, db, [
       'workspace',
       'set',

@@ -204,7 +204,7 @@ t.test('report: counts over objectives, hours, workload, transitive blockers', a
   const task = (name: string) => `/v1/flows/${flow.id}/tasks/${id[name]}`;
   await ok(t, s, 'POST', `${task('A')}/start`);
   let report = await ok(t, s, 'GET', path);
-  t.match(
+  t.hasStrict(
     report,
     { tasksDone: 0, tasksReady: 2, tasksBlocked: 4 },
     'in progress is neither ready nor blocked',

@@ -68,12 +68,12 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
   const result = await cli(s.databaseUrl, ['jobs', '--json']);
   t.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout);
-  t.match(
+  t.hasStrict(
     report.queues.find((q: { name: string }) => q.name === 'test-flaky'),
     { failed: 1, created: 0 },
   );
   t.equal(report.failed.length, 1, 'one failed job');
-  t.match(report.failed[0], {
+  t.hasStrict(report.failed[0], {
     queue: 'test-flaky',
     retryCount: 2,
     output: { message: 'always fails' },

@@ -128,7 +128,7 @@ t.test('batch emails', async (t) => {
         (r) => r[0]?.status === 'sent',
       );
       t.equal(rows.length, 1, 'one email for three events');
-      t.match(rows[0], {
+      t.hasStrict(rows[0], {
         kind: 'batch',
         status: 'sent',
         itemCount: 3,

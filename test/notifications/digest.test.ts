@@ -178,7 +178,7 @@ t.test('digest', async (t) => {
     const bobs = (
       await s.api('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
     ).body;
-    t.match(
+    t.hasStrict(
       bobs.counts,
       { ready: 1, available: 1, blocked: 0 },
       "the shared flow is Ada's, not Bob's",

@@ -95,7 +95,7 @@ t.test(
       { id: string; name: string; plan: string; seats: number }[]
     >`select id, name, plan, seats from workspaces`;
     t.equal(workspaces.length, 1, 'one workspace');
-    t.match(workspaces[0], { id: demo.workspaceId, name: 'Demo', plan: 'pro', seats: 25 });
+    t.hasStrict(workspaces[0], { id: demo.workspaceId, name: 'Demo', plan: 'pro', seats: 25 });
     const credentials = await sql<
       {
         kind: string;

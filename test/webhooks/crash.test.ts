@@ -34,7 +34,7 @@ t.test(
 
     const [first] = await receiver.waitFor(1);
     const [row] = (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items;
-    t.match(
+    t.hasStrict(
       row,
       { id: first!.headers['webhook-id'], status: 'sending', attempts: 1 },
       'claimed (committed) before the request went out',
