@@ -46,4 +46,33 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'warn',
     },
   },
+  {
+    // tap's t.match (and t.has, t.hasStrict, t.matchStrict) takes a list in its pattern as a
+    // prefix, [] as any list, and a string as a substring: an assertion of a whole list or a count
+    // written that way cannot fail the way its message says (issue 35, item 3).
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(match|matchStrict|has|hasStrict)$/][arguments.1.type='ArrayExpression']",
+          message:
+            't.match(x, [ … ]) passes when x only starts with these items (and [] matches any list). Compare the whole list: t.strictSame(x.map((i) => i.id), [a, b]), or t.matchOnlyStrict(projection, [ … ]) when an item is a pattern.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(match|matchStrict|has|hasStrict)$/] > ObjectExpression:nth-child(2) ArrayExpression',
+          message:
+            'A list inside a t.match pattern only has to start the same (and [] matches any list). Assert it on its own: t.strictSame(x.dependsOn, [a]), keeping t.match for the other fields.',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(match|matchStrict|has|hasStrict)$/][arguments.0.type='MemberExpression'][arguments.0.property.name=/^(length|size)$/]",
+          message:
+            'A count asserted with t.match compares loosely (and a string pattern as a substring). Use t.equal(x.length, n).',
+        },
+      ],
+    },
+  },
 );

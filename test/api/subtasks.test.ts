@@ -23,14 +23,8 @@ t.test('sub-tasks: creation, status through the objective, completion through th
   });
   t.equal(res.status, 201);
   const s1 = res.body;
-  t.match(s1, {
-    parentId: id.O,
-    name: 'S1',
-    status: 'blocked',
-    dependsOn: [],
-    estimateHours: 4,
-    flowId: flow.id,
-  });
+  t.match(s1, { parentId: id.O, name: 'S1', status: 'blocked', estimateHours: 4, flowId: flow.id });
+  t.strictSame(s1.dependsOn, [], 'S1 waits on nothing');
   const s2 = await ok(t, s, 'POST', base, { name: 'S2', parentId: id.O }, 201);
   const current = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
   t.equal(current.taskCount, 5, 'Flow.tasks lists sub-tasks too');
@@ -135,14 +129,18 @@ t.test('sub-tasks: creation, status through the objective, completion through th
   await assertUnchanged(t, s, snapshot, 'objective completion with open sub-tasks');
 
   const first = await ok(t, s, 'POST', `${base}/${s1.id}/complete`);
-  t.match(first, { task: { id: s1.id, status: 'done' }, unblocked: [] });
-  t.match(await ok(t, s, 'GET', `${base}/${id.O}`), {
-    status: 'in_progress',
-    subtasks: [
+  t.match(first, { task: { id: s1.id, status: 'done' } });
+  t.strictSame(first.unblocked, [], 'completing S1 unblocked nothing');
+  const objectiveNow = await ok(t, s, 'GET', `${base}/${id.O}`);
+  t.match(objectiveNow, { status: 'in_progress' });
+  t.strictSame(
+    objectiveNow.subtasks.map(({ id, done }: Record<string, unknown>) => ({ id, done })),
+    [
       { id: s1.id, done: true },
       { id: s2.id, done: false },
     ],
-  });
+    'its two sub-tasks, S1 done',
+  );
   snapshot = await visible(s, [flow.id]);
   const stillOpen = await s.api('POST', `${base}/${id.O}/complete`, { token: s.adminKey });
   assertError(t, stillOpen, 409, 'SUBTASKS_OUTSTANDING');
@@ -157,15 +155,18 @@ t.test('sub-tasks: creation, status through the objective, completion through th
     [id.Z],
     'completing the last sub-task completed the objective and unblocked Z',
   );
-  t.match(await ok(t, s, 'GET', `${base}/${id.O}`), {
-    status: 'done',
-    subtasks: [{ done: true }, { done: true }],
-  });
+  const completed = await ok(t, s, 'GET', `${base}/${id.O}`);
+  t.match(completed, { status: 'done' });
+  t.strictSame(
+    completed.subtasks.map(({ done }: Record<string, unknown>) => done),
+    [true, true],
+    'both sub-tasks done',
+  );
   const objectiveComplete = await s.api('POST', `${base}/${id.O}/complete`, { token: s.adminKey });
   assertError(t, objectiveComplete, 409, 'INVALID_TRANSITION');
   t.strictSame(objectiveComplete.body.error.details, { status: 'done' });
   const after = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
-  t.match(after, { taskCount: 5, doneCount: 4, readyCount: 1 });
+  t.hasStrict(after, { taskCount: 5, doneCount: 4, readyCount: 1 });
 });
 
 t.test("an objective with sub-tasks lasts the sum of its open sub-tasks' hours", async (t) => {
@@ -183,10 +184,19 @@ t.test("an objective with sub-tasks lasts the sum of its open sub-tasks' hours",
     await ok(t, s, 'GET', `/v1/flows/${flow.id}/schedule?startDate=2025-03-03`);
   // Only its own estimate: 80h = 10 working days.
   let plan = await schedule();
-  t.match(plan.entries, [
-    { taskId: id.O, earliestStart: '2025-03-03', earliestFinish: '2025-03-14', estimated: true },
-    { taskId: id.Next, earliestStart: '2025-03-17', earliestFinish: '2025-03-17' },
-  ]);
+  t.strictSame(
+    plan.entries.map(({ taskId, earliestStart, earliestFinish }: Record<string, unknown>) => ({
+      taskId,
+      earliestStart,
+      earliestFinish,
+    })),
+    [
+      { taskId: id.O, earliestStart: '2025-03-03', earliestFinish: '2025-03-14' },
+      { taskId: id.Next, earliestStart: '2025-03-17', earliestFinish: '2025-03-17' },
+    ],
+    'one entry per task: the objective, then Next',
+  );
+  t.equal(plan.entries[0].estimated, true, 'the objective is estimated');
   // An unestimated sub-task alone changes nothing.
   const s0 = await ok(t, s, 'POST', base, { name: 'none', parentId: id.O }, 201);
   plan = await schedule();
@@ -222,7 +232,7 @@ t.test("an objective with sub-tasks lasts the sum of its open sub-tasks' hours",
     'only open sub-tasks count: 10h = 2 days',
   );
   const report = await ok(t, s, 'GET', `/v1/flows/${flow.id}/report`);
-  t.match(report, {
+  t.hasStrict(report, {
     tasksTotal: 2,
     tasksDone: 0,
     tasksReady: 0,

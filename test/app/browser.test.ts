@@ -50,7 +50,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
         scope: 'flows:read flows:write team:read',
       }),
   );
-  t.match(new URL(page.url()).pathname, '/app/signin');
+  t.equal(new URL(page.url()).pathname, '/app/signin');
   t.equal(await page.title(), 'Sign in · flowplan');
   await page.screenshot({ path: artifact('app-signin.png'), fullPage: true });
 
@@ -74,7 +74,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
   t.equal(session?.sameSite, 'Lax');
   t.equal(session?.path, '/');
 
-  t.match(await page.textContent('h1'), 'Allow Flowplan CLI to use your account?');
+  t.equal(await page.textContent('h1'), 'Allow Flowplan CLI to use your account?');
   const boxes = await Promise.all(
     (await page.$$('input[name="scope"]')).map((box) => box.getAttribute('value')),
   );
@@ -130,7 +130,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
   const invitee = await browser.newContext();
   const invitePage = await invitee.newPage();
   await invitePage.goto(`${s.url}/app/invite?token=${new URL(link).searchParams.get('token')}`);
-  t.match(await invitePage.textContent('h1'), 'Join Demo');
+  t.equal(await invitePage.textContent('h1'), 'Join Demo');
   await invitePage.fill('#name', 'Ivy Invitee');
   await invitePage.fill('#password', 'short');
   // The browser's own check (minlength) stops this first; submit past it to see the server's answer.
@@ -152,7 +152,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
     invitePage.click('text=Create account and join'),
   ]);
   // A new member lands on a home page of their own: a welcome, what to do next, and Sign out.
-  t.match(await invitePage.textContent('h1'), 'Welcome, Ivy Invitee');
+  t.equal(await invitePage.textContent('h1'), 'Welcome, Ivy Invitee');
   t.match(await invitePage.textContent('main'), /You are a member of Demo/);
   t.match(await invitePage.textContent('main'), /Nothing is assigned to you/);
   t.equal(await invitePage.isVisible('button:has-text("Sign out")'), true, 'Sign out on the page');
@@ -201,7 +201,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
   await invitePage.selectOption('#digestHour', '7');
   await invitePage.check(`#mute-${flow.id}`);
   await Promise.all([invitePage.waitForLoadState(), invitePage.click('text=Save settings')]);
-  t.match(await invitePage.textContent('[role="status"]'), 'Saved.');
+  t.equal(await invitePage.textContent('[role="status"]'), 'Saved.');
   t.equal(await invitePage.isChecked('#assigned'), false);
   await invitePage.screenshot({ path: artifact('app-settings.png'), fullPage: true });
   const preferences = await s.api('GET', `/v1/notifications/preferences?memberId=${ivy.id}`, {

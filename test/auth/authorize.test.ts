@@ -204,8 +204,8 @@ t.test('authorize', async (t) => {
       issuer,
       authorization_endpoint: `${issuer}/v1/oauth/authorize`,
       token_endpoint: `${issuer}/v1/oauth/token`,
-      code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
     });
+    t.strictSame(res.body.code_challenge_methods_supported, ['S256'], 'S256 only');
   });
 });

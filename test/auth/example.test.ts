@@ -60,13 +60,13 @@ t.test('examples/oauth-pkce.ts signs a person in with oauth4webapi', async (t) =
     },
   });
 
-  t.match(result.me, {
-    userId: person.userId,
-    workspaceId: s.workspaceId,
-    role: 'admin',
-    scopes: ['flows:read', 'team:read'],
-  });
-  t.match(result.me.orgs, [{ id: s.workspaceId }]);
+  t.match(result.me, { userId: person.userId, workspaceId: s.workspaceId, role: 'admin' });
+  t.strictSame(result.me.scopes, ['flows:read', 'team:read'], 'exactly the scopes asked for');
+  t.strictSame(
+    result.me.orgs,
+    [{ id: s.workspaceId, name: 'Demo', role: 'admin', plan: 'pro' }],
+    'one workspace, Demo',
+  );
   t.same(
     result.reuse,
     { status: 400, code: 'invalid_grant' },

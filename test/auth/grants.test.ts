@@ -71,7 +71,11 @@ t.test('person grants', async (t) => {
       role: 'member',
       credentialId: person.clientId,
     });
-    t.match(me.body.orgs, [{ id: s.workspaceId, name: 'Demo', role: 'member' }]);
+    t.strictSame(
+      me.body.orgs,
+      [{ id: s.workspaceId, name: 'Demo', role: 'member', plan: 'pro' }],
+      'one workspace, Demo',
+    );
     const [row] = await s.sql<
       { n: number }[]
     >`select count(*)::int as n from refresh_tokens where token_hash = ${res.body.refresh_token}`;

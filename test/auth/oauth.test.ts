@@ -75,9 +75,13 @@ t.test('oauth', async (t) => {
       credentialId: clientId,
       credentialName: 'CI pipeline',
       role: 'member',
-      scopes: ['flows:read', 'flows:write', 'work:write'],
       plan: 'pro',
     });
+    t.strictSame(
+      me.body.scopes,
+      ['flows:read', 'flows:write', 'work:write'],
+      'exactly the scopes granted',
+    );
     t.notOk('userId' in me.body, 'a workspace token acts as the credential, not a person');
 
     const [row] = await s.sql<

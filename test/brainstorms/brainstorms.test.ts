@@ -21,7 +21,7 @@ t.test('create with an idea tree, then read it back', async (t) => {
     ],
   });
   t.match(created.id, /^brn_/);
-  t.match(created, {
+  t.hasStrict(created, {
     name: 'Launch ideas',
     archived: false,
     public: false,
@@ -190,7 +190,7 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
     body: { name: 'Final' },
   });
   t.equal(renamed.status, 200);
-  t.match(renamed.body, { id: board.id, name: 'Final', archived: false, ideaCount: 1 });
+  t.hasStrict(renamed.body, { id: board.id, name: 'Final', archived: false, ideaCount: 1 });
   t.notOk('ideas' in renamed.body, 'a summary');
   t.equal(
     (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body.name,
@@ -218,7 +218,7 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
     token: s.adminKey,
   });
   t.equal(restored.status, 200);
-  t.match(restored.body, { id: board.id, archived: false, ideaCount: 1 });
+  t.hasStrict(restored.body, { id: board.id, archived: false, ideaCount: 1 });
 
   const empty = await newBrainstorm(t, s, { name: 'Empty' });
   t.equal(

@@ -106,7 +106,11 @@ t.test(
     );
     t.notMatch(stream.frames.at(-1)?.data, /4401/);
     t.equal(ws.state.code, 1013, 'WebSocket: 1013 Try Again Later, not 4401');
-    t.match(await s.metrics(), /flowplan_stream_closes_total\{reason="unavailable"\} 2/);
+    t.match(
+      await s.metrics(),
+      /^flowplan_stream_closes_total\{reason="unavailable"\} 2$/m,
+      'two streams closed as unavailable',
+    );
     // Once the database answers, the same credential streams again.
     const again = await sse(t, s.url, tokens[0]!);
     t.equal(again.res.status, 200);

@@ -173,7 +173,7 @@ t.test(
     t.teardown(() => render.close());
     const model = randomModel(300, 5, 2);
     const exports = [render.png(model), render.png(model), render.png(model)];
-    t.match(
+    t.hasStrict(
       render.stats(),
       { exporting: true, exportsWaiting: 2, inFlight: 3 },
       'one draws, two wait their turn (counted in flight)',
@@ -187,7 +187,7 @@ t.test(
       files.every((f) => f.length > 0 && f.equals(files[0]!)),
       'every export drawn, the same bytes',
     );
-    t.match(render.stats(), { exporting: false, exportsWaiting: 0, inFlight: 0 });
+    t.hasStrict(render.stats(), { exporting: false, exportsWaiting: 0, inFlight: 0 });
   },
 );
 

@@ -232,19 +232,23 @@ t.test('a dependency done shortens the blockedBy of a task still blocked by anot
     tasks,
   };
   let snapshot = await Snapshot.derive(state, engine, 'http://x');
-  t.match(JSON.parse(snapshot.flowJson().toString()).tasks[2], {
-    status: 'blocked',
-    blockedBy: ['a', 'b'],
-  });
+  t.match(JSON.parse(snapshot.flowJson().toString()).tasks[2], { status: 'blocked' });
+  t.strictSame(
+    JSON.parse(snapshot.flowJson().toString()).tasks[2].blockedBy,
+    ['a', 'b'],
+    'blocked by a and b',
+  );
   state = {
     flow: nextFlow(state.flow),
     tasks: withTasks(state, { replace: [{ ...tasks[0]!, progress: PROGRESS.done }] }),
   };
   snapshot = await Snapshot.derive(state, engine, 'http://x', snapshot);
-  t.match(JSON.parse(snapshot.flowJson().toString()).tasks[2], {
-    status: 'blocked',
-    blockedBy: ['b'],
-  });
+  t.match(JSON.parse(snapshot.flowJson().toString()).tasks[2], { status: 'blocked' });
+  t.strictSame(
+    JSON.parse(snapshot.flowJson().toString()).tasks[2].blockedBy,
+    ['b'],
+    'blocked by b alone once a is done',
+  );
 });
 
 t.test('a transition re-serializes the tasks it changed, not the flow', async (t) => {

@@ -57,7 +57,11 @@ t.test(
       'only the flows answered 201 exist',
     );
     const metrics = await s.metrics();
-    t.match(metrics, /flowplan_pool_failed_runs 2/);
+    t.match(
+      metrics,
+      /^flowplan_pool_failed_runs 2$/m,
+      'two failed runs: the crash and the timeout',
+    );
     t.match(metrics, /flowplan_nodejs_eventloop_lag_seconds \d/, 'event-loop lag is measured');
     t.match(metrics, /flowplan_nodejs_eventloop_lag_p99_seconds \d/);
   },

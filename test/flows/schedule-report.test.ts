@@ -204,7 +204,7 @@ t.test('report: counts over objectives, hours, workload, transitive blockers', a
   const task = (name: string) => `/v1/flows/${flow.id}/tasks/${id[name]}`;
   await ok(t, s, 'POST', `${task('A')}/start`);
   let report = await ok(t, s, 'GET', path);
-  t.match(
+  t.hasStrict(
     report,
     { tasksDone: 0, tasksReady: 2, tasksBlocked: 4 },
     'in progress is neither ready nor blocked',
@@ -247,10 +247,17 @@ t.test('report: counts over objectives, hours, workload, transitive blockers', a
     name: 'Guesses',
     tasks: [{ name: 'x' }, { name: 'y', after: [0] }],
   });
-  t.match(await ok(t, s, 'GET', `/v1/flows/${unestimated.id}/report`), {
+  t.strictSame(await ok(t, s, 'GET', `/v1/flows/${unestimated.id}/report`), {
+    flowId: unestimated.id,
+    flowName: 'Guesses',
+    completion: 0,
     tasksTotal: 2,
+    tasksDone: 0,
+    tasksReady: 1,
+    tasksBlocked: 1,
     hoursEstimated: null,
     hoursRemaining: null,
+    unestimatedTasks: [unestimated.tasks[0].id, unestimated.tasks[1].id],
     orphanedTasks: [],
     workload: [],
     topBlockers: [{ taskId: unestimated.tasks[0].id, taskName: 'x', blocking: 1 }],

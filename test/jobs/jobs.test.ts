@@ -59,22 +59,25 @@ t.test('failures retry, then fail; /metrics shows depth and failures', async (t)
   }, Boolean);
   t.equal(attempts, 3, 'first attempt and two retries');
   const metrics = await s.metrics();
-  t.match(metrics, /flowplan_job_failures_total\{queue="test-flaky"\} 3/);
-  t.match(metrics, /flowplan_job_queue_depth\{queue="test-flaky",state="failed"\} 1/);
-  t.match(metrics, /flowplan_job_latency_seconds_count\{queue="test-flaky"\} 3/);
-  t.match(metrics, /flowplan_outbox_backlog \d+/);
-  t.match(metrics, /flowplan_webhook_backlog\{state="queued"\} 0/);
+  t.match(metrics, /^flowplan_job_failures_total\{queue="test-flaky"\} 3$/m);
+  t.match(metrics, /^flowplan_job_queue_depth\{queue="test-flaky",state="failed"\} 1$/m);
+  t.match(metrics, /^flowplan_job_latency_seconds_count\{queue="test-flaky"\} 3$/m);
+  t.match(metrics, /^flowplan_outbox_backlog \d+$/m);
+  t.match(metrics, /^flowplan_webhook_backlog\{state="queued"\} 0$/m);
 
   const result = await cli(s.databaseUrl, ['jobs', '--json']);
   t.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout);
-  t.match(
+  t.hasStrict(
     report.queues.find((q: { name: string }) => q.name === 'test-flaky'),
     { failed: 1, created: 0 },
   );
-  t.match(report.failed, [
-    { queue: 'test-flaky', retryCount: 2, output: { message: 'always fails' } },
-  ]);
+  t.equal(report.failed.length, 1, 'one failed job');
+  t.hasStrict(report.failed[0], {
+    queue: 'test-flaky',
+    retryCount: 2,
+    output: { message: 'always fails' },
+  });
   t.match(report.outbox, { backlog: Number });
   t.match(report.webhooks, {
     collecting: Number,
@@ -159,14 +162,22 @@ t.test(
     await jobs.drainOutbox();
     const rows =
       await s.sql`select data->>'name' as name, processed_at, drain_error from outbox where type = 'flow.created' order by id`;
-    t.match(rows, [
-      { name: 'Before', processedAt: Date, drainError: null },
-      { name: 'Poison', processedAt: Date, drainError: 'cannot handle this one' },
-      { name: 'After', processedAt: Date, drainError: null },
-    ]);
+    t.matchOnlyStrict(
+      [...rows],
+      [
+        { name: 'Before', processedAt: Date, drainError: null },
+        { name: 'Poison', processedAt: Date, drainError: 'cannot handle this one' },
+        { name: 'After', processedAt: Date, drainError: null },
+      ],
+      'the three events, each processed; only the poison one set aside',
+    );
     t.equal(seen.length, 2, 'each good event handed over once');
     const report = JSON.parse((await cli(s.databaseUrl, ['jobs', '--json'])).stdout);
-    t.match(report.outbox.setAside, [{ type: 'flow.created', error: 'cannot handle this one' }]);
+    t.strictSame(
+      report.outbox.setAside.map(({ type, error }: Record<string, unknown>) => ({ type, error })),
+      [{ type: 'flow.created', error: 'cannot handle this one' }],
+      'one event set aside',
+    );
   },
 );
 

@@ -121,20 +121,30 @@ t.test('digest', async (t) => {
       'questId',
       'questName',
     ]);
-    t.match(d.inProgress, [
-      {
-        questId: flow.id,
-        questName: 'Late',
-        nodeId: ids['Mine started'],
-        nodeTitle: 'Mine started',
-        hours: null,
-        criticalPath: Boolean,
-      },
-    ]);
+    t.matchOnlyStrict(
+      d.inProgress,
+      [
+        {
+          questId: flow.id,
+          questName: 'Late',
+          nodeId: ids['Mine started'],
+          nodeTitle: 'Mine started',
+          hours: null,
+          criticalPath: Boolean,
+        },
+      ],
+      'one task in progress',
+    );
     t.match(d.ready.find((i: any) => i.nodeTitle === 'Mine ready') ?? { hours: 6 }, { hours: 6 });
-    t.match(d.blocked, [
-      { nodeId: ids['Mine waiting'], nodeTitle: 'Mine waiting', questName: 'Late' },
-    ]);
+    t.strictSame(
+      d.blocked.map(({ nodeId, nodeTitle, questName }: Record<string, unknown>) => ({
+        nodeId,
+        nodeTitle,
+        questName,
+      })),
+      [{ nodeId: ids['Mine waiting'], nodeTitle: 'Mine waiting', questName: 'Late' }],
+      'one blocked task',
+    );
     t.same(
       d.available.map((i: any) => i.nodeTitle).sort(),
       ['Nobody', 'Their open task'],
@@ -144,18 +154,31 @@ t.test('digest', async (t) => {
       d.available.find((i: any) => i.nodeTitle === 'Their open task'),
       { questId: shared.id, questName: 'Partner plan', hours: 2, criticalPath: true },
     );
-    t.match(d.completed, [
-      { nodeId: ids.Finished, nodeTitle: 'Finished', questId: flow.id, completedAt: String },
-    ]);
-    t.match(d.atRisk, [
-      { questId: flow.id, questName: 'Late', projectedFinish: /^\d{4}-\d\d-\d\d$/ },
-    ]);
+    t.matchOnlyStrict(
+      d.completed.map(({ nodeId, nodeTitle, questId, completedAt }: Record<string, unknown>) => ({
+        nodeId,
+        nodeTitle,
+        questId,
+        completedAt,
+      })),
+      [{ nodeId: ids.Finished, nodeTitle: 'Finished', questId: flow.id, completedAt: String }],
+      'one completed task',
+    );
+    t.matchOnlyStrict(
+      d.atRisk.map(({ questId, questName, projectedFinish }: Record<string, unknown>) => ({
+        questId,
+        questName,
+        projectedFinish,
+      })),
+      [{ questId: flow.id, questName: 'Late', projectedFinish: /^\d{4}-\d\d-\d\d$/ }],
+      'one flow at risk',
+    );
     t.notMatch(JSON.stringify(d), hidden.id, 'flows not shared with her stay out');
 
     const bobs = (
       await s.api('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
     ).body;
-    t.match(
+    t.hasStrict(
       bobs.counts,
       { ready: 1, available: 1, blocked: 0 },
       "the shared flow is Ada's, not Bob's",
@@ -315,9 +338,17 @@ t.test('digest', async (t) => {
     const after = (
       await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
     ).body.items;
-    t.match(after, [
-      { kind: 'digest', status: 'sent', digestDate: '2026-12-01', itemCount: Number, attempt: 1 },
-    ]);
+    t.matchOnlyStrict(
+      after.map(({ kind, status, digestDate, itemCount, attempt }: Record<string, unknown>) => ({
+        kind,
+        status,
+        digestDate,
+        itemCount,
+        attempt,
+      })),
+      [{ kind: 'digest', status: 'sent', digestDate: '2026-12-01', itemCount: Number, attempt: 1 }],
+      'one digest, sent',
+    );
     t.equal(after.length, 1);
 
     // A member of a workspace with no flows: nothing worth mailing.
@@ -345,10 +376,12 @@ t.test('digest', async (t) => {
       { workspaceId: empty.id, memberId: idle, localDate: '2026-12-01' },
       new Date(),
     );
-    t.match(
-      (await s.api('GET', `/v1/notifications/deliveries?memberId=${idle}`, { token: key })).body
-        .items,
+    t.strictSame(
+      (
+        await s.api('GET', `/v1/notifications/deliveries?memberId=${idle}`, { token: key })
+      ).body.items.map(({ kind, status }: Record<string, unknown>) => ({ kind, status })),
       [{ kind: 'digest', status: 'skipped-empty' }],
+      'one delivery, skipped as empty',
     );
     t.equal(smtp.messages.length, sent, 'an empty digest is never sent');
   });

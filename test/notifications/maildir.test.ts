@@ -33,7 +33,16 @@ t.test(
     const rows = (
       await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
     ).body.items;
-    t.match(rows, [{ kind: 'batch', status: 'sent', transport: 'outbox', itemCount: 1 }]);
+    t.strictSame(
+      rows.map(({ kind, status, transport, itemCount }: Record<string, unknown>) => ({
+        kind,
+        status,
+        transport,
+        itemCount,
+      })),
+      [{ kind: 'batch', status: 'sent', transport: 'outbox', itemCount: 1 }],
+      'one delivery, written to the outbox',
+    );
     const files = await readdir(path.join(dataDir, 'mail', 'new'));
     t.equal(files.length, 1);
     const raw = await readFile(path.join(dataDir, 'mail', 'new', files[0]!), 'utf8');

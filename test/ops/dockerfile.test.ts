@@ -158,7 +158,7 @@ t.test('the Dockerfile: build, production install, start, health check, CLI', as
   t.equal(bare.code, 1, 'without BASE_URL the container refuses to start');
   t.match(
     bare.stderr,
-    /^flowplan: APP_URL http:\/\/0\.0\.0\.0:8080\/app is plain http/,
+    /^flowplan: APP_URL http:\/\/0\.0\.0\.0:8080\/app is plain http[^\n]*\n$/,
     'saying why in one line',
   );
 

@@ -190,7 +190,7 @@ t.test(
       (text) => /flowplan_recompute_duration_seconds_count\{where="pool"\} [1-9]/.test(text),
       10_000,
     );
-    t.match(pooled, /flowplan_pool_failed_runs 0\b/, 'no pool run failed');
+    t.match(pooled, /^flowplan_pool_failed_runs 0$/m, 'no pool run failed');
 
     const stopped = await server.stop();
     t.equal(stopped.code, 0, 'SIGTERM: exits 0');

@@ -87,7 +87,7 @@ t.test(
 t.test('FLOWPLAN_DEMO opts in under production, and out in development', async (t) => {
   const optIn = await start(t, { NODE_ENV: 'production', FLOWPLAN_DEMO: '1' });
   t.match(bannerKey(optIn.stdout), /^fpk_/, 'FLOWPLAN_DEMO=1: the Demo admin key is printed');
-  t.match(await counts(optIn.databaseUrl), { workspaces: 1, users: 1, credentials: 1 });
+  t.strictSame(await counts(optIn.databaseUrl), { workspaces: 1, users: 1, credentials: 1 });
 
   const optOut = await start(t, { FLOWPLAN_DEMO: '0' });
   t.equal(bannerKey(optOut.stdout), undefined, 'FLOWPLAN_DEMO=0: no key');

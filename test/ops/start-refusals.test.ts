@@ -166,7 +166,7 @@ t.test(
     t.equal(failed.code, 1, 'exits 1');
     t.match(
       failed.stderr,
-      /^flowplan: cannot listen on 127\.0\.0\.1:\d+: .*set PORT/,
+      /^flowplan: cannot listen on 127\.0\.0\.1:\d+: [^\n]*set PORT[^\n]*\n$/,
       'says why in one line',
     );
     t.same(processesIn(dataDir), [], 'no Postgres left running for its data directory');

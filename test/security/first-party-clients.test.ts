@@ -146,7 +146,7 @@ t.test('first-party clients belong to the installation', async (t) => {
       303,
     );
     const page = await agent.get('/app/access');
-    t.match(page.text, new RegExp(clientId), "listed on every workspace's page");
+    t.match(page.text, new RegExp(clientId), "listed on B's page too, not only A's");
     t.notMatch(page.text, new RegExp(`/app/access/credentials/${clientId}/delete`));
     t.equal((await agent.post(`/app/access/credentials/${clientId}/delete`, {}, page)).status, 403);
     t.equal((await me(s, bobB.access)).status, 200);

@@ -33,7 +33,11 @@ t.test(
         'Body contains a forbidden key',
         `${raw}: says which refusal it is`,
       );
-      t.match(res.body.error.details.errors, [{ in: 'body', pointer: '', message: /"__proto__"/ }]);
+      t.matchOnlyStrict(
+        res.body.error.details.errors,
+        [{ in: 'body', pointer: '', message: /"__proto__"/ }],
+        `${raw}: one error, naming the key`,
+      );
     }
     t.equal(({} as Record<string, unknown>).polluted, undefined, 'nothing inherits anything');
     t.equal(

@@ -95,7 +95,7 @@ t.test(
       { id: string; name: string; plan: string; seats: number }[]
     >`select id, name, plan, seats from workspaces`;
     t.equal(workspaces.length, 1, 'one workspace');
-    t.match(workspaces[0], { id: demo.workspaceId, name: 'Demo', plan: 'pro', seats: 25 });
+    t.hasStrict(workspaces[0], { id: demo.workspaceId, name: 'Demo', plan: 'pro', seats: 25 });
     const credentials = await sql<
       {
         kind: string;
@@ -135,8 +135,8 @@ t.test(
       { email: string; passwordHash: string; role: string; workspaceId: string }[]
     >`
     select u.email, u.password_hash, m.role, m.workspace_id from users u join memberships m on m.user_id = u.id`;
-    t.match(
-      people,
+    t.strictSame(
+      people.map(({ email, role, workspaceId }) => ({ email, role, workspaceId })),
       [{ email: 'demo@flowplan.localhost', role: 'owner', workspaceId: demo.workspaceId }],
       "one person, the Demo workspace's owner",
     );

@@ -212,10 +212,24 @@ t.test(
         (await s.api('GET', `/v1/webhooks/${h.id}/deliveries`, { token: s.adminKey })).body,
       (l) => l.items[0]?.status === 'delivered',
     );
-    t.match(log.items, [
-      { eventType: 'flow.updated', status: 'delivered' },
-      { eventType: 'flow.created', status: 'failed', attempts: MAX_ATTEMPTS, lastStatusCode: 500 },
-    ]);
+    t.strictSame(
+      log.items.map(({ eventType, status, attempts, lastStatusCode }: Record<string, unknown>) => ({
+        eventType,
+        status,
+        attempts,
+        lastStatusCode,
+      })),
+      [
+        { eventType: 'flow.updated', status: 'delivered', attempts: 1, lastStatusCode: 200 },
+        {
+          eventType: 'flow.created',
+          status: 'failed',
+          attempts: MAX_ATTEMPTS,
+          lastStatusCode: 500,
+        },
+      ],
+      'the two deliveries, newest first',
+    );
   },
 );
 
