@@ -13,6 +13,7 @@ import t, { type Test } from 'tap';
 import { Metrics } from '../../src/platform/metrics.ts';
 import { JOBS_SCHEMA, Jobs } from '../../src/services/jobs/jobs.ts';
 import { connect } from '../../src/storage/db.ts';
+import { jobsInstalled } from '../../src/storage/jobs.store.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { until } from '../helpers/server.ts';
 
@@ -88,7 +89,7 @@ t.test(
 );
 
 t.test(
-  "pg-boss's schema script, on the connection it reserved, fails with that connection, and the process goes on",
+  "pg-boss's schema script fails with the connection it reserved; the process goes on, pg-boss's pool serves",
   async (t) => {
     const url = await createTestDatabase(t, { empty: true });
     const proxy = await startProxy(t, url);
@@ -109,6 +110,12 @@ t.test(
     await afterImmediates();
     await holder`rollback`;
     holder.release();
+    // The server had the whole script before the cut: it runs it once it has the lock.
+    await until(() => jobsInstalled(sql), Boolean, 10_000);
+    t.ok(
+      await jobs.send('after-the-cut', {}),
+      'the next job is sent: the closed connection was not handed back to the pool dead',
+    );
     await jobs.stop();
   },
 );

@@ -325,15 +325,21 @@ function executor(db: Db): {
       // those only on a connection reserved for them.
       if ('reserve' in db && /^\s*BEGIN;/.test(text)) {
         const connection = await db.reserve();
+        let reusable = true;
         try {
           return { rows: [...(await connection.unsafe(text))] };
         } catch (error) {
           // A script that failed midway (another process created the schema first: pg-boss
           // expects that error) leaves its transaction open and aborted: end it before reuse.
-          await connection.unsafe('ROLLBACK').catch(() => {});
+          reusable = await connection.unsafe('ROLLBACK').then(
+            () => true,
+            () => false,
+          );
           throw error;
         } finally {
-          connection.release();
+          // A ROLLBACK fails only when the connection closed, and postgres.js has then taken it
+          // back already: released as well, it would stay in the pool dead (porsager/postgres#1199).
+          if (reusable) connection.release();
         }
       }
       return { rows: [...(await db.unsafe(text))] };
