@@ -24,7 +24,9 @@ RUN npm install -g npm@11.19.1 && npm cache clean --force
 WORKDIR /app
 
 FROM base AS build
+# patches/: npm ci's postinstall applies them to node_modules (patches/README.md).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -36,6 +38,7 @@ RUN npm run build
 FROM base AS runtime
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
 # uWebSockets.js ships binaries for every platform and Node ABI (113 MB): keep the one this
 # image loads, and stop the build here if there is none for its Node.

@@ -20,31 +20,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/**
- * postgres.js 3.4.9 can write to a connection's socket after it closed: a small write deferred
- * with setImmediate runs after the close and throws `Cannot read properties of null (reading
- * 'write')` where nothing can catch it (porsager/postgres#1154, #1208; the fix, PR #1209, is not
- * released). The connection is gone and its queries were already rejected, so that one error is
- * noted and the process goes on; any other uncaught error still ends it, as Node would.
- */
-function survivePostgresWriteAfterClose(): void {
-  if (process.listeners('uncaughtException').includes(onUncaught)) return;
-  process.on('uncaughtException', onUncaught);
-}
-
-function onUncaught(error: Error): void {
-  const writeAfterClose =
-    error instanceof TypeError &&
-    error.message.includes("reading 'write'") &&
-    /nextWrite[\s\S]*postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? '');
-  if (!writeAfterClose) throw error;
-  process.emitWarning(
-    'postgres.js wrote to a connection that had closed (porsager/postgres#1208); its queries were rejected, the process goes on',
-  );
-}
-
 export function connect(url: string, max = 10): Sql {
-  survivePostgresWriteAfterClose();
   const sql = postgres(url, {
     max,
     // A database that does not answer fails the request in seconds (503), never holds it for 30.

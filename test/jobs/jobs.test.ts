@@ -1,11 +1,17 @@
 /**
  * Jobs on pg-boss against a real Postgres: a job sent inside a transaction exists only if it
- * commits; a failing handler is retried and then shows as failed (in /metrics too); the
- * outbox reaches each subscriber exactly once even with two servers draining one database.
+ * commits; a schedule sends its job; a failing handler is retried and then shows as failed (in
+ * /metrics too); the outbox reaches each subscriber exactly once even with two servers draining
+ * one database.
  */
+import pino from 'pino';
 import t from 'tap';
 import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { Metrics } from '../../src/platform/metrics.ts';
+import { Jobs } from '../../src/services/jobs/jobs.ts';
+import { connect } from '../../src/storage/db.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { cli, startTestServer, until } from '../helpers/server.ts';
 import { member, newFlow, ok } from '../helpers/flows.ts';
 
@@ -38,6 +44,28 @@ t.test('send, work, and a send inside a transaction', async (t) => {
   );
   t.same(seen.sort(), ['committed', 'plain'], 'so it never ran');
 });
+
+t.test(
+  'a schedule sends its job: pg-boss inserts it from jobs it hands over JSON-encoded',
+  async (t) => {
+    const url = await createTestDatabase(t);
+    const sql = connect(url, 2);
+    t.teardown(() => sql.end());
+    const errors: string[] = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
+    const jobs = new Jobs(url, sql, log, new Metrics(), true, 1);
+    const ran: string[] = [];
+    jobs.schedule('test-every-minute', '* * * * *');
+    jobs.work('test-every-minute', async (job) => void ran.push(job.id), {
+      pollingIntervalSeconds: 0.5,
+    });
+    await jobs.start();
+    t.teardown(() => jobs.stop());
+    await until(async () => ran.length > 0 || errors.length > 0, Boolean);
+    t.same(errors, [], 'pg-boss reported no error');
+    t.ok(ran.length > 0, 'the scheduled job ran');
+  },
+);
 
 t.test('failures retry, then fail; /metrics shows depth and failures', async (t) => {
   const s = await startTestServer(t);

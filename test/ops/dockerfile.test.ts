@@ -1,11 +1,11 @@
 /**
  * The Dockerfile and compose.yaml, checked without Docker (this machine cannot build images).
  * The Dockerfile's stages are run in a clean temporary directory (test/helpers/dockerfile.ts):
- * its COPYs from this checkout, its npm commands (`npm ci`, the build, `npm ci --omit=dev`),
- * then its CMD on a test database, its HEALTHCHECK and the CLI in the runtime tree. A COPY of a
- * missing path, a failing npm step or a CMD that does not serve fails here. compose.yaml is
- * read line by line (no YAML dependency) for Postgres and two flowplan replicas on it, whose
- * settings must let flowplan start.
+ * its COPYs from this checkout, its npm commands (`npm ci`, the build, `npm ci --omit=dev`; each
+ * install applies patches/), then its CMD on a test database, its HEALTHCHECK and the CLI in the
+ * runtime tree. A COPY of a missing path, a failing npm step or a CMD that does not serve fails
+ * here. compose.yaml is read line by line (no YAML dependency) for Postgres and two flowplan
+ * replicas on it, whose settings must let flowplan start.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -130,6 +130,11 @@ t.test('the Dockerfile: build, production install, start, health check, CLI', as
     uwsBinaries,
     [`binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`],
     "uWebSockets.js keeps only this Node's binary",
+  );
+  t.match(
+    readFileSync(app('node_modules/postgres/src/connection.js'), 'utf8'),
+    /porsager\/postgres#1208, PR #1209/,
+    "the production install applied patches/ (postgres.js's write to a closed connection)",
   );
   for (const dev of ['tsx', 'typescript', 'tap'])
     t.notOk(existsSync(app(`node_modules/${dev}`)), `no devDependency ${dev}`);

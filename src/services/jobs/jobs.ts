@@ -312,14 +312,12 @@ function executor(db: Db): {
 } {
   return {
     executeSql: async (text, values) => {
-      // pg-boss's insert() (cron schedules) hands its jobs over already JSON-encoded for a json
-      // parameter, which postgres.js would encode a second time; as text the string goes as is.
       if (values)
         return {
           rows: [
             ...(await db.unsafe(
-              text.replace('json_to_recordset($1)', 'json_to_recordset($1::text::json)'),
-              values.map(toParameter) as never[],
+              text,
+              values.map((value) => toParameter(db, value)),
             )),
           ],
         };
@@ -327,15 +325,21 @@ function executor(db: Db): {
       // those only on a connection reserved for them.
       if ('reserve' in db && /^\s*BEGIN;/.test(text)) {
         const connection = await db.reserve();
+        let reusable = true;
         try {
           return { rows: [...(await connection.unsafe(text))] };
         } catch (error) {
           // A script that failed midway (another process created the schema first: pg-boss
           // expects that error) leaves its transaction open and aborted: end it before reuse.
-          await connection.unsafe('ROLLBACK').catch(() => {});
+          reusable = await connection.unsafe('ROLLBACK').then(
+            () => true,
+            () => false,
+          );
           throw error;
         } finally {
-          connection.release();
+          // A ROLLBACK fails only when the connection closed, and postgres.js has then taken it
+          // back already: released as well, it would stay in the pool dead (porsager/postgres#1199).
+          if (reusable) connection.release();
         }
       }
       return { rows: [...(await db.unsafe(text))] };
@@ -343,7 +347,19 @@ function executor(db: Db): {
   };
 }
 
-/** pg-boss passes undefined for unset options; postgres.js wants null (it serialises json by the described parameter type). */
-function toParameter(value: unknown): unknown {
-  return value === undefined ? null : value;
+/** Postgres's `unknown`: a parameter declared so has its type inferred, like one left undeclared. */
+const UNKNOWN_OID = 705;
+
+/**
+ * A parameter as pg-boss's own driver, node-postgres, would send it. pg-boss passes undefined
+ * for unset options (postgres.js wants null), and some values already encoded, such as
+ * insert()'s jobs as a JSON string for a json parameter: node-postgres sends a string as it is,
+ * while postgres.js serialises a value by the type the server infers for its parameter (a
+ * string for json, JSON-encoded once more, arrived as a scalar). `sql.typed` sends a string
+ * already serialised; declared `unknown`, it still takes the type the server infers.
+ */
+function toParameter(db: Db, value: unknown): postgres.ParameterOrJSON<never> {
+  if (value === undefined) return null;
+  if (typeof value === 'string') return db.typed(value, UNKNOWN_OID);
+  return value as postgres.ParameterOrJSON<never>;
 }
