@@ -4,7 +4,7 @@
  * everything a client can see (the flow, both flow lists) plus the stored row counts.
  */
 import type { Test } from 'tap';
-import type { Config } from '../../src/platform/config.ts';
+import type { Overrides } from '../../src/platform/config.ts';
 import { startTestServer, type ApiResponse, type TestServer } from './server.ts';
 import { createPerson } from './people.ts';
 
@@ -12,7 +12,7 @@ let people = 0;
 
 export async function startFlowServer(
   t: Test,
-  overrides: Partial<Config> = {},
+  overrides: Overrides = {},
 ): Promise<TestServer> {
   return startTestServer(t, {
     rateLimitPerMinute: 1_000_000,
