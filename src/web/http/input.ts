@@ -93,7 +93,8 @@ const CLOSE_BRACKET = 0x5d;
 /**
  * One pass over the bytes, before JSON.parse sees them: parsing millions of nested brackets
  * (and the schema walking the result) held the event loop for seconds, every tenant waiting.
- * Brackets inside strings do not count; malformed input is left to JSON.parse.
+ * Brackets inside strings do not count; malformed input is left to JSON.parse. Ours: neither
+ * JSON.parse nor secure-json-parse bounds depth, and this has to run before them.
  */
 function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
   let depth = 0;
