@@ -1,5 +1,5 @@
 /** The credential's own context, OAuth token and revoke endpoints, and the operator probes. */
-import { DomainError } from '../../platform/errors.ts';
+import { databaseUnreachable } from '../../platform/errors.ts';
 import { json, route, type Route } from '../http/route.ts';
 import { issueToken, revokeToken } from '../../services/auth/oauth.ts';
 import { authorizationServerMetadata, authorizeLocation } from '../../services/auth/authorize.ts';
@@ -177,10 +177,7 @@ export function platformRoutes(services: Services): Route[] {
           }),
         ]);
         clearTimeout(timer);
-        if (!reachable)
-          throw new DomainError('SERVICE_UNAVAILABLE', 'The database is not reachable', undefined, {
-            retryAfterSeconds: 2,
-          });
+        if (!reachable) throw databaseUnreachable();
         return json(200, { status: 'ready' });
       },
     }),
