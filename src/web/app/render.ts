@@ -13,6 +13,7 @@ import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { WorkIndexes } from '../../services/work/workspace-index.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
+import { mediaType } from '../http/input.ts';
 import { page } from '../http/page.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { Reply, RequestContext, Route, RouteSpec } from '../http/route.ts';
@@ -127,8 +128,7 @@ export function errorPage(error: DomainError): Reply {
 export function formFields(
   ctx: Pick<RequestContext, 'headers' | 'rawBody'>,
 ): Map<string, string[]> {
-  const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded')
+  if (mediaType(ctx.headers['content-type']) !== 'application/x-www-form-urlencoded')
     throw wrongMediaType('application/x-www-form-urlencoded');
   const fields = new Map<string, string[]>();
   for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8')))

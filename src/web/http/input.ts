@@ -17,7 +17,8 @@ export function parseQuery(query: string): Record<string, unknown> {
   return out;
 }
 
-function mediaType(header: string | undefined): string {
+/** A Content-Type's media type, without its parameters, in lower case. */
+export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
