@@ -10,10 +10,7 @@ import { createPerson } from './people.ts';
 
 let people = 0;
 
-export async function startFlowServer(
-  t: Test,
-  overrides: Overrides = {},
-): Promise<TestServer> {
+export async function startFlowServer(t: Test, overrides: Overrides = {}): Promise<TestServer> {
   return startTestServer(t, {
     rateLimitPerMinute: 1_000_000,
     rateLimitBurst: 1_000_000,
