@@ -6,7 +6,7 @@ import {
   deleteClient,
   requireWorkspace,
 } from '../services/auth/provision.ts';
-import { DomainError } from '../platform/errors.ts';
+import { notFound } from '../platform/errors.ts';
 import {
   listClientsFor,
   listKeysOf,
@@ -125,8 +125,7 @@ export const keyCommands = [
     examples: ['flowplan key revoke --id key_…'],
     input: (o) => ({ id: required(o, 'id') }),
     run: async (sql, input) => {
-      if (!(await revokeCredential(sql, input.id)))
-        throw new DomainError('NOT_FOUND', `No credential ${input.id}`);
+      if (!(await revokeCredential(sql, input.id))) throw notFound('Credential', input.id);
       return { result: { id: input.id, revoked: true }, text: `revoked ${input.id}` };
     },
   }),

@@ -2,7 +2,7 @@
 import { createUser, requireWorkspace } from '../services/auth/provision.ts';
 import { hashPassword } from '../services/auth/secrets.ts';
 import { MAX_PASSWORD, MIN_PASSWORD, newPasswordProblem } from '../services/account/password.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, notFound } from '../platform/errors.ts';
 import { endSigninsOf, findPerson } from '../storage/people.store.ts';
 import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
 import {
@@ -112,12 +112,6 @@ export const userCommands = [
             'leave out --name and the password to add it to a workspace',
         );
       }
-      if (!existing && (input.name === undefined || input.password === undefined)) {
-        throw new DomainError(
-          'VALIDATION_FAILED',
-          'a new account needs --name and a password (--password-stdin)',
-        );
-      }
       const { id } = await createUser(sql, input);
       return { result: { id }, text: `user ${id}` };
     },
@@ -154,12 +148,12 @@ export const userCommands = [
       const person = input.id
         ? await findPerson(sql, input.id)
         : await findUserByEmail(sql, input.email!);
-      if (!person) throw new DomainError('NOT_FOUND', `No account ${input.id ?? input.email}`);
+      if (!person) throw notFound('Account', input.id ?? input.email);
       // The hash (a second or two of CPU) is made before the transaction, so no lock waits on it.
       const passwordHash = await hashPassword(input.password);
       const ended = await sql.begin(async (tx) => {
         if (!(await setPasswordHash(tx, person.id, passwordHash)))
-          throw new DomainError('NOT_FOUND', `No account ${person.id}`);
+          throw notFound('Account', person.id);
         return endSigninsOf(tx, person.id);
       });
       return {

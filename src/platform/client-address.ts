@@ -101,7 +101,10 @@ export function clientAddress(
   return peerAddress.toString();
 }
 
-/** The key of an address in a per-address budget: IPv4 as is, IPv6 by its /64. */
+/**
+ * The key of an address in a per-address budget: IPv4 as is, IPv6 by its /64. Ours: ipaddr.js
+ * parses, but which block counts as one client is this server's policy, not a library's.
+ */
 export function addressBucket(address: string): string {
   const parsed = normalise(address);
   if (!parsed) return address;

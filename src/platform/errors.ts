@@ -75,8 +75,113 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what = 'Resource'): DomainError =>
-  new DomainError('NOT_FOUND', `${what} not found`);
+/*
+ * Refusals made in more than one place, each in its one wording (as fastify's createError
+ * keeps a message by its code): a caller says what is refused, and never words it again.
+ */
+
+/** NOT_FOUND for the thing named (`Member`), and its id where an operator gave one. */
+export const notFound = (what: string, id?: string): DomainError =>
+  new DomainError('NOT_FOUND', `${what}${id ? ` ${id}` : ''} not found`);
+
+/**
+ * A workspace the person does not belong to: NOT_FOUND, as another workspace's things are. The
+ * app's consent form answers FORBIDDEN: it lists only the person's own, so one more is a forgery.
+ */
+export const notMember = (code: 'NOT_FOUND' | 'FORBIDDEN' = 'NOT_FOUND'): DomainError =>
+  new DomainError(code, 'You are not a member of that workspace');
+
+/** A signed-in person who belongs to no workspace at all. */
+export const noWorkspaceYet = (): DomainError =>
+  new DomainError(
+    'FORBIDDEN',
+    'You do not belong to any workspace yet: ask an admin for an invitation',
+  );
+
+/** A sign-in request handle that is unknown, used, or past its life. */
+export const signInRequestExpired = (): DomainError =>
+  new DomainError(
+    'NOT_FOUND',
+    'This sign-in request is unknown or has expired; start again from the application',
+  );
+
+export const credentialRevoked = (): DomainError =>
+  new DomainError('CREDENTIAL_REVOKED', 'This credential has been revoked', undefined, {
+    challenge: 'Bearer',
+  });
+
+/** INSUFFICIENT_SCOPE: `missing` of the scopes the call `required`. */
+export const insufficientScope = (
+  required: readonly string[],
+  missing: readonly string[],
+): DomainError =>
+  new DomainError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, {
+    required,
+    missing,
+  });
+
+/** FORBIDDEN for a role below the one `what` needs. */
+export const roleRequired = (
+  minRole: string,
+  role: string | null,
+  what = 'This call',
+): DomainError =>
+  new DomainError('FORBIDDEN', `${what} needs role ${minRole} or above`, { role, minRole });
+
+/** FORBIDDEN to a guest whose share lets them read the flow or brainstorm, not comment on it. */
+export const commenterRoleRequired = (
+  noun: 'flow' | 'brainstorm',
+  shareRole: string,
+): DomainError =>
+  new DomainError(
+    'FORBIDDEN',
+    `This ${noun} is shared with you as a viewer: commenting needs the commenter role`,
+    { shareRole },
+  );
+
+export const notArchived = (noun: 'flow' | 'brainstorm'): DomainError =>
+  new DomainError('NOT_ARCHIVED', `The ${noun} is not archived`);
+
+/** DOWNSTREAM_STARTED naming the started work that would wait on the task. */
+export const downstreamStarted = (tasks: readonly unknown[]): DomainError =>
+  new DomainError('DOWNSTREAM_STARTED', 'Work downstream of this task has already started', {
+    tasks,
+  });
+
+/** Accepting an invite that is no longer pending. */
+export const inviteClosed = (status: 'accepted' | 'revoked' | 'expired'): DomainError =>
+  new DomainError(
+    'FORBIDDEN',
+    `This invite was ${status === 'expired' ? 'not used in time and has expired' : status}`,
+    { status },
+  );
+
+/** More of `what` at once than this process takes: the client retries after a moment. */
+export const busy = (what: string, retryAfterSeconds: number): DomainError =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    `Too many ${what} at this moment; retry shortly`,
+    undefined,
+    { retryAfterSeconds },
+  );
+
+export const databaseUnreachable = (): DomainError =>
+  new DomainError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, {
+    retryAfterSeconds: 2,
+  });
+
+/** A body of another media type; the OAuth endpoints say so as invalid_request (RFC 6749 §5.2). */
+export const wrongMediaType = (
+  type: string,
+  code: 'UNSUPPORTED_MEDIA_TYPE' | 'invalid_request' = 'UNSUPPORTED_MEDIA_TYPE',
+  details?: Record<string, unknown>,
+): DomainError => new DomainError(code, `Send the body as ${type}`, details);
+
+/** An OAuth parameter missing, or sent more than once (RFC 6749 §3.1, §3.2). */
+export const parameterRequired = (name: string): DomainError =>
+  new DomainError('invalid_request', `${name} is required`, { parameter: name });
+export const parameterRepeated = (name: string): DomainError =>
+  new DomainError('invalid_request', `Parameter ${name} is repeated`, { parameter: name });
 
 /** Where a problem with the input was found: the web layer's locations, or the body a service was given. */
 export type Location = 'body' | 'query' | 'path' | 'header';

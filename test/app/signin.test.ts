@@ -256,7 +256,7 @@ t.test('sign-in and consent', async (t) => {
     const session1 = agent.jar.get('__Host-fp_session')!;
     t.match(
       first.headers.getSetCookie().find((c) => c.startsWith('__Host-fp_session='))!,
-      /HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/,
+      /^__Host-fp_session=[\w-]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
     );
     t.equal((await agent.get('/app/access')).status, 200);
     const again = await agent.post(

@@ -293,7 +293,7 @@ t.test('cli', async (t) => {
     const [demoKey] = await s.sql<
       { id: string }[]
     >`select id from credentials where kind = 'key' order by created_at limit 1`;
-    await fails(t, db, ['client', 'delete', '--id', demoKey!.id], /No client/);
+    await fails(t, db, ['client', 'delete', '--id', demoKey!.id], /Client \S+ not found/);
     t.equal(
       (await s.api('GET', '/v1/me', { token: s.adminKey })).status,
       200,
@@ -362,14 +362,14 @@ t.test('cli', async (t) => {
         t,
         db,
         ['key', 'create', '--workspace', 'wsp_nope', '--role', 'admin', '--scopes', 'all'],
-        /No workspace wsp_nope/,
+        /Workspace wsp_nope not found/,
       ),
       fails(t, db, ['key', 'revoke', '--id', 'key_nope'], /key_nope/),
       fails(
         t,
         db,
         ['client', 'create', '--workspace', 'wsp_nope', '--role', 'admin', '--scopes', 'all'],
-        /No workspace wsp_nope/,
+        /Workspace wsp_nope not found/,
       ),
       fails(
         t,
@@ -388,7 +388,7 @@ t.test('cli', async (t) => {
         /redirect-uri/,
       ),
       fails(t, db, ['client', 'delete'], /--id is required/),
-      fails(t, db, ['client', 'delete', '--id', 'cli_nope'], /No client cli_nope/),
+      fails(t, db, ['client', 'delete', '--id', 'cli_nope'], /Client cli_nope not found/),
       fails(
         t,
         db,
@@ -411,7 +411,7 @@ t.test('cli', async (t) => {
           '--workspace',
           'wsp_nope',
         ],
-        /No workspace wsp_nope/,
+        /Workspace wsp_nope not found/,
       ),
       fails(
         t,

@@ -65,7 +65,7 @@ t.test('user set-password', async (t) => {
   );
   t.notMatch(changed.stdout + changed.stderr, next, 'the password is not printed');
   t.equal(nobody.code, 1);
-  t.match(nobody.stderr, /No account usr_nope/);
+  t.match(nobody.stderr, /Account usr_nope not found/);
 
   const [row] = await s.sql<
     { passwordHash: string }[]

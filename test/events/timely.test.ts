@@ -4,11 +4,11 @@
  * would not arrive within the test's wait).
  */
 import t, { type Test } from 'tap';
-import type { Config } from '../../src/platform/config.ts';
+import type { Overrides } from '../../src/platform/config.ts';
 import { startTestServer, until } from '../helpers/server.ts';
 import { newFlow, sse } from './clients.ts';
 
-const server = (t: Test, overrides: Partial<Config> = {}) =>
+const server = (t: Test, overrides: Overrides = {}) =>
   startTestServer(t, {
     rateLimitPerMinute: 1_000_000,
     rateLimitBurst: 1_000_000,

@@ -4,16 +4,13 @@
  * everything a client can see (the flow, both flow lists) plus the stored row counts.
  */
 import type { Test } from 'tap';
-import type { Config } from '../../src/platform/config.ts';
+import type { Overrides } from '../../src/platform/config.ts';
 import { startTestServer, type ApiResponse, type TestServer } from './server.ts';
 import { createPerson } from './people.ts';
 
 let people = 0;
 
-export async function startFlowServer(
-  t: Test,
-  overrides: Partial<Config> = {},
-): Promise<TestServer> {
+export async function startFlowServer(t: Test, overrides: Overrides = {}): Promise<TestServer> {
   return startTestServer(t, {
     rateLimitPerMinute: 1_000_000,
     rateLimitBurst: 1_000_000,

@@ -6,7 +6,7 @@ import { Socket } from 'node:net';
 import path from 'node:path';
 import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/compose.ts';
-import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { loadConfig, type Overrides } from '../../src/platform/config.ts';
 import type { Sql } from '../../src/storage/db.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -70,7 +70,7 @@ export interface ApiResponse {
 
 export async function startTestServer(
   t: Test,
-  overrides: Partial<Config> = {},
+  overrides: Overrides = {},
   env: Record<string, string> = {},
   /**
    * Test hooks of startApp; the recompute pool starts cold, and no demo person is made (a

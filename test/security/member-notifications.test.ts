@@ -24,7 +24,7 @@ t.test(
       );
       const other = await s.api('GET', `${path}?memberId=${bob}`, { token: adaToken });
       assertError(t, other, 403, 'FORBIDDEN');
-      t.match(other.body.error.message, /admin role/, `${path}: says what it needs`);
+      t.match(other.body.error.message, /needs role admin/, `${path}: says what it needs`);
       for (const whose of [ada, bob]) {
         t.equal(
           (await s.api('GET', `${path}?memberId=${whose}`, { token: s.adminKey })).status,

@@ -50,12 +50,12 @@ t.test(
     const s = await startFlowServer(t, {
       webhookAllowPrivate: true,
       webhookRetryBaseSeconds: 1,
-      webhookTimeoutMs: 3000,
+      webhookTimeoutSeconds: 3,
       webhookConcurrency: 8,
       webhookWorkspaceInFlight: 4,
       webhookEndpointInFlight: 2,
       webhookBreakerTimeouts: 2,
-      webhookBreakerTimeoutMs: 1000,
+      webhookBreakerTimeoutSeconds: 1,
       webhookBreakerCooldownSeconds: 60,
     });
     const tarpit = await startTarpit(t);
@@ -188,10 +188,10 @@ t.test(
     const s = await startFlowServer(t, {
       webhookAllowPrivate: true,
       webhookRetryBaseSeconds: 0.2,
-      webhookTimeoutMs: 5000,
+      webhookTimeoutSeconds: 5,
       webhookEndpointInFlight: 1,
       webhookBreakerTimeouts: 1,
-      webhookBreakerTimeoutMs: 1000,
+      webhookBreakerTimeoutSeconds: 1,
       webhookBreakerCooldownSeconds: 2,
     });
     const receiver = await startReceiver(t);

@@ -84,7 +84,7 @@ t.test(
     const s = await startFlowServer(t, {
       webhookAllowPrivate: true,
       webhookBusyRate: 4,
-      webhookTimeoutMs: 60_000,
+      webhookTimeoutSeconds: 60,
     });
     const receiver = await startReceiver(t);
     // The slow endpoint never answers; the sender's timeout ends each of its attempts.

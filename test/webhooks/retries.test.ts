@@ -239,7 +239,7 @@ t.test(
     const s = await startFlowServer(t, {
       webhookAllowPrivate: true,
       webhookRetryBaseSeconds: 0.1,
-      webhookTimeoutMs: 3000,
+      webhookTimeoutSeconds: 3,
     });
     const slow = await startReceiver(t);
     const fast = await startReceiver(t);

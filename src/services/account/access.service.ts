@@ -8,7 +8,7 @@
  * (`flowplan client delete`). A workspace admin sees them and can end their own workspace's
  * sign-ins through one, nothing more.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, notFound, roleRequired } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
 import { createKey } from '../auth/provision.ts';
@@ -41,7 +41,7 @@ export async function accessRole(ctx: AccessContext): Promise<MemberRole | null>
 async function requireAdmin(ctx: AccessContext): Promise<Role> {
   const role = await accessRole(ctx);
   if (!role || !roleAtLeast(apiRole(role), 'admin'))
-    throw new DomainError('FORBIDDEN', 'Only workspace admins manage API access');
+    throw roleRequired('admin', role ? apiRole(role) : null, 'Managing API access');
   return apiRole(role);
 }
 
@@ -84,7 +84,7 @@ export async function rotateAccessKey(
   const old = (await listCredentials(ctx.sql, ctx.workspaceId)).find(
     (row) => row.id === id && row.kind === 'key',
   );
-  if (!old) throw new DomainError('NOT_FOUND', 'Key not found');
+  if (!old) throw notFound('Key');
   const created = await createKey(ctx.sql, {
     workspaceId: ctx.workspaceId,
     role: old.role,
@@ -101,7 +101,7 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
   const owner = await credentialOwner(ctx.sql, id);
   // Another workspace's credential is as unknown as a missing one.
   if (!owner || (!owner.firstParty && owner.workspaceId !== ctx.workspaceId))
-    throw new DomainError('NOT_FOUND', 'Key or client not found');
+    throw notFound('Key or client');
   if (owner.firstParty) {
     throw new DomainError(
       'FORBIDDEN',
@@ -119,8 +119,7 @@ export async function endClientSignins(
 ): Promise<{ name: string; people: number }> {
   await requireAdmin(ctx);
   const client = await findClient(ctx.sql, id);
-  if (!client || client.revokedAt || !client.firstParty)
-    throw new DomainError('NOT_FOUND', 'First-party client not found');
+  if (!client || client.revokedAt || !client.firstParty) throw notFound('First-party client');
   const people = await revokeClientSignins(ctx.sql, id, ctx.workspaceId);
   ctx.auth.invalidate();
   return { name: client.name ?? client.id, people };

@@ -3,7 +3,7 @@
  * address, so a person without an account signs up there, one with an account signs in, and
  * either way takes the invite's seat with its role.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, inviteClosed, notFound } from '../../platform/errors.ts';
 import { createUser } from '../auth/provision.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -30,13 +30,8 @@ export async function inviteByLink(sql: Sql, token: string): Promise<InviteLink 
 
 async function pendingInvite(sql: Sql, token: string): Promise<InviteLink> {
   const invite = await inviteByLink(sql, token);
-  if (!invite) throw new DomainError('NOT_FOUND', 'This invitation link is not valid');
-  if (invite.state !== 'pending')
-    throw new DomainError(
-      'FORBIDDEN',
-      `This invitation was ${invite.state === 'expired' ? 'not used in time and has expired' : invite.state}`,
-      { state: invite.state },
-    );
+  if (!invite) throw notFound('Invite');
+  if (invite.state !== 'pending') throw inviteClosed(invite.state);
   return invite;
 }
 

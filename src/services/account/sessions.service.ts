@@ -2,7 +2,7 @@
  * The web app's sign-in sessions as stored: only the hash of a session id is kept, so a leaked
  * table signs no one in. The cookies that carry the id are the web app's (src/web/app/session.ts).
  */
-import { DomainError } from '../../platform/errors.ts';
+import { notMember } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import {
   deleteSession,
@@ -54,8 +54,7 @@ export async function chooseWorkspace(
   userId: string,
   workspaceId: string,
 ): Promise<void> {
-  if (!(await memberRole(sql, workspaceId, userId)))
-    throw new DomainError('NOT_FOUND', 'You do not belong to that workspace');
+  if (!(await memberRole(sql, workspaceId, userId))) throw notMember();
   await setSessionWorkspace(sql, sessionHash, workspaceId);
 }
 

@@ -12,7 +12,7 @@
  * - one account from anywhere: never locked, only slowed (a growing delay before the check), so
  *   nobody can lock the real person out by failing on purpose from elsewhere.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { busy, DomainError } from '../../platform/errors.ts';
 import { count } from '../../platform/plural.ts';
 import { addressBucket } from '../../platform/client-address.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -122,12 +122,7 @@ async function verify(
   input: { email: string; password: string },
 ): Promise<UserRow | null> {
   if (pendingChecks >= MAX_PENDING_CHECKS) {
-    throw new DomainError(
-      'SERVICE_UNAVAILABLE',
-      'Too many sign-ins at this moment. Try again in a few seconds.',
-      undefined,
-      { retryAfterSeconds: 5 },
-    );
+    throw busy('sign-ins', 5);
   }
   pendingChecks++;
   try {

@@ -4,7 +4,7 @@
  * directly and in every other one through LISTEN/NOTIFY.
  */
 import { LRUCache } from 'lru-cache';
-import { DomainError } from '../../platform/errors.ts';
+import { commenterRoleRequired, credentialRevoked, DomainError } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
 import {
@@ -67,12 +67,7 @@ export class Authenticator {
     }
     if ('refusal' in resolution) {
       throw resolution.refusal === 'CREDENTIAL_REVOKED'
-        ? new DomainError(
-            'CREDENTIAL_REVOKED',
-            'This credential has been revoked',
-            undefined,
-            CHALLENGE,
-          )
+        ? credentialRevoked()
         : unauthorized('Unknown or expired credential');
     }
     const { principal } = resolution;
@@ -97,11 +92,7 @@ export class Authenticator {
     const share = await flowShareOf(this.sql, flowId, principal.userId);
     if (!share || share.workspaceId === principal.workspaceId || !share.role) return principal;
     if (need === 'comment' && share.role !== 'commenter') {
-      throw new DomainError(
-        'FORBIDDEN',
-        'This flow is shared with you as a viewer: commenting needs the commenter role',
-        { shareRole: share.role },
-      );
+      throw commenterRoleRequired('flow', share.role);
     }
     const allowed: Scope[] =
       share.role === 'commenter' ? ['flows:read', 'work:write'] : ['flows:read'];
@@ -129,12 +120,7 @@ export class Authenticator {
   private async livePerson(principal: Principal): Promise<Principal> {
     const state = await personTokenState(this.sql, principal.tokenId!);
     if (!state || state.revoked || !state.memberRole) {
-      throw new DomainError(
-        'CREDENTIAL_REVOKED',
-        'This credential has been revoked',
-        undefined,
-        CHALLENGE,
-      );
+      throw credentialRevoked();
     }
     const role = lesserRole(apiRole(state.memberRole), principal.credentialRole);
     return role === principal.role ? principal : { ...principal, role };

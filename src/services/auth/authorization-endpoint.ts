@@ -4,7 +4,13 @@
  * (never a redirect to an address the client may not own); after, they go to the redirect
  * URI as `error=` with `state` and `iss` (RFC 9207).
  */
-import { DomainError } from '../../platform/errors.ts';
+import {
+  DomainError,
+  notMember,
+  parameterRepeated,
+  parameterRequired,
+  signInRequestExpired,
+} from '../../platform/errors.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import { findClient } from '../../storage/credentials.store.ts';
 import {
@@ -44,8 +50,7 @@ export class AuthorizeRedirect {
 
 function one(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
-  if (Array.isArray(value))
-    throw new DomainError('invalid_request', `Parameter ${name} is repeated`, { parameter: name });
+  if (Array.isArray(value)) throw parameterRepeated(name);
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -70,18 +75,14 @@ export async function startAuthorization(
 ): Promise<string> {
   const clientId = one(query, 'client_id');
   const redirectUri = one(query, 'redirect_uri');
-  if (!clientId)
-    throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+  if (!clientId) throw parameterRequired('client_id');
   const client = /^cli_[\w-]{1,60}$/.test(clientId) ? await findClient(sql, clientId) : null;
   if (!client || client.revokedAt || !client.firstParty) {
     throw new DomainError('INVALID_CLIENT', 'client_id is not a registered first-party client', {
       parameter: 'client_id',
     });
   }
-  if (!redirectUri)
-    throw new DomainError('invalid_request', 'redirect_uri is required', {
-      parameter: 'redirect_uri',
-    });
+  if (!redirectUri) throw parameterRequired('redirect_uri');
   if (redirectUri.length > 2000 || !redirectUriAllowed(redirectUri, client.redirectUris)) {
     throw new DomainError(
       'invalid_request',
@@ -168,11 +169,7 @@ export async function decideAuthorization(
     const request = /^req_[A-Za-z0-9_-]{43}$/.test(input.handle)
       ? await takeAuthRequest(tx, sha256(input.handle))
       : null;
-    if (!request)
-      throw new DomainError(
-        'NOT_FOUND',
-        'This sign-in request is unknown or has expired; start again from the application',
-      );
+    if (!request) throw signInRequestExpired();
     if (!input.approve)
       return errorRedirect(
         request.redirectUri,
@@ -182,7 +179,7 @@ export async function decideAuthorization(
         'The person declined',
       );
     if (!(await memberRole(tx, input.workspaceId, input.userId))) {
-      throw new DomainError('FORBIDDEN', 'You are not a member of that workspace');
+      throw notMember('FORBIDDEN');
     }
     const approved = request.scopes.filter((scope) => input.scopes.includes(scope));
     if (approved.length === 0) {

@@ -4,7 +4,7 @@
  * sign-in belongs to a family; a replayed code or rotated refresh token revokes the family.
  */
 import { createHash } from 'node:crypto';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, parameterRequired } from '../../platform/errors.ts';
 import type { CredentialRow } from '../../storage/credentials.store.ts';
 import { insertAccessToken } from '../../storage/credentials.store.ts';
 import type { Db, Sql } from '../../storage/db.ts';
@@ -41,8 +41,7 @@ const invalidGrant = (message: string) => new DomainError('invalid_grant', messa
 
 function required(form: Form, name: string): string {
   const value = form[name];
-  if (value === undefined || value === '')
-    throw new DomainError('invalid_request', `${name} is required`, { parameter: name });
+  if (value === undefined || value === '') throw parameterRequired(name);
   return value;
 }
 

@@ -2,7 +2,7 @@
  * The token and revoke endpoints' logic (RFC 6749 client credentials, the person grants of
  * grants.ts, RFC 7009 revocation), answering in the spec's envelope with the codes of its table.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, parameterRequired } from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   findClient,
@@ -126,12 +126,10 @@ export async function issueToken(
   authorization: string | undefined,
 ): Promise<TokenResponse> {
   const grant = form.grant_type;
-  if (grant === undefined || grant === '')
-    throw new DomainError('invalid_request', 'grant_type is required');
+  if (grant === undefined || grant === '') throw parameterRequired('grant_type');
   if (grant === 'authorization_code') {
     const client = await identifyClient(sql, form, authorization);
-    if (!client)
-      throw new DomainError('invalid_request', 'client_id is required', { parameter: 'client_id' });
+    if (!client) throw parameterRequired('client_id');
     return authorizationCodeGrant(sql, form, client, narrowScopes);
   }
   if (grant === 'refresh_token')
@@ -175,8 +173,7 @@ export async function revokeToken(
 ): Promise<boolean> {
   const client = await identifyClient(sql, form, authorization);
   if (!client) throw invalidClient(false);
-  if (form.token === undefined || form.token === '')
-    throw new DomainError('invalid_request', 'token is required');
+  if (form.token === undefined || form.token === '') throw parameterRequired('token');
   const hash = sha256(form.token);
   if (form.token.startsWith('fpr_')) {
     const familyId = await findFamilyOfToken(sql, hash, client.id);

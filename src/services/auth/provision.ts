@@ -2,7 +2,7 @@
  * Creating workspaces, people and credentials: what the operator CLI and the first
  * start-up do. Secrets are returned once and stored only as hashes.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, notFound } from '../../platform/errors.ts';
 import type { Db, Sql } from '../../storage/db.ts';
 import {
   announceAuthChange,
@@ -50,13 +50,13 @@ export async function setWorkspace(
     if (updated) await announceAuthChange(tx);
     return updated;
   });
-  if (!row) throw new DomainError('NOT_FOUND', `No workspace ${id}`);
+  if (!row) throw notFound('Workspace', id);
   return row;
 }
 
 export async function requireWorkspace(sql: Db, id: string): Promise<WorkspaceRow> {
   const row = await findWorkspace(sql, id);
-  if (!row) throw new DomainError('NOT_FOUND', `No workspace ${id}`);
+  if (!row) throw notFound('Workspace', id);
   return row;
 }
 
@@ -81,7 +81,10 @@ export async function createUser(
   let id = existing?.id;
   if (!id) {
     if (!input.name || !(input.password || input.passwordHash))
-      throw new DomainError('VALIDATION_FAILED', 'A new account needs --name and --password');
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'A new account needs --name and a password (--password-stdin)',
+      );
     id = newId('usr');
     const passwordHash = input.passwordHash ?? (await hashPassword(input.password!));
     await insertUser(sql, { id, email: input.email, name: input.name, passwordHash });
@@ -150,7 +153,7 @@ export async function createClient(
  */
 export async function deleteClient(sql: Sql, id: string): Promise<{ firstParty: boolean }> {
   const client = await findClient(sql, id);
-  if (!client || client.revokedAt) throw new DomainError('NOT_FOUND', `No client ${id}`);
+  if (!client || client.revokedAt) throw notFound('Client', id);
   await revokeCredential(sql, id);
   return { firstParty: client.firstParty };
 }

@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import {
   circularDependency,
+  commenterRoleRequired,
   DomainError,
+  notArchived,
   notFound,
   validationFailed,
   type ValidationProblem,
@@ -106,12 +108,12 @@ export async function requireBoard(
     row.guestRole !== null &&
     (access === 'write' || (access === 'comment' && row.guestRole !== 'commenter'))
   ) {
-    throw new DomainError(
-      'FORBIDDEN',
-      access === 'comment'
-        ? 'This brainstorm is shared with you as a viewer: commenting needs the commenter role'
-        : 'This brainstorm is shared with you: only its own workspace can change it',
-    );
+    throw access === 'comment'
+      ? commenterRoleRequired('brainstorm', row.guestRole)
+      : new DomainError(
+          'FORBIDDEN',
+          'This brainstorm is shared with you: only its own workspace can change it',
+        );
   }
   return row;
 }
@@ -244,7 +246,7 @@ export async function archiveBrainstorm(ctx: BrainstormContext, id: string): Pro
 
 export function restoreBrainstorm(ctx: BrainstormContext, id: string) {
   return changeBoard(ctx, id, async (row, tx) => {
-    if (!row.archived) throw new DomainError('NOT_ARCHIVED', 'The brainstorm is not archived');
+    if (!row.archived) throw notArchived('brainstorm');
     await touchBrainstorm(tx, id, { archived: false });
   });
 }

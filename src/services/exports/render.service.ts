@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
-import { DomainError } from '../../platform/errors.ts';
+import { busy, DomainError } from '../../platform/errors.ts';
 import { runTimed, workerModule, type Started } from '../../platform/worker-pool.ts';
 import type { RenderOutput, RenderTask } from './render-task.ts';
 import type { DiagramModel } from './diagram.ts';
@@ -82,12 +82,7 @@ export class RenderService {
     done?: () => void,
   ): Promise<string | Uint8Array> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        'Too many renders at this moment, retry shortly',
-        undefined,
-        { retryAfterSeconds: 2 },
-      );
+      throw busy('renders', 2);
     }
     this.#inFlight++;
     await turn?.();

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   circularDependency,
-  DomainError,
+  notArchived,
   validationFailed,
   type ValidationProblem,
 } from '../../platform/errors.ts';
@@ -238,7 +238,7 @@ export function archiveFlow(ctx: FlowContext, flowId: string): Promise<Snapshot>
 
 export function restoreFlow(ctx: FlowContext, flowId: string): Promise<Snapshot> {
   return changeFlow(ctx, flowId, (flow) => {
-    if (!flow.archived) throw new DomainError('NOT_ARCHIVED', 'The flow is not archived');
+    if (!flow.archived) throw notArchived('flow');
     return { patch: { archived: false }, event: 'flow.restored' };
   });
 }

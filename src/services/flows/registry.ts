@@ -5,7 +5,7 @@
  * announced on FLOWS_CHANNEL and drops the stale session here.
  */
 import { LRUCache } from 'lru-cache';
-import { DomainError } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Sql } from '../../storage/db.ts';
 import { listenDurably } from '../../storage/listen.ts';
@@ -146,8 +146,7 @@ export class SessionRegistry {
   /** The flow's session; 404 when it does not exist in this workspace. */
   async get(workspaceId: string, flowId: string): Promise<FlowSession> {
     const session = this.sessions.get(flowId) ?? (await this.load(workspaceId, flowId));
-    if (!session || session.snapshot.flow.workspaceId !== workspaceId)
-      throw new DomainError('NOT_FOUND', 'Flow not found');
+    if (!session || session.snapshot.flow.workspaceId !== workspaceId) throw notFound('Flow');
     return session;
   }
 

@@ -9,7 +9,7 @@
  * new state only after commit. A version guard detects another process's write: the
  * session reloads and runs the command once more.
  */
-import { DomainError, type ErrorCode } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode, notFound } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_READY } from '../../engine/status.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import {
@@ -99,7 +99,7 @@ export class FlowSession {
       const latest = await this.deps.latestVersion();
       if (latest === null || latest <= previous.version) throw error;
       const fresh = await this.deps.reload();
-      if (!fresh) throw new DomainError('NOT_FOUND', 'Flow not found');
+      if (!fresh) throw notFound('Flow');
       this.snapshot = fresh;
       return this.execute(command, actorId, true);
     }
@@ -122,7 +122,7 @@ export class FlowSession {
       if (retried)
         throw new DomainError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
       const fresh = await this.deps.reload();
-      if (!fresh) throw new DomainError('NOT_FOUND', 'Flow not found');
+      if (!fresh) throw notFound('Flow');
       this.snapshot = fresh;
       return this.execute(command, actorId, true);
     }

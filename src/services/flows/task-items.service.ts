@@ -3,7 +3,7 @@
  * deliverables. Deliverables and the files that satisfy them change the Flow, so they go
  * through the flow's session; comments and reference files do not touch its version.
  */
-import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, notFound, validationFailed } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Files } from '../files/files.service.ts';
@@ -95,7 +95,7 @@ export async function attachmentFile(
 ) {
   await taskOf(ctx, flowId, taskId);
   const file = await attachmentContent(ctx.sql, taskId, attachmentId);
-  if (!file) throw new DomainError('NOT_FOUND', 'Attachment not found');
+  if (!file) throw notFound('Attachment');
   return file;
 }
 

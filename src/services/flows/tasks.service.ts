@@ -3,7 +3,13 @@
  * delete with bridging, and dependencies. Each validates against the flow's current
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
-import { circularDependency, DomainError, validationFailed } from '../../platform/errors.ts';
+import {
+  circularDependency,
+  DomainError,
+  downstreamStarted,
+  notFound,
+  validationFailed,
+} from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import {
   deleteDependencies,
@@ -19,7 +25,7 @@ import type { Snapshot } from './snapshot.ts';
 
 export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
   const task = snapshot.task(taskId);
-  if (!task) throw new DomainError('NOT_FOUND', 'Task not found');
+  if (!task) throw notFound('Task');
   return task;
 }
 
@@ -149,10 +155,7 @@ export async function createTask(
     after.forEach((dep, i) => objectiveAt(current, dep, `/after/${i}`));
     before.forEach((dep, i) => objectiveAt(current, dep, `/before/${i}`));
     const started = startedTasks(current, before);
-    if (started.length > 0)
-      throw new DomainError('DOWNSTREAM_STARTED', 'Work after the new step has already started', {
-        tasks: started,
-      });
+    if (started.length > 0) throw downstreamStarted(started);
     const reach = downstream(current, before);
     const looped = after.find((dep) => reach.has(dep));
     if (looped) {

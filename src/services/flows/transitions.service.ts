@@ -3,7 +3,7 @@
  * of CONTRACT §3 (starting a sub-task starts its objective; completing the last open one
  * completes the objective when no deliverable is missing).
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, downstreamStarted } from '../../platform/errors.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_READY } from '../../engine/status.ts';
 import { updateTask } from '../../storage/flows.store.ts';
 import type { DomainEvent } from '../../storage/flows.store.ts';
@@ -143,12 +143,7 @@ export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Pr
           [...downstream(current, [objective.id]).keys()].filter((id) => id !== objective.id),
         )
       : [];
-    if (started.length > 0)
-      throw new DomainError(
-        'DOWNSTREAM_STARTED',
-        'Work that waits on this task has already started',
-        { tasks: started },
-      );
+    if (started.length > 0) throw downstreamStarted(started);
     const changes: [TaskRecord, Progress][] = [[task, PROGRESS.started]];
     const events = [event('task.reopened', flowId, taskId)];
     if (parent && objective === parent) {

@@ -17,6 +17,9 @@
  * back to its own in-memory bucket of the full size: the limit then holds per process, so N
  * processes may admit up to N times the budget until the database answers again. Requests
  * that need the database fail with 503 meanwhile anyway.
+ *
+ * Ours, not a library's: the Postgres-backed limiters (rate-limiter-flexible's) take a round
+ * trip per request, and leasing is what keeps the database off the request's path.
  */
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';

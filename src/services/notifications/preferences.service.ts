@@ -6,7 +6,12 @@
  * member's preferences needs admin.
  */
 import { roleAtLeast, type Principal } from '../auth/principal.ts';
-import { DomainError, validationFailed, type ValidationProblem } from '../../platform/errors.ts';
+import {
+  notFound,
+  roleRequired,
+  validationFailed,
+  type ValidationProblem,
+} from '../../platform/errors.ts';
 import type { Sql } from '../../storage/db.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
@@ -84,7 +89,7 @@ export async function checkMember(
   memberId: string,
 ): Promise<{ email: string; name: string }> {
   const member = await memberEmail(sql, principal.workspaceId, memberId);
-  if (!member) throw new DomainError('NOT_FOUND', 'No such member in this workspace');
+  if (!member) throw notFound('Member');
   return member;
 }
 
@@ -94,7 +99,7 @@ export async function checkMember(
  */
 function requireSelfOrAdmin(principal: Principal, memberId: string, what: string): void {
   if (principal.userId !== memberId && !roleAtLeast(principal.role, 'admin')) {
-    throw new DomainError('FORBIDDEN', `${what} needs the admin role`);
+    throw roleRequired('admin', principal.role, what);
   }
 }
 
@@ -102,7 +107,7 @@ async function checkTarget(ctx: NotificationContext, target: PreferencesTarget):
   const { sql, principal } = ctx;
   await checkMember(ctx, target.memberId);
   if (target.flowId && !(await flowInWorkspace(sql, principal.workspaceId, target.flowId)))
-    throw new DomainError('NOT_FOUND', 'Flow not found');
+    throw notFound('Flow');
 }
 
 export async function getPreferences(ctx: NotificationContext, target: PreferencesTarget) {

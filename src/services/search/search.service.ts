@@ -1,6 +1,6 @@
 /** Search across a workspace's flows and tasks and the template catalogue (spec §4). */
 import type { Principal } from '../auth/principal.ts';
-import { DomainError } from '../../platform/errors.ts';
+import { insufficientScope } from '../../platform/errors.ts';
 import { SEARCH_TYPES, type SearchType } from './types.ts';
 import type { Sql } from '../../storage/db.ts';
 import { searchHits, type SearchHit } from '../../storage/search.store.ts';
@@ -40,14 +40,7 @@ function url(appUrl: string, hit: SearchHit): string {
 function typesFor(principal: Principal, type: SearchType | undefined): SearchType[] {
   const templates = principal.scopes.includes('templates:read');
   if (type === 'template' && !templates) {
-    throw new DomainError(
-      'INSUFFICIENT_SCOPE',
-      'Searching templates needs the scope templates:read',
-      {
-        required: ['flows:read', 'templates:read'],
-        missing: ['templates:read'],
-      },
-    );
+    throw insufficientScope(['flows:read', 'templates:read'], ['templates:read']);
   }
   if (type) return [type];
   return SEARCH_TYPES.filter((t) => t !== 'template' || templates);

@@ -2,7 +2,7 @@
  * Invitations. People with a membership and pending invites occupy the workspace's seats;
  * guests (shares) never do. Every seat decision runs under a lock on the workspace row.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, inviteClosed, notFound } from '../../platform/errors.ts';
 import type { Role } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
@@ -83,7 +83,7 @@ export async function createInvite(
   const expiresAt = new Date(Date.now() + INVITE_LINK_DAYS * 86_400_000);
   const result = await ctx.sql.begin(async (tx) => {
     const limit = await lockSeats(tx, workspaceId);
-    if (limit === null) throw new DomainError('NOT_FOUND', 'Workspace not found');
+    if (limit === null) throw notFound('Workspace');
     if (await isMemberEmail(tx, workspaceId, email)) {
       throw new DomainError(
         'ALREADY_MEMBER',
@@ -126,7 +126,7 @@ export async function createInvite(
 export async function revokeInvite(ctx: TeamContext, inviteId: string): Promise<InviteView> {
   return ctx.sql.begin(async (tx) => {
     const row = await lockInvite(tx, ctx.principal.workspaceId, inviteId);
-    if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
+    if (!row) throw notFound('Invite');
     if (row.status === 'accepted') {
       throw new DomainError(
         'FORBIDDEN',
@@ -152,9 +152,8 @@ export async function acceptInvite(
   return sql.begin(async (tx) => {
     await lockSeats(tx, input.workspaceId);
     const row = await lockInvite(tx, input.workspaceId, input.inviteId);
-    if (!row) throw new DomainError('NOT_FOUND', 'Invite not found');
-    if (row.status !== 'pending')
-      throw new DomainError('FORBIDDEN', `This invite is ${row.status}`, { status: row.status });
+    if (!row) throw notFound('Invite');
+    if (row.status !== 'pending') throw inviteClosed(row.status);
     await addMember(tx, input.workspaceId, input.userId, row.role);
     await announceAuthChange(tx);
     return inviteView(await setInviteStatus(tx, row.id, 'accepted'));

@@ -1,5 +1,5 @@
 /** Workspace members: the people with a membership (guests are shares, never members). */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, notFound } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import type { Db, Sql } from '../../storage/db.ts';
@@ -50,7 +50,7 @@ export async function changeMemberRole(
 ): Promise<MemberView> {
   const member = await ctx.sql.begin(async (tx) => {
     const row = await lockMember(tx, ctx.principal.workspaceId, memberId);
-    if (!row) throw new DomainError('NOT_FOUND', 'Member not found');
+    if (!row) throw notFound('Member');
     if (row.role === 'owner') {
       throw new DomainError(
         'FORBIDDEN',

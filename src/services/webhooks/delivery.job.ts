@@ -490,9 +490,11 @@ export class WebhookDeliveries {
         body,
       );
       // A tripped circuit: the endpoint has kept timing out, so its attempts wait a shorter time until it answers again.
-      const timeoutMs = hook.circuitOpenUntil
-        ? Math.min(this.config.webhookBreakerTimeoutMs, this.config.webhookTimeoutMs)
-        : this.config.webhookTimeoutMs;
+      const timeoutMs =
+        1000 *
+        (hook.circuitOpenUntil
+          ? Math.min(this.config.webhookBreakerTimeoutSeconds, this.config.webhookTimeoutSeconds)
+          : this.config.webhookTimeoutSeconds);
       return {
         kind: 'sent',
         result: await post(resolved, headers, body, timeoutMs, this.connections.agentFor(resolved)),

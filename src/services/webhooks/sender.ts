@@ -10,6 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import type { Target } from './address-guard.ts';
 
 export const RESPONSE_CAP = 64 * 1024;
@@ -31,29 +32,24 @@ const IDLE_MS = 4000;
 const MAX_AGENTS = 500;
 
 export class Connections {
-  private readonly agents = new Map<string, http.Agent>();
+  /** Least recently used first out, its connections closed with it. */
+  private readonly agents = new LRUCache<string, http.Agent>({
+    max: MAX_AGENTS,
+    dispose: (agent) => agent.destroy(),
+  });
 
   agentFor(target: Target): http.Agent {
     const key = `${target.url.protocol}//${target.url.host}@${target.address}`;
     let agent = this.agents.get(key);
-    if (agent) {
-      // Most recently used last, so the first is the one to close.
-      this.agents.delete(key);
-    } else {
+    if (!agent) {
       const Agent = target.url.protocol === 'https:' ? https.Agent : http.Agent;
       agent = new Agent({ keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' });
-      if (this.agents.size >= MAX_AGENTS) {
-        const [oldest, old] = this.agents.entries().next().value as [string, http.Agent];
-        this.agents.delete(oldest);
-        old.destroy();
-      }
+      this.agents.set(key, agent);
     }
-    this.agents.set(key, agent);
     return agent;
   }
 
   close(): void {
-    for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }
 }

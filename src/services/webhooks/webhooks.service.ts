@@ -6,7 +6,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
-import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { DomainError, notFound, validationFailed } from '../../platform/errors.ts';
 import type { Sql, Tx } from '../../storage/db.ts';
 import {
   countWebhooks,
@@ -98,12 +98,12 @@ export async function changeWebhook(
   await requireWebhook(ctx, id);
   const url = patch.url === undefined ? undefined : await checkUrl(ctx, patch.url);
   const row = await updateWebhook(ctx.sql, ctx.principal.workspaceId, id, { ...patch, url });
-  if (!row) throw notFound();
+  if (!row) throw notFound('Webhook');
   return webhookView(ctx.principal, row);
 }
 
 export async function removeWebhook(ctx: WebhookContext, id: string): Promise<void> {
-  if (!(await deleteWebhook(ctx.sql, ctx.principal.workspaceId, id))) throw notFound();
+  if (!(await deleteWebhook(ctx.sql, ctx.principal.workspaceId, id))) throw notFound('Webhook');
 }
 
 /** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
@@ -116,7 +116,7 @@ export async function rotateSecret(ctx: WebhookContext, id: string) {
     secret,
     ROTATION_OVERLAP_SECONDS,
   );
-  if (!row) throw notFound();
+  if (!row) throw notFound('Webhook');
   return { ...webhookView(ctx.principal, row), secret };
 }
 
@@ -131,7 +131,7 @@ export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: 
   const webhook = await requireWebhook(ctx, webhookId);
   const position = positionOf(webhookId, id);
   const found = position && (await delivery(ctx.sql, webhookId, position));
-  if (!position || !found) throw new DomainError('NOT_FOUND', 'No such delivery');
+  if (!position || !found) throw notFound('Delivery');
   if (!webhook.enabled)
     throw new DomainError(
       'INVALID_TRANSITION',
@@ -166,7 +166,7 @@ async function delivery(
 
 async function requireWebhook(ctx: WebhookContext, id: string): Promise<WebhookRow> {
   const row = await getWebhook(ctx.sql, ctx.principal.workspaceId, id);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Webhook');
   return row;
 }
 
@@ -198,8 +198,6 @@ async function withAttempts(sql: Sql, webhookId: string, rows: DeliveryRow[]) {
   for (const a of attempts) byDelivery.set(a.position, [...(byDelivery.get(a.position) ?? []), a]);
   return rows.map((row) => deliveryView(webhookId, row, byDelivery.get(row.position) ?? []));
 }
-
-const notFound = () => new DomainError('NOT_FOUND', 'No such webhook');
 
 /**
  * Integrators put tokens in their URLs' paths and queries: only an admin sees a URL whole;

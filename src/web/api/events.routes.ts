@@ -3,6 +3,7 @@
  * `/v1/events/stream`, a WebSocket at `/v1/stream`) and the streams' AsyncAPI document. The
  * log, cursors and fan-out are the events service's; here they meet HTTP.
  */
+import secureJson from 'secure-json-parse';
 import { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import { parseTypes, readFeed } from '../../services/events/feed.ts';
@@ -253,12 +254,8 @@ export function eventSocket(
       if (this.sub || this.timer === null) return; // after the first message, clients have nothing to say
       clearTimeout(this.timer);
       this.timer = null;
-      let token: unknown;
-      try {
-        token = (JSON.parse(data.toString('utf8')) as { token?: unknown }).token;
-      } catch {
-        token = undefined;
-      }
+      // Parsed as a request body is (input.ts): not JSON, or a forbidden key, is no token.
+      const token = (secureJson.safeParse(data) as { token?: unknown } | null | undefined)?.token;
       if (typeof token !== 'string' || token.length > 4096)
         return this.connection!.close(4400, 'the first message must be {"token": "<bearer>"}');
       void admitLate(token, this.remoteAddress).then(

@@ -1,6 +1,6 @@
 /** Notification routes (CONTRACT §3): preferences, deliveries and the digest, per member. */
 import { json, route, type Route } from '../http/route.ts';
-import { DomainError } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors.ts';
 import { describeUnsubscribe, unsubscribe } from '../../services/notifications/unsubscribe.ts';
 import { confirmPage, donePage, errorPage } from './unsubscribe.views.ts';
 import {
@@ -109,7 +109,7 @@ export function notificationRoutes(services: Services): Route[] {
       summary: 'Asks whether to unsubscribe (never unsubscribes by itself)',
       handler: async (ctx) => {
         const found = await describeUnsubscribe(sql, ctx.params.token);
-        if (!found) throw new DomainError('NOT_FOUND', 'Unknown unsubscribe link');
+        if (!found) throw notFound('Unsubscribe link');
         return confirmPage(found.kind, found.email);
       },
     }),
@@ -122,7 +122,7 @@ export function notificationRoutes(services: Services): Route[] {
       maxBodyBytes: 16 * 1024,
       handler: async (ctx) => {
         const done = await unsubscribe(sql, ctx.params.token);
-        if (!done) throw new DomainError('NOT_FOUND', 'Unknown unsubscribe link');
+        if (!done) throw notFound('Unsubscribe link');
         return donePage(done.kind, done.email);
       },
     }),

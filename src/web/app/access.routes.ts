@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, notFound } from '../../platform/errors.ts';
 import { errorHeaders } from '../http/error-status.ts';
 import { parseScopes, ROLES } from '../../services/auth/principal.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
@@ -124,7 +124,7 @@ export function accessRoutes(deps: AppDeps): Route[] {
     if (!who) return seeOther(`${prefix}/signin`);
     const { credentials } = await listAccess(who.access);
     const row = credentials.find((c) => c.id === id);
-    if (!row) throw new DomainError('NOT_FOUND', 'Key or client not found');
+    if (!row) throw notFound('Key or client');
     return view(
       'Delete API access',
       deleteView(

@@ -2,12 +2,18 @@
  * What every web-app route shares: the page frame (`page()` with its security headers),
  * See-Other redirects, form bodies, and HTML error pages instead of the JSON envelope.
  */
-import { DomainError } from '../../platform/errors.ts';
+import {
+  notMember,
+  noWorkspaceYet,
+  wrongMediaType,
+  type DomainError,
+} from '../../platform/errors.ts';
 import { errorHeaders, httpStatus } from '../http/error-status.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { WorkIndexes } from '../../services/work/workspace-index.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
+import { mediaType } from '../http/input.ts';
 import { page } from '../http/page.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { Reply, RequestContext, Route, RouteSpec } from '../http/route.ts';
@@ -94,13 +100,8 @@ export async function signedIn(
   const workspace = asked
     ? orgs.find((org) => org.id === asked)
     : (orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0]);
-  if (asked && !workspace)
-    throw new DomainError('NOT_FOUND', 'You are not a member of that workspace.');
-  if (!workspace)
-    throw new DomainError(
-      'FORBIDDEN',
-      'You do not belong to any workspace yet. Ask an admin for an invitation.',
-    );
+  if (asked && !workspace) throw notMember();
+  if (!workspace) throw noWorkspaceYet();
   return { v: v as SignedInVisitor, orgs, workspace };
 }
 
@@ -127,12 +128,8 @@ export function errorPage(error: DomainError): Reply {
 export function formFields(
   ctx: Pick<RequestContext, 'headers' | 'rawBody'>,
 ): Map<string, string[]> {
-  const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded')
-    throw new DomainError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Send the form as application/x-www-form-urlencoded',
-    );
+  if (mediaType(ctx.headers['content-type']) !== 'application/x-www-form-urlencoded')
+    throw wrongMediaType('application/x-www-form-urlencoded');
   const fields = new Map<string, string[]>();
   for (const [name, value] of new URLSearchParams(ctx.rawBody.toString('utf8')))
     fields.set(name, [...(fields.get(name) ?? []), value]);

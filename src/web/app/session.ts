@@ -13,6 +13,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import { DomainError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/database.ts';
@@ -49,19 +50,19 @@ export function cookieNames(config: Config): CookieNames {
   };
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 1) continue;
-    const name = part.slice(0, eq).trim();
-    if (!(name in out)) out[name] = part.slice(eq + 1).trim();
-  }
-  return out;
-}
+const cookiesOf = (headers: Readonly<Record<string, string>>) =>
+  parseCookie(headers['cookie'] ?? '');
 
 function cookie(names: CookieNames, name: string, value: string, maxAge: number): string {
-  return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${names.secure ? '; Secure' : ''}`;
+  return stringifySetCookie({
+    name,
+    value,
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge,
+    secure: names.secure,
+  });
 }
 
 export interface Visitor {
@@ -79,7 +80,7 @@ export async function visitor(
   names: CookieNames,
   headers: Readonly<Record<string, string>>,
 ): Promise<Visitor> {
-  const cookies = parseCookies(headers['cookie']);
+  const cookies = cookiesOf(headers);
   const live = await liveSession(sql, cookies[names.session]);
   const sessionHash = live?.sessionHash ?? null;
   const session = live?.session ?? null;
@@ -112,7 +113,7 @@ export function flashCookie(
   headers: Readonly<Record<string, string>>,
   value: object,
 ): string[] {
-  const sessionId = parseCookies(headers['cookie'])[names.session];
+  const sessionId = cookiesOf(headers)[names.session];
   if (!sessionId) return [];
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', flashKey(sessionId), iv);
@@ -130,7 +131,7 @@ export function takeFlash<T>(
   names: CookieNames,
   headers: Readonly<Record<string, string>>,
 ): { value: T | null; cookies: string[] } {
-  const cookies = parseCookies(headers['cookie']);
+  const cookies = cookiesOf(headers);
   const sealed = cookies[names.flash];
   if (!sealed) return { value: null, cookies: [] };
   const clear = [cookie(names, names.flash, '', 0)];
@@ -156,7 +157,7 @@ export function checkCsrf(
   headers: Readonly<Record<string, string>>,
   token: string | undefined,
 ): void {
-  const expected = parseCookies(headers['cookie'])[names.csrf];
+  const expected = cookiesOf(headers)[names.csrf];
   const ok =
     expected !== undefined &&
     token !== undefined &&

@@ -3,7 +3,7 @@
  * its opaque handle; where the browser goes after consent comes from the stored request
  * (a redirect URI the client registered), never from anything the browser sent.
  */
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, noWorkspaceYet, signInRequestExpired } from '../../platform/errors.ts';
 import { errorHeaders } from '../http/error-status.ts';
 import {
   decideAuthorization,
@@ -20,11 +20,6 @@ import {
 } from '../../services/account/signin.service.ts';
 import { consentView, pickerView, signinView } from './signin.views.ts';
 
-const expiredRequest = () =>
-  new DomainError(
-    'NOT_FOUND',
-    'This sign-in request is unknown or has expired. Start again from the application.',
-  );
 const query = (value: unknown) => (typeof value === 'string' ? value : '');
 
 export function signinRoutes(deps: AppDeps): Route[] {
@@ -44,7 +39,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const v = await visitor(sql, names, headers);
         const request = query(q.request) || null;
         const pending = request ? await pendingAuthorization(sql, request) : null;
-        if (request && !pending) throw expiredRequest();
+        if (request && !pending) throw signInRequestExpired();
         if (v.session) return seeOther(request ? consentPath(request) : home, v.cookies);
         const notice = q.signedout ? 'You are signed out.' : null;
         return view(
@@ -68,7 +63,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const v = await visitor(sql, names, ctx.headers);
         const request = field(fields, 'request') || null;
         const pending = request ? await pendingAuthorization(sql, request) : null;
-        if (request && !pending) throw expiredRequest();
+        if (request && !pending) throw signInRequestExpired();
         const email = field(fields, 'email').trim();
         const again = (status: number, error: string, headers: Record<string, string> = {}) => {
           const reply = view(
@@ -110,15 +105,11 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const v = await visitor(sql, names, headers);
         const request = query(q.request);
         const pending = await pendingAuthorization(sql, request);
-        if (!pending) throw expiredRequest();
+        if (!pending) throw signInRequestExpired();
         if (!v.session)
           return seeOther(`${prefix}/signin?request=${encodeURIComponent(request)}`, v.cookies);
         const orgs = await workspacesOf(sql, v.session.userId);
-        if (orgs.length === 0)
-          throw new DomainError(
-            'FORBIDDEN',
-            'You do not belong to any workspace yet, so there is nothing to allow access to.',
-          );
+        if (orgs.length === 0) throw noWorkspaceYet();
         return view(
           'Allow access',
           consentView(
@@ -151,7 +142,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const approve = field(fields, 'decision') === 'approve';
         const scopes = fields.get('scope') ?? [];
         const pending = await pendingAuthorization(sql, request);
-        if (!pending) throw expiredRequest();
+        if (!pending) throw signInRequestExpired();
         if (approve && !pending.scopes.some((scope) => scopes.includes(scope))) {
           const orgs = await workspacesOf(sql, v.session.userId);
           return view(

@@ -4,8 +4,9 @@
  * budget back, and `Accept: application/msgpack` gets the same document as MessagePack,
  * tagged apart and cached per version.
  */
+import fresh from 'fresh';
 import type { Budgets } from './budgets.ts';
-import { etagOf, etagOfBody, matchesIfNoneMatch } from './etag.ts';
+import { etagOf, etagOfBody } from './etag.ts';
 import { MsgpackCache, msgpackTag, msgpackWanted } from './msgpack.ts';
 import type { OutgoingResponse } from './request.ts';
 import type { AnyReply, RequestContext, Route } from './route.ts';
@@ -37,7 +38,7 @@ export class Conditional {
   ): Promise<OutgoingResponse | null> {
     const tag = await route.etag!(ctx);
     const etag = tag === null ? null : msgpack ? msgpackTag(etagOf(tag)) : etagOf(tag);
-    if (etag === null || !matchesIfNoneMatch(ifNoneMatch, etag)) return null;
+    if (etag === null || !held(ifNoneMatch, etag)) return null;
     varyByAccept(headers);
     return this.notModified(etag, headers, rateKey, route);
   }
@@ -61,15 +62,13 @@ export class Conditional {
       // A reply the route already compressed (public views) is sent as it is.
       if (representation && !headers['Content-Encoding']) {
         tag = msgpackTag(tag);
-        if (!matchesIfNoneMatch(ifNoneMatch, tag))
+        if (!held(ifNoneMatch, tag))
           payload = this.msgpack.encode(`${representation.key} ${tag}`, payload);
         headers['Content-Type'] = representation.type;
       }
     }
     headers['ETag'] = tag;
-    return matchesIfNoneMatch(ifNoneMatch, tag)
-      ? this.notModified(tag, headers, rateKey, route)
-      : payload;
+    return held(ifNoneMatch, tag) ? this.notModified(tag, headers, rateKey, route) : payload;
   }
 
   private notModified(
@@ -89,4 +88,9 @@ export class Conditional {
 /** JSON GETs also answer MessagePack (msgpack.ts): the answer varies by Accept. */
 function varyByAccept(headers: Record<string, string>): void {
   headers['Vary'] = headers['Vary'] ? `${headers['Vary']}, Accept` : 'Accept';
+}
+
+/** The client holds this representation already: If-None-Match names its tag (weakly) or `*`. */
+function held(ifNoneMatch: string | undefined, etag: string): boolean {
+  return fresh({ 'if-none-match': ifNoneMatch }, { etag });
 }

@@ -4,7 +4,7 @@
  * error envelope. Handlers only ever see validated input from an allowed caller.
  */
 import type { Logger } from 'pino';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, insufficientScope, roleRequired } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import { roleAtLeast, type Principal } from '../../services/auth/principal.ts';
@@ -454,10 +454,7 @@ function authorize(route: Route, principal: Principal): void {
   }
   const missing = (route.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
   if (missing.length > 0) {
-    throw new DomainError('INSUFFICIENT_SCOPE', `This call needs the scope ${missing.join(' ')}`, {
-      required: route.scopes,
-      missing,
-    });
+    throw insufficientScope(route.scopes ?? [], missing);
   }
   const write = route.write ?? route.method !== 'GET';
   if (write && principal.role === 'viewer') {
@@ -466,10 +463,7 @@ function authorize(route: Route, principal: Principal): void {
     });
   }
   if (route.minRole && !roleAtLeast(principal.role, route.minRole)) {
-    throw new DomainError('FORBIDDEN', `This call needs role ${route.minRole} or above`, {
-      role: principal.role,
-      minRole: route.minRole,
-    });
+    throw roleRequired(route.minRole, principal.role);
   }
   if (write && principal.pastDue) {
     throw new DomainError(

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../platform/database.ts';
-import { DomainError, validationFailed } from '../../platform/errors.ts';
+import { databaseUnreachable, DomainError, validationFailed } from '../../platform/errors.ts';
 import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { requestIdOf, type OutgoingResponse, type RequestHead } from './request.ts';
 import type { Route } from './route.ts';
@@ -96,12 +96,7 @@ const CLIENT_SQLSTATES: Record<string, string> = {
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new DomainError(
-      'SERVICE_UNAVAILABLE',
-      'The database is out of reach; retry shortly',
-      undefined,
-      { retryAfterSeconds: 2 },
-    );
+    return databaseUnreachable();
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code in CLIENT_SQLSTATES) {

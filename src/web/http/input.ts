@@ -1,7 +1,6 @@
 /** Query strings and request bodies: parsed by what the route declares, refused clearly. */
 import secureJson from 'secure-json-parse';
-import { DomainError } from '../../platform/errors.ts';
-import { validationFailed } from '../../platform/errors.ts';
+import { parameterRepeated, validationFailed, wrongMediaType } from '../../platform/errors.ts';
 import type { IncomingRequest } from './request.ts';
 import { bodyKindOf, type Route } from './route.ts';
 
@@ -18,7 +17,8 @@ export function parseQuery(query: string): Record<string, unknown> {
   return out;
 }
 
-function mediaType(header: string | undefined): string {
+/** A Content-Type's media type, without its parameters, in lower case. */
+export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
@@ -34,7 +34,7 @@ export function readBody(
   if (empty && route.bodyOptional) return validate ? validate({}) : {};
   const type = mediaType(request.headers['content-type']);
   if (!empty && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', {
+    throw wrongMediaType('application/json', 'UNSUPPORTED_MEDIA_TYPE', {
       contentType: type || null,
     });
   }
@@ -93,7 +93,8 @@ const CLOSE_BRACKET = 0x5d;
 /**
  * One pass over the bytes, before JSON.parse sees them: parsing millions of nested brackets
  * (and the schema walking the result) held the event loop for seconds, every tenant waiting.
- * Brackets inside strings do not count; malformed input is left to JSON.parse.
+ * Brackets inside strings do not count; malformed input is left to JSON.parse. Ours: neither
+ * JSON.parse nor secure-json-parse bounds depth, and this has to run before them.
  */
 function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
   let depth = 0;
@@ -120,12 +121,12 @@ function nestedDeeperThan(bytes: Buffer, limit: number): boolean {
  */
 function readForm(request: IncomingRequest, recognised: readonly string[]): Record<string, string> {
   if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-    throw new DomainError('invalid_request', 'Send the body as application/x-www-form-urlencoded');
+    throw wrongMediaType('application/x-www-form-urlencoded', 'invalid_request');
   }
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(request.body.toString('utf8'))) {
     if (!recognised.includes(name)) continue;
-    if (name in form) throw new DomainError('invalid_request', `Parameter ${name} is repeated`);
+    if (name in form) throw parameterRepeated(name);
     form[name] = value;
   }
   return form;

@@ -9,27 +9,22 @@
  */
 import { LRUCache } from 'lru-cache';
 import { Packr } from 'msgpackr';
+import Negotiator from 'negotiator';
 
 export const MSGPACK_TYPES = ['application/msgpack', 'application/vnd.msgpack'] as const;
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 /** Encoded documents kept, by bytes. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 
+/** JSON first: a tie the client's own order does not break stays JSON. */
+const OFFERED = ['application/json', ...MSGPACK_TYPES];
+
 /** The MessagePack type to answer with, when `Accept` prefers one to JSON; otherwise null (JSON). */
 export function msgpackWanted(accept: string | undefined): string | null {
-  if (!accept || !accept.includes('msgpack')) return null;
-  let best: { type: string; q: number } | null = null;
-  let json = 0;
-  for (const part of accept.split(',')) {
-    const [range, ...parameters] = part.trim().toLowerCase().split(';');
-    const qParameter = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParameter ? Number(qParameter.slice(2)) : 1;
-    if (!(q > 0)) continue;
-    if ((MSGPACK_TYPES as readonly string[]).includes(range!.trim()) && (!best || q > best.q))
-      best = { type: range!.trim(), q };
-    if (range!.trim() === 'application/json') json = Math.max(json, q);
-  }
-  return best && best.q >= json ? best.type : null;
+  // Nearly every request names no MessagePack type, and then none can be chosen: no need to parse.
+  if (!accept?.includes('msgpack')) return null;
+  const type = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+  return type === undefined || type === OFFERED[0] ? null : type;
 }
 
 /** The MessagePack representation's tag, from the JSON one's. */

@@ -4,6 +4,7 @@
  * address, and 404 (never 401 or 403) for a token that names nothing published. Replies
  * revalidate by ETag, so an unpublished link is a 404 at the very next request.
  */
+import Negotiator from 'negotiator';
 import { DomainError } from '../../platform/errors.ts';
 import { errorBody, httpStatus } from '../http/error-status.ts';
 import { html } from '../../platform/html.ts';
@@ -20,17 +21,7 @@ import { RepresentationCache, type Part } from './representation-cache.ts';
 type Kind = 'flows' | 'brainstorms';
 
 const NOUN: Record<Kind, string> = { flows: 'flow', brainstorms: 'brainstorm' };
-
-/** gzip when the client lists it without `q=0` (RFC 9110 §12.5.3). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  return header.split(',').some((item) => {
-    const [coding, ...params] = item.trim().toLowerCase().split(';');
-    if (coding!.trim() !== 'gzip' && coding!.trim() !== '*') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return !q || Number(q.slice(2)) > 0;
-  });
-}
+const CODINGS = ['gzip', 'identity'];
 
 /** `{public_url}`'s path, where these routes are mounted (`/p` by default). */
 export const publicPrefix = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');
@@ -125,7 +116,9 @@ export function publicRoutes(
       handler: async (ctx) => {
         const encoded = await find(kind, ctx.params.token, part);
         if (!encoded) throw new DomainError('NOT_FOUND', `No published ${noun} at this link`);
-        return encoded[acceptsGzip(ctx.headers['accept-encoding']) ? 'gzip' : 'identity'];
+        // gzip when the client prefers it to identity (RFC 9110 §12.5.3).
+        const gzip = new Negotiator({ headers: ctx.headers }).encoding(CODINGS) === 'gzip';
+        return encoded[gzip ? 'gzip' : 'identity'];
       },
     });
   };
