@@ -2,9 +2,10 @@
  * `npm test`: with no DATABASE_URL, start one embedded Postgres for the whole run (each
  * test file then creates databases of its own on it), prepare one migrated database that
  * every test database is copied from, run tap, stop and remove the cluster. Each run has a
- * cluster of its own, so two runs at once never stop each other's.
+ * cluster of its own, so two runs at once never stop each other's. However the run ends (a
+ * failing step, Ctrl-C, a SIGTERM) the cluster is stopped and its directory removed.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,10 +23,31 @@ import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const args = process.argv.slice(2);
 
+let running: ChildProcess | null = null;
+let stoppedBy: NodeJS.Signals | null = null;
+
+/**
+ * tap runs in a process group of its own, with its test files and whatever they start, and a
+ * signal to this run (Ctrl-C, or a SIGTERM from CI or `timeout`) stops that group with SIGTERM:
+ * tap passes a signal on to its test files once, and a file still waiting on something lingers
+ * after the first. The run then goes on to its cleanup and ends with the signal's status.
+ */
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (stoppedBy) return;
+    stoppedBy = signal;
+    if (running?.pid) process.kill(-running.pid, 'SIGTERM');
+  });
+}
+
 function run(command: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, command, { stdio: 'inherit', env });
+  const child = spawn(process.execPath, command, { stdio: 'inherit', env, detached: true });
+  running = child;
   return new Promise((resolve) =>
-    child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))),
+    child.on('exit', (status, signal) => {
+      running = null;
+      resolve(status ?? (signal ? 1 : 0));
+    }),
   );
 }
 
@@ -62,17 +84,6 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   await admin.end();
 }
 
-let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
-const clusterDir = path.resolve('.flowplan', 'test', String(process.pid));
-const env = { ...process.env };
-if (!env.DATABASE_URL) {
-  cluster = await startEmbedded(clusterDir, () => {}, THROWAWAY_CLUSTER);
-  env.DATABASE_URL = cluster.adminUrl;
-}
-const template = `t_template_${process.pid}`;
-await prepareTemplate(env.DATABASE_URL, template);
-env[TEMPLATE_ENV] = template;
-
 /**
  * Two test files per core: a file spends about half its time waiting (on timers, Postgres,
  * child processes), so one per core left the machine 40% idle (npm test: 7.7 min with 2 jobs,
@@ -81,10 +92,40 @@ env[TEMPLATE_ENV] = template;
 const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg))
   ? []
   : [`--jobs=${2 * os.availableParallelism()}`];
-const code = await run([TAP, ...jobs, ...args], env);
-await dropDatabase(env.DATABASE_URL, template);
-if (cluster) {
-  await cluster.stop();
-  rmSync(clusterDir, { recursive: true, force: true });
+
+/** The status a run stopped by a signal ends with, as a shell reports one. */
+const signalStatus = (signal: NodeJS.Signals) => 128 + os.constants.signals[signal];
+if (stoppedBy) process.exit(signalStatus(stoppedBy));
+
+const external = process.env.DATABASE_URL;
+const clusterDir = path.resolve('.flowplan', 'test', String(process.pid));
+const template = `t_template_${process.pid}`;
+let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
+let templateMade = false;
+let code = 1;
+try {
+  const adminUrl =
+    external ?? (cluster = await startEmbedded(clusterDir, () => {}, THROWAWAY_CLUSTER)).adminUrl;
+  if (!stoppedBy) {
+    templateMade = true;
+    await prepareTemplate(adminUrl, template);
+  }
+  if (!stoppedBy) {
+    const env = { ...process.env, DATABASE_URL: adminUrl, [TEMPLATE_ENV]: template };
+    code = await run([TAP, ...jobs, ...args], env);
+  }
+} catch (error) {
+  // A step cut short by the signal fails as a matter of course: the signal is the news.
+  if (!stoppedBy) throw error;
+} finally {
+  if (!external) {
+    try {
+      await cluster?.stop();
+    } finally {
+      rmSync(clusterDir, { recursive: true, force: true });
+    }
+  } else if (templateMade) {
+    await dropDatabase(external, template);
+  }
 }
-process.exit(code);
+process.exit(stoppedBy ? signalStatus(stoppedBy) : code);
