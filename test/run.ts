@@ -21,7 +21,10 @@ import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
-const args = process.argv.slice(2);
+const UNIT_TESTS = 'test/**/*.unit.test.ts';
+/** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
+const unit = process.argv[2] === 'unit';
+const args = process.argv.slice(unit ? 3 : 2);
 
 let running: ChildProcess | null = null;
 let stoppedBy: NodeJS.Signals | null = null;
@@ -96,6 +99,19 @@ const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg))
 /** The status a run stopped by a signal ends with, as a shell reports one. */
 const signalStatus = (signal: NodeJS.Signals) => 128 + os.constants.signals[signal];
 if (stoppedBy) process.exit(signalStatus(stoppedBy));
+
+/**
+ * The unit tier (test/tiers.unit.test.ts keeps its files from reaching a database or a server):
+ * no cluster, and no DATABASE_URL, so a unit test that reached for a database anyway would fail.
+ */
+if (unit) {
+  const { DATABASE_URL: _none, ...env } = process.env;
+  const code = await run(
+    [TAP, ...jobs, `--include=${UNIT_TESTS}`, '--disable-coverage', ...args],
+    env,
+  );
+  process.exit(stoppedBy ? signalStatus(stoppedBy) : code);
+}
 
 const external = process.env.DATABASE_URL;
 const clusterDir = path.resolve('.flowplan', 'test', String(process.pid));
