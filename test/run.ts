@@ -6,7 +6,7 @@
  * failing step, Ctrl-C, a SIGTERM) the cluster is stopped and its directory removed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -19,6 +19,14 @@ import { startEmbedded } from '../src/storage/embedded.ts';
 import { migrate } from '../src/storage/migrate.ts';
 import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
+import {
+  byLayer,
+  compare,
+  FLOOR_FILE,
+  readFloors,
+  SUMMARY_FILE,
+  type Summary,
+} from './coverage.ts';
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const UNIT_TESTS = 'test/**/*.unit.test.ts';
@@ -81,6 +89,29 @@ async function prepareTemplate(adminUrl: string, name: string): Promise<void> {
   await sql.end();
 }
 
+/**
+ * Prints each layer's line coverage; after a whole run (no arguments), a layer below its floor
+ * fails the run. Returns the run's status.
+ */
+function checkCoverage(code: number): number {
+  const whole = args.length === 0;
+  if (!existsSync(SUMMARY_FILE)) {
+    console.log(`\nno coverage summary (${SUMMARY_FILE})`);
+    return whole ? code || 1 : code;
+  }
+  const summary = JSON.parse(readFileSync(SUMMARY_FILE, 'utf8')) as Summary;
+  const { lines, below } = compare(byLayer(summary, process.cwd()), readFloors());
+  console.log(`\nLine coverage by layer (floors in ${FLOOR_FILE}):`);
+  for (const line of lines) console.log(`  ${line}`);
+  if (!whole) {
+    console.log('  (some files only: the floors apply to a whole run)');
+    return code;
+  }
+  if (below.length === 0) return code;
+  console.log(`coverage of ${below.join(', ')} fell below its floor`);
+  return code || 1;
+}
+
 async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${name} with (force)`);
@@ -106,10 +137,7 @@ if (stoppedBy) process.exit(signalStatus(stoppedBy));
  */
 if (unit) {
   const { DATABASE_URL: _none, ...env } = process.env;
-  const code = await run(
-    [TAP, ...jobs, `--include=${UNIT_TESTS}`, '--disable-coverage', ...args],
-    env,
-  );
+  const code = await run([TAP, ...jobs, `--include=${UNIT_TESTS}`, ...args], env);
   process.exit(stoppedBy ? signalStatus(stoppedBy) : code);
 }
 
@@ -127,9 +155,16 @@ try {
     await prepareTemplate(adminUrl, template);
   }
   if (!stoppedBy) {
-    const env = { ...process.env, DATABASE_URL: adminUrl, [TEMPLATE_ENV]: template };
-    code = await run([TAP, ...jobs, ...args], env);
+    rmSync(SUMMARY_FILE, { force: true });
+    code = await run([TAP, ...jobs, ...args], {
+      ...process.env,
+      DATABASE_URL: adminUrl,
+      [TEMPLATE_ENV]: template,
+      // Node's own coverage, of every process and worker thread of the run (see .taprc).
+      NODE_V8_COVERAGE: path.resolve('.tap/coverage'),
+    });
   }
+  if (!stoppedBy) code = checkCoverage(code);
 } catch (error) {
   // A step cut short by the signal fails as a matter of course: the signal is the news.
   if (!stoppedBy) throw error;
