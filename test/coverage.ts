@@ -2,7 +2,8 @@
  * Line coverage by layer, from the coverage-summary.json a run leaves in .tap/report, against
  * the floors in test/coverage-floor.json: test/run.ts prints the figures after every run and,
  * after a whole run, fails on a layer below its floor. A floor only rises
- * (test/coverage.unit.test.ts checks its history): raise it when a layer gains.
+ * (test/coverage.unit.test.ts checks its history): raise it when a layer gains, to a point under
+ * what a whole run measures.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -69,7 +70,8 @@ export function compare(
     const pct = percent(figure);
     const floor = floors[layer];
     if (pct < floor) below.push(layer);
-    const note = pct < floor ? '  BELOW ITS FLOOR' : pct >= floor + 1 ? '  (raise the floor)' : '';
+    // A floor sits a point under what a run measures: runs differ (random sweeps, timing).
+    const note = pct < floor ? '  BELOW ITS FLOOR' : pct >= floor + 2 ? '  (raise the floor)' : '';
     lines.push(
       `${layer.padEnd(13)} ${pct.toFixed(1).padStart(5)}%  floor ${String(floor).padStart(4)}%  ` +
         `${figure.covered}/${figure.total} lines, ${figure.files} files${note}`,
