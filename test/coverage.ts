@@ -58,10 +58,14 @@ export function readFloors(file = FLOOR_FILE): Record<Layer, number> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<Layer, number>;
 }
 
-/** One line per layer, and what falls short of its floor (empty when none does). */
+/**
+ * One line per layer, and what falls short of its floor (empty when none does). `judged`: the
+ * lines say which layer is below its floor or well above it (a run of some files only is not).
+ */
 export function compare(
   figures: Record<Layer, LayerFigure>,
   floors: Record<Layer, number>,
+  judged = true,
 ): { lines: string[]; below: Layer[] } {
   const lines: string[] = [];
   const below: Layer[] = [];
@@ -70,8 +74,10 @@ export function compare(
     const pct = percent(figure);
     const floor = floors[layer];
     if (pct < floor) below.push(layer);
+    let note = '';
+    if (judged && pct < floor) note = '  BELOW ITS FLOOR';
     // A floor sits a point under what a run measures: runs differ (random sweeps, timing).
-    const note = pct < floor ? '  BELOW ITS FLOOR' : pct >= floor + 2 ? '  (raise the floor)' : '';
+    else if (judged && pct >= floor + 2) note = '  (raise the floor)';
     lines.push(
       `${layer.padEnd(13)} ${pct.toFixed(1).padStart(5)}%  floor ${String(floor).padStart(4)}%  ` +
         `${figure.covered}/${figure.total} lines, ${figure.files} files${note}`,

@@ -54,6 +54,9 @@ t.test('a figure is rounded down, and compared with its floor', async (t) => {
     report.find((line) => line.startsWith('src/cli')),
     /BELOW ITS FLOOR/,
   );
+  floors['src/engine'] = 85;
+  t.match(compare(figures, floors).lines[0], /raise the floor/, 'two points up: raise it');
+  t.notMatch(compare(figures, floors, false).lines.join('\n'), /FLOOR|raise/, 'unjudged: bare');
 });
 
 /** The floor file's text at each commit that changed it, newest first (none outside a git checkout). */

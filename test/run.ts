@@ -100,7 +100,7 @@ function checkCoverage(code: number): number {
     return whole ? code || 1 : code;
   }
   const summary = JSON.parse(readFileSync(SUMMARY_FILE, 'utf8')) as Summary;
-  const { lines, below } = compare(byLayer(summary, process.cwd()), readFloors());
+  const { lines, below } = compare(byLayer(summary, process.cwd()), readFloors(), whole);
   console.log(`\nLine coverage by layer (floors in ${FLOOR_FILE}):`);
   for (const line of lines) console.log(`  ${line}`);
   if (!whole) {
