@@ -1,5 +1,5 @@
 /**
- * The house rules, checked in `npm test` (test/layering.test.ts runs dependency-cruiser with
+ * The house rules, checked in `npm test` (test/layering.unit.test.ts runs dependency-cruiser with
  * this file). Read them as a paragraph:
  *
  * The web layer (src/web: the uWS edge, API routes, the app's pages, public views, OpenAPI and

