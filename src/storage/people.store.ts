@@ -3,7 +3,7 @@
  * web-app sessions and sign-in throttling. Secrets are looked up by their sha256 only.
  */
 import type { Db } from './db.ts';
-import type { MemberRole, Scope } from './roles.ts';
+import type { MemberRole, Plan, Scope } from '../contract/vocabulary.ts';
 import { AUTH_CHANNEL } from './credentials.store.ts';
 
 // ── authorization requests ───────────────────────────────────────────────────────────
@@ -255,7 +255,7 @@ export async function setInviteToken(
 export interface FlowShareRow {
   workspaceId: string;
   workspaceName: string;
-  plan: 'free' | 'pro';
+  plan: Plan;
   pastDue: boolean;
   /** The person's share of the flow (by their account's email); null when they have none. */
   role: 'viewer' | 'commenter' | null;

@@ -1,6 +1,6 @@
 /** Members, invitations, seats and flow shares. */
 import type { Db } from './db.ts';
-import type { MemberRole, Role } from './roles.ts';
+import type { MemberRole, Role } from '../contract/vocabulary.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
 import { pageOf } from './paging.ts';
 

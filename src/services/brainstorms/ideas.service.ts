@@ -9,6 +9,7 @@ import {
   notFound,
   validationFailed,
 } from '../../platform/errors.ts';
+import { MAX_IDEAS } from '../../contract/brainstorm.schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
@@ -38,9 +39,6 @@ import {
   type BrainstormContext,
 } from './brainstorms.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
-
-/** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
-export const MAX_IDEAS = 10_000;
 
 export interface IdeaInput {
   title?: string;

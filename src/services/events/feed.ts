@@ -21,9 +21,9 @@ import type { Principal } from '../auth/principal.ts';
 import type { CursorKeys, CursorSeal } from './cursor.ts';
 import {
   WEBHOOK_EVENT_TYPES,
-  webhookEventType,
   type WebhookEventType,
-} from '../webhooks/events.ts';
+} from '../../contract/webhook-events.schema.ts';
+import { webhookEventType } from '../webhooks/events.ts';
 
 export interface FeedEvent {
   id: string;

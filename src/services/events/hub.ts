@@ -35,7 +35,7 @@ import {
 import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../contract/webhook-events.schema.ts';
 import { CursorKeys, type CursorSeal } from './cursor.ts';
 import {
   audienceOf,

@@ -3,13 +3,8 @@
  * the calendar from `startDate`. Only the dates depend on the request; the offsets are
  * computed once per version.
  */
-import {
-  addWorkingDays,
-  fitsCalendar,
-  isoDate,
-  LAST_DAY,
-  startOfSchedule,
-} from '../../engine/calendar.ts';
+import { LAST_DAY } from '../../contract/vocabulary.ts';
+import { addWorkingDays, fitsCalendar, isoDate, startOfSchedule } from '../../engine/calendar.ts';
 import { STATUS_DONE } from '../../engine/status.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import { parseInstant } from './dates.ts';

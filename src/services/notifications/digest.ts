@@ -11,13 +11,11 @@ import {
   STATUS_READY,
 } from '../../engine/status.ts';
 import { addWorkingDays, isoDate, startOfSchedule } from '../../engine/calendar.ts';
+import { DIGEST_CAP } from '../../contract/notification.schema.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 import type { Sql } from '../../storage/db.ts';
 import { completedSince, visibleFlows } from '../../storage/notifications.store.ts';
-
-/** The most items a digest section lists; its counts hold the totals before the cap. */
-export const DIGEST_CAP = 10;
 
 export interface DigestItem {
   questId: string;

@@ -1,7 +1,7 @@
 /** Search across a workspace's flows and tasks and the template catalogue (spec §4). */
 import type { Principal } from '../auth/principal.ts';
 import { DomainError } from '../../platform/errors.ts';
-import { SEARCH_TYPES, type SearchType } from './types.ts';
+import { SEARCH_TYPES, type SearchType } from '../../contract/vocabulary.ts';
 import type { Sql } from '../../storage/db.ts';
 import { searchHits, type SearchHit } from '../../storage/search.store.ts';
 import { searchTerms } from './terms.ts';

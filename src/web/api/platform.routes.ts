@@ -8,14 +8,14 @@ import { appLink } from '../app-url.ts';
 import {
   AuthorizationServerMetadataSchema,
   AuthorizeQuerySchema,
-} from '../schemas/oauth.schema.ts';
+} from '../../contract/oauth.schema.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import {
   ContextSchema,
   RevokeRequestSchema,
   TokenRequestSchema,
   TokenSchema,
-} from '../schemas/context.schema.ts';
+} from '../../contract/context.schema.ts';
 import type { Services } from '../deps.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -14,7 +14,7 @@ import {
   PublicBrainstormSchema,
   PublicFlowSchema,
   PublicTokenParams,
-} from '../schemas/public.schema.ts';
+} from '../../contract/public.schema.ts';
 import { PublicViews, type Part } from './public.service.ts';
 
 type Kind = 'flows' | 'brainstorms';

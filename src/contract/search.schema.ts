@@ -1,7 +1,7 @@
 /** SearchResult (spec §2) and the search query. */
 import { Type } from '@sinclair/typebox';
 import { Defaulted, Nullable, StringEnum, nameText } from './common.schema.ts';
-import { SEARCH_TYPES } from '../../services/search/types.ts';
+import { SEARCH_TYPES } from './vocabulary.ts';
 
 export const SearchQuery = Type.Object({
   q: nameText(200, {

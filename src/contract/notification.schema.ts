@@ -1,5 +1,4 @@
 /** NotificationPreferences, NotificationDelivery and NotificationDigest (spec §2) and the notification routes' inputs. */
-import { DIGEST_CAP } from '../../services/notifications/digest.ts';
 import { Type } from '@sinclair/typebox';
 import {
   dateTime,
@@ -10,6 +9,9 @@ import {
   pageQuery,
   StringEnum,
 } from './common.schema.ts';
+
+/** The most items a digest section lists; its counts hold the totals before the cap. */
+export const DIGEST_CAP = 10;
 
 const memberId = { ...idParam('usr'), description: 'The member (their person id, `usr_…`)' };
 const flowId = {

@@ -1,7 +1,7 @@
 /** Context (GET /v1/me) and Token (POST /v1/oauth/token), as the spec's tables give them. */
-import { ROLES, SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.schema.ts';
+import { MEMBER_ROLES, PLANS, ROLES, SCOPES } from './vocabulary.ts';
 
 export const ContextSchema = Type.Object({
   workspaceId: Type.String(),
@@ -10,7 +10,7 @@ export const ContextSchema = Type.Object({
   credentialName: Type.Optional(Nullable(Type.String())),
   role: StringEnum([...ROLES].reverse()),
   scopes: Type.Array(StringEnum([...SCOPES])),
-  plan: StringEnum(['free', 'pro']),
+  plan: StringEnum(PLANS),
   userId: Type.Optional(
     Type.String({ description: 'Person tokens only: the member id of the person acting' }),
   ),
@@ -19,8 +19,8 @@ export const ContextSchema = Type.Object({
       Type.Object({
         id: Type.String(),
         name: Type.String(),
-        role: StringEnum(['owner', 'admin', 'member', 'viewer']),
-        plan: Type.Optional(StringEnum(['free', 'pro'])),
+        role: StringEnum(MEMBER_ROLES),
+        plan: Type.Optional(StringEnum(PLANS)),
       }),
       { description: 'Person tokens only: every workspace the person belongs to' },
     ),

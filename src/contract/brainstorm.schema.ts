@@ -1,5 +1,4 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
-import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
   dateTime,
@@ -17,6 +16,8 @@ import {
 import { description, name } from './flow.schema.ts';
 import { SHARE_ROLES } from './team.schema.ts';
 
+/** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
+export const MAX_IDEAS = 10_000;
 const MAX_TAGS = 20;
 
 const title = name(500);

@@ -1,8 +1,6 @@
-/** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
+/** Webhook endpoints and deliveries (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/events.ts';
-import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.schema.ts';
 import {
   dateTime,
   idParam,
@@ -13,6 +11,8 @@ import {
   StringEnum,
   freeText,
 } from './common.schema.ts';
+
+export const MAX_URL_LENGTH = 2048;
 
 const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
 const url = Type.String({
@@ -171,57 +171,3 @@ export const DeliverySchema = Type.Object({
 });
 
 export const DeliveriesSchema = listOf(DeliverySchema);
-
-/** OpenAPI 3.1 `webhooks`: one operation per event type, describing the request the receiver gets. */
-export function webhooksSection(): Record<string, unknown> {
-  const headers = {
-    'webhook-id': 'The delivery id (`msg_…`): the same on every retry; use it to drop duplicates',
-    'webhook-timestamp':
-      'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
-    'webhook-signature':
-      'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
-  };
-  return Object.fromEntries(
-    WEBHOOK_EVENTS.map(([type, summary, data]) => [
-      type,
-      {
-        post: {
-          operationId: `webhook_${type.replace('.', '_')}`,
-          summary,
-          description:
-            'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else ' +
-            '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; ' +
-            '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
-          parameters: Object.entries(headers).map(([name, text]) => ({
-            name,
-            in: 'header',
-            required: true,
-            description: text,
-            schema: { type: 'string' },
-          })),
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['type', 'timestamp', 'workspaceId', 'data'],
-                  properties: {
-                    type: { const: type },
-                    timestamp: { ...dateTime, description: 'When the change committed' },
-                    workspaceId: { type: 'string' },
-                    data,
-                  },
-                },
-              },
-            },
-          },
-          responses: {
-            '2XX': { description: 'Received' },
-            '410': { description: 'Gone: the endpoint is disabled' },
-          },
-        },
-      },
-    ]),
-  );
-}

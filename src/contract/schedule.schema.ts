@@ -1,7 +1,7 @@
 /** Schedule and Report (spec §2). */
 import { Type } from '@sinclair/typebox';
-import { LAST_DAY } from '../../services/flows/dates.ts';
 import { dateInput, Nullable } from './common.schema.ts';
+import { LAST_DAY } from './vocabulary.ts';
 
 const day = Type.String({ format: 'date' });
 

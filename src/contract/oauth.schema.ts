@@ -1,6 +1,6 @@
 /** The authorization endpoint's parameters and the authorization server metadata (RFC 8414). */
-import { SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
+import { SCOPES } from './vocabulary.ts';
 
 // No `type` and no `required` on these for the validator: a missing, malformed or repeated
 // parameter must reach the endpoint, which answers JSON before the redirect URI is trusted and

@@ -8,8 +8,8 @@ import {
   pathParams,
   StringEnum,
 } from './common.schema.ts';
+import { MEMBER_ROLES } from './vocabulary.ts';
 
-export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const INVITE_ROLES = ['admin', 'member', 'viewer'] as const;
 export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'] as const;
 export const SHARE_ROLES = ['viewer', 'commenter'] as const;
