@@ -15,8 +15,8 @@ import {
   StringEnum,
   lineText,
 } from './common.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
-export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
 export const MAX_TASKS_PER_CALL = 10_000;
 

@@ -4,6 +4,10 @@
  * Storage's check constraints (sql/) hold the same scopes, roles and plans.
  */
 
+/** A task's derived status (the engine's status codes are indexes into this list). */
+export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
 export const SCOPES = [
   'flows:read',
   'flows:write',

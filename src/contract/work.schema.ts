@@ -1,7 +1,8 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
 import { dueDateTime, listOf, lookupId, Nullable, pageQuery, StringEnum } from './common.schema.ts';
-import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
+import { SubTaskSchema } from './flow.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
 export const WorkItemSchema = Type.Object({
   taskId: Type.String(),

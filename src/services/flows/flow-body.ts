@@ -4,7 +4,8 @@
  * since the version before is copied from that version's bytes: after a transition only
  * the tasks it changed are serialized again.
  */
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES, type StatusName } from '../../engine/status.ts';
+import type { TaskStatus } from '../../contract/vocabulary.ts';
+import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
 import {
   PROGRESS,
   type Deliverable,
@@ -45,7 +46,7 @@ export interface TaskView {
   parentId: string | null;
   name: string;
   description: string | null;
-  status: StatusName;
+  status: TaskStatus;
   dependsOn: string[];
   /** A blocked task's unfinished dependencies; empty for any other. */
   blockedBy: string[];
@@ -123,7 +124,7 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
     parentId: task.parentId,
     name: task.name,
     description: task.description,
-    status: STATUS_NAMES[status]!,
+    status: statusName(status),
     dependsOn,
     blockedBy:
       status === STATUS_BLOCKED

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { addWorkingDays, startOfSchedule } from '../../engine/calendar.ts';
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES } from '../../engine/status.ts';
+import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
 import { PROGRESS } from '../flows/model.ts';
 import { TOP_BLOCKERS } from '../flows/report.ts';
 import { compareBlockers, compareTasks, type ListView, type RankedFlow } from './flow-ranks.ts';
@@ -39,7 +39,7 @@ function workItem(flow: RankedFlow, i: number) {
     taskName: task.name,
     flowId: snapshot.flow.id,
     flowName: snapshot.flow.name,
-    status: STATUS_NAMES[status],
+    status: statusName(status),
     assigneeId: task.assigneeId,
     estimateHours: task.estimateHours,
     criticalPath: snapshot.critical[i] === 1,
