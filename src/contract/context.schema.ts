@@ -6,8 +6,8 @@ import { MEMBER_ROLES, PLANS, ROLES, SCOPES } from './vocabulary.ts';
 export const ContextSchema = Type.Object({
   workspaceId: Type.String(),
   workspaceName: Type.String(),
-  credentialId: Type.Optional(Type.String()),
-  credentialName: Type.Optional(Nullable(Type.String())),
+  credentialId: Type.String(),
+  credentialName: Nullable(Type.String()),
   role: StringEnum([...ROLES].reverse()),
   scopes: Type.Array(StringEnum([...SCOPES])),
   plan: StringEnum(PLANS),
@@ -20,7 +20,7 @@ export const ContextSchema = Type.Object({
         id: Type.String(),
         name: Type.String(),
         role: StringEnum(MEMBER_ROLES),
-        plan: Type.Optional(StringEnum(PLANS)),
+        plan: StringEnum(PLANS),
       }),
       { description: 'Person tokens only: every workspace the person belongs to' },
     ),
@@ -49,8 +49,10 @@ export const TokenSchema = Type.Object({
   access_token: Type.String(),
   token_type: StringEnum(['Bearer']),
   expires_in: Type.Integer(),
-  scope: Type.Optional(Type.String()),
-  refresh_token: Type.Optional(Type.String()),
+  scope: Type.String(),
+  refresh_token: Type.Optional(
+    Type.String({ description: 'Person tokens only (authorization_code and refresh_token)' }),
+  ),
 });
 
 export const RevokeRequestSchema = Type.Object({

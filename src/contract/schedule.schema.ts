@@ -7,27 +7,24 @@ const day = Type.String({ format: 'date' });
 
 export const ScheduleSchema = Type.Object({
   flowId: Type.String(),
-  startDate: Type.Optional(
-    Type.String({ format: 'date', description: 'The working day the schedule starts on' }),
+  startDate: Type.String({ format: 'date', description: 'The working day the schedule starts on' }),
+  dueDate: Nullable(Type.String({ format: 'date' })),
+  projectedFinish: Nullable(
+    Type.String({
+      format: 'date',
+      description: `The last working day; a day past ${LAST_DAY} (a flow of millions of working days, scheduled from today) reads ${LAST_DAY}`,
+    }),
   ),
-  dueDate: Type.Optional(Nullable(Type.String({ format: 'date' }))),
-  projectedFinish: Type.Optional(
-    Nullable(
-      Type.String({
-        format: 'date',
-        description: `The last working day; a day past ${LAST_DAY} (a flow of millions of working days, scheduled from today) reads ${LAST_DAY}`,
-      }),
-    ),
-  ),
-  onTrack: Type.Optional(Nullable(Type.Boolean())),
+  onTrack: Nullable(Type.Boolean()),
   entries: Type.Array(
     Type.Object({
-      taskId: Type.Optional(Type.String()),
+      taskId: Type.String(),
       taskName: Type.String(),
+      // A done objective takes no time: it has neither (CONTRACT §4).
       earliestStart: Type.Optional(day),
       earliestFinish: Type.Optional(day),
       criticalPath: Type.Boolean(),
-      estimated: Type.Optional(Type.Boolean()),
+      estimated: Type.Boolean(),
     }),
   ),
 });
@@ -43,29 +40,25 @@ const ids = Type.Array(Type.String());
 
 export const ReportSchema = Type.Object({
   flowId: Type.String(),
-  flowName: Type.Optional(Type.String()),
+  flowName: Type.String(),
   completion: Type.Number({ minimum: 0, maximum: 1 }),
   tasksTotal: Type.Integer(),
-  tasksDone: Type.Optional(Type.Integer()),
-  tasksReady: Type.Optional(Type.Integer()),
-  tasksBlocked: Type.Optional(Type.Integer()),
-  hoursEstimated: Type.Optional(Nullable(Type.Number())),
-  hoursRemaining: Type.Optional(Nullable(Type.Number())),
-  unestimatedTasks: Type.Optional(ids),
-  orphanedTasks: Type.Optional(ids),
-  workload: Type.Optional(
-    Type.Array(
-      Type.Object({
-        memberId: Type.String(),
-        name: Type.Optional(Nullable(Type.String())),
-        openTasks: Type.Integer(),
-        hoursRemaining: Type.Optional(Nullable(Type.Number())),
-      }),
-    ),
+  tasksDone: Type.Integer(),
+  tasksReady: Type.Integer(),
+  tasksBlocked: Type.Integer(),
+  hoursEstimated: Nullable(Type.Number()),
+  hoursRemaining: Nullable(Type.Number()),
+  unestimatedTasks: ids,
+  orphanedTasks: ids,
+  workload: Type.Array(
+    Type.Object({
+      memberId: Type.String(),
+      name: Nullable(Type.String()),
+      openTasks: Type.Integer(),
+      hoursRemaining: Nullable(Type.Number()),
+    }),
   ),
-  topBlockers: Type.Optional(
-    Type.Array(
-      Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer() }),
-    ),
+  topBlockers: Type.Array(
+    Type.Object({ taskId: Type.String(), taskName: Type.String(), blocking: Type.Integer() }),
   ),
 });

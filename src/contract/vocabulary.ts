@@ -28,6 +28,13 @@ export type Role = (typeof ROLES)[number];
 export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
+export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'] as const;
+export type InviteStatus = (typeof INVITE_STATUSES)[number];
+
+/** A guest's role on a shared flow or brainstorm: `commenter` also comments. */
+export const SHARE_ROLES = ['viewer', 'commenter'] as const;
+export type ShareRole = (typeof SHARE_ROLES)[number];
+
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
 
