@@ -2,20 +2,23 @@
  * The house rules, checked in `npm test` (test/layering.unit.test.ts runs dependency-cruiser with
  * this file). Read them as a paragraph:
  *
- * The web layer (src/web: the uWS edge, API routes, the app's pages, public views, OpenAPI and
- * request schemas) calls services. Services (src/services: flows and their sessions, work,
- * brainstorms, team, templates, search, exports, notifications, webhooks, jobs, auth, mail)
- * use storage and the engine. Storage (src/storage: connection, migrations, queries,
+ * The web layer (src/web: the uWS edge, API routes, the app's pages, public views, the OpenAPI
+ * and AsyncAPI documents) calls services. Services (src/services: flows and their sessions,
+ * work, brainstorms, team, templates, search, exports, notifications, webhooks, jobs, auth,
+ * mail) use storage and the engine. Storage (src/storage: connection, migrations, queries,
  * LISTEN/NOTIFY) knows only itself. The engine (src/engine) is pure and knows no one. Beside
  * them the platform (src/platform: config, errors, ids, logging, metrics registry, the worker
- * pool) may be imported by anyone and imports nothing of ours. The operator's command
- * (src/cli) stands beside the web layer and may also run storage's maintenance. The
- * composition root (src/main.ts, src/compose.ts) wires them all. Nothing imports upwards,
- * and nothing goes round in a circle: not between files, not between folders.
+ * pool) may be imported by anyone and imports nothing of ours. On the ground floor with it,
+ * the contract (src/contract: the wire's schemas and vocabulary, one source for the edge's
+ * validation, the documents and the services' views) may be imported by anyone and imports
+ * only the platform. The operator's command (src/cli) stands beside the web layer and may
+ * also run storage's maintenance. The composition root (src/main.ts, src/compose.ts) wires
+ * them all. Nothing imports upwards, and nothing goes round in a circle: not between files,
+ * not between folders.
  */
 const layer = (name) => `^src/${name}/`;
 
-/** Each layer, and the layers it may import besides itself and the platform. */
+/** Each layer, and the layers it may import besides itself, the contract and the platform. */
 const LAYERS = {
   engine: [],
   storage: [],
@@ -27,15 +30,23 @@ const LAYERS = {
 module.exports = {
   forbidden: [
     ...Object.entries(LAYERS).map(([name, below]) => ({
-      name: `${name}-imports-only-${[...below, 'platform'].join('-')}`,
-      comment: `src/${name} imports itself, ${[...below, 'platform'].map((b) => `src/${b}`).join(', ')} and packages, nothing else of ours`,
+      name: `${name}-imports-only-${[...below, 'contract', 'platform'].join('-')}`,
+      comment: `src/${name} imports itself, ${[...below, 'contract', 'platform'].map((b) => `src/${b}`).join(', ')} and packages, nothing else of ours`,
       severity: 'error',
       from: { path: layer(name) },
       to: {
         path: '^(src|workers)/',
-        pathNot: [layer(name), layer('platform'), ...below.map(layer)],
+        pathNot: [layer(name), layer('contract'), layer('platform'), ...below.map(layer)],
       },
     })),
+    {
+      name: 'contract-imports-only-platform',
+      comment:
+        'src/contract is the wire every layer speaks: it imports the platform and packages, nothing else of ours',
+      severity: 'error',
+      from: { path: layer('contract') },
+      to: { path: '^(src|workers)/', pathNot: [layer('contract'), layer('platform')] },
+    },
     {
       name: 'platform-imports-only-platform',
       comment: 'src/platform is the floor everyone stands on: it imports nothing else of ours',
@@ -52,10 +63,14 @@ module.exports = {
     },
     {
       name: 'workers-run-engine-and-renderers',
-      comment: 'the pool workers run the engine and the export renderers, with the platform',
+      comment:
+        'the pool workers run the engine and the export renderers, with the contract and the platform',
       severity: 'error',
       from: { path: '^workers/' },
-      to: { path: '^src/', pathNot: ['^src/engine/', '^src/services/exports/', '^src/platform/'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/engine/', '^src/services/exports/', '^src/contract/', '^src/platform/'],
+      },
     },
     {
       name: 'no-circular-files',

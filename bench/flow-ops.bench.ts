@@ -11,7 +11,7 @@
 import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
-import { MAX_TASKS_PER_CALL } from '../src/web/schemas/flow.schema.ts';
+import { MAX_TASKS_PER_CALL } from '../src/contract/flow.schema.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const TRANSITIONS = 200;

@@ -54,24 +54,37 @@ t.test('each rule catches what it forbids (a fixture tree breaking each once)', 
   const caught = (rule: string, from: string, to: string) =>
     violations.some((v) => v.rule.name === rule && v.from === from && v.to === to);
   t.ok(
-    caught('engine-imports-only-platform', 'src/engine/graph.ts', 'src/storage/rows.ts'),
+    caught('engine-imports-only-contract-platform', 'src/engine/graph.ts', 'src/storage/rows.ts'),
     'engine → storage',
   );
   t.ok(
-    caught('storage-imports-only-platform', 'src/storage/rows.ts', 'src/services/a/thing.ts'),
+    caught(
+      'storage-imports-only-contract-platform',
+      'src/storage/rows.ts',
+      'src/services/a/thing.ts',
+    ),
     'storage → services',
   );
   t.ok(
     caught(
-      'services-imports-only-storage-engine-platform',
+      'services-imports-only-storage-engine-contract-platform',
       'src/services/a/thing.ts',
       'src/web/page.ts',
     ),
     'services → web',
   );
   t.ok(
-    caught('web-imports-only-services-platform', 'src/web/page.ts', 'src/storage/rows.ts'),
+    caught('web-imports-only-services-contract-platform', 'src/web/page.ts', 'src/storage/rows.ts'),
     'web → storage',
+  );
+  t.ok(
+    caught('contract-imports-only-platform', 'src/contract/wire.ts', 'src/services/a/thing.ts'),
+    'contract → services',
+  );
+  t.same(
+    violations.filter((v) => v.to === 'src/contract/words.ts').map(describe),
+    [],
+    'every layer may import the contract',
   );
   t.ok(
     violations.some((v) => v.rule.name === 'no-circular-files'),

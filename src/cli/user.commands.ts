@@ -2,6 +2,7 @@
 import { createUser, requireWorkspace } from '../services/auth/provision.ts';
 import { hashPassword } from '../services/auth/secrets.ts';
 import { MAX_PASSWORD, MIN_PASSWORD, newPasswordProblem } from '../services/account/password.ts';
+import { MEMBER_ROLES } from '../contract/vocabulary.ts';
 import { DomainError, notFound } from '../platform/errors.ts';
 import { endSigninsOf, findPerson } from '../storage/people.store.ts';
 import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
@@ -17,8 +18,6 @@ import {
 import { command, minute } from './command.ts';
 import { table } from './table.ts';
 import { readPassword } from './secret.ts';
-
-const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 
 const PASSWORD_OPTIONS = {
   'password-stdin': {

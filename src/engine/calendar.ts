@@ -2,18 +2,12 @@
  * Working-day calendar: UTC dates, Monday–Friday working, no holidays. CPM works in
  * integer working-day offsets; these turn offsets into YYYY-MM-DD dates in O(1).
  */
+import { LAST_DAY } from '../contract/vocabulary.ts';
+
 const DAY_MS = 86_400_000;
 const HOURS_PER_DAY = 8;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/**
- * The days a date may name: inputs outside are refused, and a schedule day past the last
- * reads as the last (a YYYY-MM-DD has four year digits; 9999-12-31 is a Friday, so a start
- * within the range stays within it).
- */
-export const FIRST_DAY = '1970-01-01';
-export const LAST_DAY = '9999-12-31';
-const LAST_MS = Date.UTC(9999, 11, 31);
+const LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`);
 
 /** Working days a task lasts: max(1, ceil(hours / 8)); unknown (null) or nonsense counts as 1. */
 export function durationDays(hours: number | null): number {

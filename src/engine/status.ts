@@ -1,3 +1,4 @@
+import { TASK_STATUSES, type TaskStatus } from '../contract/vocabulary.ts';
 import type { Graph } from './graph.ts';
 
 /**
@@ -9,13 +10,29 @@ import type { Graph } from './graph.ts';
 export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
 export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
 
-export const STATUS_BLOCKED = 0;
-export const STATUS_READY = 1;
-export const STATUS_IN_PROGRESS = 2;
-export const STATUS_DONE = 3;
+/** The position of `name` in the list `T`, as a type. */
+type IndexOf<T extends readonly unknown[], name, seen extends unknown[] = []> = T extends readonly [
+  infer first,
+  ...infer rest,
+]
+  ? first extends name
+    ? seen['length']
+    : IndexOf<rest, name, [...seen, first]>
+  : never;
 
-export const STATUS_NAMES = ['blocked', 'ready', 'in_progress', 'done'] as const;
-export type StatusName = (typeof STATUS_NAMES)[number];
+// A derived status code is its name's index in the contract's TASK_STATUSES: typed so, these stop
+// compiling if that list is ever reordered.
+export const STATUS_BLOCKED: IndexOf<typeof TASK_STATUSES, 'blocked'> = 0;
+export const STATUS_READY: IndexOf<typeof TASK_STATUSES, 'ready'> = 1;
+export const STATUS_IN_PROGRESS: IndexOf<typeof TASK_STATUSES, 'in_progress'> = 2;
+export const STATUS_DONE: IndexOf<typeof TASK_STATUSES, 'done'> = 3;
+
+/** The contract's name of a derived status code. */
+export function statusName(code: number): TaskStatus {
+  const name = TASK_STATUSES[code];
+  if (name === undefined) throw new RangeError(`not a status code: ${code}`);
+  return name;
+}
 
 /** done / in_progress from progress; an open task is ready when every dependency is done. */
 export function computeStatus(g: Graph, progress: Uint8Array): Uint8Array {
@@ -28,7 +45,7 @@ export function computeStatus(g: Graph, progress: Uint8Array): Uint8Array {
     } else if (p === PROGRESS.started) {
       status[v] = STATUS_IN_PROGRESS;
     } else {
-      let ready = STATUS_READY;
+      let ready: number = STATUS_READY;
       for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
         if (progress[pred[k]!] !== PROGRESS.done) {
           ready = STATUS_BLOCKED;

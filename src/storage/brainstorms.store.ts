@@ -1,7 +1,7 @@
 /** Brainstorms, their ideas, idea comments and files, and brainstorm shares. */
 import { readBlob } from './blobs.store.ts';
 import type { Db } from './db.ts';
-import type { ShareRole } from './team.store.ts';
+import type { ShareRole } from '../contract/vocabulary.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
 import { pageOf } from './paging.ts';
 

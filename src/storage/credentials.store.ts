@@ -1,6 +1,6 @@
 /** Credentials (API keys, OAuth clients), access tokens and the principals they resolve to. */
 import type { Db, Sql } from './db.ts';
-import type { Plan, Role, Scope, MemberRole } from './roles.ts';
+import type { Plan, Role, Scope, MemberRole } from '../contract/vocabulary.ts';
 
 export interface CredentialRow {
   id: string;

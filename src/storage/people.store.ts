@@ -3,7 +3,14 @@
  * web-app sessions and sign-in throttling. Secrets are looked up by their sha256 only.
  */
 import type { Db } from './db.ts';
-import type { MemberRole, Scope } from './roles.ts';
+import type {
+  InviteStatus,
+  MemberRole,
+  Plan,
+  Role,
+  Scope,
+  ShareRole,
+} from '../contract/vocabulary.ts';
 import { AUTH_CHANNEL } from './credentials.store.ts';
 
 // ── authorization requests ───────────────────────────────────────────────────────────
@@ -224,8 +231,8 @@ export interface InviteLinkRow {
   workspaceId: string;
   workspaceName: string;
   email: string;
-  role: 'admin' | 'member' | 'viewer';
-  status: 'pending' | 'accepted' | 'revoked';
+  role: Role;
+  status: InviteStatus;
   expiresAt: Date | null;
   hasAccount: boolean;
 }
@@ -255,10 +262,10 @@ export async function setInviteToken(
 export interface FlowShareRow {
   workspaceId: string;
   workspaceName: string;
-  plan: 'free' | 'pro';
+  plan: Plan;
   pastDue: boolean;
   /** The person's share of the flow (by their account's email); null when they have none. */
-  role: 'viewer' | 'commenter' | null;
+  role: ShareRole | null;
 }
 
 export async function flowShareOf(

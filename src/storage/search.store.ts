@@ -5,12 +5,9 @@
  * to_tsvector expressions repeat those of the indexes in sql/0004 verbatim.
  */
 import type postgres from 'postgres';
+import type { SearchType } from '../contract/vocabulary.ts';
 import type { Sql } from './db.ts';
 import { pageOf } from './paging.ts';
-
-/** What search finds: the schema's enum and the queries here both follow this list. */
-export const SEARCH_TYPES = ['flow', 'task', 'template'] as const;
-export type SearchType = (typeof SEARCH_TYPES)[number];
 
 type Fragment = postgres.Fragment;
 

@@ -1,11 +1,8 @@
 /** Members, invitations, seats and flow shares. */
 import type { Db } from './db.ts';
-import type { MemberRole, Role } from './roles.ts';
+import type { InviteStatus, MemberRole, Role, ShareRole } from '../contract/vocabulary.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
 import { pageOf } from './paging.ts';
-
-export type InviteStatus = 'pending' | 'accepted' | 'revoked';
-export type ShareRole = 'viewer' | 'commenter';
 
 export interface MemberRow {
   id: string;

@@ -1,6 +1,6 @@
 /** Workspaces, people and their memberships. */
 import type { Db } from './db.ts';
-import type { MemberRole, Plan } from './roles.ts';
+import type { MemberRole, Plan } from '../contract/vocabulary.ts';
 
 export interface WorkspaceRow {
   id: string;

@@ -294,7 +294,7 @@ t.test(
     t.equal(doc.channels.socket.address, '/v1/stream');
     t.equal(doc.channels.socketMsgpack.address, '/v1/stream');
     t.equal(doc.channels.sse.address, '/v1/events/stream');
-    const { WEBHOOK_EVENT_TYPES } = await import('../../src/services/events/event-types.ts');
+    const { WEBHOOK_EVENT_TYPES } = await import('../../src/contract/webhook-events.schema.ts');
     const names = (messages: Record<string, { name: string }>) =>
       Object.values(messages)
         .map((m) => m.name)

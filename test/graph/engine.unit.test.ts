@@ -2,7 +2,8 @@ import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { buildGraph, CycleError, topoOrder } from '../../src/engine/graph.ts';
-import { computeStatus, STATUS_NAMES } from '../../src/engine/status.ts';
+import { TASK_STATUSES } from '../../src/contract/vocabulary.ts';
+import { computeStatus } from '../../src/engine/status.ts';
 import { cpm } from '../../src/engine/cpm.ts';
 import { blockingCounts } from '../../src/engine/blocking.ts';
 import { recompute } from '../../src/engine/recompute.ts';
@@ -29,7 +30,7 @@ t.test('engine equals the reference on random DAGs', async (t) => {
       const c = cpm(g, topo.order, input.progress, input.duration);
       const ref = refCpm(dag);
       assert.deepEqual(
-        [...computeStatus(g, input.progress)].map((s) => STATUS_NAMES[s]),
+        [...computeStatus(g, input.progress)].map((s) => TASK_STATUSES[s]),
         refStatus(dag),
       );
       assert.deepEqual(
@@ -71,7 +72,7 @@ t.test('recompute bundles the same answers', async (t) => {
       const out = recompute(toInput(dag, withCounts));
       const ref = refCpm(dag);
       assert.deepEqual(
-        [...out.status].map((s) => STATUS_NAMES[s]),
+        [...out.status].map((s) => TASK_STATUSES[s]),
         refStatus(dag),
       );
       assert.deepEqual([...out.es], ref.es);

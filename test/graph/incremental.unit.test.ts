@@ -16,7 +16,8 @@ import {
   type Derived,
 } from '../../src/engine/incremental.ts';
 import { recompute } from '../../src/engine/recompute.ts';
-import { PROGRESS, STATUS_NAMES } from '../../src/engine/status.ts';
+import { TASK_STATUSES, type TaskStatus } from '../../src/contract/vocabulary.ts';
+import { PROGRESS } from '../../src/engine/status.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
 import { refCpm, refStatus } from './reference.ts';
@@ -58,7 +59,7 @@ function referenceDifference(derived: Derived, from: Uint32Array, to: Uint32Arra
   const cpm = refCpm(g);
   if (derived.finish !== cpm.finish) return `finish ${derived.finish} ≠ reference ${cpm.finish}`;
   const expected: Record<(typeof FIELDS)[number], number[]> = {
-    status: refStatus(g).map((name) => STATUS_NAMES.indexOf(name as (typeof STATUS_NAMES)[number])),
+    status: refStatus(g).map((name) => TASK_STATUSES.indexOf(name as TaskStatus)),
     es: cpm.es,
     ef: cpm.ef,
     ls: cpm.ls,

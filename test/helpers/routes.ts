@@ -7,7 +7,7 @@ import { DomainError } from '../../src/platform/errors.ts';
 import { AUTH_CHANNEL } from '../../src/storage/credentials.store.ts';
 import { Type } from '@sinclair/typebox';
 import { json, route, type Route } from '../../src/web/http/route.ts';
-import { Defaulted } from '../../src/web/schemas/common.schema.ts';
+import { Defaulted } from '../../src/contract/common.schema.ts';
 import type { TestServer } from './server.ts';
 
 export const EchoBody = Type.Object(

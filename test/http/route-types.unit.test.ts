@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Principal } from '../../src/services/auth/principal.ts';
 import type { StagedBlob } from '../../src/storage/blobs.store.ts';
 import { json, route } from '../../src/web/http/route.ts';
-import { Defaulted } from '../../src/web/schemas/common.schema.ts';
+import { Defaulted } from '../../src/contract/common.schema.ts';
 
 type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

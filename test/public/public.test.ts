@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { startFlowServer, ok } from '../helpers/flows.ts';
 import { request, type ApiResponse } from '../helpers/server.ts';
 import { compile } from '../../src/web/http/validator.ts';
-import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/web/schemas/public.schema.ts';
+import { PublicBrainstormSchema, PublicFlowSchema } from '../../src/contract/public.schema.ts';
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
 
 const TYPES = [/^text\/html/, /^application\/json/, /^image\/svg\+xml/, /^text\/html/];

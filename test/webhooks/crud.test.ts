@@ -5,7 +5,7 @@
 import t from 'tap';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../src/services/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/contract/webhook-events.schema.ts';
 import { MAX_WEBHOOKS } from '../../src/services/webhooks/webhooks.service.ts';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { assertError, until, type TestServer } from '../helpers/server.ts';

@@ -4,7 +4,7 @@
  * events of a flow in commit order, and a rotated secret signing beside the new one.
  */
 import t, { type Test } from 'tap';
-import { WEBHOOK_EVENT_TYPES } from '../../src/services/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/contract/webhook-events.schema.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { deliveriesSettled, startReceiver, verify, type Received } from './receiver.ts';

@@ -4,6 +4,8 @@
  * (never a redirect to an address the client may not own); after, they go to the redirect
  * URI as `error=` with `state` and `iss` (RFC 9207).
  */
+import type { Static } from '@sinclair/typebox';
+import type { AuthorizationServerMetadataSchema } from '../../contract/oauth.schema.ts';
 import {
   DomainError,
   notMember,
@@ -226,7 +228,10 @@ export async function authorizeLocation(
 }
 
 /** RFC 8414 metadata, so clients (oauth4webapi's discovery) find the endpoints. */
-export function authorizationServerMetadata(issuer: string, scopes: readonly string[]) {
+export function authorizationServerMetadata(
+  issuer: string,
+  scopes: readonly string[],
+): Static<typeof AuthorizationServerMetadataSchema> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/v1/oauth/authorize`,

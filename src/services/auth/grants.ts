@@ -4,6 +4,8 @@
  * sign-in belongs to a family; a replayed code or rotated refresh token revokes the family.
  */
 import { createHash } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { TokenSchema } from '../../contract/context.schema.ts';
 import { DomainError, parameterRequired } from '../../platform/errors.ts';
 import type { CredentialRow } from '../../storage/credentials.store.ts';
 import { insertAccessToken } from '../../storage/credentials.store.ts';
@@ -22,13 +24,7 @@ import { newId } from '../../platform/ids.ts';
 import { newSecret, sha256 } from './secrets.ts';
 
 /** The token endpoint's answer (RFC 6749 §5.1). */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  refresh_token?: string;
-}
+export type TokenResponse = Static<typeof TokenSchema>;
 
 export const PERSON_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;

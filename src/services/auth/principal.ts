@@ -7,9 +7,10 @@ import {
   type Plan,
   type Role,
   type Scope,
-} from '../../storage/roles.ts';
+} from '../../contract/vocabulary.ts';
 
-// The vocabulary is storage's (the tables' check constraints); callers take it from here.
+// The vocabulary is the contract's (the tables' check constraints hold the same lists); the
+// auth code gives it its meaning here, and callers in services take it from here.
 export {
   SCOPES,
   ROLES,
@@ -17,7 +18,7 @@ export {
   type Role,
   type MemberRole,
   type Plan,
-} from '../../storage/roles.ts';
+} from '../../contract/vocabulary.ts';
 
 export interface Principal {
   workspaceId: string;

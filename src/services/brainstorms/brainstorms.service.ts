@@ -4,6 +4,13 @@
  * transaction holding the board's row lock, so checks and writes see the same board.
  */
 import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type {
+  BrainstormSummarySchema,
+  CreateBrainstormBody,
+  IdeaSchema,
+  ListBrainstormsQuery,
+} from '../../contract/brainstorm.schema.ts';
 import {
   circularDependency,
   commenterRoleRequired,
@@ -31,7 +38,6 @@ import {
   type IdeaRow,
   type Viewer,
 } from '../../storage/brainstorms.store.ts';
-import type { PageRequest } from '../../platform/paging.ts';
 
 export interface BrainstormContext {
   readonly sql: Sql;
@@ -40,24 +46,8 @@ export interface BrainstormContext {
   readonly publicUrl: string;
 }
 
-export interface NewIdeaInput {
-  title: string;
-  notes?: string | null;
-  tags?: string[];
-  assigneeId?: string | null;
-  parent?: number;
-}
-
-export interface BrainstormSummaryView {
-  id: string;
-  name: string;
-  archived: boolean;
-  public: boolean;
-  publicUrl: string | null;
-  ideaCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
+type NewIdeaInput = NonNullable<Static<typeof CreateBrainstormBody>['ideas']>[number];
+type BrainstormSummaryView = Static<typeof BrainstormSummarySchema>;
 
 /** What the caller must be allowed: guests read, commenters also comment; only the workspace writes. */
 export type Access = 'read' | 'comment' | 'write';
@@ -78,7 +68,7 @@ export const summaryView = (ctx: BrainstormContext, row: BrainstormRow): Brainst
   updatedAt: row.updatedAt.toISOString(),
 });
 
-export const ideaView = (row: IdeaRow) => ({
+export const ideaView = (row: IdeaRow): Static<typeof IdeaSchema> => ({
   id: row.id,
   brainstormId: row.brainstormId,
   parentId: row.parentId,
@@ -158,7 +148,7 @@ function checkParents(ideas: readonly NewIdeaInput[]): void {
 
 export async function createBrainstorm(
   ctx: BrainstormContext,
-  input: { name: string; ideas?: NewIdeaInput[] },
+  input: Static<typeof CreateBrainstormBody>,
 ) {
   const ideas = input.ideas ?? [];
   checkParents(ideas);
@@ -210,7 +200,7 @@ export function getBrainstorm(ctx: BrainstormContext, id: string) {
 
 export async function listBrainstorms(
   ctx: BrainstormContext,
-  query: PageRequest & { archived: boolean; q?: string },
+  query: Static<typeof ListBrainstormsQuery>,
 ) {
   const { total, items } = await pageBrainstorms(ctx.sql, viewerOf(ctx.principal), query);
   return { total, items: items.map((row) => summaryView(ctx, row)) };

@@ -9,6 +9,14 @@ import {
   notFound,
   validationFailed,
 } from '../../platform/errors.ts';
+import type { Static } from '@sinclair/typebox';
+import {
+  MAX_IDEAS,
+  type CreateIdeaBody,
+  type IdeaCommentSchema,
+  type PatchIdeaBody,
+} from '../../contract/brainstorm.schema.ts';
+import type { AttachmentSchema } from '../../contract/task.schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { actorId } from '../flows/actor.ts';
 import { checkAssignees } from '../flows/flows.service.ts';
@@ -38,17 +46,6 @@ import {
   type BrainstormContext,
 } from './brainstorms.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
-
-/** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
-export const MAX_IDEAS = 10_000;
-
-export interface IdeaInput {
-  title?: string;
-  notes?: string | null;
-  tags?: string[];
-  assigneeId?: string | null;
-  parentId?: string | null;
-}
 
 async function requireIdea(
   ctx: BrainstormContext,
@@ -85,7 +82,7 @@ const unknownParent = () =>
 export async function addIdea(
   ctx: BrainstormContext,
   brainstormId: string,
-  input: IdeaInput & { title: string },
+  input: Static<typeof CreateIdeaBody>,
 ) {
   await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
@@ -121,7 +118,7 @@ export async function editIdea(
   ctx: BrainstormContext,
   brainstormId: string,
   ideaId: string,
-  input: IdeaInput,
+  input: Static<typeof PatchIdeaBody>,
 ) {
   await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
@@ -168,7 +165,7 @@ export async function removeIdea(
   });
 }
 
-const commentView = (row: IdeaCommentRow) => ({
+const commentView = (row: IdeaCommentRow): Static<typeof IdeaCommentSchema> => ({
   id: row.id,
   ideaId: row.ideaId,
   authorId: row.authorId,
@@ -213,7 +210,7 @@ export async function listIdeaComments(
   return { total, items: items.map(commentView) };
 }
 
-const fileView = (row: IdeaFileRow) => ({
+const fileView = (row: IdeaFileRow): Static<typeof AttachmentSchema> => ({
   id: row.id,
   name: row.name,
   mimeType: row.mimeType,

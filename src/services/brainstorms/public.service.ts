@@ -3,27 +3,23 @@
  * rule 8: never an assignee, comment, file or note), read from Postgres on every call so an
  * unpublish is seen by every process at once, and drawn as an SVG idea tree.
  */
+import type { Static } from '@sinclair/typebox';
+import type { PublicBrainstormSchema } from '../../contract/public.schema.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { html, type Html } from '../../platform/html.ts';
 import type { Sql } from '../../storage/db.ts';
 import { publicIdeas, publishedBoard } from '../../storage/brainstorms.store.ts';
 
-export interface PublicIdea {
-  id: string;
-  title: string;
-  tags: string[];
-  parentId: string | null;
-}
+type PublicIdea = Static<typeof PublicBrainstormSchema>['ideas'][number];
 
-export interface PublicBrainstorm {
+/** The published document, with what the views are keyed by. */
+export interface PublicBrainstorm extends Static<typeof PublicBrainstormSchema> {
   id: string;
-  name: string;
   /**
    * Moves with every change the public sees (name, titles, tags, tree) and with nothing else,
    * so the public views' ETags, seeded from it, reveal nothing of notes, comments or files.
    */
   version: number;
-  ideas: PublicIdea[];
 }
 
 /** Published tokens are 24 random bytes in base64url; anything else names nothing. */

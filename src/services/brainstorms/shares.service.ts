@@ -2,6 +2,11 @@
  * Brainstorm shares: one existing account gets access to one board, as a guest who sees it
  * from their own workspace with a person token. No invitation email; never a member or a seat.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  BrainstormShareSchema,
+  CreateBrainstormShareBody,
+} from '../../contract/brainstorm.schema.ts';
 import { notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { findAccount } from '../team/account-lookup.ts';
@@ -13,11 +18,11 @@ import {
   upsertBrainstormShare,
   type BrainstormShareRow,
 } from '../../storage/brainstorms.store.ts';
-import type { ShareRole } from '../../storage/team.store.ts';
+import type { ShareRole } from '../../contract/vocabulary.ts';
 import { requireBoard, type BrainstormContext } from './brainstorms.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
-const shareView = (row: BrainstormShareRow) => ({
+const shareView = (row: BrainstormShareRow): Static<typeof BrainstormShareSchema> => ({
   id: row.id,
   email: row.email,
   role: row.role,
@@ -33,7 +38,7 @@ const shareView = (row: BrainstormShareRow) => ({
 export async function shareBrainstorm(
   ctx: BrainstormContext,
   brainstormId: string,
-  input: { email: string; role: ShareRole },
+  input: Static<typeof CreateBrainstormShareBody>,
 ) {
   const email = emailAddress(input.email);
   await requireBoard(ctx, ctx.sql, brainstormId, 'write');

@@ -1,29 +1,11 @@
 /**
- * The event types (CONTRACT §3) that the flows code writes to the outbox in the change's own
- * transaction, and that every reader of the log knows: the feed and the live streams, webhook
- * endpoints and notification jobs. What each carries is described in
- * src/web/schemas/webhook-events.schema.ts; the names keep their webhook spelling, which the
- * webhook API introduced.
+ * The webhook event types as the webhooks service reads them back from the outbox; the list
+ * itself and what each type carries are the contract's (src/contract/webhook-events.schema.ts).
  */
-export const WEBHOOK_EVENT_TYPES = [
-  'flow.created',
-  'flow.updated',
-  'flow.archived',
-  'flow.restored',
-  'flow.published',
-  'flow.unpublished',
-  'task.created',
-  'task.updated',
-  'task.deleted',
-  'task.started',
-  'task.completed',
-  'task.reopened',
-  'task.unblocked',
-  'task.assigned',
-  'comment.created',
-] as const;
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '../../contract/webhook-events.schema.ts';
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 

@@ -5,6 +5,8 @@
  * skips an event that committed late, sealed for its audience (cursor.ts): clients see
  * neither positions nor ids of the log. List, then follow: no cursor answers the cursor of now.
  */
+import type { Static } from '@sinclair/typebox';
+import type { EventFeedQuery, EventPageSchema, EventSchema } from '../../contract/event.schema.ts';
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import {
@@ -19,31 +21,15 @@ import {
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CursorKeys, CursorSeal } from './cursor.ts';
-import { WEBHOOK_EVENT_TYPES, webhookEventType, type WebhookEventType } from './event-types.ts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '../../contract/webhook-events.schema.ts';
+import { webhookEventType } from './event-types.ts';
 
-export interface FeedEvent {
-  id: string;
-  cursor: string;
-  type: WebhookEventType;
-  timestamp: string;
-  workspaceId: string;
-  data: Record<string, unknown>;
-}
-
-export interface FeedPage {
-  items: FeedEvent[];
-  next: string;
-  hasMore: boolean;
-}
-
-export interface FeedQuery {
-  after?: string;
-  size: number;
-  types?: string;
-  flowId?: string;
-  /** Seconds to wait for a first event (long poll). */
-  wait: number;
-}
+export type FeedEvent = Static<typeof EventSchema>;
+type FeedPage = Static<typeof EventPageSchema>;
+type FeedQuery = Static<typeof EventFeedQuery>;
 
 /** What the feed waits on for a long poll: the process's live view of the log (hub.ts). */
 export interface LogWatch {

@@ -32,7 +32,7 @@ import {
 } from '../../storage/event-log.store.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
-import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../contract/webhook-events.schema.ts';
 import { CursorKeys } from './cursor.ts';
 import { audienceOf, checkCursor, sealFor, type LogWatch } from './feed.ts';
 import { CredentialChecks } from './credential-checks.ts';

@@ -4,14 +4,15 @@
  * assignee, description, comment, file or note can never reach a public view through it.
  * Plain data: it crosses to the render workers by structured clone.
  */
-import { STATUS_NAMES, type StatusName } from '../../engine/status.ts';
+import type { TaskStatus } from '../../contract/vocabulary.ts';
+import { statusName } from '../../engine/status.ts';
 import { buildSchedule, scheduleStart } from '../flows/schedule.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 
 export interface DiagramTask {
   id: string;
   name: string;
-  status: StatusName;
+  status: TaskStatus;
   /** The objective's hours (its open sub-tasks' when estimated), null when unestimated. */
   estimateHours: number | null;
   critical: boolean;
@@ -49,7 +50,7 @@ export function diagramModel(
     return {
       id: task.id,
       name: task.name,
-      status: STATUS_NAMES[snapshot.status[i]!]!,
+      status: statusName(snapshot.status[i]!),
       estimateHours: snapshot.hours(task, false),
       critical: snapshot.critical[i] === 1,
       dependsOn: task.dependsOn.map((dep) => position.get(dep)!).sort((a, b) => a - b),

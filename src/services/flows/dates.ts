@@ -2,10 +2,8 @@
  * Date inputs: ISO 8601 date-times or plain `YYYY-MM-DD` dates (CONTRACT §1), between
  * FIRST_DAY and LAST_DAY (UTC) so that every date the service answers stays a YYYY-MM-DD.
  */
-import { FIRST_DAY, LAST_DAY } from '../../engine/calendar.ts';
+import { FIRST_DAY, LAST_DAY } from '../../contract/vocabulary.ts';
 import { validationFailed, type Location } from '../../platform/errors.ts';
-
-export { FIRST_DAY, LAST_DAY };
 
 const FIRST_MS = Date.parse(`${FIRST_DAY}T00:00:00Z`);
 const AFTER_LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`) + 86_400_000;

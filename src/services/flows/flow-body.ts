@@ -4,59 +4,16 @@
  * since the version before is copied from that version's bytes: after a transition only
  * the tasks it changed are serialized again.
  */
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES, type StatusName } from '../../engine/status.ts';
-import {
-  PROGRESS,
-  type Deliverable,
-  type FlowRecord,
-  type FlowState,
-  type TaskRecord,
-} from './model.ts';
+import type { Static } from '@sinclair/typebox';
+import type { FlowSummarySchema, TaskSchema } from '../../contract/flow.schema.ts';
+import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
+import { PROGRESS, type FlowRecord, type FlowState, type TaskRecord } from './model.ts';
 
 /** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
 
-export interface FlowSummaryView {
-  id: string;
-  name: string;
-  description: string | null;
-  archived: boolean;
-  public: boolean;
-  publicUrl: string | null;
-  dueDate: string | null;
-  taskCount: number;
-  doneCount: number;
-  readyCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SubtaskView {
-  id: string;
-  name: string;
-  done: boolean;
-  assigneeId: string | null;
-  estimateHours: number | null;
-}
-
-export interface TaskView {
-  id: string;
-  flowId: string;
-  parentId: string | null;
-  name: string;
-  description: string | null;
-  status: StatusName;
-  dependsOn: string[];
-  /** A blocked task's unfinished dependencies; empty for any other. */
-  blockedBy: string[];
-  assigneeId: string | null;
-  estimateHours: number | null;
-  criticalPath: boolean;
-  subtasks: SubtaskView[];
-  requiredDeliverables: Deliverable[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type FlowSummaryView = Static<typeof FlowSummarySchema>;
+export type TaskView = Static<typeof TaskSchema>;
 
 /** What the views show of one version (a Snapshot is one). */
 export interface ViewedVersion {
@@ -123,7 +80,7 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
     parentId: task.parentId,
     name: task.name,
     description: task.description,
-    status: STATUS_NAMES[status]!,
+    status: statusName(status),
     dependsOn,
     blockedBy:
       status === STATUS_BLOCKED

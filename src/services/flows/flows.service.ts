@@ -1,5 +1,7 @@
 /** Flow-level commands: create (with its task graph), list, change, archive, restore, publish. */
 import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { CreateFlowBody, ListFlowsQuery, PatchFlowBody } from '../../contract/flow.schema.ts';
 import {
   circularDependency,
   notArchived,
@@ -25,7 +27,7 @@ import { nextFlow, PROGRESS, type FlowRecord, type TaskRecord } from './model.ts
 import type { SessionRegistry } from './registry.ts';
 import type { FlowSummaryView } from './flow-body.ts';
 import type { Snapshot } from './snapshot.ts';
-import type { Page, PageRequest } from '../../platform/paging.ts';
+import type { Page } from '../../platform/paging.ts';
 
 export interface FlowContext {
   sql: Sql;
@@ -33,20 +35,8 @@ export interface FlowContext {
   principal: Principal;
 }
 
-export interface NewTaskInput {
-  name: string;
-  description?: string;
-  estimateHours?: number;
-  assigneeId?: string;
-  after?: number[];
-}
-
-export interface NewFlowInput {
-  name: string;
-  description?: string;
-  dueDate?: string;
-  tasks?: NewTaskInput[];
-}
+export type NewFlowInput = Static<typeof CreateFlowBody>;
+type NewTaskInput = NonNullable<NewFlowInput['tasks']>[number];
 
 /** Refuses references out of range or to self, and cycles (with the cycle's task indexes). */
 function checkAfter(tasks: readonly NewTaskInput[]): void {
@@ -177,7 +167,7 @@ export async function createFlow(
 
 export async function listFlows(
   ctx: FlowContext,
-  query: PageRequest & { archived: boolean; q?: string },
+  query: Static<typeof ListFlowsQuery>,
 ): Promise<Page<FlowSummaryView>> {
   const { total, items } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
   const snapshots = await Promise.all(
@@ -218,7 +208,7 @@ async function changeFlow(
 export function updateFlow(
   ctx: FlowContext,
   flowId: string,
-  body: { name?: string; description?: string | null; dueDate?: string | null },
+  body: Static<typeof PatchFlowBody>,
 ): Promise<Snapshot> {
   const patch: FlowPatch = {};
   if (body.name !== undefined) patch.name = body.name;

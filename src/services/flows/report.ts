@@ -1,29 +1,12 @@
 /** The delivery report of a flow (CONTRACT §4): counts over objectives, hours, workload, blockers. */
+import type { Static } from '@sinclair/typebox';
+import type { ReportSchema } from '../../contract/schedule.schema.ts';
 import { STATUS_BLOCKED, STATUS_DONE, STATUS_READY } from '../../engine/status.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export const TOP_BLOCKERS = 10;
 
-export interface ReportView {
-  flowId: string;
-  flowName: string;
-  completion: number;
-  tasksTotal: number;
-  tasksDone: number;
-  tasksReady: number;
-  tasksBlocked: number;
-  hoursEstimated: number | null;
-  hoursRemaining: number | null;
-  unestimatedTasks: string[];
-  orphanedTasks: string[];
-  workload: {
-    memberId: string;
-    name: string | null;
-    openTasks: number;
-    hoursRemaining: number | null;
-  }[];
-  topBlockers: { taskId: string; taskName: string; blocking: number }[];
-}
+export type ReportView = Static<typeof ReportSchema>;
 
 const sumOrNull = (values: (number | null)[]): number | null =>
   values.some((v) => v !== null) ? values.reduce<number>((sum, v) => sum + (v ?? 0), 0) : null;

@@ -3,35 +3,16 @@
  * the calendar from `startDate`. Only the dates depend on the request; the offsets are
  * computed once per version.
  */
-import {
-  addWorkingDays,
-  fitsCalendar,
-  isoDate,
-  LAST_DAY,
-  startOfSchedule,
-} from '../../engine/calendar.ts';
+import type { Static } from '@sinclair/typebox';
+import type { ScheduleSchema } from '../../contract/schedule.schema.ts';
+import { LAST_DAY } from '../../contract/vocabulary.ts';
+import { addWorkingDays, fitsCalendar, isoDate, startOfSchedule } from '../../engine/calendar.ts';
 import { STATUS_DONE } from '../../engine/status.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import { parseInstant } from './dates.ts';
 import type { Snapshot } from './snapshot.ts';
 
-export interface ScheduleEntry {
-  taskId: string;
-  taskName: string;
-  earliestStart?: string;
-  earliestFinish?: string;
-  criticalPath: boolean;
-  estimated: boolean;
-}
-
-export interface ScheduleView {
-  flowId: string;
-  startDate: string;
-  dueDate: string | null;
-  projectedFinish: string | null;
-  onTrack: boolean | null;
-  entries: ScheduleEntry[];
-}
+export type ScheduleView = Static<typeof ScheduleSchema>;
 
 /**
  * `startDate` as given (date or date-time, its UTC day; outside the date range a 400 at the
@@ -62,7 +43,7 @@ export function requestedSchedule(snapshot: Snapshot, startDate: string | undefi
 }
 
 export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {
-  const entries: ScheduleEntry[] = [];
+  const entries: ScheduleView['entries'] = [];
   const tasks = snapshot.state.tasks;
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i]!;

@@ -7,7 +7,8 @@
 import type { Graph } from '../../engine/graph.ts';
 import { appendNodes, derivedFrom, deriveNext, type Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
-import { STATUS_NAMES, type StatusName } from '../../engine/status.ts';
+import type { TaskStatus } from '../../contract/vocabulary.ts';
+import { statusName } from '../../engine/status.ts';
 import { BlockingCounts, doneFlips, taskStates, type CountsBase } from './derived.ts';
 import {
   childrenOf,
@@ -183,8 +184,8 @@ export class Snapshot {
     return i === undefined ? undefined : this.state.tasks[i];
   }
 
-  statusOf(id: string): StatusName {
-    return STATUS_NAMES[this.status[this.index.get(id)!]!]!;
+  statusOf(id: string): TaskStatus {
+    return statusName(this.status[this.index.get(id)!]!);
   }
 
   /** How many unfinished tasks transitively wait on each task; computed once per version. */

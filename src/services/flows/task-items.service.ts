@@ -3,6 +3,12 @@
  * deliverables. Deliverables and the files that satisfy them change the Flow, so they go
  * through the flow's session; comments and reference files do not touch its version.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  AttachmentQuery,
+  AttachmentSchema,
+  CommentSchema,
+} from '../../contract/task.schema.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
@@ -36,7 +42,7 @@ async function authorName(ctx: FlowContext, principal: Principal): Promise<strin
   return principal.userId ? personName(ctx.sql, principal.userId) : principal.credentialName;
 }
 
-const commentView = (row: CommentRow) => ({
+const commentView = (row: CommentRow): Static<typeof CommentSchema> => ({
   id: row.id,
   taskId: row.taskId,
   authorId: row.authorId,
@@ -99,7 +105,7 @@ export async function attachmentFile(
   return file;
 }
 
-const attachmentView = (row: AttachmentRow) => ({
+const attachmentView = (row: AttachmentRow): Static<typeof AttachmentSchema> => ({
   id: row.id,
   name: row.name,
   mimeType: row.mimeType,
@@ -109,10 +115,7 @@ const attachmentView = (row: AttachmentRow) => ({
   uploadedAt: row.uploadedAt.toISOString(),
 });
 
-export interface Upload {
-  name: string;
-  kind: 'reference' | 'deliverable';
-  deliverableId?: string;
+export interface Upload extends Static<typeof AttachmentQuery> {
   mimeType: string;
   /** The bytes, already written to storage as they arrived; the attachment row takes them over. */
   blob: StagedBlob;

@@ -3,6 +3,8 @@
  * delete with bridging, and dependencies. Each validates against the flow's current
  * snapshot inside its session and refuses with the codes of CONTRACT §3.
  */
+import type { Static } from '@sinclair/typebox';
+import type { CreateTaskBody, PatchTaskBody } from '../../contract/task.schema.ts';
 import {
   circularDependency,
   DomainError,
@@ -94,20 +96,10 @@ export function startedTasks(
   return started;
 }
 
-export interface NewTaskBody {
-  name: string;
-  description?: string;
-  estimateHours?: number;
-  assigneeId?: string;
-  parentId?: string;
-  after?: string[];
-  before?: string[];
-}
-
 export async function createTask(
   ctx: FlowContext,
   flowId: string,
-  body: NewTaskBody,
+  body: Static<typeof CreateTaskBody>,
 ): Promise<{ snapshot: Snapshot; taskId: string }> {
   // The flow first: another workspace's flow is 404 whatever the body names.
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
@@ -223,7 +215,7 @@ export async function updateTaskPlan(
   ctx: FlowContext,
   flowId: string,
   taskId: string,
-  body: { name?: string; description?: string | null; estimateHours?: number | null },
+  body: Static<typeof PatchTaskBody>,
 ): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
   return session.run((current) => {

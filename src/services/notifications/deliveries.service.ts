@@ -4,7 +4,9 @@
  * failed, never resent — rather than a second copy. A failed send is retried as a new
  * delivery row (each attempt is a row), with back-off, re-checking the member's switches.
  */
+import type { Static } from '@sinclair/typebox';
 import type { Logger } from 'pino';
+import type { DeliverySchema } from '../../contract/notification.schema.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Jobs } from '../jobs/jobs.ts';
@@ -88,7 +90,7 @@ export class Deliveries {
 }
 
 /** The public shape of a delivery (spec §2 NotificationDelivery, plus attempt details). */
-export function deliveryView(row: DeliveryRow) {
+export function deliveryView(row: DeliveryRow): Static<typeof DeliverySchema> {
   return {
     id: row.id,
     kind: row.kind,

@@ -11,42 +11,15 @@ import {
   STATUS_READY,
 } from '../../engine/status.ts';
 import { addWorkingDays, isoDate, startOfSchedule } from '../../engine/calendar.ts';
+import type { Static } from '@sinclair/typebox';
+import { DIGEST_CAP, type DigestSchema } from '../../contract/notification.schema.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 import type { Sql } from '../../storage/db.ts';
 import { completedSince, visibleFlows } from '../../storage/notification-digests.store.ts';
 
-/** The most items a digest section lists; its counts hold the totals before the cap. */
-export const DIGEST_CAP = 10;
-
-export interface DigestItem {
-  questId: string;
-  questName: string;
-  nodeId: string;
-  nodeTitle: string;
-  hours: number | null;
-  criticalPath: boolean;
-}
-
-export interface Digest {
-  memberId: string;
-  generatedAt: string;
-  wouldSend: boolean;
-  counts: {
-    ready: number;
-    inProgress: number;
-    blocked: number;
-    available: number;
-    completed: number;
-    atRisk: number;
-  };
-  ready: DigestItem[];
-  inProgress: DigestItem[];
-  blocked: DigestItem[];
-  available: DigestItem[];
-  completed: (DigestItem & { completedAt: string; assigneeId: string | null })[];
-  atRisk: { questId: string; questName: string; dueDate: string; projectedFinish: string }[];
-}
+export type Digest = Static<typeof DigestSchema>;
+export type DigestItem = Digest['ready'][number];
 
 interface Ranked {
   item: DigestItem;

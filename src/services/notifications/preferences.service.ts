@@ -5,6 +5,12 @@
  * now. Anyone with notifications:read in the workspace may read a member's; changing another
  * member's preferences needs admin.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  PatchPreferencesBody,
+  PreferencesQuery,
+  PreferencesSchema,
+} from '../../contract/notification.schema.ts';
 import { roleAtLeast, type Principal } from '../auth/principal.ts';
 import {
   notFound,
@@ -38,25 +44,15 @@ export interface NotificationContext {
   principal: Principal;
 }
 
-export interface PreferencesTarget {
-  memberId: string;
-  flowId?: string;
-}
-
-export interface PreferencesPatch {
-  email?: boolean;
-  events?: { assigned?: boolean; unlocked?: boolean; digest?: boolean };
-  timezone?: string;
-  digestHour?: number;
-  muted?: boolean;
-}
+type PreferencesTarget = Static<typeof PreferencesQuery>;
+type PreferencesPatch = Static<typeof PatchPreferencesBody>;
 
 export function resolved(
   memberId: string,
   flowId: string | null,
   s: SettingsRow,
   muted: boolean | null,
-) {
+): Static<typeof PreferencesSchema> {
   return {
     memberId,
     flowId,

@@ -1,25 +1,13 @@
 /** Search across a workspace's flows and tasks and the template catalogue (spec §4). */
+import type { Static } from '@sinclair/typebox';
+import type { SearchQuery, SearchResultSchema } from '../../contract/search.schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import { insufficientScope } from '../../platform/errors.ts';
-import { SEARCH_TYPES, type SearchType } from './types.ts';
+import { SEARCH_TYPES, type SearchType } from '../../contract/vocabulary.ts';
 import type { Sql } from '../../storage/db.ts';
 import { searchHits, type SearchHit } from '../../storage/search.store.ts';
 import { searchTerms } from './terms.ts';
 import type { Page } from '../../platform/paging.ts';
-
-export interface SearchResultView {
-  id: string;
-  type: SearchType;
-  title: string;
-  flowId: string | null;
-  url: string;
-}
-
-export interface SearchQueryInput {
-  q: string;
-  type?: SearchType;
-  size: number;
-}
 
 function url(appUrl: string, hit: SearchHit): string {
   const id = encodeURIComponent(hit.id);
@@ -55,8 +43,8 @@ export interface SearchContext {
 
 export async function search(
   { sql, appUrl, principal }: SearchContext,
-  query: SearchQueryInput,
-): Promise<Page<SearchResultView>> {
+  query: Static<typeof SearchQuery>,
+): Promise<Page<Static<typeof SearchResultSchema>>> {
   const types = typesFor(principal, query.type);
   const terms = searchTerms(query.q);
   if (!terms) return { total: 0, items: [] };

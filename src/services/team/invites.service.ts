@@ -2,6 +2,12 @@
  * Invitations. People with a membership and pending invites occupy the workspace's seats;
  * guests (shares) never do. Every seat decision runs under a lock on the workspace row.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  CreateInviteBody,
+  InviteSchema,
+  ListInvitesQuery,
+} from '../../contract/team.schema.ts';
 import { DomainError, inviteClosed, notFound } from '../../platform/errors.ts';
 import type { Role } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
@@ -21,22 +27,12 @@ import {
   setInviteRole,
   setInviteStatus,
   type InviteRow,
-  type InviteStatus,
   type Page,
-  type PageRequest,
 } from '../../storage/team.store.ts';
 import { emailAddress } from './email.ts';
 import type { TeamContext } from './members.service.ts';
 
-export type { InviteStatus } from '../../storage/team.store.ts';
-
-export interface InviteView {
-  id: string;
-  email: string;
-  role: Role;
-  status: InviteStatus;
-  createdAt: string;
-}
+type InviteView = Static<typeof InviteSchema>;
 
 const inviteView = (row: InviteRow): InviteView => ({
   id: row.id,
@@ -48,7 +44,7 @@ const inviteView = (row: InviteRow): InviteView => ({
 
 export async function listInvites(
   ctx: TeamContext,
-  filter: PageRequest & { status?: InviteStatus },
+  filter: Static<typeof ListInvitesQuery>,
 ): Promise<Page<InviteView>> {
   const { total, items } = await pageInvites(ctx.sql, ctx.principal.workspaceId, filter);
   return { total, items: items.map(inviteView) };
@@ -74,7 +70,7 @@ export type InviteDelivery = (invite: {
  */
 export async function createInvite(
   ctx: TeamContext,
-  input: { email: string; role: Role },
+  input: Static<typeof CreateInviteBody>,
   deliver?: InviteDelivery,
 ): Promise<{ invite: InviteView; created: boolean }> {
   const email = emailAddress(input.email);

@@ -1,4 +1,6 @@
 /** Workspace members: the people with a membership (guests are shares, never members). */
+import type { Static } from '@sinclair/typebox';
+import type { MemberSchema } from '../../contract/team.schema.ts';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal, Role } from '../auth/principal.ts';
@@ -20,12 +22,7 @@ export interface TeamContext {
   readonly principal: Principal;
 }
 
-export interface MemberView {
-  id: string;
-  name: string;
-  email: string;
-  role: MemberRow['role'];
-}
+type MemberView = Static<typeof MemberSchema>;
 
 const memberView = (row: MemberRow): MemberView => ({
   id: row.id,

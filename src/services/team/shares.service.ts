@@ -1,4 +1,7 @@
 /** Flow shares: one address gets access to one flow, as a guest. Never a member, never a seat. */
+import type { Static } from '@sinclair/typebox';
+import type { CreateShareBody, ShareSchema } from '../../contract/team.schema.ts';
+import type { ShareRole } from '../../contract/vocabulary.ts';
 import type { Principal } from '../auth/principal.ts';
 import { notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -11,12 +14,9 @@ import {
   upsertShare,
   type Page,
   type PageRequest,
-  type ShareRole,
   type ShareRow,
 } from '../../storage/team.store.ts';
 import { emailAddress } from './email.ts';
-
-export type { PageRequest, ShareRole } from '../../storage/team.store.ts';
 
 export interface ShareContext {
   readonly sql: Sql;
@@ -24,13 +24,7 @@ export interface ShareContext {
   readonly principal: Principal;
 }
 
-export interface ShareView {
-  id: string;
-  email: string;
-  role: ShareRole;
-  flowId: string;
-  createdAt: string;
-}
+type ShareView = Static<typeof ShareSchema>;
 
 const shareView = (row: ShareRow): ShareView => ({
   id: row.id,
@@ -59,7 +53,7 @@ export async function listShares(
 export async function shareFlow(
   ctx: ShareContext,
   flowId: string,
-  input: { email: string; role: ShareRole },
+  input: Static<typeof CreateShareBody>,
 ): Promise<ShareView> {
   await requireFlow(ctx, flowId);
   const email = emailAddress(input.email);

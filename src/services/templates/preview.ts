@@ -3,25 +3,15 @@
  * length in working days that the flow engine would derive for a fresh flow (every task
  * open, durations from estimates on the 8-hour working day). Computed once per template.
  */
+import type { Static } from '@sinclair/typebox';
+import type { TemplateDetailSchema } from '../../contract/template.schema.ts';
 import { durationDays } from '../../engine/calendar.ts';
 import { cpm } from '../../engine/cpm.ts';
 import { buildGraph, topoOrder } from '../../engine/graph.ts';
 import type { TemplateDef } from './catalogue.ts';
 
-export interface TemplateTaskView {
-  index: number;
-  name: string;
-  description: string | null;
-  estimateHours: number;
-  after: number[];
-  criticalPath: boolean;
-}
-
-export interface TemplatePreview {
-  tasks: TemplateTaskView[];
-  /** Working days from the first task's start to the last task's finish. */
-  durationDays: number;
-}
+/** The task graph and the length in working days, of a template's detail view. */
+export type TemplatePreview = Pick<Static<typeof TemplateDetailSchema>, 'tasks' | 'durationDays'>;
 
 export function previewTemplate(def: TemplateDef): TemplatePreview {
   const n = def.tasks.length;

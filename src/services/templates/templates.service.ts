@@ -2,6 +2,13 @@
  * Templates: the built-in catalogue as API views with per-workspace use counts, and
  * starting a flow from one.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  ListTemplatesQuery,
+  StartFlowFromTemplateBody,
+  TemplateDetailSchema,
+  TemplateSchema,
+} from '../../contract/template.schema.ts';
 import { notFound } from '../../platform/errors.ts';
 import { createFlow, type FlowContext } from '../flows/flows.service.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
@@ -32,16 +39,7 @@ export function syncCatalogue(sql: Sql): Promise<void> {
   );
 }
 
-export interface TemplateView {
-  id: string;
-  name: string;
-  description: string | null;
-  category: string | null;
-  taskCount: number;
-  usedCount: number;
-}
-
-export type TemplateDetailView = TemplateView & TemplatePreview;
+type TemplateView = Static<typeof TemplateSchema>;
 
 const byId = new Map(TEMPLATES.map((def) => [def.id, def]));
 const previews = new Map<string, TemplatePreview>();
@@ -67,7 +65,7 @@ function view(def: TemplateDef, usedCount: number): TemplateView {
 export async function listTemplates(
   sql: Db,
   workspaceId: string,
-  query: { category?: string },
+  query: Static<typeof ListTemplatesQuery>,
 ): Promise<Page<TemplateView>> {
   const category = query.category?.toLowerCase();
   const defs =
@@ -81,7 +79,7 @@ export async function getTemplate(
   sql: Db,
   workspaceId: string,
   templateId: string,
-): Promise<TemplateDetailView> {
+): Promise<Static<typeof TemplateDetailSchema>> {
   const def = find(templateId);
   const uses = await templateUseCounts(sql, workspaceId, def.id);
   let preview = previews.get(def.id);
@@ -93,7 +91,7 @@ export async function getTemplate(
 export async function startFlowFromTemplate(
   ctx: FlowContext,
   templateId: string,
-  body: { name?: string; dueDate?: string },
+  body: Static<typeof StartFlowFromTemplateBody>,
 ): Promise<Snapshot> {
   const def = find(templateId);
   const snapshot = await createFlow(

@@ -12,8 +12,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-
-export const MAX_URL_LENGTH = 2048;
+import { MAX_URL_LENGTH } from '../../contract/webhook.schema.ts';
 
 /** What each of ipaddr.js's range names is, for the refusal message ("… a loopback address"). */
 const RANGE_TEXT: Record<string, string> = {

@@ -19,7 +19,7 @@ import {
   type EndpointFilter,
   type Lane,
 } from '../../storage/webhook-lanes.store.ts';
-import { WEBHOOK_EVENT_TYPES } from '../events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../contract/webhook-events.schema.ts';
 
 const EVENT_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 

@@ -3,6 +3,14 @@
  * delete, rotate the secret, the delivery log and manual retries. Another workspace's
  * endpoint is 404, like anything that does not exist.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  CreateWebhookBody,
+  DeliverySchema,
+  UpdateWebhookBody,
+  WebhookSchema,
+  WebhookWithSecretSchema,
+} from '../../contract/webhook.schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Config } from '../../platform/config.ts';
@@ -41,12 +49,6 @@ export const MAX_WEBHOOKS = 50;
 const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 const ATTEMPTS_SHOWN = 20;
 
-export interface WebhookInput {
-  url: string;
-  events: string[];
-  description?: string | null;
-}
-
 /** What the webhook operations need besides the caller, built once (compose.ts). */
 export interface WebhookDeps {
   sql: Sql;
@@ -60,7 +62,10 @@ export interface WebhookContext extends WebhookDeps {
   principal: Principal;
 }
 
-export async function createWebhook(ctx: WebhookContext, input: WebhookInput) {
+export async function createWebhook(
+  ctx: WebhookContext,
+  input: Static<typeof CreateWebhookBody>,
+): Promise<Static<typeof WebhookWithSecretSchema>> {
   const url = await checkUrl(ctx, input.url);
   if ((await countWebhooks(ctx.sql, ctx.principal.workspaceId)) >= MAX_WEBHOOKS) {
     throw new DomainError(
@@ -93,7 +98,7 @@ export async function readWebhook(ctx: WebhookContext, id: string) {
 export async function changeWebhook(
   ctx: WebhookContext,
   id: string,
-  patch: Partial<WebhookInput> & { enabled?: boolean },
+  patch: Static<typeof UpdateWebhookBody>,
 ) {
   await requireWebhook(ctx, id);
   const url = patch.url === undefined ? undefined : await checkUrl(ctx, patch.url);
@@ -107,7 +112,10 @@ export async function removeWebhook(ctx: WebhookContext, id: string): Promise<vo
 }
 
 /** A new secret, shown once; the previous one also signs for 24 hours so receivers can switch without losing deliveries. */
-export async function rotateSecret(ctx: WebhookContext, id: string) {
+export async function rotateSecret(
+  ctx: WebhookContext,
+  id: string,
+): Promise<Static<typeof WebhookWithSecretSchema>> {
   const secret = newWebhookSecret();
   const row = await rotateWebhookSecret(
     ctx.sql,
@@ -207,7 +215,7 @@ function urlFor(principal: Principal, url: string): string {
   return principal.role === 'admin' ? url : withoutPath(new URL(url));
 }
 
-export function webhookView(principal: Principal, row: WebhookRow) {
+export function webhookView(principal: Principal, row: WebhookRow): Static<typeof WebhookSchema> {
   const overlapping =
     row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date()
       ? row.previousSecretExpiresAt
@@ -247,7 +255,11 @@ function deliveryStatus(row: DeliveryRow): Exclude<DeliveryStatus, 'queued'> {
   return row.status === 'queued' ? 'pending' : row.status;
 }
 
-function deliveryView(webhookId: string, row: DeliveryRow, attempts: AttemptRow[]) {
+function deliveryView(
+  webhookId: string,
+  row: DeliveryRow,
+  attempts: AttemptRow[],
+): Static<typeof DeliverySchema> {
   return {
     id: deliveryId(webhookId, row.position),
     webhookId,

@@ -5,16 +5,19 @@
  * (flow-ranks.ts); a page merges the flows' lists only as far as it reaches.
  */
 import { createHash } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { OverviewSchema, WorkItemSchema, WorkQuery } from '../../contract/work.schema.ts';
 import { addWorkingDays, startOfSchedule } from '../../engine/calendar.ts';
-import { STATUS_BLOCKED, STATUS_DONE, STATUS_NAMES } from '../../engine/status.ts';
+import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
 import { PROGRESS } from '../flows/model.ts';
 import { TOP_BLOCKERS } from '../flows/report.ts';
 import { compareBlockers, compareTasks, type ListView, type RankedFlow } from './flow-ranks.ts';
 import { mergeFirst } from './merge.ts';
 import type { WorkspaceIndex } from './workspace-index.ts';
-import type { Page, PageRequest } from '../../platform/paging.ts';
+import type { Page } from '../../platform/paging.ts';
 
-export type PageQuery = PageRequest & { assigneeId?: string };
+/** A view's query; `mine` fills `assigneeId` with the person's own id. */
+export type PageQuery = Static<typeof WorkQuery>;
 
 /** A flow's list in a view, with the flow's place in the index for the tie-break. */
 interface FlowRun {
@@ -30,16 +33,18 @@ interface RankedPage {
   readonly tag: string;
 }
 
-function workItem(flow: RankedFlow, i: number) {
+type WorkItem = Static<typeof WorkItemSchema>;
+
+function workItem(flow: RankedFlow, i: number): WorkItem {
   const { snapshot, blocking } = flow;
   const task = snapshot.state.tasks[i]!;
   const status = snapshot.status[i]!;
-  const item: Record<string, unknown> = {
+  const item: WorkItem = {
     taskId: task.id,
     taskName: task.name,
     flowId: snapshot.flow.id,
     flowName: snapshot.flow.name,
-    status: STATUS_NAMES[status],
+    status: statusName(status),
     assigneeId: task.assigneeId,
     estimateHours: task.estimateHours,
     criticalPath: snapshot.critical[i] === 1,
@@ -104,7 +109,7 @@ function page(index: WorkspaceIndex, view: ListView, query: PageQuery): RankedPa
 }
 
 /** One page of a view; `assigneeId` `none` means unassigned work. */
-export function listView(index: WorkspaceIndex, view: ListView, query: PageQuery): Page<unknown> {
+export function listView(index: WorkspaceIndex, view: ListView, query: PageQuery): Page<WorkItem> {
   const { total, refs } = page(index, view, query);
   return { total, items: refs.map(({ run, item }) => workItem(run.flow, item)) };
 }
@@ -114,7 +119,7 @@ export function listTag(index: WorkspaceIndex, view: ListView, query: PageQuery)
   return page(index, view, query).tag;
 }
 
-export function overview(index: WorkspaceIndex) {
+export function overview(index: WorkspaceIndex): Static<typeof OverviewSchema> {
   return index.memo('overview', () => {
     const counts = { available: 0, blocked: 0, inProgress: 0, done: 0 };
     const start = startOfSchedule(index.today);

@@ -30,7 +30,7 @@ import {
   revokeBrainstormShare,
   shareBrainstorm,
 } from '../../services/brainstorms/shares.service.ts';
-import { listOf } from '../schemas/common.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
 import {
   BrainstormPageQuery,
   BrainstormParams,
@@ -50,9 +50,9 @@ import {
   ListBrainstormsQuery,
   PatchBrainstormBody,
   PatchIdeaBody,
-} from '../schemas/brainstorm.schema.ts';
-import { AttachmentSchema } from '../schemas/task.schema.ts';
-import { PatchShareBody } from '../schemas/team.schema.ts';
+} from '../../contract/brainstorm.schema.ts';
+import { AttachmentSchema } from '../../contract/task.schema.ts';
+import { PatchShareBody } from '../../contract/team.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from '../deps.ts';
 

@@ -27,7 +27,7 @@ import {
 import type { Edge } from '../http/edge.ts';
 import { compile } from '../http/validator.ts';
 import { buildAsyncApi, STREAM_CLOSE } from '../schemas/asyncapi.ts';
-import { EventFeedQuery, EventPageSchema, EventStreamQuery } from '../schemas/event.schema.ts';
+import { EventFeedQuery, EventPageSchema, EventStreamQuery } from '../../contract/event.schema.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Services } from '../deps.ts';
 

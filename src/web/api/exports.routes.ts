@@ -1,8 +1,8 @@
 /** Exports (spec §4): the delivery document as PDF, or the dependency diagram as PNG. */
 import { route, type Route } from '../http/route.ts';
 import { exportFlow, type ExportFormat } from '../../services/exports/exports.service.ts';
-import { FlowParams } from '../schemas/flow.schema.ts';
-import { BinaryFile, EXPORT_MEDIA_TYPES, ExportBody } from '../schemas/export.schema.ts';
+import { FlowParams } from '../../contract/flow.schema.ts';
+import { BinaryFile, EXPORT_MEDIA_TYPES, ExportBody } from '../../contract/export.schema.ts';
 import type { Services } from '../deps.ts';
 
 export function exportRoutes(services: Services): Route[] {

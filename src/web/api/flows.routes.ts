@@ -14,7 +14,7 @@ import {
 import { flowReport } from '../../services/flows/report.service.ts';
 import { requestedSchedule, scheduleStart } from '../../services/flows/schedule.ts';
 import type { Snapshot } from '../../services/flows/snapshot.ts';
-import { listOf } from '../schemas/common.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
 import {
   CreateFlowBody,
   FlowParams,
@@ -22,8 +22,8 @@ import {
   FlowSummarySchema,
   ListFlowsQuery,
   PatchFlowBody,
-} from '../schemas/flow.schema.ts';
-import { ReportSchema, ScheduleQuery, ScheduleSchema } from '../schemas/schedule.schema.ts';
+} from '../../contract/flow.schema.ts';
+import { ReportSchema, ScheduleQuery, ScheduleSchema } from '../../contract/schedule.schema.ts';
 import type { Services } from '../deps.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -20,7 +20,7 @@ import {
   PatchPreferencesBody,
   PreferencesQuery,
   PreferencesSchema,
-} from '../schemas/notification.schema.ts';
+} from '../../contract/notification.schema.ts';
 import type { Services } from '../deps.ts';
 
 export function notificationRoutes(services: Services): Route[] {

@@ -10,7 +10,7 @@ import { appLink } from '../app-url.ts';
 import {
   AuthorizationServerMetadataSchema,
   AuthorizeQuerySchema,
-} from '../schemas/oauth.schema.ts';
+} from '../../contract/oauth.schema.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
 import { checkReady } from '../../services/health/readiness.ts';
 import {
@@ -18,7 +18,7 @@ import {
   RevokeRequestSchema,
   TokenRequestSchema,
   TokenSchema,
-} from '../schemas/context.schema.ts';
+} from '../../contract/context.schema.ts';
 import type { Services } from '../deps.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -1,7 +1,7 @@
 /** GET /v1/search (spec §4): flows, tasks and templates by relevance. */
 import { json, route, type Route } from '../http/route.ts';
-import { listOf } from '../schemas/common.schema.ts';
-import { SearchQuery, SearchResultSchema } from '../schemas/search.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
+import { SearchQuery, SearchResultSchema } from '../../contract/search.schema.ts';
 import { search } from '../../services/search/search.service.ts';
 import type { Services } from '../deps.ts';
 

@@ -8,15 +8,15 @@ import {
   shareFlow,
   type ShareContext,
 } from '../../services/team/shares.service.ts';
-import { listOf } from '../schemas/common.schema.ts';
-import { FlowParams } from '../schemas/flow.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
+import { FlowParams } from '../../contract/flow.schema.ts';
 import {
   CreateShareBody,
   ListSharesQuery,
   PatchShareBody,
   ShareParams,
   ShareSchema,
-} from '../schemas/team.schema.ts';
+} from '../../contract/team.schema.ts';
 import type { Services } from '../deps.ts';
 
 export function shareRoutes(services: Services): Route[] {

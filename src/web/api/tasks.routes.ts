@@ -25,9 +25,13 @@ import {
   reopenTask,
   startTask,
 } from '../../services/flows/transitions.service.ts';
-import { listOf, pathParams } from '../schemas/common.schema.ts';
-import { DeliverableSchema, FlowParams, TaskParams, TaskSchema } from '../schemas/flow.schema.ts';
-import { lookupId } from '../schemas/common.schema.ts';
+import { listOf, lookupId, pathParams } from '../../contract/common.schema.ts';
+import {
+  DeliverableSchema,
+  FlowParams,
+  TaskParams,
+  TaskSchema,
+} from '../../contract/flow.schema.ts';
 import {
   AssignBody,
   AttachmentQuery,
@@ -40,7 +44,7 @@ import {
   DependencyBody,
   ItemsQuery,
   PatchTaskBody,
-} from '../schemas/task.schema.ts';
+} from '../../contract/task.schema.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from '../deps.ts';
 

@@ -8,7 +8,7 @@ import {
 } from '../../services/team/members.service.ts';
 import { createInvite, listInvites, revokeInvite } from '../../services/team/invites.service.ts';
 import { inviteDelivery } from '../../services/team/invite-mail.ts';
-import { listOf } from '../schemas/common.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
 import {
   CreateInviteBody,
   InviteParams,
@@ -18,7 +18,7 @@ import {
   MemberParams,
   MemberSchema,
   PatchMemberBody,
-} from '../schemas/team.schema.ts';
+} from '../../contract/team.schema.ts';
 import type { Services } from '../deps.ts';
 
 export function teamRoutes(services: Services): Route[] {

@@ -1,15 +1,15 @@
 /** Template routes (spec §4): the catalogue with per-workspace use counts, and flows started from it. */
 import { json, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
-import { listOf } from '../schemas/common.schema.ts';
-import { FlowSchema } from '../schemas/flow.schema.ts';
+import { listOf } from '../../contract/common.schema.ts';
+import { FlowSchema } from '../../contract/flow.schema.ts';
 import {
   ListTemplatesQuery,
   StartFlowFromTemplateBody,
   TemplateDetailSchema,
   TemplateParams,
   TemplateSchema,
-} from '../schemas/template.schema.ts';
+} from '../../contract/template.schema.ts';
 import {
   getTemplate,
   listTemplates,

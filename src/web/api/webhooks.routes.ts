@@ -11,7 +11,7 @@ import {
   WebhooksQuery,
   WebhooksSchema,
   WebhookWithSecretSchema,
-} from '../schemas/webhook.schema.ts';
+} from '../../contract/webhook.schema.ts';
 import type { Services } from '../deps.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import {

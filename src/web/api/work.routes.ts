@@ -8,7 +8,12 @@ import { route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { ListView } from '../../services/work/flow-ranks.ts';
 import { listTag, listView, overview, type PageQuery } from '../../services/work/views.ts';
-import { MineQuery, OverviewSchema, WorkListSchema, WorkQuery } from '../schemas/work.schema.ts';
+import {
+  MineQuery,
+  OverviewSchema,
+  WorkListSchema,
+  WorkQuery,
+} from '../../contract/work.schema.ts';
 import type { Services } from '../deps.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

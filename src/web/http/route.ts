@@ -9,11 +9,9 @@ import type { Logger } from 'pino';
 import type { DomainError, ErrorCode } from '../../platform/errors.ts';
 import type { StagedBlob } from '../../services/files/files.service.ts';
 import type { StreamOpener } from './request.ts';
+import type { Schema } from '../../contract/common.schema.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** A JSON schema object (ajv draft 2020-12 dialect, as OpenAPI 3.1 uses). */
-export type Schema = Record<string, unknown>;
 
 /**
  * A reply as bytes the handler built (a page, a file, JSON serialised ahead for speed), or

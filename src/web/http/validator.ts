@@ -7,7 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { validationFailed, type Location, type ValidationProblem } from '../../platform/errors.ts';
 import { count } from '../../platform/plural.ts';
-import type { Schema } from './route.ts';
+import { patternInWords, type Schema } from '../../contract/common.schema.ts';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -18,20 +18,6 @@ function makeAjv(coerce: boolean): Ajv2020 {
   });
   addFormats.default(ajv);
   return ajv;
-}
-
-/**
- * What each pattern of the schemas asks for, in words: a refusal quotes these, never a
- * regular expression. A schema registers its pattern through this as it declares it.
- */
-const patternWords = new Map<string, string>();
-export function wordedPattern(pattern: string, words: string): string {
-  // Words are found by the pattern's text: a second wording of the same text would replace the first everywhere.
-  const known = patternWords.get(pattern);
-  if (known !== undefined && known !== words)
-    throw new Error(`pattern ${pattern} is already worded "${known}"`);
-  patternWords.set(pattern, words);
-  return pattern;
 }
 
 const bodies = makeAjv(false);
@@ -99,7 +85,7 @@ function words(error: ErrorObject): string {
     case 'const':
       return `must be ${String(error.params.allowedValue)}`;
     case 'pattern':
-      return patternWords.get(String(error.params.pattern)) ?? 'is not in the expected form';
+      return patternInWords(String(error.params.pattern)) ?? 'is not in the expected form';
     case 'format':
       return (
         FORMAT_WORDS[String(error.params.format)] ??

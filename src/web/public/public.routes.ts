@@ -15,7 +15,7 @@ import {
   PublicBrainstormSchema,
   PublicFlowSchema,
   PublicTokenParams,
-} from '../schemas/public.schema.ts';
+} from '../../contract/public.schema.ts';
 import { RepresentationCache, type Part } from './representation-cache.ts';
 
 type Kind = 'flows' | 'brainstorms';

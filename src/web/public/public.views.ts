@@ -8,6 +8,8 @@
 import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import type { Static } from '@sinclair/typebox';
+import type { PublicBrainstormSchema, PublicFlowSchema } from '../../contract/public.schema.ts';
 import type { DiagramModel } from '../../services/exports/diagram.ts';
 import { html, trusted, type Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
@@ -81,7 +83,7 @@ const hoursText = (hours: number | null) =>
 const day = (value: string | null) => (value ? value.slice(0, 10) : null);
 
 /** The JSON document of a published flow (PublicFlowSchema). */
-export function publicFlowDocument(model: DiagramModel): Record<string, unknown> {
+export function publicFlowDocument(model: DiagramModel): Static<typeof PublicFlowSchema> {
   return {
     name: model.flowName,
     dueDate: model.dueDate,
@@ -180,7 +182,9 @@ ${diagramBox(svg, label, false)}`;
 }
 
 /** The JSON document of a published brainstorm (PublicBrainstormSchema). */
-export function publicBrainstormDocument(model: PublicBrainstorm): Record<string, unknown> {
+export function publicBrainstormDocument(
+  model: PublicBrainstorm,
+): Static<typeof PublicBrainstormSchema> {
   return {
     name: model.name,
     ideas: model.ideas.map((idea) => ({

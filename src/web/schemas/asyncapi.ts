@@ -2,12 +2,12 @@
  * The AsyncAPI 3.0 document of the event streams (served at /v1/asyncapi.json): the
  * WebSocket at /v1/stream (JSON or MessagePack frames, one channel each) and the Server-Sent
  * Events at /v1/events/stream (with its `close` frame), each sending the Event of the feed
- * (event.schema.ts) for every webhook event type; the bearer credential as security schemes.
+ * (src/contract/event.schema.ts) for every webhook event type; the bearer credential as
+ * security schemes.
  */
-import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
+import { EventSchema } from '../../contract/event.schema.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../../contract/webhook-events.schema.ts';
 import type { CloseReason } from '../../services/events/subscription.ts';
-import { EventSchema } from './event.schema.ts';
-import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
 
 /** How the server ends a stream, by reason: the WebSocket close code, and the SSE `close` event's data. */
 export const STREAM_CLOSE: Record<CloseReason, { code: number; reason: string }> = {

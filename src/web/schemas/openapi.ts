@@ -2,13 +2,13 @@
  * The OpenAPI 3.1 document, built from the route table: the same schema objects the edge
  * validates with, so the document cannot drift from what the server enforces.
  */
+import { dateTime, ErrorSchema, type Schema } from '../../contract/common.schema.ts';
+import { SCOPES } from '../../contract/vocabulary.ts';
+import { WEBHOOK_EVENTS } from '../../contract/webhook-events.schema.ts';
 import { DomainError, type ErrorCode } from '../../platform/errors.ts';
 import { HTTP_STATUS } from '../http/error-status.ts';
-import { SCOPES } from '../../services/auth/principal.ts';
 import { MSGPACK_TYPES } from '../http/msgpack.ts';
-import type { Route, Schema } from '../http/route.ts';
-import { ErrorSchema } from './common.schema.ts';
-import { webhooksSection } from './webhook.schema.ts';
+import type { Route } from '../http/route.ts';
 
 export const SCOPE_TEXT: Record<string, string> = {
   'flows:read': 'Read flows, tasks, schedules and reports',
@@ -217,4 +217,58 @@ export function buildOpenApi(routes: readonly Route[], baseUrl: string): Record<
       },
     },
   };
+}
+
+/** OpenAPI 3.1 `webhooks`: one operation per event type, describing the request the receiver gets. */
+export function webhooksSection(): Record<string, unknown> {
+  const headers = {
+    'webhook-id': 'The delivery id (`msg_…`): the same on every retry; use it to drop duplicates',
+    'webhook-timestamp':
+      'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
+    'webhook-signature':
+      'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
+  };
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map(([type, summary, data]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary,
+          description:
+            'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else ' +
+            '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; ' +
+            '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
+          parameters: Object.entries(headers).map(([name, text]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description: text,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'timestamp', 'workspaceId', 'data'],
+                  properties: {
+                    type: { const: type },
+                    timestamp: { ...dateTime, description: 'When the change committed' },
+                    workspaceId: { type: 'string' },
+                    data,
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '2XX': { description: 'Received' },
+            '410': { description: 'Gone: the endpoint is disabled' },
+          },
+        },
+      },
+    ]),
+  );
 }

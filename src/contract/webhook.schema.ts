@@ -1,8 +1,6 @@
-/** Webhook endpoints and deliveries (CONTRACT §3), and the OpenAPI 3.1 `webhooks` section. */
+/** Webhook endpoints and deliveries (CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
-import { MAX_URL_LENGTH } from '../../services/webhooks/address-guard.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
-import { WEBHOOK_EVENTS } from './webhook-events.schema.ts';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.schema.ts';
 import {
   dateTime,
   idParam,
@@ -13,6 +11,8 @@ import {
   StringEnum,
   freeText,
 } from './common.schema.ts';
+
+export const MAX_URL_LENGTH = 2048;
 
 const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
 const url = Type.String({
@@ -63,25 +63,21 @@ const webhookProperties = {
       '(e.g. `https://hooks.example.com/…`), since URLs often carry a token',
   }),
   events: Type.Array(eventType),
-  description: Type.Optional(Nullable(Type.String())),
+  description: Nullable(Type.String()),
   enabled: Type.Boolean({
     description: 'False: nothing is delivered (new events are not queued; queued ones are skipped)',
   }),
-  disabledReason: Type.Optional(
-    Type.Unsafe<'gone' | null>({
-      type: ['string', 'null'],
-      enum: ['gone', null],
-      description: '`gone`: the service switched it off because the receiver answered 410 Gone',
+  disabledReason: Type.Unsafe<'gone' | null>({
+    type: ['string', 'null'],
+    enum: ['gone', null],
+    description: '`gone`: the service switched it off because the receiver answered 410 Gone',
+  }),
+  previousSecretExpiresAt: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'After a rotation: until then deliveries are also signed with the previous secret',
     }),
-  ),
-  previousSecretExpiresAt: Type.Optional(
-    Nullable(
-      Type.String({
-        format: 'date-time',
-        description:
-          'After a rotation: until then deliveries are also signed with the previous secret',
-      }),
-    ),
   ),
   circuit: Type.Object(
     {
@@ -108,7 +104,7 @@ const webhookProperties = {
     },
   ),
   createdAt: dateTime,
-  updatedAt: Type.Optional(dateTime),
+  updatedAt: dateTime,
 };
 
 export const WebhookSchema = Type.Object(webhookProperties);
@@ -126,20 +122,18 @@ export const WebhooksSchema = listOf(WebhookSchema);
 
 const attempt = Type.Object({
   attempt: Type.Integer({ minimum: 1 }),
-  manual: Type.Optional(Type.Boolean({ description: 'Made by a manual retry' })),
+  manual: Type.Boolean({ description: 'Made by a manual retry' }),
   startedAt: dateTime,
   durationMs: Type.Integer({ minimum: 0 }),
-  statusCode: Type.Optional(
-    Nullable(
-      Type.Integer({
-        description:
-          "The receiver's HTTP status; null when no answer came (refused address, connection error, timeout)",
-      }),
-    ),
+  statusCode: Nullable(
+    Type.Integer({
+      description:
+        "The receiver's HTTP status; null when no answer came (refused address, connection error, timeout)",
+    }),
   ),
-  error: Type.Optional(Nullable(Type.String())),
-  retryAfter: Type.Optional(
-    Nullable(Type.Integer({ description: 'Seconds the receiver asked to wait (Retry-After)' })),
+  error: Nullable(Type.String()),
+  retryAfter: Nullable(
+    Type.Integer({ description: 'Seconds the receiver asked to wait (Retry-After)' }),
   ),
 });
 
@@ -147,81 +141,26 @@ export const DeliverySchema = Type.Object({
   id: Type.String({ description: 'The `webhook-id` header: the same on every attempt (`msg_…`)' }),
   webhookId: Type.String(),
   eventType: eventType,
-  flowId: Type.Optional(Nullable(Type.String())),
+  flowId: Nullable(Type.String()),
   status: StringEnum(['pending', 'sending', 'delivered', 'failed', 'skipped'], {
     description:
       '`pending`: waiting for its next attempt (`nextAttemptAt`) or, with no time, for an earlier event of the same flow to this ' +
       'endpoint; `delivered`: a 2xx answer; `failed`: given up (attempts used up, or 410 Gone); `skipped`: the endpoint was disabled',
   }),
   attempts: Type.Integer({ minimum: 0 }),
-  nextAttemptAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
-  lastStatusCode: Type.Optional(Nullable(Type.Integer())),
-  lastError: Type.Optional(Nullable(Type.String())),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
+  lastStatusCode: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
   createdAt: dateTime,
-  finishedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  finishedAt: Nullable(Type.String({ format: 'date-time' })),
   payload: Type.Optional(
     Type.Unsafe<Record<string, unknown>>({
       type: 'object',
-      description: 'The body sent, byte for byte the same on every attempt',
+      description:
+        'The body sent, byte for byte the same on every attempt; absent once the event is past its retention',
     }),
   ),
-  attemptLog: Type.Optional(
-    Type.Array(attempt, { description: 'The latest 20 attempts, oldest first' }),
-  ),
+  attemptLog: Type.Array(attempt, { description: 'The latest 20 attempts, oldest first' }),
 });
 
 export const DeliveriesSchema = listOf(DeliverySchema);
-
-/** OpenAPI 3.1 `webhooks`: one operation per event type, describing the request the receiver gets. */
-export function webhooksSection(): Record<string, unknown> {
-  const headers = {
-    'webhook-id': 'The delivery id (`msg_…`): the same on every retry; use it to drop duplicates',
-    'webhook-timestamp':
-      'Seconds since the epoch when this attempt was signed; refuse old ones (Standard Webhooks suggests 5 minutes)',
-    'webhook-signature':
-      'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed by the decoded secret>`; two while a rotated secret overlaps (24 h)',
-  };
-  return Object.fromEntries(
-    WEBHOOK_EVENTS.map(([type, summary, data]) => [
-      type,
-      {
-        post: {
-          operationId: `webhook_${type.replace('.', '_')}`,
-          summary,
-          description:
-            'POSTed to each enabled endpoint subscribed to this type (Standard Webhooks 1.0). Only a 2xx answer counts; anything else ' +
-            '(a redirect, a timeout after 10 s, a connection error) is retried with growing back-off for more than a day, later if Retry-After asks; ' +
-            '410 Gone disables the endpoint. Events of one flow reach an endpoint in the order they were committed.',
-          parameters: Object.entries(headers).map(([name, text]) => ({
-            name,
-            in: 'header',
-            required: true,
-            description: text,
-            schema: { type: 'string' },
-          })),
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['type', 'timestamp', 'workspaceId', 'data'],
-                  properties: {
-                    type: { const: type },
-                    timestamp: { ...dateTime, description: 'When the change committed' },
-                    workspaceId: { type: 'string' },
-                    data,
-                  },
-                },
-              },
-            },
-          },
-          responses: {
-            '2XX': { description: 'Received' },
-            '410': { description: 'Gone: the endpoint is disabled' },
-          },
-        },
-      },
-    ]),
-  );
-}

@@ -1,16 +1,16 @@
 /** Context (GET /v1/me) and Token (POST /v1/oauth/token), as the spec's tables give them. */
-import { ROLES, SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.schema.ts';
+import { MEMBER_ROLES, PLANS, ROLES, SCOPES } from './vocabulary.ts';
 
 export const ContextSchema = Type.Object({
   workspaceId: Type.String(),
   workspaceName: Type.String(),
-  credentialId: Type.Optional(Type.String()),
-  credentialName: Type.Optional(Nullable(Type.String())),
+  credentialId: Type.String(),
+  credentialName: Nullable(Type.String()),
   role: StringEnum([...ROLES].reverse()),
   scopes: Type.Array(StringEnum([...SCOPES])),
-  plan: StringEnum(['free', 'pro']),
+  plan: StringEnum(PLANS),
   userId: Type.Optional(
     Type.String({ description: 'Person tokens only: the member id of the person acting' }),
   ),
@@ -19,8 +19,8 @@ export const ContextSchema = Type.Object({
       Type.Object({
         id: Type.String(),
         name: Type.String(),
-        role: StringEnum(['owner', 'admin', 'member', 'viewer']),
-        plan: Type.Optional(StringEnum(['free', 'pro'])),
+        role: StringEnum(MEMBER_ROLES),
+        plan: StringEnum(PLANS),
       }),
       { description: 'Person tokens only: every workspace the person belongs to' },
     ),
@@ -49,8 +49,10 @@ export const TokenSchema = Type.Object({
   access_token: Type.String(),
   token_type: StringEnum(['Bearer']),
   expires_in: Type.Integer(),
-  scope: Type.Optional(Type.String()),
-  refresh_token: Type.Optional(Type.String()),
+  scope: Type.String(),
+  refresh_token: Type.Optional(
+    Type.String({ description: 'Person tokens only (authorization_code and refresh_token)' }),
+  ),
 });
 
 export const RevokeRequestSchema = Type.Object({

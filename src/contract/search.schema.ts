@@ -1,7 +1,7 @@
 /** SearchResult (spec §2) and the search query. */
 import { Type } from '@sinclair/typebox';
 import { Defaulted, Nullable, StringEnum, nameText } from './common.schema.ts';
-import { SEARCH_TYPES } from '../../services/search/types.ts';
+import { SEARCH_TYPES } from './vocabulary.ts';
 
 export const SearchQuery = Type.Object({
   q: nameText(200, {
@@ -16,14 +16,12 @@ export const SearchQuery = Type.Object({
 
 export const SearchResultSchema = Type.Object({
   id: Type.String(),
-  type: StringEnum([...SEARCH_TYPES]),
+  type: StringEnum(SEARCH_TYPES),
   title: Type.String(),
-  flowId: Type.Optional(
-    Nullable(
-      Type.String({
-        description: 'The flow itself for a flow, the flow holding a task, null for a template',
-      }),
-    ),
+  flowId: Nullable(
+    Type.String({
+      description: 'The flow itself for a flow, the flow holding a task, null for a template',
+    }),
   ),
-  url: Type.Optional(Type.String({ format: 'uri', description: 'Where it lives in the app' })),
+  url: Type.String({ format: 'uri', description: 'Where it lives in the app' }),
 });

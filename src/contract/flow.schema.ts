@@ -15,8 +15,8 @@ import {
   StringEnum,
   lineText,
 } from './common.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
-export const TASK_STATUSES = ['blocked', 'ready', 'in_progress', 'done'];
 /** The largest task graph one creation call takes (spec §8 leaves it open). */
 export const MAX_TASKS_PER_CALL = 10_000;
 
@@ -28,8 +28,8 @@ export const SubTaskSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   done: Type.Boolean(),
-  assigneeId: Type.Optional(Nullable(Type.String())),
-  estimateHours: Type.Optional(Nullable(Type.Number())),
+  assigneeId: Nullable(Type.String()),
+  estimateHours: Nullable(Type.Number()),
 });
 
 export const DeliverableSchema = Type.Object({
@@ -43,32 +43,34 @@ export const TaskSchema = Type.Object({
   flowId: Type.String(),
   parentId: Nullable(Type.String()),
   name: Type.String(),
-  description: Type.Optional(Nullable(Type.String())),
+  description: Nullable(Type.String()),
   status: StringEnum(TASK_STATUSES),
   dependsOn: Type.Array(Type.String()),
-  blockedBy: Type.Optional(Type.Array(Type.String())),
-  assigneeId: Type.Optional(Nullable(Type.String())),
-  estimateHours: Type.Optional(Nullable(Type.Number())),
-  criticalPath: Type.Optional(Type.Boolean()),
-  subtasks: Type.Optional(Type.Array(SubTaskSchema)),
-  requiredDeliverables: Type.Optional(Type.Array(DeliverableSchema)),
-  createdAt: Type.Optional(dateTime),
-  updatedAt: Type.Optional(dateTime),
+  blockedBy: Type.Array(Type.String(), {
+    description: "A blocked task's unfinished dependencies; empty for any other",
+  }),
+  assigneeId: Nullable(Type.String()),
+  estimateHours: Nullable(Type.Number()),
+  criticalPath: Type.Boolean(),
+  subtasks: Type.Array(SubTaskSchema),
+  requiredDeliverables: Type.Array(DeliverableSchema),
+  createdAt: dateTime,
+  updatedAt: dateTime,
 });
 
 const summaryProperties = {
   id: Type.String(),
   name: Type.String(),
-  description: Type.Optional(Nullable(Type.String())),
+  description: Nullable(Type.String()),
   archived: Type.Boolean(),
-  public: Type.Optional(Type.Boolean()),
-  publicUrl: Type.Optional(Nullable(Type.String())),
-  dueDate: Type.Optional(Nullable(dueDateTime)),
-  taskCount: Type.Optional(Type.Integer()),
-  doneCount: Type.Optional(Type.Integer()),
-  readyCount: Type.Optional(Type.Integer()),
-  createdAt: Type.Optional(dateTime),
-  updatedAt: Type.Optional(dateTime),
+  public: Type.Boolean(),
+  publicUrl: Nullable(Type.String()),
+  dueDate: Nullable(dueDateTime),
+  taskCount: Type.Integer(),
+  doneCount: Type.Integer(),
+  readyCount: Type.Integer(),
+  createdAt: dateTime,
+  updatedAt: dateTime,
 };
 
 export const FlowSummarySchema = Type.Object(summaryProperties);

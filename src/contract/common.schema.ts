@@ -1,7 +1,8 @@
 /**
- * Shared JSON schemas: the error envelope, pagination, ids and dates. Request schemas are
+ * Shared JSON schemas: the error envelope, pagination, ids, dates and text. Schemas are
  * TypeBox values: plain JSON Schema to Ajv and the OpenAPI document (TypeBox's own marks are
- * symbol keys, which neither reads), and a static type to the handler through `route()`.
+ * symbol keys, which neither reads), and a static type to the handler through `route()` and to
+ * the services through `Static<>`.
  */
 import {
   Type,
@@ -10,9 +11,28 @@ import {
   type TSchema,
   type TUnsafe,
 } from '@sinclair/typebox';
-import { FIRST_DAY, LAST_DAY } from '../../services/flows/dates.ts';
-import { ERROR_CODES } from '../../platform/errors.ts';
-import { wordedPattern } from '../http/validator.ts';
+import { ERROR_CODES } from '../platform/errors.ts';
+import { FIRST_DAY, LAST_DAY } from './vocabulary.ts';
+
+/** A JSON schema object (draft 2020-12, the dialect of OpenAPI 3.1 and of the validator). */
+export type Schema = Record<string, unknown>;
+
+/**
+ * What each pattern of the schemas asks for, in words: a refusal quotes these, never a
+ * regular expression. A schema registers its pattern through this as it declares it.
+ */
+const patternWords = new Map<string, string>();
+export function wordedPattern(pattern: string, words: string): string {
+  // Words are found by the pattern's text: a second wording of the same text would replace the first everywhere.
+  const known = patternWords.get(pattern);
+  if (known !== undefined && known !== words)
+    throw new Error(`pattern ${pattern} is already worded "${known}"`);
+  patternWords.set(pattern, words);
+  return pattern;
+}
+
+/** The words registered for a pattern, if a schema worded it. */
+export const patternInWords = (pattern: string): string | undefined => patternWords.get(pattern);
 
 /** `{ type: 'string', enum: [...] }` (not TypeBox's `anyOf` of constants), typed as the union of the values. */
 export const StringEnum = <const T extends readonly string[]>(

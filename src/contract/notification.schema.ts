@@ -1,5 +1,4 @@
 /** NotificationPreferences, NotificationDelivery and NotificationDigest (spec §2) and the notification routes' inputs. */
-import { DIGEST_CAP } from '../../services/notifications/digest.ts';
 import { Type } from '@sinclair/typebox';
 import {
   dateTime,
@@ -10,6 +9,9 @@ import {
   pageQuery,
   StringEnum,
 } from './common.schema.ts';
+
+/** The most items a digest section lists; its counts hold the totals before the cap. */
+export const DIGEST_CAP = 10;
 
 const memberId = { ...idParam('usr'), description: 'The member (their person id, `usr_…`)' };
 const flowId = {
@@ -42,13 +44,11 @@ const events = Type.Object(
 export const PreferencesSchema = Type.Object(
   {
     memberId: Type.String(),
-    flowId: Type.Optional(
-      Nullable(
-        Type.String({
-          description:
-            "Null for the account-level answer; set: the account settings with that flow's override applied",
-        }),
-      ),
+    flowId: Nullable(
+      Type.String({
+        description:
+          "Null for the account-level answer; set: the account settings with that flow's override applied",
+      }),
     ),
     email: Type.Boolean({
       description: 'Master switch: false means no notification email whatever the event flags say',
@@ -57,16 +57,14 @@ export const PreferencesSchema = Type.Object(
       Type.Boolean({ description: 'Present on a flow-level answer: true silences this one flow' }),
     ),
     events: Type.Required(events),
-    timezone: Type.Optional(
-      Type.String({ description: 'IANA time zone of the digest hour, e.g. `Europe/Berlin`' }),
-    ),
-    digestHour: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 23,
-        description: 'Local hour (0–23) the digest is sent in',
-      }),
-    ),
+    timezone: Type.String({
+      description: 'IANA time zone of the digest hour, e.g. `Europe/Berlin`',
+    }),
+    digestHour: Type.Integer({
+      minimum: 0,
+      maximum: 23,
+      description: 'Local hour (0–23) the digest is sent in',
+    }),
   },
   {
     description:
@@ -117,36 +115,26 @@ export const DeliverySchema = Type.Object({
       '(switched off, unsubscribed, muted); `skipped-empty`: a digest with nothing worth mailing. A failed send is retried as a new ' +
       'delivery (`attempt` + 1, `retryOf`) with growing back-off; a claim interrupted by a crash becomes `failed` and is never resent.',
   }),
-  sentAt: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the send was claimed' }),
-  ),
-  finishedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
-  subject: Type.Optional(Nullable(Type.String())),
-  itemCount: Type.Optional(
-    Type.Integer({ description: 'Events covered by one batch (items of a digest)' }),
-  ),
-  flowIds: Type.Optional(Type.Array(Type.String())),
-  suppressed: Type.Optional(
-    Type.Integer({
-      description:
-        'Events dropped because the person unsubscribed (or muted, or switched off) after they were queued',
+  sentAt: Type.String({ format: 'date-time', description: 'When the send was claimed' }),
+  finishedAt: Nullable(Type.String({ format: 'date-time' })),
+  subject: Nullable(Type.String()),
+  itemCount: Type.Integer({ description: 'Events covered by one batch (items of a digest)' }),
+  flowIds: Type.Array(Type.String()),
+  suppressed: Type.Integer({
+    description:
+      'Events dropped because the person unsubscribed (or muted, or switched off) after they were queued',
+  }),
+  reason: Nullable(Type.String({ description: 'Why it was skipped or failed' })),
+  transport: Nullable(
+    Type.String({
+      description: '`smtp`, or `outbox` (no SMTP_URL: written to the local maildir)',
     }),
   ),
-  reason: Type.Optional(Nullable(Type.String({ description: 'Why it was skipped or failed' }))),
-  transport: Type.Optional(
-    Nullable(
-      Type.String({
-        description: '`smtp`, or `outbox` (no SMTP_URL: written to the local maildir)',
-      }),
-    ),
-  ),
-  messageId: Type.Optional(Nullable(Type.String())),
-  attempt: Type.Optional(Type.Integer({ minimum: 1 })),
-  retryOf: Type.Optional(Nullable(Type.String())),
-  digestDate: Type.Optional(
-    Nullable(
-      Type.String({ format: 'date', description: "The member's local day a digest is for" }),
-    ),
+  messageId: Nullable(Type.String()),
+  attempt: Type.Integer({ minimum: 1 }),
+  retryOf: Nullable(Type.String()),
+  digestDate: Nullable(
+    Type.String({ format: 'date', description: "The member's local day a digest is for" }),
   ),
 });
 
@@ -159,14 +147,14 @@ const workItemProperties = {
   questName: Type.String(),
   nodeId: Type.String({ description: 'Task id' }),
   nodeTitle: Type.String(),
-  hours: Type.Optional(Nullable(Type.Number())),
+  hours: Nullable(Type.Number()),
+  criticalPath: Type.Boolean(),
 };
-const workItem = Type.Object({ ...workItemProperties, criticalPath: Type.Boolean() });
+const workItem = Type.Object(workItemProperties);
 const completedItem = Type.Object({
   ...workItemProperties,
-  criticalPath: Type.Optional(Type.Boolean()),
   completedAt: dateTime,
-  assigneeId: Type.Optional(Nullable(Type.String())),
+  assigneeId: Nullable(Type.String()),
 });
 const count = Type.Integer({ minimum: 0 });
 
@@ -177,7 +165,7 @@ export const UnsubscribeParams = Type.Object({
 export const DigestSchema = Type.Object(
   {
     memberId: Type.String(),
-    generatedAt: Type.Optional(dateTime),
+    generatedAt: dateTime,
     wouldSend: Type.Boolean({
       description:
         'False when every section is empty: such a digest is never sent (delivery `skipped-empty`)',
@@ -193,29 +181,21 @@ export const DigestSchema = Type.Object(
       },
       { additionalProperties: Type.Integer() },
     ),
-    ready: Type.Optional(
-      Type.Array(workItem, { description: 'Assigned to the person and unblocked' }),
-    ),
-    inProgress: Type.Optional(Type.Array(workItem)),
-    blocked: Type.Optional(
-      Type.Array(workItem, { description: "The person's, waiting on someone else" }),
-    ),
-    available: Type.Optional(Type.Array(workItem, { description: 'Unassigned and ready' })),
-    completed: Type.Optional(
-      Type.Array(completedItem, {
-        description: 'Finished in the last 24 hours across their flows',
+    ready: Type.Array(workItem, { description: 'Assigned to the person and unblocked' }),
+    inProgress: Type.Array(workItem),
+    blocked: Type.Array(workItem, { description: "The person's, waiting on someone else" }),
+    available: Type.Array(workItem, { description: 'Unassigned and ready' }),
+    completed: Type.Array(completedItem, {
+      description: 'Finished in the last 24 hours across their flows',
+    }),
+    atRisk: Type.Array(
+      Type.Object({
+        questId: Type.String(),
+        questName: Type.String(),
+        dueDate: dueDateTime,
+        projectedFinish: Type.String({ format: 'date' }),
       }),
-    ),
-    atRisk: Type.Optional(
-      Type.Array(
-        Type.Object({
-          questId: Type.String(),
-          questName: Type.String(),
-          dueDate: dueDateTime,
-          projectedFinish: Type.String({ format: 'date' }),
-        }),
-        { description: 'Flows projected to finish after their due date' },
-      ),
+      { description: 'Flows projected to finish after their due date' },
     ),
   },
   {

@@ -1,6 +1,6 @@
 /** The authorization endpoint's parameters and the authorization server metadata (RFC 8414). */
-import { SCOPES } from '../../services/auth/principal.ts';
 import { Type } from '@sinclair/typebox';
+import { SCOPES } from './vocabulary.ts';
 
 // No `type` and no `required` on these for the validator: a missing, malformed or repeated
 // parameter must reach the endpoint, which answers JSON before the redirect URI is trusted and
@@ -28,11 +28,12 @@ export const AuthorizationServerMetadataSchema = Type.Object({
   issuer: Type.String(),
   authorization_endpoint: Type.String(),
   token_endpoint: Type.String(),
-  revocation_endpoint: Type.Optional(Type.String()),
-  scopes_supported: Type.Optional(Type.Array(Type.String())),
-  response_types_supported: Type.Optional(Type.Array(Type.String())),
-  grant_types_supported: Type.Optional(Type.Array(Type.String())),
-  code_challenge_methods_supported: Type.Optional(Type.Array(Type.String())),
-  token_endpoint_auth_methods_supported: Type.Optional(Type.Array(Type.String())),
-  authorization_response_iss_parameter_supported: Type.Optional(Type.Boolean()),
+  revocation_endpoint: Type.String(),
+  scopes_supported: Type.Array(Type.String()),
+  response_types_supported: Type.Array(Type.String()),
+  grant_types_supported: Type.Array(Type.String()),
+  code_challenge_methods_supported: Type.Array(Type.String()),
+  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  authorization_response_iss_parameter_supported: Type.Boolean(),
 });

@@ -8,11 +8,9 @@ import {
   pathParams,
   StringEnum,
 } from './common.schema.ts';
+import { INVITE_STATUSES, MEMBER_ROLES, SHARE_ROLES } from './vocabulary.ts';
 
-export const MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const INVITE_ROLES = ['admin', 'member', 'viewer'] as const;
-export const INVITE_STATUSES = ['pending', 'accepted', 'revoked'] as const;
-export const SHARE_ROLES = ['viewer', 'commenter'] as const;
 
 /**
  * Only the length is bounded here: a malformed address is 400 INVALID_EMAIL from the
@@ -28,7 +26,7 @@ export const MemberSchema = Type.Object({
   id: Type.String({
     description: "The person's id (`usr_…`), the same in every workspace they belong to",
   }),
-  name: Type.Optional(Type.String()),
+  name: Type.String(),
   email: Type.String({ format: 'email' }),
   role: StringEnum(MEMBER_ROLES, {
     description: '`owner` acts as `admin` on the API and cannot be changed here',
@@ -42,7 +40,7 @@ export const InviteSchema = Type.Object({
   status: StringEnum(INVITE_STATUSES, {
     description: 'A pending invite occupies a seat; accepted and revoked ones do not',
   }),
-  createdAt: Type.Optional(dateTime),
+  createdAt: dateTime,
 });
 
 export const ShareSchema = Type.Object({
@@ -50,7 +48,7 @@ export const ShareSchema = Type.Object({
   email: Type.String(),
   role: StringEnum(SHARE_ROLES),
   flowId: Type.String(),
-  createdAt: Type.Optional(dateTime),
+  createdAt: dateTime,
 });
 
 export const ListMembersQuery = Type.Object({ ...pageQuery(25) });

@@ -4,8 +4,8 @@
  * credential's audience: opaque to clients, pass it back as `after` or `Last-Event-ID`).
  */
 import { Type } from '@sinclair/typebox';
-import { WEBHOOK_EVENT_TYPES } from '../../services/events/event-types.ts';
 import { dateTime, Defaulted, StringEnum } from './common.schema.ts';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.schema.ts';
 
 const cursor = Type.String({
   pattern: '^[A-Za-z0-9_-]{22}$',

@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
 /** A published link's token; anything of another shape is a 404 (never a 400: it names nothing). */
 export const PublicTokenParams = Type.Object({
@@ -31,7 +32,7 @@ export const PublicFlowSchema = Type.Object(
         {
           id: Type.String(),
           name: Type.String(),
-          status: StringEnum(['blocked', 'ready', 'in_progress', 'done']),
+          status: StringEnum(TASK_STATUSES),
           estimateHours: Nullable(Type.Number({ description: 'null when unestimated' })),
           critical: Type.Boolean({ description: 'On the critical path' }),
           dependsOn: Type.Array(Type.String(), {

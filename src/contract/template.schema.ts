@@ -6,12 +6,13 @@ import { name } from './flow.schema.ts';
 const templateProperties = {
   id: Type.String(),
   name: Type.String(),
-  description: Type.Optional(Nullable(Type.String())),
-  category: Type.Optional(Nullable(Type.String())),
-  taskCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  usedCount: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Flows this workspace has started from the template' }),
-  ),
+  description: Nullable(Type.String()),
+  category: Nullable(Type.String()),
+  taskCount: Type.Integer({ minimum: 0 }),
+  usedCount: Type.Integer({
+    minimum: 0,
+    description: 'Flows this workspace has started from the template',
+  }),
 };
 
 export const TemplateSchema = Type.Object(templateProperties);
@@ -19,16 +20,14 @@ export const TemplateSchema = Type.Object(templateProperties);
 export const TemplateTaskSchema = Type.Object({
   index: Type.Integer({ minimum: 0, description: 'Position in `tasks`; what `after` refers to' }),
   name: Type.String(),
-  description: Type.Optional(Nullable(Type.String())),
-  estimateHours: Type.Optional(Type.Number()),
+  description: Nullable(Type.String()),
+  estimateHours: Type.Number(),
   after: Type.Array(Type.Integer({ minimum: 0 }), {
     description: 'Indexes of the tasks that must finish first',
   }),
-  criticalPath: Type.Optional(
-    Type.Boolean({
-      description: 'On the chain that decides the finish of a flow started from the template',
-    }),
-  ),
+  criticalPath: Type.Boolean({
+    description: 'On the chain that decides the finish of a flow started from the template',
+  }),
 });
 
 export const TemplateDetailSchema = Type.Object({
@@ -36,12 +35,10 @@ export const TemplateDetailSchema = Type.Object({
   tasks: Type.Array(TemplateTaskSchema, {
     description: 'The task graph a flow started from this template gets',
   }),
-  durationDays: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description: 'Working days from start to finish with every task open, at 8 hours a day',
-    }),
-  ),
+  durationDays: Type.Integer({
+    minimum: 1,
+    description: 'Working days from start to finish with every task open, at 8 hours a day',
+  }),
 });
 
 export const ListTemplatesQuery = Type.Object({ category: Type.Optional(nameText(100)) });

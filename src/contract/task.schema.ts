@@ -67,21 +67,26 @@ export const DeliverableBody = Type.Object({ name: name(300) }, { additionalProp
 
 export const CommentSchema = Type.Object({
   id: Type.String(),
-  taskId: Type.Optional(Type.String()),
-  authorId: Type.Optional(Type.String()),
-  authorName: Type.Optional(Nullable(Type.String())),
+  taskId: Type.String(),
+  authorId: Type.String(),
+  authorName: Nullable(Type.String()),
   body: Type.String(),
   createdAt: dateTime,
 });
 
+/** A task's attachment, and a brainstorm idea's file (always a reference, with no `deliverableId`). */
 export const AttachmentSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  mimeType: Type.Optional(Type.String()),
-  sizeBytes: Type.Optional(Type.Integer()),
+  mimeType: Type.String(),
+  sizeBytes: Type.Integer(),
   kind: StringEnum(['reference', 'deliverable']),
-  deliverableId: Type.Optional(Nullable(Type.String())),
-  uploadedAt: Type.Optional(dateTime),
+  deliverableId: Type.Optional(
+    Nullable(Type.String(), {
+      description: "On a task's attachment: the deliverable it hands in, or null",
+    }),
+  ),
+  uploadedAt: dateTime,
 });
 
 export const AttachmentQuery = Type.Object({

@@ -1,11 +1,30 @@
 /**
- * The `data` each webhook event type carries (CONTRACT §3), for the OpenAPI document's
- * `webhooks`: the domain event as the flows code wrote it to the outbox in the change's own
- * transaction. Payloads are thin (ids and what changed); a receiver fetches the current
- * resource when it needs more. The list of types is the webhooks service's.
+ * The webhook event types (CONTRACT §3) and the `data` each carries, for the OpenAPI
+ * document's `webhooks`: the domain event as the flows code wrote it to the outbox in the
+ * change's own transaction. Payloads are thin (ids and what changed); a receiver fetches the
+ * current resource when it needs more.
  */
-import type { WebhookEventType } from '../../services/events/event-types.ts';
-import type { Schema } from '../http/route.ts';
+import type { Schema } from './common.schema.ts';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'flow.created',
+  'flow.updated',
+  'flow.archived',
+  'flow.restored',
+  'flow.published',
+  'flow.unpublished',
+  'task.created',
+  'task.updated',
+  'task.deleted',
+  'task.started',
+  'task.completed',
+  'task.reopened',
+  'task.unblocked',
+  'task.assigned',
+  'comment.created',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const id = (what: string): Schema => ({ type: 'string', description: what });
 const flowId = id('The flow (`flw_…`)');

@@ -1,5 +1,4 @@
 /** BrainstormSummary, Brainstorm, Idea and IdeaComment (spec §2) and the brainstorm request bodies (CONTRACT §3). */
-import { MAX_IDEAS } from '../../services/brainstorms/ideas.service.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
   dateTime,
@@ -15,8 +14,10 @@ import {
   lineText,
 } from './common.schema.ts';
 import { description, name } from './flow.schema.ts';
-import { SHARE_ROLES } from './team.schema.ts';
+import { SHARE_ROLES } from './vocabulary.ts';
 
+/** The most ideas one brainstorm holds, and so one creation call takes (spec §8 leaves it open). */
+export const MAX_IDEAS = 10_000;
 const MAX_TAGS = 20;
 
 const title = name(500);
@@ -37,16 +38,14 @@ const summaryProperties = {
   id: Type.String(),
   name: Type.String(),
   archived: Type.Boolean(),
-  public: Type.Optional(Type.Boolean()),
-  publicUrl: Type.Optional(
-    Nullable(Type.String(), {
-      description:
-        '`{public_url}/brainstorms/{token}`; a fresh token on every publish, null when private',
-    }),
-  ),
-  ideaCount: Type.Optional(Type.Integer()),
-  createdAt: Type.Optional(dateTime),
-  updatedAt: Type.Optional(dateTime),
+  public: Type.Boolean(),
+  publicUrl: Nullable(Type.String(), {
+    description:
+      '`{public_url}/brainstorms/{token}`; a fresh token on every publish, null when private',
+  }),
+  ideaCount: Type.Integer(),
+  createdAt: dateTime,
+  updatedAt: dateTime,
 };
 
 export const BrainstormSummarySchema = Type.Object(summaryProperties);
@@ -54,14 +53,14 @@ export const BrainstormSummarySchema = Type.Object(summaryProperties);
 export const IdeaSchema = Type.Object({
   id: Type.String(),
   brainstormId: Type.String(),
-  parentId: Type.Optional(Nullable(Type.String({ description: 'Null for a root idea' }))),
+  parentId: Nullable(Type.String({ description: 'Null for a root idea' })),
   title: Type.String(),
-  notes: Type.Optional(Nullable(Type.String())),
-  tags: Type.Optional(Type.Array(Type.String())),
-  assigneeId: Type.Optional(Nullable(Type.String())),
-  commentCount: Type.Optional(Type.Integer()),
-  fileCount: Type.Optional(Type.Integer()),
-  createdAt: Type.Optional(dateTime),
+  notes: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  assigneeId: Nullable(Type.String()),
+  commentCount: Type.Integer(),
+  fileCount: Type.Integer(),
+  createdAt: dateTime,
 });
 
 export const BrainstormSchema = Type.Object({
@@ -73,9 +72,9 @@ export const BrainstormSchema = Type.Object({
 
 export const IdeaCommentSchema = Type.Object({
   id: Type.String(),
-  ideaId: Type.Optional(Type.String()),
-  authorId: Type.Optional(Type.String()),
-  authorName: Type.Optional(Nullable(Type.String())),
+  ideaId: Type.String(),
+  authorId: Type.String(),
+  authorName: Nullable(Type.String()),
   body: Type.String(),
   createdAt: dateTime,
 });
@@ -87,7 +86,7 @@ export const BrainstormShareSchema = Type.Object({
     description: '`viewer` reads; `commenter` also comments on ideas',
   }),
   brainstormId: Type.String(),
-  createdAt: Type.Optional(dateTime),
+  createdAt: dateTime,
 });
 
 export const CreateBrainstormBody = Type.Object(

@@ -1,7 +1,8 @@
 /** WorkItem and the work views' queries (spec §2, CONTRACT §3). */
 import { Type } from '@sinclair/typebox';
 import { dueDateTime, listOf, lookupId, Nullable, pageQuery, StringEnum } from './common.schema.ts';
-import { SubTaskSchema, TASK_STATUSES } from './flow.schema.ts';
+import { SubTaskSchema } from './flow.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
 export const WorkItemSchema = Type.Object({
   taskId: Type.String(),
@@ -9,9 +10,9 @@ export const WorkItemSchema = Type.Object({
   flowId: Type.String(),
   flowName: Type.String(),
   status: StringEnum(TASK_STATUSES),
-  assigneeId: Type.Optional(Nullable(Type.String())),
-  estimateHours: Type.Optional(Nullable(Type.Number())),
-  criticalPath: Type.Optional(Type.Boolean()),
+  assigneeId: Nullable(Type.String()),
+  estimateHours: Nullable(Type.Number()),
+  criticalPath: Type.Boolean(),
   subtasks: Type.Array(SubTaskSchema),
   blockedBy: Type.Optional(
     Type.Array(
@@ -47,11 +48,11 @@ export const OverviewSchema = Type.Object({
     Type.Object({
       flowId: Type.String(),
       flowName: Type.String(),
-      dueDate: Type.Optional(Nullable(dueDateTime)),
-      projectedFinish: Type.Optional(Nullable(Type.String({ format: 'date' }))),
-      onTrack: Type.Optional(Nullable(Type.Boolean())),
-      readyCount: Type.Optional(Type.Integer()),
-      blockedCount: Type.Optional(Type.Integer()),
+      dueDate: Nullable(dueDateTime),
+      projectedFinish: Nullable(Type.String({ format: 'date' })),
+      onTrack: Nullable(Type.Boolean()),
+      readyCount: Type.Integer(),
+      blockedCount: Type.Integer(),
     }),
   ),
   topBlockers: Type.Array(
