@@ -1,5 +1,5 @@
 /**
- * Every TypeBox schema src/web/schemas exports, as plain JSON Schema: it compiles under Ajv's
+ * Every TypeBox schema src/contract exports, as plain JSON Schema: it compiles under Ajv's
  * strict mode (the request validator runs lenient, where a misspelt keyword such as
  * `maxLenght` or an unknown format is silently no rule at all), and every `default` in it is
  * a value its own schema accepts (Ajv fills defaults in without checking them).
@@ -65,7 +65,7 @@ function withDefaults(schema: unknown, at = ''): [string, Record<string, unknown
 }
 
 t.test('every schema module is read here', async (t) => {
-  const files = readdirSync('src/web/schemas').filter((name) => name.endsWith('.schema.ts'));
+  const files = readdirSync('src/contract').filter((name) => name.endsWith('.schema.ts'));
   t.same(Object.keys(MODULES).sort(), files.sort());
 });
 
