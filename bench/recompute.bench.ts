@@ -19,7 +19,7 @@ import { derivedFrom, deriveNext } from '../src/engine/incremental.ts';
 import { PROGRESS } from '../src/engine/status.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
 import { RecomputePool } from '../src/services/flows/recompute-pool.ts';
-import { randomDag } from '../test/graph/random-dag.ts';
+import { randomDag } from '../test/engine/random-dag.ts';
 import { machine } from './support.ts';
 
 const SIZES = [1_000, 10_000, 100_000];

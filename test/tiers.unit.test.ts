@@ -115,7 +115,7 @@ t.test('the walk finds what a test file reaches (a file that does reach them)', 
   t.ok(via.has('src/compose.ts'), 'the composition root, further on');
   t.ok(via.has('postgres'), 'a package');
   t.notOk(
-    reach('test/http/route-types.unit.test.ts').has('src/storage/blobs.store.ts'),
+    reach('test/web/http/route-types.unit.test.ts').has('src/storage/blobs.store.ts'),
     'not through `import type`',
   );
 });

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { verifyPassword } from '../../src/services/auth/secrets.ts';
-import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from '../auth/agent.ts';
+import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from '../services/auth/agent.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { databaseLine } from './output.ts';
 

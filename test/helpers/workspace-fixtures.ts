@@ -7,7 +7,7 @@
 import type { Test } from 'tap';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey } from '../../src/services/auth/provision.ts';
-import { deliveriesSettled } from '../webhooks/receiver.ts';
+import { deliveriesSettled } from '../services/webhooks/receiver.ts';
 import { createPerson, personToken } from './people.ts';
 import { callsFor, operations, send, type IdMap } from './openapi-sweep.ts';
 import { until, type TestServer } from './server.ts';

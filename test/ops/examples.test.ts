@@ -13,7 +13,7 @@ import t, { type Test } from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
 import { artifact, openBrowser } from '../helpers/browser.ts';
 import { startTestServer, until } from '../helpers/server.ts';
-import { setUpPerson } from '../auth/agent.ts';
+import { setUpPerson } from '../services/auth/agent.ts';
 
 interface Example {
   child: ChildProcessWithoutNullStreams;

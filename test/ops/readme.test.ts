@@ -30,7 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
-import { Agent } from '../auth/agent.ts';
+import { Agent } from '../services/auth/agent.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { until } from '../helpers/server.ts';
 

@@ -10,7 +10,7 @@ import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { ok, startFlowServer } from '../helpers/flows.ts';
 import { request } from '../helpers/server.ts';
-import { publicPaths, seedPublished } from '../public/helpers.ts';
+import { publicPaths, seedPublished } from '../web/public/helpers.ts';
 
 t.test(
   'archive: every public address is 404 at once in every process; restore stays private, a new publish a new link',

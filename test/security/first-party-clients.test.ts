@@ -9,7 +9,7 @@ import t from 'tap';
 import { createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
-import { Agent, authorizePath, pkce, REDIRECT } from '../auth/agent.ts';
+import { Agent, authorizePath, pkce, REDIRECT } from '../services/auth/agent.ts';
 import { PASSWORD, registerClient, signIn, tokenEndpoint } from './oauth-people.ts';
 
 const me = (s: TestServer, token: string) => s.api('GET', '/v1/me', { token });

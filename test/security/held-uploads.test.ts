@@ -13,7 +13,7 @@
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { startChildServer } from '../jobs/child.ts';
+import { startChildServer } from '../services/jobs/child.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { until } from '../helpers/server.ts';
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
-import { startChildServer } from '../jobs/child.ts';
+import { startChildServer } from '../services/jobs/child.ts';
 
 t.test('nosniff on every kind of answer', async (t) => {
   const s = await startFlowServer(t);

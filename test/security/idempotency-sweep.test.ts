@@ -18,7 +18,7 @@ import { startFlowServer } from '../helpers/flows.ts';
 import { callsFor, openApi, operations, send, type Operation } from '../helpers/openapi-sweep.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { furnish, type Furnished } from '../helpers/workspace-fixtures.ts';
-import { deliveriesSettled, startReceiver } from '../webhooks/receiver.ts';
+import { deliveriesSettled, startReceiver } from '../services/webhooks/receiver.ts';
 
 interface Principal {
   what: string;

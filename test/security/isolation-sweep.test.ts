@@ -28,7 +28,7 @@ import {
 } from '../helpers/openapi-sweep.ts';
 import { assertError } from '../helpers/server.ts';
 import { furnish, settledSnapshot } from '../helpers/workspace-fixtures.ts';
-import { startReceiver } from '../webhooks/receiver.ts';
+import { startReceiver } from '../services/webhooks/receiver.ts';
 
 /**
  * Path parameters that name something every workspace shares, not something of A's: B's

@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap';
 import { cli, type ApiResponse, type TestServer } from '../helpers/server.ts';
-import { Agent, pkce, REDIRECT, signInAndConsent } from '../auth/agent.ts';
+import { Agent, pkce, REDIRECT, signInAndConsent } from '../services/auth/agent.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

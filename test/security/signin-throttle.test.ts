@@ -8,7 +8,7 @@
 import t from 'tap';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
-import { Agent } from '../auth/agent.ts';
+import { Agent } from '../services/auth/agent.ts';
 
 const PASSWORD = 'correct horse battery staple';
 /** The documented budgets (README, Signing people in): per account and address, per address, within 15 minutes. */

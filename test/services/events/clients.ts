@@ -1,0 +1,117 @@
+/**
+ * Clients of the event streams for tests: an SSE reader and a WebSocket, as a client sees them,
+ * a flow to make events with, and a metric's value.
+ */
+import type { Test } from 'tap';
+import { unpack } from 'msgpackr';
+import WebSocket from 'ws';
+import type { TestServer } from '../../helpers/server.ts';
+
+export interface Event {
+  id: string;
+  cursor: string;
+  type: string;
+  timestamp: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
+
+/** An SSE client: the frames as they arrive (id, event, data), and how the stream ended. */
+export async function sse(
+  t: Test,
+  base: string,
+  token: string,
+  query = '',
+  headers: Record<string, string> = {},
+) {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/v1/events/stream${query}`, {
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    signal: controller.signal,
+  });
+  const frames: { id?: string; event?: string; data: string }[] = [];
+  const comments: string[] = [];
+  let ended = false;
+  const reading = (async () => {
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const frame: { id?: string; event?: string; data: string } = { data: '' };
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line);
+            else if (line.startsWith('id: ')) frame.id = line.slice(4);
+            else if (line.startsWith('event: ')) frame.event = line.slice(7);
+            else if (line.startsWith('data: ')) frame.data += line.slice(6);
+          }
+          if (frame.data) frames.push(frame);
+        }
+      }
+    } catch {
+      // aborted by the test
+    }
+    ended = true;
+  })();
+  t.teardown(async () => {
+    controller.abort();
+    await reading;
+  });
+  const events = () =>
+    frames.filter((f) => f.event !== 'close').map((f) => JSON.parse(f.data) as Event);
+  return { res, frames, comments, events, ended: () => ended, close: () => controller.abort() };
+}
+
+/** A WebSocket client: decoded events, and its close code and reason once closed. */
+export function socket(t: Test, base: string, protocols: string[], query = '') {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/v1/stream${query}`, protocols);
+  const events: Event[] = [];
+  const state: {
+    code: number | null;
+    reason: string;
+    status: number | null;
+    protocol: string | null;
+  } = { code: null, reason: '', status: null, protocol: null };
+  ws.on('message', (data, binary) =>
+    events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event),
+  );
+  ws.on('close', (code, reason) => {
+    state.code = code;
+    state.reason = String(reason);
+  });
+  ws.on('unexpected-response', (_req, res) => {
+    state.status = res.statusCode ?? null;
+    state.code = -1;
+    res.resume();
+  });
+  ws.on('error', () => {});
+  const opened = new Promise<boolean>((resolve) => {
+    ws.once('open', () => {
+      state.protocol = ws.protocol;
+      resolve(true);
+    });
+    ws.once('close', () => resolve(false));
+    ws.once('unexpected-response', () => resolve(false));
+  });
+  t.teardown(() => ws.terminate());
+  return { ws, events, state, opened };
+}
+
+export const newFlow = async (s: TestServer, name: string, token = s.adminKey) => {
+  const res = await s.api('POST', '/v1/flows', {
+    token,
+    body: { name, tasks: [{ name: 'One' }, { name: 'Two', after: [0] }] },
+  });
+  return res.body as { id: string; tasks: { id: string }[] };
+};
+
+/** A sample of the metrics text without labels, or with them written out (`name{label="v"}`); NaN when absent. */
+export async function metric(s: TestServer, name: string): Promise<number> {
+  const line = (await s.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : NaN;
+}
