@@ -1,7 +1,7 @@
 // Type-aware lint, run in `npm test` (scripts `lint`). The rules are the ones that catch what
 // review missed here: a promise nobody awaits, a switch that forgets a case, a type import that
 // drags a module into the runtime graph, a `!` that hides a missing value. The `!` rule warns:
-// package.json's `lint` fails when there are more warnings than today's 1,435, so the count only falls
+// package.json's `lint` fails when there are more warnings than the ceiling there (1,419 now), so the count only falls
 // (lower the ceiling there when you remove some).
 import tseslint from 'typescript-eslint';
 
