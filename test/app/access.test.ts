@@ -9,6 +9,7 @@ import t from 'tap';
 import { createClient, createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { assertError, startTestServer } from '../helpers/server.ts';
 import { Agent, setUpPerson, type PageResponse } from '../auth/agent.ts';
+import type { Token } from '../helpers/wire.ts';
 
 const keyOf = (page: PageResponse) =>
   /id="new-key" type="text" readonly value="(fpk_[\w-]+)"/.exec(page.text)?.[1];
@@ -187,7 +188,7 @@ t.test('API access', async (t) => {
       scopes: ['flows:read'],
       name: 'Robot',
     });
-    const issued = await s.api('POST', '/v1/oauth/token', {
+    const issued = await s.api<Token>('POST', '/v1/oauth/token', {
       raw: new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: client.clientId,

@@ -18,6 +18,7 @@ import {
 } from '../helpers/mail-checks.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
+import type { Digest, Flow, NotificationDeliveryList } from '../helpers/wire.ts';
 
 const CAP = 10;
 
@@ -72,7 +73,7 @@ t.test('digest', async (t) => {
       scopes: [...SCOPES],
     });
     const shared = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: key,
         body: { name: 'Partner plan', tasks: [{ name: 'Their open task', estimateHours: 2 }] },
       })
@@ -87,13 +88,13 @@ t.test('digest', async (t) => {
       201,
     );
     const hidden = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: key,
         body: { name: 'Not shared', tasks: [{ name: 'Secret' }] },
       })
     ).body;
 
-    const res = await s.api('GET', `/v1/notifications/digest?memberId=${ada}`, {
+    const res = await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${ada}`, {
       token: s.adminKey,
     });
     t.equal(res.status, 200, res.text);
@@ -110,10 +111,10 @@ t.test('digest', async (t) => {
     });
     t.equal(d.ready.length, CAP, 'capped; counts has the total');
     t.ok(
-      d.ready.every((i: any) => i.questId === many.id || i.nodeId === ids['Mine ready']),
+      d.ready.every((i) => i.questId === many.id || i.nodeId === ids['Mine ready']),
       'only her ready work',
     );
-    t.strictSame(Object.keys(d.inProgress[0]).sort(), [
+    t.strictSame(Object.keys(d.inProgress[0] ?? {}).sort(), [
       'criticalPath',
       'hours',
       'nodeId',
@@ -131,17 +132,17 @@ t.test('digest', async (t) => {
         criticalPath: Boolean,
       },
     ]);
-    t.match(d.ready.find((i: any) => i.nodeTitle === 'Mine ready') ?? { hours: 6 }, { hours: 6 });
+    t.match(d.ready.find((i) => i.nodeTitle === 'Mine ready') ?? { hours: 6 }, { hours: 6 });
     t.match(d.blocked, [
       { nodeId: ids['Mine waiting'], nodeTitle: 'Mine waiting', questName: 'Late' },
     ]);
     t.same(
-      d.available.map((i: any) => i.nodeTitle).sort(),
+      d.available.map((i) => i.nodeTitle).sort(),
       ['Nobody', 'Their open task'],
       'unassigned ready work, shared flow included',
     );
     t.match(
-      d.available.find((i: any) => i.nodeTitle === 'Their open task'),
+      d.available.find((i) => i.nodeTitle === 'Their open task'),
       { questId: shared.id, questName: 'Partner plan', hours: 2, criticalPath: true },
     );
     t.match(d.completed, [
@@ -153,7 +154,7 @@ t.test('digest', async (t) => {
     t.notMatch(JSON.stringify(d), hidden.id, 'flows not shared with her stay out');
 
     const bobs = (
-      await s.api('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
+      await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
     ).body;
     t.match(
       bobs.counts,
@@ -279,7 +280,9 @@ t.test('digest', async (t) => {
   t.test('sent with its unsubscribe link; never twice a day; never empty', async (t) => {
     const before = smtp.messages.length;
     const rows = (
-      await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+      await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+        token: s.adminKey,
+      })
     ).body.items;
     t.same(rows, [], 'Ada has had no digest yet');
     const job = { workspaceId: s.workspaceId, memberId: ada, localDate: '2026-12-01' };
@@ -313,7 +316,9 @@ t.test('digest', async (t) => {
       'inline styles, table layout, no external assets',
     );
     const after = (
-      await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+      await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+        token: s.adminKey,
+      })
     ).body.items;
     t.match(after, [
       { kind: 'digest', status: 'sent', digestDate: '2026-12-01', itemCount: Number, attempt: 1 },
@@ -336,7 +341,7 @@ t.test('digest', async (t) => {
       scopes: [...SCOPES],
     });
     t.equal(
-      (await s.api('GET', `/v1/notifications/digest?memberId=${idle}`, { token: key })).body
+      (await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${idle}`, { token: key })).body
         .wouldSend,
       false,
     );
@@ -346,8 +351,13 @@ t.test('digest', async (t) => {
       new Date(),
     );
     t.match(
-      (await s.api('GET', `/v1/notifications/deliveries?memberId=${idle}`, { token: key })).body
-        .items,
+      (
+        await s.api<NotificationDeliveryList>(
+          'GET',
+          `/v1/notifications/deliveries?memberId=${idle}`,
+          { token: key },
+        )
+      ).body.items,
       [{ kind: 'digest', status: 'skipped-empty' }],
     );
     t.equal(smtp.messages.length, sent, 'an empty digest is never sent');
