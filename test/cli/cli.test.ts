@@ -10,6 +10,7 @@ import { sha256 } from '../../src/services/auth/secrets.ts';
 import { afterAuthChange } from '../helpers/routes.ts';
 import { cli, startTestServer } from '../helpers/server.ts';
 import { fails, runJson as run } from './output.ts';
+import type { Context, Refusal, Token } from '../helpers/wire.ts';
 
 t.test('cli', async (t) => {
   const s = await startTestServer(t);
@@ -183,7 +184,7 @@ t.test('cli', async (t) => {
     t.match(row, { role: 'member', name: 'Robot' });
     t.strictSame(row?.scopes, ['flows:read', 'work:write'], 'exactly the scopes given');
 
-    const me = await s.api('GET', '/v1/me', { token: key });
+    const me = await s.api<Context>('GET', '/v1/me', { token: key });
     t.match(
       me.body,
       { credentialId: created.id, role: 'member' },
@@ -202,7 +203,7 @@ t.test('cli', async (t) => {
       'all',
     ]);
     t.same(
-      (await s.api('GET', '/v1/me', { token: all.key as string })).body.scopes,
+      (await s.api<Context>('GET', '/v1/me', { token: all.key as string })).body.scopes,
       [...SCOPES],
       '"all" is every scope',
     );
@@ -247,7 +248,7 @@ t.test('cli', async (t) => {
     >`select secret_hash, kind from credentials where id = ${created.clientId as string}`;
     t.equal(row!.secretHash, sha256(secret));
     t.equal(row!.kind, 'client');
-    const token = await s.api('POST', '/v1/oauth/token', {
+    const token = await s.api<Token>('POST', '/v1/oauth/token', {
       raw: new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: created.clientId as string,
@@ -288,7 +289,7 @@ t.test('cli', async (t) => {
       id: created.clientId,
       deleted: true,
     });
-    const me = await s.api('GET', '/v1/me', { token: token.body.access_token });
+    const me = await s.api<Refusal>('GET', '/v1/me', { token: token.body.access_token });
     t.equal(me.body?.error?.code, 'CREDENTIAL_REVOKED', 'client delete ends the tokens it issued');
     const [demoKey] = await s.sql<
       { id: string }[]

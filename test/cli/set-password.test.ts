@@ -8,10 +8,15 @@ import { verifyPassword } from '../../src/services/auth/secrets.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from '../services/auth/agent.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../helpers/server.ts';
 import { databaseLine } from './output.ts';
+import type { Token } from '../helpers/wire.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+// Person grants: their answers always hold a refresh token.
 const token = (s: TestServer, fields: Record<string, string>) =>
-  s.api('POST', '/v1/oauth/token', { raw: new URLSearchParams(fields).toString(), headers: FORM });
+  s.api<Required<Token>>('POST', '/v1/oauth/token', {
+    raw: new URLSearchParams(fields).toString(),
+    headers: FORM,
+  });
 
 async function signIn(
   s: TestServer,

@@ -5,7 +5,8 @@
  */
 import type { Test } from 'tap';
 import type { Overrides } from '../../src/platform/config.ts';
-import { startTestServer, type ApiResponse, type TestServer } from './server.ts';
+import { startTestServer, type TestServer } from './server.ts';
+import type { Flow } from './wire.ts';
 import { createPerson } from './people.ts';
 
 let people = 0;
@@ -40,15 +41,15 @@ export async function newFlow(
   s: TestServer,
   body: Record<string, unknown>,
   token = s.adminKey,
-): Promise<any> {
-  const res = await s.api('POST', '/v1/flows', { token, body });
+): Promise<Flow> {
+  const res = await s.api<Flow>('POST', '/v1/flows', { token, body });
   t.equal(res.status, 201, `created flow ${String(body.name)}`);
   if (res.status !== 201) throw new Error(`flow creation failed: ${res.text}`);
   return res.body;
 }
 
-/** POST that must answer `status`; the body. */
-export async function ok(
+/** A request that must answer `status`; the body, read as `T` (the operation's schema type). */
+export async function ok<T = unknown>(
   t: Test,
   s: TestServer,
   method: string,
@@ -56,8 +57,8 @@ export async function ok(
   body?: unknown,
   status = 200,
   token = s.adminKey,
-): Promise<any> {
-  const res = await s.api(method, path, { token, body });
+): Promise<T> {
+  const res = await s.api<T>(method, path, { token, body });
   t.equal(res.status, status, `${method} ${path} → ${status}`);
   if (res.status !== status) t.comment(res.text);
   return res.body;
@@ -68,7 +69,7 @@ export function idsByName(flow: { tasks: { id: string; name: string }[] }): Reco
   return Object.fromEntries(flow.tasks.map((task) => [task.name, task.id]));
 }
 
-export function taskNamed(flow: { tasks: any[] }, name: string): any {
+export function taskNamed<T extends { name: string }>(flow: { tasks: T[] }, name: string): T {
   const task = flow.tasks.find((x) => x.name === name);
   if (!task) throw new Error(`no task ${name}`);
   return task;
@@ -122,8 +123,4 @@ export async function assertUnchanged(
 ): Promise<void> {
   const after = await visible(s, Object.keys(before.flows), token);
   t.strictSame(after, before, `nothing written: ${what}`);
-}
-
-export function errorOf(res: ApiResponse): { code?: string; details?: any } {
-  return res.body?.error ?? {};
 }

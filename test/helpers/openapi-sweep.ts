@@ -9,8 +9,9 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
 import type { ApiResponse, RequestOptions, TestServer } from './server.ts';
+import type { JsonDocument } from './wire.ts';
 
-type Schema = Record<string, any>;
+type Schema = JsonDocument;
 
 export interface Operation {
   method: string;
@@ -29,18 +30,18 @@ export interface Operation {
 }
 
 /** The server's OpenAPI document (no credential). */
-export async function openApi(s: TestServer): Promise<any> {
-  const res = await s.api('GET', '/v1/openapi.json');
+export async function openApi(s: TestServer): Promise<JsonDocument> {
+  const res = await s.api<JsonDocument>('GET', '/v1/openapi.json');
   if (res.status !== 200) throw new Error(`GET /v1/openapi.json → ${res.status}`);
   return res.body;
 }
 
-export function operations(doc: any): Operation[] {
+export function operations(doc: JsonDocument): Operation[] {
   const out: Operation[] = [];
-  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
+  for (const [path, item] of Object.entries<JsonDocument>(doc.paths)) {
+    for (const [method, op] of Object.entries<JsonDocument>(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      const parameters: any[] = op.parameters ?? [];
+      const parameters: JsonDocument[] = op.parameters ?? [];
       const content = op.requestBody?.content as Record<string, { schema: Schema }> | undefined;
       const [type, media] = content ? Object.entries(content)[0]! : [];
       out.push({
@@ -236,12 +237,13 @@ export function callsFor(
   );
 }
 
-export function send(
+/** Sends a call; `T`: what the caller reads the body as. */
+export function send<T = unknown>(
   s: TestServer,
   call: Call,
   headers: Record<string, string> = {},
-): Promise<ApiResponse> {
-  return s.api(call.method, call.url, {
+): Promise<ApiResponse<T>> {
+  return s.api<T>(call.method, call.url, {
     ...call.options,
     headers: { ...call.options.headers, ...headers },
   });
@@ -560,7 +562,7 @@ export class Conformance {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(private readonly doc: any) {
+  constructor(private readonly doc: JsonDocument) {
     addFormats.default(this.ajv);
   }
 
@@ -573,14 +575,17 @@ export class Conformance {
       const target = ref
         .slice(2)
         .split('/')
-        .reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+        .reduce<JsonDocument | undefined>(
+          (at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+          this.doc,
+        );
       return this.resolve(target);
     }
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, this.resolve(v)]));
   }
 
   /** The documented answers for this method on this path: the operation's, or the edge's 405 when the path lacks the method. */
-  responsesFor(path: string, method: string): Record<string, any> {
+  responsesFor(path: string, method: string): JsonDocument {
     const op = this.doc.paths[path]?.[method.toLowerCase()];
     if (op) return op.responses;
     const notAllowed = this.doc.components.responses.MethodNotAllowed;

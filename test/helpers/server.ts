@@ -9,6 +9,7 @@ import { startApp, type RunningApp, type StartOptions } from '../../src/compose.
 import { loadConfig, type Overrides } from '../../src/platform/config.ts';
 import type { Sql } from '../../src/storage/db.ts';
 import { createTestDatabase } from './database.ts';
+import type { ErrorBody } from './wire.ts';
 
 /**
  * A test file's process ends once its tests have, even when a client library leaves a socket
@@ -48,7 +49,12 @@ export interface TestServer {
   /** The Demo workspace's admin key (every scope). */
   adminKey: string;
   workspaceId: string;
-  api: (method: string, path: string, options?: RequestOptions) => Promise<ApiResponse>;
+  /** `T`: what the caller reads the body as, the operation's schema type (helpers/wire.ts: `Static<typeof FlowSchema>`). */
+  api: <T = unknown>(
+    method: string,
+    path: string,
+    options?: RequestOptions,
+  ) => Promise<ApiResponse<T>>;
   /** The Prometheus text, from the metrics listener (never the API port). */
   metrics: () => Promise<string>;
 }
@@ -61,10 +67,15 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface ApiResponse {
+/**
+ * An answer; `body` is its JSON parsed (undefined when there is none), typed as the caller
+ * names it (the operation's schema type) and not checked: the sweeps check bodies against the
+ * document.
+ */
+export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
-  body: any;
+  body: T;
   text: string;
 }
 
@@ -102,12 +113,12 @@ export async function startTestServer(
   };
 }
 
-export async function request(
+export async function request<T = unknown>(
   base: string,
   method: string,
   path: string,
   options: RequestOptions = {},
-): Promise<ApiResponse> {
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined = options.raw;
@@ -123,10 +134,27 @@ export async function request(
   } catch {
     parsed = undefined;
   }
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Item `i` of a list a test knows holds it (a flow's tasks, a page's items); throws when it does not. */
+export function item<T>(items: readonly T[], i = 0): T {
+  const found = items[i];
+  if (found === undefined) throw new Error(`no item ${i} of ${items.length}`);
+  return found;
 }
 
 /** Reads until `done` holds (what a client polling for an outcome does); throws with the last value after `timeoutMs`. */
+export async function until<T, U extends T>(
+  read: () => Promise<T>,
+  done: (value: T) => value is U,
+  timeoutMs?: number,
+): Promise<U>;
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs?: number,
+): Promise<T>;
 export async function until<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
@@ -168,7 +196,9 @@ export function assertError(
   code: string,
   message?: string,
 ): void {
+  // Whatever the caller read the body as, a refusal's is the envelope (or not JSON at all).
+  const body = response.body as Partial<ErrorBody> | undefined;
   t.equal(response.status, status, message ?? `status ${status} ${code}`);
-  t.equal(response.body?.error?.code, code, `code ${code}`);
-  t.type(response.body?.error?.message, 'string', 'error has a message');
+  t.equal(body?.error?.code, code, `code ${code}`);
+  t.type(body?.error?.message, 'string', 'error has a message');
 }

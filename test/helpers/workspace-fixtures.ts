@@ -11,6 +11,20 @@ import { deliveriesSettled } from '../services/webhooks/receiver.ts';
 import { createPerson, personToken } from './people.ts';
 import { callsFor, operations, send, type IdMap } from './openapi-sweep.ts';
 import { until, type TestServer } from './server.ts';
+import type {
+  Attachment,
+  Brainstorm,
+  BrainstormShare,
+  Comment,
+  Flow,
+  Invite,
+  JsonDocument,
+  Share,
+  Task,
+  TemplateList,
+  WebhookDeliveryList,
+  WebhookWithSecret,
+} from './wire.ts';
 
 export interface Furnished {
   workspaceId: string;
@@ -63,8 +77,14 @@ export async function furnish(
   // The account flows and boards are shared with: one of its own unless the test brings one.
   const guestEmail = options.guestEmail ?? (await account()).email;
 
-  const call = async (method: string, path: string, body?: unknown, status = 201, raw?: Buffer) => {
-    const res = await s.api(
+  const call = async <T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    status = 201,
+    raw?: Buffer,
+  ) => {
+    const res = await s.api<T>(
       method,
       path,
       raw ? { token: key, raw, headers: { 'content-type': 'text/plain' } } : { token: key, body },
@@ -74,12 +94,12 @@ export async function furnish(
     return res.body;
   };
 
-  const webhook = await call('POST', '/v1/webhooks', {
+  const webhook = await call<WebhookWithSecret>('POST', '/v1/webhooks', {
     url: `${options.receiverUrl}/${marker}`,
     events: ['flow.created'],
     description: marker,
   });
-  const flow = await call('POST', '/v1/flows', {
+  const flow = await call<Flow>('POST', '/v1/flows', {
     name: `${marker} flow`,
     description: marker,
     tasks: [
@@ -87,46 +107,59 @@ export async function furnish(
       { name: `${marker} build`, after: [0] },
     ],
   });
-  const [design, build] = flow.tasks.map((x: { id: string }) => x.id) as [string, string];
+  const [design, build] = flow.tasks.map((x) => x.id) as [string, string];
   const F = `/v1/flows/${flow.id}`;
-  const sub = await call('POST', `${F}/tasks`, { name: `${marker} sub-task`, parentId: design });
-  const comment = await call('POST', `${F}/tasks/${design}/comments`, {
+  const sub = await call<Task>('POST', `${F}/tasks`, {
+    name: `${marker} sub-task`,
+    parentId: design,
+  });
+  const comment = await call<Comment>('POST', `${F}/tasks/${design}/comments`, {
     body: `${marker} comment`,
   });
-  const file = await call(
+  const file = await call<Attachment>(
     'POST',
     `${F}/tasks/${design}/attachments?name=${marker}.txt`,
     undefined,
     201,
     Buffer.from(`${marker} bytes`),
   );
-  const deliverable = await call('POST', `${F}/tasks/${build}/deliverables`, {
-    name: `${marker} deliverable`,
+  const deliverable = await call<Task['requiredDeliverables'][number]>(
+    'POST',
+    `${F}/tasks/${build}/deliverables`,
+    {
+      name: `${marker} deliverable`,
+    },
+  );
+  const flowShare = await call<Share>('POST', `${F}/shares`, {
+    email: guestEmail,
+    role: 'commenter',
   });
-  const flowShare = await call('POST', `${F}/shares`, { email: guestEmail, role: 'commenter' });
 
-  const board = await call('POST', '/v1/brainstorms', {
+  const board = await call<Brainstorm>('POST', '/v1/brainstorms', {
     name: `${marker} board`,
     ideas: [{ title: `${marker} idea` }, { title: `${marker} child`, parent: 0 }],
   });
-  const [idea, child] = board.ideas.map((x: { id: string }) => x.id) as [string, string];
+  const [idea, child] = board.ideas.map((x) => x.id) as [string, string];
   const B = `/v1/brainstorms/${board.id}`;
   await call('POST', `${B}/ideas/${idea}/comments`, { body: `${marker} idea comment` });
-  const ideaFile = await call(
+  const ideaFile = await call<Attachment>(
     'POST',
     `${B}/ideas/${idea}/attachments?name=${marker}-idea.txt`,
     undefined,
     201,
     Buffer.from(`${marker} idea bytes`),
   );
-  const boardShare = await call('POST', `${B}/shares`, { email: guestEmail, role: 'commenter' });
+  const boardShare = await call<BrainstormShare>('POST', `${B}/shares`, {
+    email: guestEmail,
+    role: 'commenter',
+  });
 
-  const invite = await call('POST', '/v1/team/invites', {
+  const invite = await call<Invite>('POST', '/v1/team/invites', {
     email: `${marker.toLowerCase()}-invitee@example.com`,
     role: 'member',
   });
-  const templates = await call('GET', '/v1/templates', undefined, 200);
-  const template = templates.items[0].id as string;
+  const templates = await call<TemplateList>('GET', '/v1/templates', undefined, 200);
+  const [template] = templates.items.map((x) => x.id) as [string];
   await call('POST', `/v1/templates/${template}/flows`, { name: `${marker} from template` });
   // No digest is due while a test runs: its row would appear between two snapshots.
   for (const person of [ownerId, memberId])
@@ -138,7 +171,12 @@ export async function furnish(
     );
 
   await deliveriesSettled(s.sql);
-  const deliveries = await call('GET', `/v1/webhooks/${webhook.id}/deliveries`, undefined, 200);
+  const deliveries = await call<WebhookDeliveryList>(
+    'GET',
+    `/v1/webhooks/${webhook.id}/deliveries`,
+    undefined,
+    200,
+  );
   t.ok(deliveries.items.length > 0, `${marker}: the webhook has a delivery`);
 
   return {
@@ -162,7 +200,7 @@ export async function furnish(
       fileId: [ideaFile.id],
       shareId: [flowShare.id, boardShare.id],
       webhookId: [webhook.id],
-      deliveryId: [deliveries.items[0].id],
+      deliveryId: deliveries.items.slice(0, 1).map((x) => x.id),
     },
     values: {
       url: `${options.receiverUrl}/${marker}-sweep`,
@@ -188,7 +226,7 @@ const UNSCOPED_SKIP = new Set(['rate_buckets', 'idempotency_keys', 'schema_migra
  * digest of every table's rows that belong to the workspace. Fields that say when the
  * answer was made (`generatedAt`) are left out.
  */
-export async function snapshot(s: TestServer, doc: any, w: Furnished): Promise<Snapshot> {
+export async function snapshot(s: TestServer, doc: JsonDocument, w: Furnished): Promise<Snapshot> {
   const api: Snapshot['api'] = {};
   for (const op of operations(doc)) {
     // A stream never ends: what it would show is the feed's (GET /v1/events), which is read.
@@ -242,7 +280,11 @@ function strip(value: unknown): unknown {
 }
 
 /** A snapshot once background work (outbox, deliveries, mail) has stopped changing it: two in a row agree. */
-export async function settledSnapshot(s: TestServer, doc: any, w: Furnished): Promise<Snapshot> {
+export async function settledSnapshot(
+  s: TestServer,
+  doc: JsonDocument,
+  w: Furnished,
+): Promise<Snapshot> {
   let previous = JSON.stringify(await snapshot(s, doc, w));
   const settled = await until(
     async () => {

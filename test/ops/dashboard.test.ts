@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
+import { item } from '../helpers/server.ts';
 
 t.test('every metric the dashboard queries is exported', async (t) => {
   const dashboard = JSON.parse(
@@ -15,7 +16,7 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   const s = await startFlowServer(t, { rateLimitPerMinute: 60, rateLimitBurst: 3 });
   const flow = await newFlow(t, s, { name: 'Metrics', tasks: [{ name: 'A' }] });
   // Derived from the version before: an incremental derivation.
-  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
   await ok(t, s, 'GET', '/v1/work/available');
   for (let i = 0; i < 3; i++) await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   const exported = await s.metrics();

@@ -14,6 +14,7 @@ import { freePort } from '../../src/storage/embedded.ts';
 import { artifact, openBrowser } from '../helpers/browser.ts';
 import { startTestServer, until } from '../helpers/server.ts';
 import { setUpPerson } from '../services/auth/agent.ts';
+import type { Flow } from '../helpers/wire.ts';
 
 interface Example {
   child: ChildProcessWithoutNullStreams;
@@ -129,7 +130,7 @@ t.test(
   async (t) => {
     const s = await startTestServer(t);
     // Two independent starts, a join, and a task after it.
-    const created = await s.api('POST', '/v1/flows', {
+    const created = await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
       body: {
         name: 'Polled',
@@ -164,7 +165,7 @@ t.test(
     t.equal(Number(summary?.[1]), 5, 'completed all five');
     t.ok(Number(summary?.[3]) >= 1, 'saw at least one 304');
 
-    const flow = await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey });
+    const flow = await s.api<Flow>('GET', `/v1/flows/${flowId}`, { token: s.adminKey });
     t.same(
       flow.body.tasks.map((task: { status: string }) => task.status),
       ['done', 'done', 'done', 'done', 'done'],

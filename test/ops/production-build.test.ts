@@ -12,6 +12,7 @@ import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { bannerKey, operatorEnv, run, startServer } from '../helpers/process.ts';
 import { request, until } from '../helpers/server.ts';
+import type { Completed, Flow, Task, WorkList } from '../helpers/wire.ts';
 
 const tree = path.resolve('.flowplan', 'test', `build-${process.pid}`);
 const dist = path.join(tree, 'dist');
@@ -143,19 +144,19 @@ t.test(
         ])
       ).stdout,
     ) as { key: string };
-    const api = (method: string, route: string, body?: unknown) =>
-      request(server.base, method, route, { token: key, body });
+    const api = <T = unknown>(method: string, route: string, body?: unknown) =>
+      request<T>(server.base, method, route, { token: key, body });
 
     t.equal((await request(server.base, 'GET', '/healthz')).status, 200, '/healthz 200');
     t.equal((await request(server.base, 'GET', '/readyz')).status, 200, '/readyz 200');
 
-    const flow = await api('POST', '/v1/flows', { name: 'Launch' });
+    const flow = await api<Flow>('POST', '/v1/flows', { name: 'Launch' });
     t.equal(flow.status, 201, 'flow created');
-    const design = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Design' });
+    const design = await api<Task>('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Design' });
     t.equal(design.status, 201, 'first task');
-    const build = await api('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Build' });
+    const build = await api<Task>('POST', `/v1/flows/${flow.body.id}/tasks`, { name: 'Build' });
     t.equal(build.status, 201, 'second task: a flow of two tasks, recomputed on the pool');
-    const dependency = await api(
+    const dependency = await api<Task>(
       'POST',
       `/v1/flows/${flow.body.id}/tasks/${build.body.id}/dependencies`,
       { taskId: design.body.id },
@@ -163,10 +164,13 @@ t.test(
     t.equal(dependency.status, 200, 'dependency added (recomputed on the pool)');
     t.equal(dependency.body.status, 'blocked', 'Build waits on Design');
 
-    const started = await api('POST', `/v1/flows/${flow.body.id}/tasks/${design.body.id}/start`);
+    const started = await api<Task>(
+      'POST',
+      `/v1/flows/${flow.body.id}/tasks/${design.body.id}/start`,
+    );
     t.equal(started.status, 200, 'Design started');
     t.equal(started.body.status, 'in_progress');
-    const completed = await api(
+    const completed = await api<Completed>(
       'POST',
       `/v1/flows/${flow.body.id}/tasks/${design.body.id}/complete`,
     );
@@ -177,7 +181,7 @@ t.test(
       'completing Design unblocks Build',
     );
 
-    const available = await api('GET', '/v1/work/available');
+    const available = await api<WorkList>('GET', '/v1/work/available');
     t.equal(available.status, 200, 'work view');
     t.same(
       available.body.items.map((item: { taskId: string }) => item.taskId),

@@ -19,6 +19,7 @@ import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { createPerson, personTokenOn } from '../helpers/people.ts';
 import { assertError, request, type ApiResponse } from '../helpers/server.ts';
+import type { Brainstorm, Invite, Share } from '../helpers/wire.ts';
 
 const BUDGET = 20;
 
@@ -39,7 +40,10 @@ t.test(
     );
     t.teardown(() => second.close());
     const board = (
-      await s.api('POST', '/v1/brainstorms', { token: s.adminKey, body: { name: 'Board' } })
+      await s.api<Brainstorm>('POST', '/v1/brainstorms', {
+        token: s.adminKey,
+        body: { name: 'Board' },
+      })
     ).body;
     await createPerson(s.sql, {
       email: 'known@example.com',
@@ -111,7 +115,10 @@ t.test(
         await createKey(s.sql, { workspaceId: id, role: 'admin', scopes: [...SCOPES] })
       ).key;
       const otherBoard = (
-        await s.api('POST', '/v1/brainstorms', { token: other, body: { name: 'Theirs' } })
+        await s.api<Brainstorm>('POST', '/v1/brainstorms', {
+          token: other,
+          body: { name: 'Theirs' },
+        })
       ).body;
       const theirs = (email: string) =>
         request(s.url, 'POST', `/v1/brainstorms/${otherBoard.id}/shares`, {
@@ -137,7 +144,10 @@ t.test(
       const key = (await createKey(s.sql, { workspaceId: id, role: 'admin', scopes: [...SCOPES] }))
         .key;
       const thirdBoard = (
-        await s.api('POST', '/v1/brainstorms', { token: key, body: { name: 'Third board' } })
+        await s.api<Brainstorm>('POST', '/v1/brainstorms', {
+          token: key,
+          body: { name: 'Third board' },
+        })
       ).body;
       const third = (email: string) =>
         request(
@@ -211,11 +221,11 @@ t.test(
       async (t) => {
         // Key A's budget is spent: these still answer, and answer the same.
         const flow = await newFlow(t, s, { name: 'Flow' });
-        const known = await request(s.url, 'POST', `/v1/flows/${flow.id}/shares`, {
+        const known = await request<Share>(s.url, 'POST', `/v1/flows/${flow.id}/shares`, {
           token: s.adminKey,
           body: { email: 'known@example.com' },
         });
-        const stranger = await request(second.url, 'POST', `/v1/flows/${flow.id}/shares`, {
+        const stranger = await request<Share>(second.url, 'POST', `/v1/flows/${flow.id}/shares`, {
           token: s.adminKey,
           body: { email: nobody() },
         });
@@ -226,11 +236,11 @@ t.test(
           Object.keys(stranger.body).sort(),
           'the same fields',
         );
-        const invited = await request(s.url, 'POST', '/v1/team/invites', {
+        const invited = await request<Invite>(s.url, 'POST', '/v1/team/invites', {
           token: s.adminKey,
           body: { email: 'known@example.com' },
         });
-        const invitedStranger = await request(second.url, 'POST', '/v1/team/invites', {
+        const invitedStranger = await request<Invite>(second.url, 'POST', '/v1/team/invites', {
           token: s.adminKey,
           body: { email: nobody() },
         });

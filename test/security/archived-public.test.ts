@@ -10,7 +10,8 @@ import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { ok, startFlowServer } from '../helpers/flows.ts';
 import { request } from '../helpers/server.ts';
-import { publicPaths, seedPublished } from '../web/public/helpers.ts';
+import { publicPaths, seedPublished, pathOf } from '../web/public/helpers.ts';
+import type { BrainstormSummary, Flow, FlowSummary, Refusal } from '../helpers/wire.ts';
 
 t.test(
   'archive: every public address is 404 at once in every process; restore stays private, a new publish a new link',
@@ -36,7 +37,7 @@ t.test(
         for (const path of paths) {
           const key = `${base} ${path}`;
           const tag = etags.get(key);
-          const res = await request(
+          const res = await request<Refusal>(
             base,
             'GET',
             path,
@@ -60,7 +61,7 @@ t.test(
     const boardTags = await expect(boardPaths, 200, 'published brainstorm');
 
     t.test('a flow', async (t) => {
-      const before = await ok(t, s, 'GET', `/v1/flows/${seeded.flowId}`);
+      const before = await ok<Flow>(t, s, 'GET', `/v1/flows/${seeded.flowId}`);
       t.equal(
         (await s.api('DELETE', `/v1/flows/${seeded.flowId}`, { token: s.adminKey })).status,
         204,
@@ -69,14 +70,14 @@ t.test(
       await expect(flowPaths, 404, 'archived flow', flowTags);
       await expect(boardPaths, 200, 'the brainstorm is not affected');
 
-      const restored = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/restore`);
+      const restored = await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${seeded.flowId}/restore`);
       t.equal(restored.public, false, 'restored private');
       t.equal(restored.publicUrl, null);
       await expect(flowPaths, 404, 'restored flow, old link');
-      const republished = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
+      const republished = await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
       t.not(republished.publicUrl, before.publicUrl, 'publishing again makes a new link');
       await expect(flowPaths, 404, 'the old link stays dead');
-      flowPaths = publicPaths(new URL(republished.publicUrl).pathname, null);
+      flowPaths = publicPaths(pathOf(republished.publicUrl), null);
       await expect(flowPaths, 200, 'the new link works');
     });
 
@@ -88,18 +89,24 @@ t.test(
       await expect(boardPaths, 404, 'archived brainstorm', boardTags);
       await expect(flowPaths, 200, 'the flow is not affected');
 
-      const restored = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/restore`);
+      const restored = await ok<BrainstormSummary>(
+        t,
+        s,
+        'POST',
+        `/v1/brainstorms/${seeded.boardId}/restore`,
+      );
       t.equal(restored.public, false, 'restored private');
       t.equal(restored.publicUrl, null);
       await expect(boardPaths, 404, 'restored brainstorm, old link');
-      const republished = await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/publish`);
-      t.not(
-        new URL(republished.publicUrl).pathname,
-        seeded.boardPath,
-        'publishing again makes a new link',
+      const republished = await ok<BrainstormSummary>(
+        t,
+        s,
+        'POST',
+        `/v1/brainstorms/${seeded.boardId}/publish`,
       );
+      t.not(pathOf(republished.publicUrl), seeded.boardPath, 'publishing again makes a new link');
       await expect(boardPaths, 404, 'the old link stays dead');
-      boardPaths = publicPaths(null, new URL(republished.publicUrl).pathname);
+      boardPaths = publicPaths(null, pathOf(republished.publicUrl));
       await expect(boardPaths, 200, 'the new link works');
     });
   },

@@ -11,6 +11,7 @@ import { SCOPES } from '../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { frame, rawRequest } from '../helpers/raw.ts';
 import { startTestServer, until, type TestServer } from '../helpers/server.ts';
+import type { Flow, JsonDocument, Refusal } from '../helpers/wire.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -124,7 +125,7 @@ t.test(
     t.equal(body.error.details.limit, 0);
     t.equal((await s.api('GET', '/healthz')).status, 200, 'without one, 200');
     const flow = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: s.adminKey,
         body: { name: 'Actions', tasks: [{ name: 'A' }] },
       })
@@ -134,7 +135,7 @@ t.test(
       200,
       "a credential's action ignores a `{}`",
     );
-    const padded = await s.api('POST', `/v1/flows/${flow.id}/unpublish`, {
+    const padded = await s.api<Refusal>('POST', `/v1/flows/${flow.id}/unpublish`, {
       token: s.adminKey,
       body: { padding: 'a'.repeat(2048) },
     });
@@ -142,14 +143,14 @@ t.test(
     t.equal(padded.body.error.details.limit, 1024);
 
     const big = `grant_type=client_credentials&client_id=x&padding=${'a'.repeat(100 * KiB)}`;
-    const token = await s.api('POST', '/v1/oauth/token', {
+    const token = await s.api<Refusal>('POST', '/v1/oauth/token', {
       raw: big,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     t.equal(token.status, 413, 'a 100 KiB token request');
     t.equal(token.body.error.code, 'PAYLOAD_TOO_LARGE');
     t.equal(token.body.error.details.limit, 64 * KiB);
-    const doc = (await s.api('GET', '/v1/openapi.json')).body;
+    const doc = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
     t.ok(
       doc.paths['/v1/oauth/token'].post.responses['413'],
       'the OpenAPI document lists the 413 of the token endpoint',

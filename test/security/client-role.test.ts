@@ -7,9 +7,10 @@
  */
 import t from 'tap';
 import { createWorkspace } from '../../src/services/auth/provision.ts';
-import { assertError, startTestServer } from '../helpers/server.ts';
+import { assertError, item, startTestServer } from '../helpers/server.ts';
 import { createPerson } from '../helpers/people.ts';
 import { PASSWORD, registerClient, signIn, tokenEndpoint } from './oauth-people.ts';
+import type { Flow } from '../helpers/wire.ts';
 
 t.test("a client's role caps the person tokens it issues", async (t) => {
   const s = await startTestServer(t);
@@ -123,12 +124,12 @@ t.test("a client's role caps the person tokens it issues", async (t) => {
         workspaceId: home,
         role: 'owner',
       });
-      const flow = await s.api('POST', '/v1/flows', {
+      const flow = await s.api<Flow>('POST', '/v1/flows', {
         token: s.adminKey,
         body: { name: 'Shared', tasks: [{ name: 'Review' }] },
       });
       t.equal(flow.status, 201, flow.text);
-      const taskId = flow.body.tasks[0].id as string;
+      const taskId = item(flow.body.tasks).id as string;
       const shared = await s.api('POST', `/v1/flows/${flow.body.id}/shares`, {
         token: s.adminKey,
         body: { email, role: 'commenter' },

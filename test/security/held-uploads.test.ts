@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { startChildServer } from '../services/jobs/child.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
-import { until } from '../helpers/server.ts';
+import { item, until } from '../helpers/server.ts';
 
 const MiB = 1024 * 1024;
 const DECLARED = 25 * MiB;
@@ -69,7 +69,7 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Uploads', tasks: [{ name: 'A' }] });
-    const path = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments?name=big.bin`;
+    const path = `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/attachments?name=big.bin`;
     const child = await startChildServer(t, s.databaseUrl);
     const pid = child.process.pid!;
     await fetch(`${child.url}/healthz`);
@@ -120,7 +120,7 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Room', tasks: [{ name: 'A' }] });
-    const path = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments?name=held.bin`;
+    const path = `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/attachments?name=held.bin`;
     // Room for two uploads' windows (2 MiB each) from one address (a quarter of the allowance) and nothing more.
     const child = await startChildServer(t, s.databaseUrl, { MAX_BUFFERED_BODY_BYTES: '16MiB' });
     const held = await Promise.all([

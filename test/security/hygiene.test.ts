@@ -8,12 +8,15 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
 import { startChildServer } from '../services/jobs/child.ts';
+import type { Attachment, Brainstorm, FlowSummary } from '../helpers/wire.ts';
+import { item } from '../helpers/server.ts';
 
 t.test('nosniff on every kind of answer', async (t) => {
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, { name: 'Sniff', tasks: [{ name: 'A' }] });
-  const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey }))
-    .body.publicUrl as string;
+  const published = (
+    await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })
+  ).body.publicUrl as string;
   const answers = {
     'a JSON read': await s.api('GET', '/v1/me', { token: s.adminKey }),
     'a 404': await s.api('GET', '/v1/nothing-here'),
@@ -40,24 +43,24 @@ t.test('nosniff on every kind of answer', async (t) => {
 t.test('downloads are attachments that may run nothing', async (t) => {
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
-  const task = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}`;
+  const task = `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}`;
   const html = '<script>alert(document.cookie)</script>';
   const file = (
-    await s.api('POST', `${task}/attachments?name=page.html`, {
+    await s.api<Attachment>('POST', `${task}/attachments?name=page.html`, {
       token: s.adminKey,
       raw: html,
       headers: { 'content-type': 'text/html' },
     })
   ).body;
   const board = (
-    await s.api('POST', '/v1/brainstorms', {
+    await s.api<Brainstorm>('POST', '/v1/brainstorms', {
       token: s.adminKey,
       body: { name: 'B', ideas: [{ title: 'I' }] },
     })
   ).body;
-  const idea = `/v1/brainstorms/${board.id}/ideas/${board.ideas[0].id}`;
+  const idea = `/v1/brainstorms/${board.id}/ideas/${item(board.ideas).id}`;
   const ideaFile = (
-    await s.api('POST', `${idea}/attachments?name=page.html`, {
+    await s.api<Attachment>('POST', `${idea}/attachments?name=page.html`, {
       token: s.adminKey,
       raw: html,
       headers: { 'content-type': 'text/html' },

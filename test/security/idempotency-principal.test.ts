@@ -12,6 +12,7 @@ import { newId } from '../../src/platform/ids.ts';
 import { insertAccessToken } from '../../src/storage/credentials.store.ts';
 import { createPerson } from '../helpers/people.ts';
 import { startTestServer } from '../helpers/server.ts';
+import type { WebhookList, WebhookWithSecret } from '../helpers/wire.ts';
 
 t.test(
   'one first-party client, two people, two workspaces: each keeps their own answers',
@@ -69,7 +70,11 @@ t.test(
       description: 'Alice’s',
     };
     const create = (token: string) =>
-      s.api('POST', '/v1/webhooks', { token, body, headers: { 'idempotency-key': 'same-key-1' } });
+      s.api<WebhookWithSecret>('POST', '/v1/webhooks', {
+        token,
+        body,
+        headers: { 'idempotency-key': 'same-key-1' },
+      });
 
     const first = await create(aliceInA);
     t.equal(first.status, 201, 'Alice creates a webhook');
@@ -95,10 +100,10 @@ t.test(
     t.not(aliceElsewhere.body.id, first.body.id);
     t.not(aliceElsewhere.body.id, byBob.body.id);
 
-    const inA = (await s.api('GET', '/v1/webhooks', { token: aliceInA })).body.items.map(
-      (w: { id: string }) => w.id,
-    );
-    const inB = (await s.api('GET', '/v1/webhooks', { token: bobInB })).body.items
+    const inA = (
+      await s.api<WebhookList>('GET', '/v1/webhooks', { token: aliceInA })
+    ).body.items.map((w: { id: string }) => w.id);
+    const inB = (await s.api<WebhookList>('GET', '/v1/webhooks', { token: bobInB })).body.items
       .map((w: { id: string }) => w.id)
       .sort();
     t.strictSame(inA, [first.body.id], 'workspace A has Alice’s webhook only');

@@ -29,6 +29,7 @@ import {
 import { assertError } from '../helpers/server.ts';
 import { furnish, settledSnapshot } from '../helpers/workspace-fixtures.ts';
 import { startReceiver } from '../services/webhooks/receiver.ts';
+import type { TemplateDetail } from '../helpers/wire.ts';
 
 /**
  * Path parameters that name something every workspace shares, not something of A's: B's
@@ -132,7 +133,8 @@ t.test(
       t.ok(shared.length > 0, 'the template routes are among them');
       for (const op of shared) {
         for (const call of callsFor(op, a.ids, a.values, b.key)) {
-          const res = await send(s, call);
+          // A template's routes: the detail is what is read below.
+          const res = await send<TemplateDetail>(s, call);
           t.ok(
             res.status >= 200 && res.status < 300,
             `${call.method} ${call.url} → ${res.status} (${SHARED[op.pathParams.find((n) => n in SHARED)!]})`,

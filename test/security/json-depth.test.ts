@@ -4,13 +4,14 @@
  */
 import t from 'tap';
 import { assertError, startTestServer } from '../helpers/server.ts';
+import type { FlowList, Refusal } from '../helpers/wire.ts';
 
 t.test(
   'nesting deeper than 64 is 400 VALIDATION_FAILED, at once, and the server keeps answering',
   async (t) => {
     const s = await startTestServer(t);
     const post = (raw: string) =>
-      s.api('POST', '/v1/flows', {
+      s.api<Refusal>('POST', '/v1/flows', {
         token: s.adminKey,
         raw,
         headers: { 'content-type': 'application/json' },
@@ -45,7 +46,7 @@ t.test(
       'within the limit: refused by the schema instead',
     );
     t.equal(
-      (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.total,
+      (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.total,
       2,
       'nothing else was written',
     );

@@ -7,6 +7,7 @@ import t from 'tap';
 import { member, startFlowServer } from '../helpers/flows.ts';
 import { personToken } from '../helpers/people.ts';
 import { assertError } from '../helpers/server.ts';
+import type { Refusal } from '../helpers/wire.ts';
 
 t.test(
   "a member reads their own deliveries and digest, not another member's; an admin reads both",
@@ -22,7 +23,7 @@ t.test(
         200,
         `${path}: her own`,
       );
-      const other = await s.api('GET', `${path}?memberId=${bob}`, { token: adaToken });
+      const other = await s.api<Refusal>('GET', `${path}?memberId=${bob}`, { token: adaToken });
       assertError(t, other, 403, 'FORBIDDEN');
       t.match(other.body.error.message, /needs role admin/, `${path}: says what it needs`);
       for (const whose of [ada, bob]) {

@@ -6,14 +6,16 @@
 import type { Test } from 'tap';
 import { cli, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { Agent, pkce, REDIRECT, signInAndConsent } from '../services/auth/agent.ts';
+import type { Refusal, Token } from '../helpers/wire.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
+// Person grants, or their refusals: a person's tokens always come with a refresh token.
 export const tokenEndpoint = (
   s: TestServer,
   fields: Record<string, string>,
-): Promise<ApiResponse> =>
+): Promise<ApiResponse<Required<Token> & Refusal>> =>
   s.api('POST', '/v1/oauth/token', { raw: new URLSearchParams(fields).toString(), headers: FORM });
 
 /** `flowplan client create --first-party`, as an operator registers a sign-in client. */

@@ -8,13 +8,15 @@
  */
 import t from 'tap';
 import { assertError, startTestServer } from '../helpers/server.ts';
+import type { Flow, FlowList, Refusal } from '../helpers/wire.ts';
 
 t.test(
   'a body with a __proto__ or constructor.prototype key is refused 400, saying why, and writes nothing',
   async (t) => {
     const s = await startTestServer(t);
+    // A created flow, or a refusal naming the key.
     const post = (raw: string) =>
-      s.api('POST', '/v1/flows', {
+      s.api<Flow & Refusal>('POST', '/v1/flows', {
         token: s.adminKey,
         raw,
         headers: { 'content-type': 'application/json' },
@@ -41,7 +43,7 @@ t.test(
     }
     t.equal(({} as Record<string, unknown>).polluted, undefined, 'nothing inherits anything');
     t.equal(
-      (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.total,
+      (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.total,
       0,
       'nothing was written',
     );

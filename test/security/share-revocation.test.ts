@@ -13,7 +13,15 @@ import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { member, newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { createPerson, personToken } from '../helpers/people.ts';
-import { assertError, request } from '../helpers/server.ts';
+import { assertError, item, request } from '../helpers/server.ts';
+import type {
+  Brainstorm,
+  BrainstormShare,
+  Flow,
+  JsonDocument,
+  Share,
+  ShareList,
+} from '../helpers/wire.ts';
 
 const MSGPACK = 'application/msgpack';
 const WORK_VIEWS = [
@@ -50,14 +58,14 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
       { name: 'Build', after: [0] },
     ],
   });
-  const taskId = flow.tasks[0].id as string;
+  const taskId = item(flow.tasks).id;
   const board = (
-    await s.api('POST', '/v1/brainstorms', {
+    await s.api<Brainstorm>('POST', '/v1/brainstorms', {
       token: s.adminKey,
       body: { name: 'Ideas', ideas: [{ title: 'Root' }] },
     })
   ).body;
-  const ideaId = board.ideas[0].id as string;
+  const ideaId = item(board.ideas).id;
 
   const home = await createWorkspace(s.sql, { name: 'Guest home', plan: 'pro' });
   const { id: guestId } = await createPerson(s.sql, {
@@ -78,8 +86,11 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
     `${F}/report`,
     `${F}/tasks/${taskId}/comments`,
   ];
-  const guestGet = (base: string, path: string, headers: Record<string, string> = {}) =>
-    request(base, 'GET', path, { token: guest, headers });
+  const guestGet = <T = unknown>(
+    base: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ) => request<T>(base, 'GET', path, { token: guest, headers });
   const flowComment = (base: string) =>
     request(base, 'POST', `${F}/tasks/${taskId}/comments`, {
       token: guest,
@@ -106,7 +117,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
   };
 
   t.test('DELETE a flow share: the guest is out at once, everywhere', async (t) => {
-    const share = await ok(
+    const share = await ok<Share>(
       t,
       s,
       'POST',
@@ -127,7 +138,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
         200,
         `before: MessagePack (${where(base)})`,
       );
-      const flowRes = await guestGet(base, F);
+      const flowRes = await guestGet<Flow>(base, F);
       t.match(
         flowRes.body.tasks[0],
         { id: taskId, assigneeId: ann },
@@ -174,7 +185,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
       );
     }
     await checkWorkViews('after');
-    t.same((await ok(t, s, 'GET', `${F}/shares`)).items, [], 'no longer listed');
+    t.same((await ok<ShareList>(t, s, 'GET', `${F}/shares`)).items, [], 'no longer listed');
     assertError(
       t,
       await s.api('DELETE', `${F}/shares/${share.id}`, { token: s.adminKey }),
@@ -194,7 +205,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
     );
 
     // Shared again, the guest is back (a new share).
-    const again = await ok(t, s, 'POST', `${F}/shares`, { email: 'gina@example.com' }, 201);
+    const again = await ok<Share>(t, s, 'POST', `${F}/shares`, { email: 'gina@example.com' }, 201);
     t.not(again.id, share.id);
     for (const base of bases)
       t.equal((await guestGet(base, F)).status, 200, `shared again (${where(base)})`);
@@ -203,7 +214,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
   t.test(
     'PATCH a flow share: viewer ↔ commenter decides whether the guest may comment',
     async (t) => {
-      const [share] = (await ok(t, s, 'GET', `${F}/shares`)).items;
+      const [share] = (await ok<ShareList>(t, s, 'GET', `${F}/shares`)).items as [Share];
       t.equal(share.role, 'viewer');
       for (const base of bases)
         assertError(
@@ -223,12 +234,12 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
       for (const base of bases)
         t.equal((await flowComment(base)).status, 201, `a commenter comments (${where(base)})`);
       t.same(
-        (await ok(t, s, 'GET', `${F}/shares`)).items,
+        (await ok<ShareList>(t, s, 'GET', `${F}/shares`)).items,
         [promoted.body],
         'listed with the new role',
       );
 
-      const demoted = await s.api('PATCH', `${F}/shares/${share.id}`, {
+      const demoted = await s.api<Share>('PATCH', `${F}/shares/${share.id}`, {
         token: s.adminKey,
         body: { role: 'viewer' },
       });
@@ -248,7 +259,14 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
   );
 
   t.test('brainstorm shares: DELETE ends access everywhere; PATCH changes the role', async (t) => {
-    const share = await ok(t, s, 'POST', `${B}/shares`, { email: 'gina@example.com' }, 201);
+    const share = await ok<BrainstormShare>(
+      t,
+      s,
+      'POST',
+      `${B}/shares`,
+      { email: 'gina@example.com' },
+      201,
+    );
     const etags = new Map<string, string>();
     for (const base of bases) {
       const res = await guestGet(base, B);
@@ -329,7 +347,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
         await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] })
       ).key;
       const theirFlow = await newFlow(t, s, { name: 'Theirs' }, otherKey);
-      const theirShare = await ok(
+      const theirShare = await ok<Share>(
         t,
         s,
         'POST',
@@ -339,9 +357,12 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
         otherKey,
       );
       const theirBoard = (
-        await s.api('POST', '/v1/brainstorms', { token: otherKey, body: { name: 'Theirs' } })
+        await s.api<Brainstorm>('POST', '/v1/brainstorms', {
+          token: otherKey,
+          body: { name: 'Theirs' },
+        })
       ).body;
-      const theirBoardShare = await ok(
+      const theirBoardShare = await ok<BrainstormShare>(
         t,
         s,
         'POST',
@@ -351,7 +372,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
         otherKey,
       );
       const sibling = await newFlow(t, s, { name: 'Sibling' });
-      const siblingShare = await ok(
+      const siblingShare = await ok<Share>(
         t,
         s,
         'POST',
@@ -359,8 +380,8 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
         { email: 'hugo@example.com' },
         201,
       );
-      const mine = (await ok(t, s, 'GET', `${F}/shares`)).items[0];
-      const myBoardShare = await ok(
+      const mine = item((await ok<ShareList>(t, s, 'GET', `${F}/shares`)).items);
+      const myBoardShare = await ok<BrainstormShare>(
         t,
         s,
         'POST',
@@ -476,7 +497,7 @@ t.test('revoking and changing shares of flows and brainstorms, across two proces
   );
 
   t.test('the routes are in the OpenAPI document', async (t) => {
-    const doc = (await request(s.url, 'GET', '/v1/openapi.json')).body;
+    const doc = (await request<JsonDocument>(s.url, 'GET', '/v1/openapi.json')).body;
     const flowShare = doc.paths['/v1/flows/{flowId}/shares/{shareId}'];
     const boardShare = doc.paths['/v1/brainstorms/{brainstormId}/shares/{shareId}'];
     for (const [operation, what] of [

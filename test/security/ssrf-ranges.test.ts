@@ -11,6 +11,7 @@ import ipaddr from 'ipaddr.js';
 import { refusedAddress, resolveTarget } from '../../src/services/webhooks/address-guard.ts';
 import { startFlowServer } from '../helpers/flows.ts';
 import { assertError } from '../helpers/server.ts';
+import type { Refusal, WebhookWithSecret } from '../helpers/wire.ts';
 
 /** IANA IPv4 Special-Purpose Address Registry, plus multicast (224/4) from the address space registry. */
 const IPV4_BLOCKS: [string, string][] = [
@@ -243,7 +244,7 @@ t.test(
     ];
     for (const address of refused) {
       const url = `http://${literal(address)}/hook`;
-      const res = await s.api('POST', '/v1/webhooks', {
+      const res = await s.api<Refusal>('POST', '/v1/webhooks', {
         token: s.adminKey,
         body: { url, events: ['flow.created'] },
       });
@@ -265,7 +266,7 @@ t.test(
       '2002:808:808::1',
     ]) {
       const url = `https://${literal(address)}/hook`;
-      const res = await s.api('POST', '/v1/webhooks', {
+      const res = await s.api<WebhookWithSecret>('POST', '/v1/webhooks', {
         token: s.adminKey,
         body: { url, events: ['flow.created'] },
       });

@@ -10,7 +10,8 @@ import t from 'tap';
 import { createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { SCOPES } from '../../src/services/auth/principal.ts';
 import { newFlow, startFlowServer } from '../helpers/flows.ts';
-import { assertError } from '../helpers/server.ts';
+import { assertError, item } from '../helpers/server.ts';
+import type { Attachment, Brainstorm, Refusal } from '../helpers/wire.ts';
 
 const KiB = 1024;
 const QUOTA = 1024 * KiB;
@@ -20,12 +21,17 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t, { attachmentQuotaBytes: QUOTA });
     const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
+    // The uploads that succeed answer an Attachment, the one past the quota a refusal.
     const upload = (bytes: Buffer, name: string, token = s.adminKey, f = flow) =>
-      s.api('POST', `/v1/flows/${f.id}/tasks/${f.tasks[0].id}/attachments?name=${name}`, {
-        token,
-        raw: bytes,
-        headers: { 'content-type': 'application/octet-stream' },
-      });
+      s.api<Attachment & Refusal>(
+        'POST',
+        `/v1/flows/${f.id}/tasks/${item(f.tasks).id}/attachments?name=${name}`,
+        {
+          token,
+          raw: bytes,
+          headers: { 'content-type': 'application/octet-stream' },
+        },
+      );
     const stored = async () =>
       (await s.sql<{ n: number }[]>`select count(*)::int as n from blob_chunks`)[0]!.n;
 
@@ -34,7 +40,7 @@ t.test(
     t.equal(first.status, 201);
     t.equal(first.body.sizeBytes, big.length);
     const back = await fetch(
-      `${s.url}/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments/${first.body.id}/content`,
+      `${s.url}/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/attachments/${first.body.id}/content`,
       { headers: { authorization: `Bearer ${s.adminKey}` } },
     );
     t.ok(Buffer.from(await back.arrayBuffer()).equals(big), 'the bytes come back as sent');
@@ -46,7 +52,7 @@ t.test(
     t.equal(await stored(), chunksBefore, 'refused from its head: nothing of it was stored');
 
     const board = (
-      await s.api('POST', '/v1/brainstorms', {
+      await s.api<Brainstorm>('POST', '/v1/brainstorms', {
         token: s.adminKey,
         body: { name: 'Board', ideas: [{ title: 'Idea' }] },
       })
@@ -54,7 +60,7 @@ t.test(
     const ideaFile = (bytes: Buffer) =>
       s.api(
         'POST',
-        `/v1/brainstorms/${board.id}/ideas/${board.ideas[0].id}/attachments?name=idea.bin`,
+        `/v1/brainstorms/${board.id}/ideas/${item(board.ideas).id}/attachments?name=idea.bin`,
         {
           token: s.adminKey,
           raw: bytes,
@@ -92,7 +98,7 @@ t.test(
 t.test('concurrent uploads and bodies of unknown length cannot overrun it together', async (t) => {
   const s = await startFlowServer(t, { attachmentQuotaBytes: QUOTA });
   const flow = await newFlow(t, s, { name: 'Race', tasks: [{ name: 'A' }] });
-  const url = `${s.url}/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments?name=race.bin`;
+  const url = `${s.url}/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/attachments?name=race.bin`;
   const post = (body: Buffer | ReadableStream<Uint8Array>, init: RequestInit = {}) =>
     fetch(url, {
       method: 'POST',

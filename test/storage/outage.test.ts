@@ -14,6 +14,7 @@ import { startEmbedded } from '../../src/storage/embedded.ts';
 import { withLoopLag } from '../helpers/lag.ts';
 import { THROWAWAY_CLUSTER } from '../helpers/database.ts';
 import { assertError, request, until } from '../helpers/server.ts';
+import type { Flow, FlowList } from '../helpers/wire.ts';
 
 t.test(
   'database down and back: 503s while down, serving and hearing changes again after',
@@ -31,13 +32,14 @@ t.test(
     const b = await startApp(config);
     t.teardown(() => b.close());
     const key = a.demo!.key;
-    const api = (app: typeof a, method: string, path: string, body?: unknown) =>
-      request(app.url, method, path, { token: key, body });
+    const api = <T = unknown>(app: typeof a, method: string, path: string, body?: unknown) =>
+      request<T>(app.url, method, path, { token: key, body });
 
-    const flow = (await api(a, 'POST', '/v1/flows', { name: 'Before', tasks: [{ name: 'One' }] }))
-      .body;
-    t.equal((await api(a, 'GET', `/v1/flows/${flow.id}`)).body.name, 'Before', 'hot in a');
-    t.equal((await api(b, 'GET', `/v1/flows/${flow.id}`)).body.name, 'Before', 'hot in b');
+    const flow = (
+      await api<Flow>(a, 'POST', '/v1/flows', { name: 'Before', tasks: [{ name: 'One' }] })
+    ).body;
+    t.equal((await api<Flow>(a, 'GET', `/v1/flows/${flow.id}`)).body.name, 'Before', 'hot in a');
+    t.equal((await api<Flow>(b, 'GET', `/v1/flows/${flow.id}`)).body.name, 'Before', 'hot in b');
 
     await cluster.stop();
     // Both processes run in this one: on a loaded machine their timers run late by the loop's lag.
@@ -66,7 +68,7 @@ t.test(
     );
     assertError(t, write, 503, 'SERVICE_UNAVAILABLE', 'a write while the database is down');
     t.ok(Number(write.headers.get('retry-after')) > 0, 'with Retry-After');
-    const hot = await api(a, 'GET', `/v1/flows/${flow.id}`);
+    const hot = await api<Flow>(a, 'GET', `/v1/flows/${flow.id}`);
     t.equal(
       hot.status,
       200,
@@ -92,11 +94,11 @@ t.test(
       (r) => r.status === 200,
     );
     const seen = await until(
-      () => api(a, 'GET', `/v1/flows/${flow.id}`),
+      () => api<Flow>(a, 'GET', `/v1/flows/${flow.id}`),
       (r) => r.body?.name === 'After',
     );
     t.equal(seen.body.name, 'After', 'a sees the change b made after the restart');
-    const names = (await api(a, 'GET', '/v1/flows')).body.items.map(
+    const names = (await api<FlowList>(a, 'GET', '/v1/flows')).body.items.map(
       (f: { name: string }) => f.name,
     );
     t.notOk(names.includes('Lost?'), 'nothing half-made while the database was down');

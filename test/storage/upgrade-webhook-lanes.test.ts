@@ -14,6 +14,7 @@ import { listMigrations, migrate } from '../../src/storage/migrate.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { request, until } from '../helpers/server.ts';
 import { deliveriesSettled, startReceiver } from '../services/webhooks/receiver.ts';
+import type { WebhookDeliveryList } from '../helpers/wire.ts';
 
 const LANES = 17;
 
@@ -96,11 +97,16 @@ t.test(
       'each with its event',
     );
 
-    const list = await request(app.url, 'GET', `/v1/webhooks/${hook}/deliveries?size=10`, {
-      token: demo.key,
-    });
+    const list = await request<WebhookDeliveryList>(
+      app.url,
+      'GET',
+      `/v1/webhooks/${hook}/deliveries?size=10`,
+      {
+        token: demo.key,
+      },
+    );
     t.equal(list.status, 200);
-    const byId = new Map<string, any>(list.body.items.map((d: any) => [d.id, d]));
+    const byId = new Map(list.body.items.map((d) => [d.id, d]));
     t.equal(list.body.items.length, 6, 'six deliveries listed, none lost, none doubled');
     t.hasStrict(byId.get(ids(1)), {
       status: 'delivered',
@@ -110,7 +116,7 @@ t.test(
       payload: { type: 'task.started', data: { n: 1 } },
     });
     t.strictSame(
-      byId.get(ids(1)).attemptLog.map((a: any) => a.statusCode),
+      byId.get(ids(1))?.attemptLog.map((a) => a.statusCode),
       [500, 200],
       'its attempt log kept',
     );
@@ -120,7 +126,7 @@ t.test(
       attempts: 0,
       lastError: 'the webhook was disabled',
     });
-    t.strictSame(byId.get(ids(3)).attemptLog, [], 'skipped: its attempt log is empty');
+    t.strictSame(byId.get(ids(3))?.attemptLog, [], 'skipped: its attempt log is empty');
     const reopened = byId.get(ids(4));
     t.hasStrict(
       reopened,
@@ -128,7 +134,7 @@ t.test(
       'the manual retry made its one more attempt',
     );
     t.strictSame(
-      reopened.attemptLog.map((a: any) => [a.attempt, a.manual]),
+      reopened?.attemptLog.map((a) => [a.attempt, a.manual]),
       [
         [1, false],
         [2, true],

@@ -35,7 +35,7 @@ export interface FlowContext {
   principal: Principal;
 }
 
-export type NewFlowInput = Static<typeof CreateFlowBody>;
+type NewFlowInput = Static<typeof CreateFlowBody>;
 type NewTaskInput = NonNullable<NewFlowInput['tasks']>[number];
 
 /** Refuses references out of range or to self, and cycles (with the cycle's task indexes). */

@@ -8,6 +8,7 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { addTestRoutes, afterAuthChange } from '../../helpers/routes.ts';
 import { assertError, cli, startTestServer } from '../../helpers/server.ts';
+import type { Context, Refusal } from '../../helpers/wire.ts';
 
 t.test('access', async (t) => {
   const s = await startTestServer(t);
@@ -19,8 +20,9 @@ t.test('access', async (t) => {
   ) =>
     (await createKey(s.sql, { workspaceId, role, scopes: scopes as (typeof SCOPES)[number][] }))
       .key;
+  // Read only when refused: what a refusal's details say.
   const write = (token: string, path = '/v1/test/echo', body: unknown = { name: 'w' }) =>
-    s.api('POST', path, { token, body });
+    s.api<Refusal>('POST', path, { token, body });
 
   t.test('a missing scope is 403 INSUFFICIENT_SCOPE', async (t) => {
     const readOnly = await key('admin', ['flows:read']);
@@ -95,7 +97,7 @@ t.test('access', async (t) => {
   t.test('free plan: 403 PLAN_REQUIRED on every /v1 route but GET /v1/me', async (t) => {
     const { id } = await createWorkspace(s.sql, { name: 'Free', plan: 'free' });
     const free = await key('admin', SCOPES, id);
-    const me = await s.api('GET', '/v1/me', { token: free });
+    const me = await s.api<Context>('GET', '/v1/me', { token: free });
     t.equal(me.status, 200);
     t.equal(me.body.plan, 'free');
     const gated = s.app.edge.router.routes.filter(
@@ -170,7 +172,7 @@ t.test('access', async (t) => {
       'reads refused',
     );
     assertError(t, await write(member), 403, 'PLAN_REQUIRED', 'writes refused');
-    const me = await s.api('GET', '/v1/me', { token: member });
+    const me = await s.api<Context>('GET', '/v1/me', { token: member });
     t.equal(me.status, 200);
     t.equal(me.body.plan, 'free', '/v1/me reports the new plan');
     const up = await afterAuthChange(s, () =>
@@ -182,7 +184,7 @@ t.test('access', async (t) => {
       200,
       'back on pro',
     );
-    t.equal((await s.api('GET', '/v1/me', { token: member })).body.plan, 'pro');
+    t.equal((await s.api<Context>('GET', '/v1/me', { token: member })).body.plan, 'pro');
     t.equal(await echo.rows(), 0);
   });
 

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { createClient } from '../../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer } from '../../helpers/server.ts';
+import type { ServerMetadata } from '../../helpers/wire.ts';
 import { Agent, authorizePath, pkce, REDIRECT } from './agent.ts';
 
 t.test('authorize', async (t) => {
@@ -198,7 +199,7 @@ t.test('authorize', async (t) => {
   });
 
   t.test('metadata (RFC 8414) names the endpoints and S256', async (t) => {
-    const res = await s.api('GET', '/.well-known/oauth-authorization-server');
+    const res = await s.api<ServerMetadata>('GET', '/.well-known/oauth-authorization-server');
     t.equal(res.status, 200);
     t.match(res.body, {
       issuer,

@@ -8,6 +8,7 @@ import t from 'tap';
 import { signIn } from '../../../examples/oauth-pkce.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { Agent, setUpPerson } from './agent.ts';
+import type { Refusal } from '../../helpers/wire.ts';
 
 /** The issuer must be the server's real address (`iss` is compared): pick a free port first. */
 async function freePort(): Promise<number> {
@@ -72,7 +73,7 @@ t.test('examples/oauth-pkce.ts signs a person in with oauth4webapi', async (t) =
     { status: 400, code: 'invalid_grant' },
     'reuse of the rotated refresh token',
   );
-  const after = await s.api('GET', '/v1/me', { token: result.accessToken });
+  const after = await s.api<Refusal>('GET', '/v1/me', { token: result.accessToken });
   t.equal(after.status, 401, 'the reuse revoked the newest access token too');
   t.equal(after.body.error.code, 'CREDENTIAL_REVOKED');
 });

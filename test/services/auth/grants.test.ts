@@ -16,9 +16,14 @@ import {
 } from '../../helpers/server.ts';
 import { Agent, pkce, REDIRECT, setUpPerson, signInAndConsent } from './agent.ts';
 import { createPerson } from '../../helpers/people.ts';
+import type { Context, Token } from '../../helpers/wire.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const token = (s: TestServer, fields: Record<string, string>): Promise<ApiResponse> =>
+// Person grants: their answers always hold a refresh token.
+const token = (
+  s: TestServer,
+  fields: Record<string, string>,
+): Promise<ApiResponse<Required<Token>>> =>
   s.api('POST', '/v1/oauth/token', { raw: new URLSearchParams(fields).toString(), headers: FORM });
 
 t.test('person grants', async (t) => {
@@ -63,7 +68,7 @@ t.test('person grants', async (t) => {
       expires_in: 3600,
       scope: 'flows:read flows:write work:write team:read',
     });
-    const me = await s.api('GET', '/v1/me', { token: res.body.access_token });
+    const me = await s.api<Context>('GET', '/v1/me', { token: res.body.access_token });
     t.equal(me.status, 200);
     t.match(me.body, {
       workspaceId: s.workspaceId,
@@ -153,7 +158,7 @@ t.test('person grants', async (t) => {
     assertError(t, await exchange(c), 400, 'invalid_grant', 'second use');
     assertError(
       t,
-      await s.api('GET', '/v1/me', { token: first.body.access_token }),
+      await s.api<Context>('GET', '/v1/me', { token: first.body.access_token }),
       401,
       'CREDENTIAL_REVOKED',
       'the access token it issued',
@@ -244,7 +249,10 @@ t.test('person grants', async (t) => {
     t.equal(second.status, 200, second.text);
     t.match(second.body, { access_token: /^fpa_/, refresh_token: /^fpr_/, expires_in: 3600 });
     t.not(second.body.refresh_token, first.body.refresh_token, 'a new refresh token every time');
-    t.equal((await s.api('GET', '/v1/me', { token: second.body.access_token })).status, 200);
+    t.equal(
+      (await s.api<Context>('GET', '/v1/me', { token: second.body.access_token })).status,
+      200,
+    );
     const narrowed = await refresh(second.body.refresh_token, { scope: 'flows:read' });
     t.equal(narrowed.body.scope, 'flows:read', 'scope narrows');
     const third = await refresh(narrowed.body.refresh_token);
@@ -336,24 +344,24 @@ t.test('person grants', async (t) => {
     await createPerson(s.sql, { email: person.email, workspaceId: other, role: 'admin' });
     const switched = await refresh(first.body.refresh_token, { org_id: other });
     t.equal(switched.status, 200, switched.text);
-    const me = await s.api('GET', '/v1/me', { token: switched.body.access_token });
+    const me = await s.api<Context>('GET', '/v1/me', { token: switched.body.access_token });
     t.match(me.body, {
       workspaceId: other,
       workspaceName: 'Side project',
       role: 'admin',
       userId: person.userId,
     });
-    t.equal(me.body.orgs.length, 2);
+    t.equal(me.body.orgs?.length, 2);
     const back = await refresh(switched.body.refresh_token, { org_id: s.workspaceId });
     t.equal(
-      (await s.api('GET', '/v1/me', { token: back.body.access_token })).body.workspaceId,
+      (await s.api<Context>('GET', '/v1/me', { token: back.body.access_token })).body.workspaceId,
       s.workspaceId,
     );
 
     // Leaving a workspace ends the person's tokens there on the very next request, without waiting for any notice.
     const inOther = await refresh(back.body.refresh_token, { org_id: other });
     t.equal(
-      (await s.api('GET', '/v1/me', { token: inOther.body.access_token })).status,
+      (await s.api<Context>('GET', '/v1/me', { token: inOther.body.access_token })).status,
       200,
       'cached as valid',
     );

@@ -8,18 +8,22 @@ import t from 'tap';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createPerson, personToken } from '../../helpers/people.ts';
-import { assertError, startTestServer } from '../../helpers/server.ts';
+import { assertError, startTestServer, item } from '../../helpers/server.ts';
+import type { CommentList, Flow, FlowList } from '../../helpers/wire.ts';
 
 t.test('guests reach exactly the flows shared with them', async (t) => {
   const s = await startTestServer(t);
-  const created = await s.api('POST', '/v1/flows', {
+  const created = await s.api<Flow>('POST', '/v1/flows', {
     token: s.adminKey,
     body: { name: 'Launch', tasks: [{ name: 'Design' }, { name: 'Build', after: [0] }] },
   });
   t.equal(created.status, 201);
-  const flowId = created.body.id as string;
-  const taskId = created.body.tasks[0].id as string;
-  const other = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Private' } });
+  const flowId = created.body.id;
+  const taskId = item(created.body.tasks).id;
+  const other = await s.api<Flow>('POST', '/v1/flows', {
+    token: s.adminKey,
+    body: { name: 'Private' },
+  });
 
   const { id: home } = await createWorkspace(s.sql, { name: 'Guest home' });
   const { id: guestId } = await createPerson(s.sql, {
@@ -65,7 +69,7 @@ t.test('guests reach exactly the flows shared with them', async (t) => {
   t.test('a viewer guest reads the flow, and nothing else', async (t) => {
     for (const path of reads)
       t.equal((await s.api('GET', path, { token: guest })).status, 200, path);
-    const flow = await s.api('GET', `/v1/flows/${flowId}`, { token: guest });
+    const flow = await s.api<Flow>('GET', `/v1/flows/${flowId}`, { token: guest });
     t.equal(flow.body.name, 'Launch');
     assertError(t, await comment(guest), 403, 'FORBIDDEN', 'a viewer cannot comment');
     const refused: [string, string, unknown?][] = [
@@ -86,7 +90,7 @@ t.test('guests reach exactly the flows shared with them', async (t) => {
         'NOT_FOUND',
         `${method} ${path}`,
       );
-    const list = await s.api('GET', '/v1/flows', { token: guest });
+    const list = await s.api<FlowList>('GET', '/v1/flows', { token: guest });
     t.equal(list.body.total, 0, "the guest's own workspace list is their own");
   });
 
@@ -110,7 +114,7 @@ t.test('guests reach exactly the flows shared with them', async (t) => {
       'NOT_FOUND',
       'still no work on the flow',
     );
-    const listed = await s.api('GET', `/v1/flows/${flowId}/tasks/${taskId}/comments`, {
+    const listed = await s.api<CommentList>('GET', `/v1/flows/${flowId}/tasks/${taskId}/comments`, {
       token: s.adminKey,
     });
     t.equal(listed.body.total, 1, 'the workspace sees the comment');

@@ -15,17 +15,18 @@ import {
   type ApiResponse,
   type TestServer,
 } from '../../helpers/server.ts';
+import type { Context, Token } from '../../helpers/wire.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-function form(
+function form<T = unknown>(
   s: TestServer,
   path: string,
   fields: Record<string, string> | string,
   headers: Record<string, string> = {},
-): Promise<ApiResponse> {
+): Promise<ApiResponse<T>> {
   const raw = typeof fields === 'string' ? fields : new URLSearchParams(fields).toString();
-  return s.api('POST', path, { raw, headers: { ...FORM, ...headers } });
+  return s.api<T>('POST', path, { raw, headers: { ...FORM, ...headers } });
 }
 
 const basic = (id: string, secret: string) =>
@@ -41,7 +42,7 @@ t.test('oauth', async (t) => {
   });
   const secret = clientSecret!;
   const grant = (extra: Record<string, string> = {}) =>
-    form(s, '/v1/oauth/token', {
+    form<Token>(s, '/v1/oauth/token', {
       grant_type: 'client_credentials',
       client_id: clientId,
       client_secret: secret,
@@ -67,7 +68,7 @@ t.test('oauth', async (t) => {
     });
     t.notOk('refresh_token' in res.body, 'client credentials get no refresh token');
 
-    const me = await s.api('GET', '/v1/me', { token: res.body.access_token });
+    const me = await s.api<Context>('GET', '/v1/me', { token: res.body.access_token });
     t.equal(me.status, 200);
     t.match(me.body, {
       workspaceId: s.workspaceId,
@@ -92,7 +93,7 @@ t.test('oauth', async (t) => {
   });
 
   t.test('client_credentials through HTTP Basic', async (t) => {
-    const res = await form(
+    const res = await form<Token>(
       s,
       '/v1/oauth/token',
       { grant_type: 'client_credentials' },
@@ -104,7 +105,7 @@ t.test('oauth', async (t) => {
       expires_in: 3600,
       scope: 'flows:read flows:write work:write',
     });
-    const me = await s.api('GET', '/v1/me', { token: res.body.access_token });
+    const me = await s.api<Context>('GET', '/v1/me', { token: res.body.access_token });
     t.equal(me.body.credentialId, clientId);
     const withId = await form(
       s,
@@ -119,7 +120,7 @@ t.test('oauth', async (t) => {
     const res = await grant({ scope: 'flows:read' });
     t.equal(res.status, 200);
     t.equal(res.body.scope, 'flows:read');
-    const me = await s.api('GET', '/v1/me', { token: res.body.access_token });
+    const me = await s.api<Context>('GET', '/v1/me', { token: res.body.access_token });
     t.same(me.body.scopes, ['flows:read'], 'the token carries only what was asked for');
     const two = await grant({ scope: 'work:write  flows:read' });
     t.equal(two.status, 200);
@@ -312,7 +313,7 @@ t.test('oauth', async (t) => {
     t.equal(await tokensIssued(), before, 'no refusal issued a token');
 
     // RFC 6749 §3.1: an unrecognised parameter is ignored, repeated or not (issue 29, item 10).
-    const ignored = await form(
+    const ignored = await form<Token>(
       s,
       '/v1/oauth/token',
       `grant_type=client_credentials&client_id=${clientId}&client_secret=${secret}&utm=a&utm=b&x=`,
@@ -324,7 +325,7 @@ t.test('oauth', async (t) => {
   t.test('revoke (RFC 7009)', async (t) => {
     const { body } = await grant();
     const token = body.access_token as string;
-    t.equal((await s.api('GET', '/v1/me', { token })).status, 200, 'works before');
+    t.equal((await s.api<Context>('GET', '/v1/me', { token })).status, 200, 'works before');
     const revoked = await form(s, '/v1/oauth/revoke', {
       token,
       client_id: clientId,
@@ -479,7 +480,7 @@ t.test('oauth', async (t) => {
         scopes: ['flows:read'],
       });
       const get = () =>
-        form(s, '/v1/oauth/token', {
+        form<Token>(s, '/v1/oauth/token', {
           grant_type: 'client_credentials',
           client_id: victim.clientId,
           client_secret: victim.clientSecret!,
@@ -544,14 +545,14 @@ t.test('oauth', async (t) => {
     await s.sql`update access_tokens set expires_at = now() - interval '1 second' where expires_at > now()`;
     assertError(
       t,
-      await s.api('GET', '/v1/me', { token: body.access_token }),
+      await s.api<Context>('GET', '/v1/me', { token: body.access_token }),
       401,
       'UNAUTHORIZED',
       'an expired token',
     );
     const fresh = await grant();
     t.equal(
-      (await s.api('GET', '/v1/me', { token: fresh.body.access_token })).status,
+      (await s.api<Context>('GET', '/v1/me', { token: fresh.body.access_token })).status,
       200,
       'a new token works',
     );

@@ -1,8 +1,15 @@
 /** Brainstorm boards through HTTP: create with an idea tree, list, get (ETag), rename, archive/delete, restore, publish. */
 import t from 'tap';
 import { createKey } from '../../../src/services/auth/provision.ts';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
+import type {
+  Brainstorm,
+  BrainstormList,
+  BrainstormSummary,
+  Idea,
+  Refusal,
+} from '../../helpers/wire.ts';
 
 t.test('create with an idea tree, then read it back', async (t) => {
   const s = await server(t);
@@ -31,7 +38,14 @@ t.test('create with an idea tree, then read it back', async (t) => {
   t.match(created.createdAt, ISO);
   t.match(created.updatedAt, ISO);
   t.equal(created.ideas.length, 6);
-  const [channels, podcasts, newsletter, guests, pricing, tiers] = created.ideas;
+  const [channels, podcasts, newsletter, guests, pricing, tiers] = created.ideas as [
+    Idea,
+    Idea,
+    Idea,
+    Idea,
+    Idea,
+    Idea,
+  ];
   for (const idea of created.ideas) {
     t.match(idea.id, /^ide_/);
     t.equal(idea.brainstormId, created.id);
@@ -40,7 +54,7 @@ t.test('create with an idea tree, then read it back', async (t) => {
     t.match(idea.createdAt, ISO);
   }
   t.same(
-    created.ideas.map((i: any) => i.title),
+    created.ideas.map((i) => i.title),
     ['Channels', 'Podcasts', 'Newsletter', 'Guest spots', 'Pricing', 'Tiers'],
     'in the order given',
   );
@@ -85,7 +99,7 @@ t.test('create with an idea tree, then read it back', async (t) => {
     ).status,
     201,
   );
-  const changed = await s.api('GET', `/v1/brainstorms/${created.id}`, {
+  const changed = await s.api<Brainstorm>('GET', `/v1/brainstorms/${created.id}`, {
     token: s.adminKey,
     headers: { 'if-none-match': etag! },
   });
@@ -107,15 +121,15 @@ t.test('list: newest first, archived, q, size and from', async (t) => {
   const other = await otherWorkspace(s);
   await newBrainstorm(t, s, { name: 'Their board' }, other.key);
 
-  const all = await s.api('GET', '/v1/brainstorms', { token: s.adminKey });
+  const all = await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: s.adminKey });
   t.equal(all.status, 200);
   t.equal(all.body.total, 5, 'only this workspace');
   t.same(
-    all.body.items.map((b: any) => b.name),
+    all.body.items.map((b) => b.name),
     [...names].reverse(),
     'newest first',
   );
-  t.same(Object.keys(all.body.items[0]).sort(), [
+  t.same(Object.keys(item(all.body.items)).sort(), [
     'archived',
     'createdAt',
     'id',
@@ -125,12 +139,14 @@ t.test('list: newest first, archived, q, size and from', async (t) => {
     'publicUrl',
     'updatedAt',
   ]);
-  t.equal(all.body.items[0].ideaCount, 1);
+  t.equal(all.body.items[0]?.ideaCount, 1);
   t.ok(all.headers.get('etag'));
 
-  const page = await s.api('GET', '/v1/brainstorms?size=2&from=1', { token: s.adminKey });
+  const page = await s.api<BrainstormList>('GET', '/v1/brainstorms?size=2&from=1', {
+    token: s.adminKey,
+  });
   t.same(
-    page.body.items.map((b: any) => b.name),
+    page.body.items.map((b) => b.name),
     ['100% ideas', 'Gamma'],
   );
   t.equal(page.body.total, 5, 'total counts every match, not the page');
@@ -139,27 +155,29 @@ t.test('list: newest first, archived, q, size and from', async (t) => {
     items: [],
   });
 
-  const q = await s.api('GET', '/v1/brainstorms?q=BOARD', { token: s.adminKey });
+  const q = await s.api<BrainstormList>('GET', '/v1/brainstorms?q=BOARD', { token: s.adminKey });
   t.same(
-    q.body.items.map((b: any) => b.name),
+    q.body.items.map((b) => b.name),
     ['Delta board', 'Beta board', 'Alpha board'],
     'q matches names, case-insensitively',
   );
   t.equal(q.body.total, 3);
   t.same(
-    (await s.api('GET', '/v1/brainstorms?q=%25', { token: s.adminKey })).body.items.map(
-      (b: any) => b.name,
-    ),
+    (
+      await s.api<BrainstormList>('GET', '/v1/brainstorms?q=%25', { token: s.adminKey })
+    ).body.items.map((b) => b.name),
     ['100% ideas'],
     '% is a literal',
   );
 
   t.equal((await s.api('DELETE', `/v1/brainstorms/${ids[1]}`, { token: s.adminKey })).status, 204);
-  const live = await s.api('GET', '/v1/brainstorms', { token: s.adminKey });
+  const live = await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: s.adminKey });
   t.equal(live.body.total, 4, 'archived leave the default list');
-  const archived = await s.api('GET', '/v1/brainstorms?archived=true', { token: s.adminKey });
+  const archived = await s.api<BrainstormList>('GET', '/v1/brainstorms?archived=true', {
+    token: s.adminKey,
+  });
   t.same(
-    archived.body.items.map((b: any) => [b.name, b.archived]),
+    archived.body.items.map((b) => [b.name, b.archived]),
     [['Beta board', true]],
   );
 
@@ -185,7 +203,7 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
   const s = await server(t);
   const board = await newBrainstorm(t, s, { name: 'Draft', ideas: [{ title: 'One' }] });
 
-  const renamed = await s.api('PATCH', `/v1/brainstorms/${board.id}`, {
+  const renamed = await s.api<BrainstormSummary>('PATCH', `/v1/brainstorms/${board.id}`, {
     token: s.adminKey,
     body: { name: 'Final' },
   });
@@ -193,7 +211,8 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
   t.hasStrict(renamed.body, { id: board.id, name: 'Final', archived: false, ideaCount: 1 });
   t.notOk('ideas' in renamed.body, 'a summary');
   t.equal(
-    (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body.name,
+    (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body
+      .name,
     'Final',
   );
 
@@ -206,7 +225,9 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
   const archive = await s.api('DELETE', `/v1/brainstorms/${board.id}`, { token: s.adminKey });
   t.equal(archive.status, 204);
   t.equal(archive.text, '');
-  const archived = await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey });
+  const archived = await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, {
+    token: s.adminKey,
+  });
   t.equal(archived.body.archived, true, 'still readable, archived');
   t.equal(archived.body.ideas.length, 1, 'nothing lost');
   t.equal(
@@ -248,7 +269,9 @@ t.test('rename, archive, restore; an empty board is deleted outright', async (t)
 t.test('publish mints a fresh link each time; unpublish ends it', async (t) => {
   const s = await server(t);
   const board = await newBrainstorm(t, s, { name: 'Public', ideas: [{ title: 'Seen' }] });
-  const first = await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey });
+  const first = await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/publish`, {
+    token: s.adminKey,
+  });
   t.equal(first.status, 200);
   t.equal(first.body.public, true);
   const base = s.app.services.config.publicUrl;
@@ -257,24 +280,28 @@ t.test('publish mints a fresh link each time; unpublish ends it', async (t) => {
     new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/brainstorms/[A-Za-z0-9_-]{32}$`),
     '{public_url}/brainstorms/{token}',
   );
-  const token1 = first.body.publicUrl.split('/').pop();
+  const token1 = first.body.publicUrl?.split('/').pop() ?? '';
   t.ok(Buffer.from(token1, 'base64url').length >= 16, 'at least 128 random bits');
   t.equal(
-    (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body.publicUrl,
+    (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body
+      .publicUrl,
     first.body.publicUrl,
   );
   t.equal(
-    (await s.api('GET', '/v1/brainstorms', { token: s.adminKey })).body.items[0].publicUrl,
+    (await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: s.adminKey })).body.items[0]
+      ?.publicUrl,
     first.body.publicUrl,
   );
 
-  const second = await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey });
+  const second = await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/publish`, {
+    token: s.adminKey,
+  });
   t.not(second.body.publicUrl, first.body.publicUrl, 'a fresh token on every publish');
   const stored =
     await s.sql`select public_token, public_token_hash from brainstorms where id = ${board.id}`;
   t.equal(
     stored[0]!.publicToken,
-    second.body.publicUrl.split('/').pop(),
+    second.body.publicUrl?.split('/').pop(),
     'only the newest token is kept',
   );
 
@@ -282,12 +309,17 @@ t.test('publish mints a fresh link each time; unpublish ends it', async (t) => {
   t.equal(off.status, 200);
   t.match(off.body, { public: false, publicUrl: null });
   t.same(
-    (await s.api('POST', `/v1/brainstorms/${board.id}/unpublish`, { token: s.adminKey })).body
-      .publicUrl,
+    (
+      await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/unpublish`, {
+        token: s.adminKey,
+      })
+    ).body.publicUrl,
     null,
     'unpublish again is harmless',
   );
-  const third = await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey });
+  const third = await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/publish`, {
+    token: s.adminKey,
+  });
   t.not(third.body.publicUrl, first.body.publicUrl);
   t.not(third.body.publicUrl, second.body.publicUrl, 'an old link never comes back');
 });
@@ -358,12 +390,12 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
       'VALIDATION_FAILED',
       why,
     );
-  const outOfRange = await s.api('POST', '/v1/brainstorms', {
+  const outOfRange = await s.api<Refusal>('POST', '/v1/brainstorms', {
     token: s.adminKey,
     body: { name: 'N', ideas: [{ title: 'T' }, { title: 'U', parent: 7 }] },
   });
   t.same(
-    outOfRange.body.error.details.errors.map((e: any) => e.pointer),
+    outOfRange.body.error.details.errors.map((e: { pointer: string }) => e.pointer),
     ['/ideas/1/parent'],
     'the pointer names the bad index',
   );
@@ -381,7 +413,7 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
       { title: 'C', parent: 2 },
     ],
   ]) {
-    const res = await s.api('POST', '/v1/brainstorms', {
+    const res = await s.api<Refusal>('POST', '/v1/brainstorms', {
       token: s.adminKey,
       body: { name: 'Cycle', ideas },
     });
@@ -437,6 +469,7 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
   );
 
   // Another workspace's board does not exist for us, whatever the route.
+  const [theirIdea] = theirs.ideas.map((idea) => idea.id) as [string];
   for (const [method, path, body] of [
     ['GET', '', undefined],
     ['PATCH', '', { name: 'Mine now' }],
@@ -447,10 +480,10 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
     ['POST', '/ideas', { title: 'In' }],
     ['GET', '/shares', undefined],
     ['POST', '/shares', { email: 'ann@example.com' }],
-    ['GET', `/ideas/${theirs.ideas[0].id}/comments`, undefined],
-    ['POST', `/ideas/${theirs.ideas[0].id}/comments`, { body: 'hi' }],
-    ['PATCH', `/ideas/${theirs.ideas[0].id}`, { title: 'Mine' }],
-    ['DELETE', `/ideas/${theirs.ideas[0].id}`, undefined],
+    ['GET', `/ideas/${theirIdea}/comments`, undefined],
+    ['POST', `/ideas/${theirIdea}/comments`, { body: 'hi' }],
+    ['PATCH', `/ideas/${theirIdea}`, { title: 'Mine' }],
+    ['DELETE', `/ideas/${theirIdea}`, undefined],
   ] as const) {
     assertError(
       t,
@@ -474,8 +507,8 @@ t.test('refusals: bad input, cycles, roles, other workspaces; nothing written', 
     'no 304 that leaks existence',
   );
   t.notOk(
-    (await s.api('GET', '/v1/brainstorms', { token: s.adminKey })).body.items.some(
-      (b: any) => b.id === theirs.id,
+    (await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: s.adminKey })).body.items.some(
+      (b) => b.id === theirs.id,
     ),
   );
   assertError(
@@ -542,7 +575,7 @@ t.test('10,000 ideas in one create', async (t) => {
   const board = await newBrainstorm(t, s, { name: 'Big', ideas });
   t.equal(board.ideaCount, 10_000);
   t.equal(board.ideas.length, 10_000);
-  t.equal(board.ideas[9_999].parentId, board.ideas[3_332].id);
+  t.equal(board.ideas[9_999]?.parentId, board.ideas[3_332]?.id);
   assertError(
     t,
     await s.api('POST', `/v1/brainstorms/${board.id}/ideas`, {

@@ -3,6 +3,7 @@ import type { Test } from 'tap';
 import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Brainstorm } from '../../helpers/wire.ts';
 
 export const server = (t: Test) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
@@ -37,8 +38,8 @@ export async function newBrainstorm(
   s: TestServer,
   body: Record<string, unknown>,
   token = s.adminKey,
-): Promise<any> {
-  const res = await s.api('POST', '/v1/brainstorms', { token, body });
+): Promise<Brainstorm> {
+  const res = await s.api<Brainstorm>('POST', '/v1/brainstorms', { token, body });
   t.equal(res.status, 201, `created ${String(body.name)}`);
   return res.body;
 }

@@ -1,8 +1,9 @@
 /** Ideas through HTTP: add, edit, re-parent (never into its own subtree), delete (children move up), comments and files. */
 import t from 'tap';
 import { createPerson, personToken } from '../../helpers/people.ts';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
+import type { Attachment, Brainstorm, Idea, IdeaComment, Refusal } from '../../helpers/wire.ts';
 
 /** root ─ a ─ a1 ─ a1x ; root ─ b ; loose (a second root) */
 const TREE = {
@@ -17,8 +18,12 @@ const TREE = {
   ],
 };
 
-const byTitle = (board: any): Record<string, any> =>
-  Object.fromEntries(board.ideas.map((i: any) => [i.title, i]));
+/** The ideas of a board of TREE's titles, by title (after a removal, that one is missing). */
+const byTitle = (board: Brainstorm) =>
+  Object.fromEntries(board.ideas.map((i) => [i.title, i])) as Record<
+    'root' | 'a' | 'a1' | 'a1x' | 'b' | 'loose',
+    Idea
+  >;
 
 t.test('add and edit ideas', async (t) => {
   const s = await server(t);
@@ -33,7 +38,7 @@ t.test('add and edit ideas', async (t) => {
   const ideas = byTitle(board);
   const path = `/v1/brainstorms/${board.id}/ideas`;
 
-  const added = await s.api('POST', path, {
+  const added = await s.api<Idea>('POST', path, {
     token: s.adminKey,
     body: { title: 'c', parentId: ideas.root.id, notes: 'why', tags: ['q3'], assigneeId: ann },
   });
@@ -55,16 +60,19 @@ t.test('add and edit ideas', async (t) => {
     },
   );
   t.match(added.body.createdAt, ISO);
-  const root = await s.api('POST', path, { token: s.adminKey, body: { title: 'Another root' } });
+  const root = await s.api<Idea>('POST', path, {
+    token: s.adminKey,
+    body: { title: 'Another root' },
+  });
   t.match(root.body, { parentId: null, notes: null, assigneeId: null });
   t.strictSame(root.body.tags, [], 'no tags');
-  const explicitRoot = await s.api('POST', path, {
+  const explicitRoot = await s.api<Idea>('POST', path, {
     token: s.adminKey,
     body: { title: 'Root too', parentId: null },
   });
   t.equal(explicitRoot.body.parentId, null);
 
-  const edited = await s.api('PATCH', `${path}/${added.body.id}`, {
+  const edited = await s.api<Idea>('PATCH', `${path}/${added.body.id}`, {
     token: s.adminKey,
     body: { title: 'c!', notes: null, tags: [], assigneeId: null },
   });
@@ -77,10 +85,12 @@ t.test('add and edit ideas', async (t) => {
     parentId: ideas.root.id,
   });
   t.strictSame(edited.body.tags, [], 'no tags');
-  const board2 = (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body;
+  const board2 = (
+    await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })
+  ).body;
   t.equal(board2.ideaCount, 9);
   t.same(
-    board2.ideas.slice(-3).map((i: any) => i.title),
+    board2.ideas.slice(-3).map((i) => i.title),
     ['c!', 'Another root', 'Root too'],
     'added ideas come last',
   );
@@ -128,7 +138,7 @@ t.test('add and edit ideas', async (t) => {
     t,
     await s.api('PATCH', `${path}/${ideas.a.id}`, {
       token: s.adminKey,
-      body: { parentId: otherBoard.ideas[0].id },
+      body: { parentId: item(otherBoard.ideas).id },
     }),
     400,
     'VALIDATION_FAILED',
@@ -149,17 +159,20 @@ t.test('re-parent: anywhere but into its own subtree', async (t) => {
   const s = await server(t);
   const board = await newBrainstorm(t, s, TREE);
   const ideas = byTitle(board);
-  const patch = (id: string, body: unknown) =>
-    s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${id}`, { token: s.adminKey, body });
+  const patch = <T = Idea>(id: string, body: unknown) =>
+    s.api<T>('PATCH', `/v1/brainstorms/${board.id}/ideas/${id}`, { token: s.adminKey, body });
   const before = await everything(s);
 
-  for (const target of ['a', 'a1', 'a1x']) {
+  for (const target of ['a', 'a1', 'a1x'] as const) {
     const res = await patch(ideas.a.id, { parentId: ideas[target].id });
     assertError(t, res, 400, 'CIRCULAR_DEPENDENCY', `a under ${target}`);
   }
-  const deepest = await patch(ideas.root.id, { parentId: ideas.a1x.id });
+  const deepest = await patch<Refusal>(ideas.root.id, { parentId: ideas.a1x.id });
   assertError(t, deepest, 400, 'CIRCULAR_DEPENDENCY', 'root under its deepest descendant');
-  const chain = ['a1x', 'a1', 'a', 'root'].map((title) => ({ id: ideas[title].id, name: title }));
+  const chain = (['a1x', 'a1', 'a', 'root'] as const).map((title) => ({
+    id: ideas[title].id,
+    name: title,
+  }));
   t.strictSame(
     deepest.body.error.details.ideas,
     chain,
@@ -194,13 +207,13 @@ t.test('re-parent: anywhere but into its own subtree', async (t) => {
   const toRoot = await patch(ideas.a1.id, { parentId: null });
   t.equal(toRoot.body.parentId, null, 'null makes a root');
   const tree = byTitle(
-    (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
+    (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
   );
   t.same(
     Object.fromEntries(
       Object.entries(tree).map(([title, idea]) => [
         title,
-        idea.parentId ? Object.values(tree).find((p: any) => p.id === idea.parentId).title : null,
+        idea.parentId ? Object.values(tree).find((p) => p.id === idea.parentId)?.title : null,
       ]),
     ),
     { root: null, a: 'a1x', a1: null, a1x: 'a1', b: 'root', loose: 'a' },
@@ -214,11 +227,11 @@ t.test('two re-parents at once cannot close a cycle between them', async (t) => 
       name: `Race ${round}`,
       ideas: [{ title: 'x' }, { title: 'y' }],
     });
-    const [x, y] = board.ideas;
+    const [x, y] = board.ideas as [Idea, Idea];
     const path = (id: string) => `/v1/brainstorms/${board.id}/ideas/${id}`;
     const results = await Promise.all([
-      s.api('PATCH', path(x.id), { token: s.adminKey, body: { parentId: y.id } }),
-      s.api('PATCH', path(y.id), { token: s.adminKey, body: { parentId: x.id } }),
+      s.api<Refusal>('PATCH', path(x.id), { token: s.adminKey, body: { parentId: y.id } }),
+      s.api<Refusal>('PATCH', path(y.id), { token: s.adminKey, body: { parentId: x.id } }),
     ]);
     t.same(
       results.map((r) => r.status).sort(),
@@ -260,7 +273,7 @@ t.test('delete: children move to its parent, with comments and files gone', asyn
   const gone = await s.api('DELETE', `${base}/${ideas.a.id}`, { token: s.adminKey });
   t.equal(gone.status, 204);
   const after = byTitle(
-    (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
+    (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
   );
   t.notOk(after.a, 'removed');
   t.equal(after.a1.parentId, ideas.root.id, 'its child moved up to its parent');
@@ -279,7 +292,7 @@ t.test('delete: children move to its parent, with comments and files gone', asyn
 
   t.equal((await s.api('DELETE', `${base}/${ideas.root.id}`, { token: s.adminKey })).status, 204);
   const rootless = byTitle(
-    (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
+    (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
   );
   t.equal(rootless.a1.parentId, null, 'children of a root become roots');
   t.equal(rootless.b.parentId, null);
@@ -322,7 +335,10 @@ t.test(
     const ideas = byTitle(board);
     const path = `/v1/brainstorms/${board.id}/ideas/${ideas.b.id}/comments`;
 
-    const first = await s.api('POST', path, { token: s.adminKey, body: { body: 'first' } });
+    const first = await s.api<IdeaComment>('POST', path, {
+      token: s.adminKey,
+      body: { body: 'first' },
+    });
     t.equal(first.status, 201);
     t.match(first.body.id, /^cmt_/);
     t.match(first.body, { ideaId: ideas.b.id, body: 'first' });
@@ -352,7 +368,7 @@ t.test(
       { total: 0, items: [] },
     );
     const counted = byTitle(
-      (await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
+      (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
     );
     t.equal(counted.b.commentCount, 3, 'commentCount is true');
     t.equal(counted.a.commentCount, 0);
@@ -401,11 +417,15 @@ t.test('files: fileCount is true, bytes come back, other boards see nothing', as
   const path = `/v1/brainstorms/${board.id}/ideas/${ideas.a.id}/attachments`;
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
 
-  const up = await s.api('POST', `${path}?name=${encodeURIComponent('sketch één.png')}`, {
-    token: s.adminKey,
-    raw: png,
-    headers: { 'content-type': 'image/png' },
-  });
+  const up = await s.api<Attachment>(
+    'POST',
+    `${path}?name=${encodeURIComponent('sketch één.png')}`,
+    {
+      token: s.adminKey,
+      raw: png,
+      headers: { 'content-type': 'image/png' },
+    },
+  );
   t.equal(up.status, 201);
   t.match(up.body.id, /^att_/);
   t.match(up.body, {
@@ -435,8 +455,9 @@ t.test('files: fileCount is true, bytes come back, other boards see nothing', as
   );
   t.same(Buffer.from(await content.arrayBuffer()), png, 'the same bytes');
   t.equal(
-    byTitle((await s.api('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body).a
-      .fileCount,
+    byTitle(
+      (await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: s.adminKey })).body,
+    ).a.fileCount,
     2,
     'fileCount is true',
   );

@@ -9,8 +9,9 @@ import {
 } from '../../../src/services/brainstorms/public.service.ts';
 import { newBrainstorm, server } from './helpers.ts';
 import { createPerson } from '../../helpers/people.ts';
+import type { BrainstormSummary, Idea } from '../../helpers/wire.ts';
 
-const tokenOf = (publicUrl: string) => publicUrl.split('/').pop()!;
+const tokenOf = (publicUrl: string | null) => (publicUrl ?? '').split('/').pop()!;
 
 t.test(
   'published boards only, current on every call, never a note, assignee, comment or file',
@@ -30,7 +31,7 @@ t.test(
         { title: 'Child', parent: 0, tags: [] },
       ],
     });
-    const root = board.ideas[0];
+    const [root, child] = board.ideas as [Idea, Idea];
     await s.api('POST', `/v1/brainstorms/${board.id}/ideas/${root.id}/comments`, {
       token: s.adminKey,
       body: { body: 'MARKER-COMMENT' },
@@ -47,8 +48,11 @@ t.test(
       'unpublished: nothing under any token',
     );
     const first = tokenOf(
-      (await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey })).body
-        .publicUrl,
+      (
+        await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/publish`, {
+          token: s.adminKey,
+        })
+      ).body.publicUrl,
     );
     const model = await publishedBrainstorm(s.sql, first);
     t.ok(model);
@@ -63,7 +67,7 @@ t.test(
         version,
         ideas: [
           { id: root.id, title: 'Root', tags: ['growth'], parentId: null },
-          { id: board.ideas[1].id, title: 'Child', tags: [], parentId: root.id },
+          { id: child.id, title: 'Child', tags: [], parentId: root.id },
         ],
       },
       'titles, tree position and tags only',
@@ -103,7 +107,7 @@ t.test(
     const changed = await publishedBrainstorm(s.sql, first);
     t.equal(changed!.ideas[0]!.title, 'Root renamed');
     t.ok(changed!.version > model!.version, 'the version moves with what the public sees');
-    await s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${board.ideas[1].id}`, {
+    await s.api('PATCH', `/v1/brainstorms/${board.id}/ideas/${child.id}`, {
       token: s.adminKey,
       body: { tags: ['new'] },
     });
@@ -120,8 +124,11 @@ t.test(
 
     // A new publish retires the old token; unpublish retires every token.
     const second = tokenOf(
-      (await s.api('POST', `/v1/brainstorms/${board.id}/publish`, { token: s.adminKey })).body
-        .publicUrl,
+      (
+        await s.api<BrainstormSummary>('POST', `/v1/brainstorms/${board.id}/publish`, {
+          token: s.adminKey,
+        })
+      ).body.publicUrl,
     );
     t.equal(await publishedBrainstorm(s.sql, first), null, 'the old link is dead');
     t.equal((await publishedBrainstorm(s.sql, second))!.id, board.id);

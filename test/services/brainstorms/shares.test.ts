@@ -4,8 +4,14 @@
  */
 import t from 'tap';
 import { createPerson, personToken } from '../../helpers/people.ts';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { everything, ISO, newBrainstorm, otherWorkspace, server } from './helpers.ts';
+import type {
+  Brainstorm,
+  BrainstormList,
+  BrainstormShare,
+  MemberList,
+} from '../../helpers/wire.ts';
 
 t.test('a viewer guest reads from their own workspace; a commenter also comments', async (t) => {
   const s = await server(t);
@@ -45,7 +51,7 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
     'not shared yet',
   );
 
-  const share = await s.api('POST', `/v1/brainstorms/${board.id}/shares`, {
+  const share = await s.api<BrainstormShare>('POST', `/v1/brainstorms/${board.id}/shares`, {
     token: s.adminKey,
     body: { email: ' Gina@Example.com ' },
   });
@@ -59,24 +65,24 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
     items: [share.body],
   });
 
-  const seen = await s.api('GET', `/v1/brainstorms/${board.id}`, { token: ginaToken });
+  const seen = await s.api<Brainstorm>('GET', `/v1/brainstorms/${board.id}`, { token: ginaToken });
   t.equal(seen.status, 200, 'the guest reads it from their own workspace');
   t.equal(seen.body.name, 'Shared board');
   t.equal(seen.body.ideas.length, 2);
-  const ginaList = await s.api('GET', '/v1/brainstorms', { token: ginaToken });
+  const ginaList = await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: ginaToken });
   t.same(
-    ginaList.body.items.map((b: any) => b.name).sort(),
+    ginaList.body.items.map((b) => b.name).sort(),
     ["Gina's own", 'Shared board'],
     'listed beside their own boards',
   );
   t.equal(ginaList.body.total, 2);
   t.same(
-    (await s.api('GET', '/v1/brainstorms?q=shared', { token: ginaToken })).body.items.map(
-      (b: any) => b.id,
-    ),
+    (
+      await s.api<BrainstormList>('GET', '/v1/brainstorms?q=shared', { token: ginaToken })
+    ).body.items.map((b) => b.id),
     [board.id],
   );
-  const ideaPath = `/v1/brainstorms/${board.id}/ideas/${board.ideas[0].id}`;
+  const ideaPath = `/v1/brainstorms/${board.id}/ideas/${item(board.ideas).id}`;
   t.equal(
     (await s.api('GET', `${ideaPath}/comments`, { token: ginaToken })).status,
     200,
@@ -99,9 +105,9 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
     "the guest workspace's key",
   );
   t.same(
-    (await s.api('GET', '/v1/brainstorms', { token: guestHome.key })).body.items.map(
-      (b: any) => b.id,
-    ),
+    (
+      await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: guestHome.key })
+    ).body.items.map((b) => b.id),
     [ownBoard.id],
   );
   assertError(
@@ -136,8 +142,8 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
     ['POST', '/ideas', { title: 'x' }],
     ['POST', '/shares', { email: 'hugo@example.com' }],
     ['GET', '/shares', undefined],
-    ['PATCH', `/ideas/${board.ideas[0].id}`, { title: 'x' }],
-    ['DELETE', `/ideas/${board.ideas[1].id}`, undefined],
+    ['PATCH', `/ideas/${item(board.ideas).id}`, { title: 'x' }],
+    ['DELETE', `/ideas/${item(board.ideas, 1).id}`, undefined],
   ] as const) {
     assertError(
       t,
@@ -195,7 +201,9 @@ t.test('a viewer guest reads from their own workspace; a commenter also comments
     'already revoked',
   );
   t.same(
-    (await s.api('GET', '/v1/brainstorms', { token: ginaToken })).body.items.map((b: any) => b.id),
+    (await s.api<BrainstormList>('GET', '/v1/brainstorms', { token: ginaToken })).body.items.map(
+      (b) => b.id,
+    ),
     [ownBoard.id],
   );
 });
@@ -260,9 +268,9 @@ t.test('share refusals: unknown account, bad address, bad role; nothing written'
     body: { email: 'known@example.com', role: 'commenter' },
   });
   t.equal(ok.status, 201);
-  const members = await s.api('GET', '/v1/team/members', { token: s.adminKey });
+  const members = await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey });
   t.notOk(
-    members.body.items.some((m: any) => m.email === 'known@example.com'),
+    members.body.items.some((m) => m.email === 'known@example.com'),
     'a guest is never a member',
   );
 });

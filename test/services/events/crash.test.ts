@@ -7,6 +7,7 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { startChildServer } from '../jobs/child.ts';
 import { request, startTestServer, until } from '../../helpers/server.ts';
+import type { EventPage, Flow, Task } from '../../helpers/wire.ts';
 
 const SUBSCRIBERS = 1000;
 const WRITERS = 20;
@@ -84,10 +85,11 @@ t.test(
     const flows: string[] = [];
     for (let i = 0; i < WRITERS; i++)
       flows.push(
-        (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: `Flow ${i}` } })).body
-          .id,
+        (await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: `Flow ${i}` } }))
+          .body.id,
       );
-    const { next: from } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
+    const { next: from } = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey }))
+      .body;
 
     const subscribers = Array.from(
       { length: SUBSCRIBERS },
@@ -129,7 +131,7 @@ t.test(
         for (let k = 0; k < WRITES_EACH; k++) {
           for (;;) {
             const target = base;
-            const res = await request(target, 'POST', `/v1/flows/${flowId}/tasks`, {
+            const res = await request<Task>(target, 'POST', `/v1/flows/${flowId}/tasks`, {
               token: s.adminKey,
               body: { name: `w${w}-${k}` },
             }).catch(() => null);

@@ -8,6 +8,7 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { assertError, startTestServer, until } from '../../helpers/server.ts';
 import { newFlow, socket } from './clients.ts';
+import type { EventPage } from '../../helpers/wire.ts';
 
 t.test(
   'a cursor from another audience, or none at all, is refused by the feed and both streams',
@@ -21,13 +22,15 @@ t.test(
       await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] })
     ).key;
     await newFlow(s, 'Alpha one');
-    const betaFrom = (await s.api('GET', '/v1/events', { token: betaKey })).body.next as string;
+    const betaFrom = (await s.api<EventPage>('GET', '/v1/events', { token: betaKey })).body
+      .next as string;
     await newFlow(s, 'Beta one', betaKey);
     await newFlow(s, 'Alpha two');
     await newFlow(s, 'Beta two', betaKey);
     const beta = await until(
       async () =>
-        (await s.api('GET', `/v1/events?after=${betaFrom}`, { token: betaKey })).body.items as {
+        (await s.api<EventPage>('GET', `/v1/events?after=${betaFrom}`, { token: betaKey })).body
+          .items as {
           id: string;
           cursor: string;
         }[],

@@ -11,6 +11,7 @@ import type { Db } from '../../../src/storage/db.ts';
 import { EventLogRetention } from '../../../src/services/events/retention.ts';
 import { assertError, startTestServer, until, type TestServer } from '../../helpers/server.ts';
 import { createPerson, personToken } from '../../helpers/people.ts';
+import type { EventPage, Flow, Refusal, Share, Task } from '../../helpers/wire.ts';
 
 const server = (t: Test) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
@@ -37,7 +38,9 @@ async function follow(
   await until(
     async () => {
       for (;;) {
-        const res = await s.api('GET', `/v1/events?after=${next}&size=50${query}`, { token });
+        const res = await s.api<EventPage>('GET', `/v1/events?after=${next}&size=50${query}`, {
+          token,
+        });
         if (res.status !== 200) throw new Error(`feed answered ${res.status} ${res.text}`);
         events.push(...res.body.items);
         next = res.body.next;
@@ -54,17 +57,17 @@ t.test(
   'list, then follow: every event once, in order, shaped like a webhook payload',
   async (t) => {
     const s = await server(t);
-    const start = await s.api('GET', '/v1/events', { token: s.adminKey });
+    const start = await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey });
     t.equal(start.status, 200);
     t.same(start.body.items, [], 'no cursor: no items');
     t.match(start.body, { next: /^[A-Za-z0-9_-]{22}$/, hasMore: false });
 
-    const flow = await s.api('POST', '/v1/flows', {
+    const flow = await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
       body: { name: 'Launch', tasks: [{ name: 'Design' }, { name: 'Build', after: [0] }] },
     });
     t.equal(flow.status, 201);
-    const [design] = flow.body.tasks;
+    const [design] = flow.body.tasks as [Task];
     t.equal(
       (
         await s.api('POST', `/v1/flows/${flow.body.id}/tasks/${design.id}/start`, {
@@ -104,28 +107,33 @@ t.test(
       'type',
       'workspaceId',
     ]);
-    const rest = await s.api('GET', `/v1/events?after=${events[1]!.cursor}`, { token: s.adminKey });
+    const rest = await s.api<EventPage>('GET', `/v1/events?after=${events[1]!.cursor}`, {
+      token: s.adminKey,
+    });
     t.same(rest.body.items, events.slice(2), 'each cursor reads on after its event');
     t.equal(next, events[events.length - 1]!.cursor, 'next is the last cursor read');
 
     const empty = await s.api('GET', `/v1/events?after=${next}`, { token: s.adminKey });
     t.same(empty.body, { items: [], next, hasMore: false }, 'nothing new: the same cursor back');
 
-    const paged = await s.api('GET', `/v1/events?after=${start.body.next}&size=2`, {
+    const paged = await s.api<EventPage>('GET', `/v1/events?after=${start.body.next}&size=2`, {
       token: s.adminKey,
     });
     t.same(paged.body.items, events.slice(0, 2));
     t.equal(paged.body.hasMore, true);
     t.equal(paged.body.next, events[1]!.cursor);
 
-    const completed = await s.api(
+    const completed = await s.api<EventPage>(
       'GET',
       `/v1/events?after=${start.body.next}&types=task.completed,task.unblocked`,
       { token: s.adminKey },
     );
     t.same(completed.body.items, events.slice(2), 'types filter');
     t.equal(completed.body.next, next);
-    const other = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Other' } });
+    const other = await s.api<Flow>('POST', '/v1/flows', {
+      token: s.adminKey,
+      body: { name: 'Other' },
+    });
     const onlyFirst = await follow(s, s.adminKey, next, () => true, `&flowId=${flow.body.id}`);
     t.same(onlyFirst.events, [], 'flowId filter leaves out the other flow');
     const all = await follow(s, s.adminKey, next, (e) => e.length === 1);
@@ -150,7 +158,7 @@ t.test(
     const changedAt = (i: number) =>
       next.slice(0, i) + (next[i] === 'A' ? 'B' : 'A') + next.slice(i + 1);
     for (const after of ['999999999', '0', 'A'.repeat(22), changedAt(21), changedAt(10)]) {
-      const res = await s.api('GET', `/v1/events?after=${after}`, { token: s.adminKey });
+      const res = await s.api<Refusal>('GET', `/v1/events?after=${after}`, { token: s.adminKey });
       assertError(t, res, 400, 'VALIDATION_FAILED', `after=${after} is refused`);
       t.equal(res.body.error.details.errors[0].pointer, '/after');
     }
@@ -183,8 +191,10 @@ t.test(
 
 t.test('a long poll answers as soon as an event is there', async (t) => {
   const s = await server(t);
-  const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
-  const waiting = s.api('GET', `/v1/events?after=${next}&wait=30`, { token: s.adminKey });
+  const { next } = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body;
+  const waiting = s.api<EventPage>('GET', `/v1/events?after=${next}&wait=30`, {
+    token: s.adminKey,
+  });
   let answered = false;
   void waiting.then(() => {
     answered = true;
@@ -199,7 +209,7 @@ t.test('a long poll answers as soon as an event is there', async (t) => {
   t.equal(res.body.items.length, 1, 'the one event that woke it');
   t.match(res.body.items[0], { type: 'flow.created', data: { name: 'Wake' } });
   t.ok(Date.now() - started < 25_000, 'answered by the event, not the timeout');
-  const none = await s.api('GET', `/v1/events?after=${res.body.next}&wait=1`, {
+  const none = await s.api<EventPage>('GET', `/v1/events?after=${res.body.next}&wait=1`, {
     token: s.adminKey,
   });
   t.same(
@@ -226,7 +236,7 @@ t.test(
     });
     const guest = await personToken(s, guestId, other.id);
     const now = async (token: string) =>
-      (await s.api('GET', '/v1/events', { token })).body.next as string;
+      (await s.api<EventPage>('GET', '/v1/events', { token })).body.next as string;
     const from = await now(s.adminKey);
     const [fromOther, fromGuest] = [await now(otherKey), await now(guest)];
     t.not(fromOther, from, 'each audience has cursors of its own');
@@ -241,14 +251,15 @@ t.test(
     );
 
     const shared = (
-      await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Shared' } })
+      await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Shared' } })
     ).body.id as string;
     const secret = (
-      await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Secret' } })
+      await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Secret' } })
     ).body.id as string;
-    const theirs = (await s.api('POST', '/v1/flows', { token: otherKey, body: { name: 'Theirs' } }))
-      .body.id as string;
-    const share = await s.api('POST', `/v1/flows/${shared}/shares`, {
+    const theirs = (
+      await s.api<Flow>('POST', '/v1/flows', { token: otherKey, body: { name: 'Theirs' } })
+    ).body.id as string;
+    const share = await s.api<Share>('POST', `/v1/flows/${shared}/shares`, {
       token: s.adminKey,
       body: { email: 'gia@example.com' },
     });
@@ -301,8 +312,9 @@ t.test(
       token: s.adminKey,
       body: { description: 'after the revocation' },
     });
-    const marker = (await s.api('POST', '/v1/flows', { token: otherKey, body: { name: 'Marker' } }))
-      .body.id as string;
+    const marker = (
+      await s.api<Flow>('POST', '/v1/flows', { token: otherKey, body: { name: 'Marker' } })
+    ).body.id as string;
     const later = await follow(s, guest, guestSees.next, (e) =>
       e.some((x) => x.data.flowId === marker),
     );
@@ -317,11 +329,12 @@ t.test(
   'positions are given after commit: transactions held open never make a reader skip or repeat',
   async (t) => {
     const s = await server(t);
-    const start = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next as string;
+    const start = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body
+      .next as string;
     const made = await Promise.all(
       ['A', 'B', 'C', 'D', 'E', 'F'].map(
         async (name) =>
-          (await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name } })).body
+          (await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name } })).body
             .id as string,
       ),
     );
@@ -336,7 +349,7 @@ t.test(
       const seen: Event[] = [];
       let cursor = from;
       while (seen.length < total) {
-        const res = await s.api('GET', `/v1/events?after=${cursor}&size=7&wait=1`, {
+        const res = await s.api<EventPage>('GET', `/v1/events?after=${cursor}&size=7&wait=1`, {
           token: s.adminKey,
         });
         seen.push(...res.body.items);
@@ -419,8 +432,8 @@ t.test(
     const quietKey = (
       await createKey(s.sql, { workspaceId: quiet.id, role: 'admin', scopes: [...SCOPES] })
     ).key;
-    const quietNow = (await s.api('GET', '/v1/events', { token: quietKey })).body.next;
-    const from = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next;
+    const quietNow = (await s.api<EventPage>('GET', '/v1/events', { token: quietKey })).body.next;
+    const from = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body.next;
     await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Old' } });
     const { next } = await follow(s, s.adminKey, from, (e) => e.length === 1);
     const retention = new EventLogRetention(s.sql, 7, s.app.services.log);
@@ -428,7 +441,7 @@ t.test(
     const { dropped, created } = await retention.run(new Date(Date.now() + 9 * 86_400_000));
     t.ok(dropped.length >= 1, `partitions dropped: ${dropped.join(', ')}`);
     t.ok(created.length >= 1, 'partitions made ahead');
-    const expired = await s.api('GET', `/v1/events?after=${from}`, { token: s.adminKey });
+    const expired = await s.api<Refusal>('GET', `/v1/events?after=${from}`, { token: s.adminKey });
     assertError(t, expired, 410, 'CURSOR_EXPIRED');
     t.equal(expired.body.error.details.oldest, next, 'the oldest cursor is the last one dropped');
     // Another workspace's cursor is not expired by the loss of events it could never see.
@@ -438,7 +451,7 @@ t.test(
       'a quiet workspace keeps its cursor',
     );
     t.same(
-      (await s.api('GET', '/v1/events', { token: quietKey })).body.next,
+      (await s.api<EventPage>('GET', '/v1/events', { token: quietKey })).body.next,
       quietNow,
       "and its cursor of now tells nothing of others' events",
     );

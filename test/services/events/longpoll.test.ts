@@ -8,6 +8,7 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer, until } from '../../helpers/server.ts';
 import { metric, newFlow } from './clients.ts';
+import type { EventPage } from '../../helpers/wire.ts';
 
 const server = (t: Test) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
@@ -21,8 +22,8 @@ t.test(
       role: 'admin',
       scopes: [...SCOPES],
     });
-    const { next } = (await s.api('GET', '/v1/events', { token: key })).body;
-    const poll = s.api('GET', `/v1/events?after=${next}&wait=25`, { token: key });
+    const { next } = (await s.api<EventPage>('GET', '/v1/events', { token: key })).body;
+    const poll = s.api<EventPage>('GET', `/v1/events?after=${next}&wait=25`, { token: key });
     await until(
       () => metric(s, 'flowplan_event_waiters'),
       (n) => n === 1,
@@ -45,19 +46,23 @@ t.test('a long poll is woken only by events its workspace reads', async (t) => {
     role: 'admin',
     scopes: [...SCOPES],
   });
-  const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
-  const poll = s.api('GET', `/v1/events?after=${next}&wait=25`, { token: s.adminKey });
+  const { next } = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body;
+  const poll = s.api<EventPage>('GET', `/v1/events?after=${next}&wait=25`, {
+    token: s.adminKey,
+  });
   await until(
     () => metric(s, 'flowplan_event_waiters'),
     (n) => n === 1,
     30_000,
   );
-  const { next: otherNext } = (await s.api('GET', '/v1/events', { token: otherKey })).body;
+  const { next: otherNext } = (await s.api<EventPage>('GET', '/v1/events', { token: otherKey }))
+    .body;
   for (let i = 0; i < 5; i++) await newFlow(s, `Theirs ${i}`, otherKey);
   // The other workspace's events are in the log (given positions: read by its own feed)…
   await until(
     async () =>
-      (await s.api('GET', `/v1/events?after=${otherNext}`, { token: otherKey })).body.items.length,
+      (await s.api<EventPage>('GET', `/v1/events?after=${otherNext}`, { token: otherKey })).body
+        .items.length,
     (n) => n === 5,
     30_000,
   );

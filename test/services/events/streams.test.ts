@@ -12,13 +12,14 @@ import { createKey } from '../../../src/services/auth/provision.ts';
 import { startChildServer } from '../jobs/child.ts';
 import { assertError, cli, startTestServer, until } from '../../helpers/server.ts';
 import { newFlow, socket, sse } from './clients.ts';
+import type { EventPage, JsonDocument } from '../../helpers/wire.ts';
 
 const server = (t: Test, overrides = {}) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000, ...overrides });
 
 t.test('SSE: live events with the cursor as id, resume with Last-Event-ID, filters', async (t) => {
   const s = await server(t);
-  const before = (await s.api('GET', '/v1/events', { token: s.adminKey })).body.next;
+  const before = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body.next;
   const stream = await sse(t, s.url, s.adminKey);
   t.equal(stream.res.status, 200);
   t.match(stream.res.headers.get('content-type'), /^text\/event-stream/);
@@ -45,7 +46,7 @@ t.test('SSE: live events with the cursor as id, resume with Last-Event-ID, filte
   t.equal(stream.frames[0]!.id, created!.cursor, 'the SSE id is the cursor');
   t.equal(stream.frames[0]!.event, 'flow.created', 'the SSE event is the type');
   // The same events as the feed, byte for byte in meaning.
-  const feed = await s.api('GET', `/v1/events?after=${before}`, { token: s.adminKey });
+  const feed = await s.api<EventPage>('GET', `/v1/events?after=${before}`, { token: s.adminKey });
   t.same(
     feed.body.items.slice(0, 2),
     [created, started],
@@ -105,7 +106,7 @@ t.test(
   async (t) => {
     const s = await server(t);
     // From a cursor: whenever each socket is subscribed, it has everything after it.
-    const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
+    const { next } = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body;
     const json = socket(t, s.url, ['flowplan.v1.json', `bearer.${s.adminKey}`], `?after=${next}`);
     const packed = socket(
       t,
@@ -275,7 +276,7 @@ t.test(
   'the AsyncAPI 3.0 document describes both streams, every event type, the close codes and frame, and is valid',
   async (t) => {
     const s = await server(t);
-    const res = await s.api('GET', '/v1/asyncapi.json');
+    const res = await s.api<JsonDocument>('GET', '/v1/asyncapi.json');
     t.equal(res.status, 200);
     const doc = res.body;
     t.equal(doc.asyncapi, '3.0.0');

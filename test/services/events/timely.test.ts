@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import type { Overrides } from '../../../src/platform/config.ts';
 import { startTestServer, until } from '../../helpers/server.ts';
 import { newFlow, sse } from './clients.ts';
+import type { Comment, EventPage } from '../../helpers/wire.ts';
 
 const server = (t: Test, overrides: Overrides = {}) =>
   startTestServer(t, {
@@ -22,11 +23,11 @@ t.test(
     const s = await server(t);
     const flow = await newFlow(s, 'Talk');
     const stream = await sse(t, s.url, s.adminKey, '?types=comment.created');
-    const { next } = (await s.api('GET', '/v1/events', { token: s.adminKey })).body;
-    const poll = s.api('GET', `/v1/events?after=${next}&types=comment.created&wait=25`, {
+    const { next } = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body;
+    const poll = s.api<EventPage>('GET', `/v1/events?after=${next}&types=comment.created&wait=25`, {
       token: s.adminKey,
     });
-    const comment = await s.api(
+    const comment = await s.api<Comment>(
       'POST',
       `/v1/flows/${flow.id}/tasks/${flow.tasks[0]!.id}/comments`,
       { token: s.adminKey, body: { body: 'on time' } },

@@ -22,6 +22,7 @@ import {
 import { edgesThroughBoxes } from './geometry.ts';
 import { RenderService } from '../../../src/services/exports/render.service.ts';
 import { member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
+import { item } from '../../helpers/server.ts';
 
 const MARK = 'zq7MARKERzq7';
 
@@ -37,7 +38,7 @@ t.test('the model is public-safe: no assignee, description, comment, file or not
       { name: 'Build', after: [0], assigneeId: person },
     ],
   });
-  const design = flow.tasks[0].id;
+  const design = item(flow.tasks).id;
   await ok(
     t,
     s,

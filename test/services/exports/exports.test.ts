@@ -9,12 +9,13 @@ import { member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { assertError, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { decodePdf, decodePng, pdffonts } from './decode.ts';
 import { rawRequest } from '../../helpers/raw.ts';
+import type { Schedule } from '../../helpers/wire.ts';
 
 interface FileResponse {
   status: number;
   headers: Headers;
   bytes: Buffer;
-  body: any;
+  body: unknown;
 }
 
 async function exportFile(
@@ -71,7 +72,7 @@ t.test('PDF by default: the delivery document, decoded', async (t) => {
     ...PLAN,
     tasks: PLAN.tasks.map((task, i) => (i === 1 ? { ...task, assigneeId: ann } : task)),
   });
-  const schedule = await ok(t, s, 'GET', `/v1/flows/${flow.id}/schedule`);
+  const schedule = await ok<Schedule>(t, s, 'GET', `/v1/flows/${flow.id}/schedule`);
   const res = await exportFile(s, flow.id);
   t.equal(res.status, 200);
   t.equal(res.headers.get('content-type'), 'application/pdf');

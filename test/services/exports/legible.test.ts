@@ -8,10 +8,11 @@ import t from 'tap';
 import PDFDocument from 'pdfkit';
 import { FONT_BOLD, FONT_REGULAR } from '../../../src/services/exports/fonts.ts';
 import { NODE_W } from '../../../src/services/exports/layout.ts';
-import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
+import { newFlow, ok, startFlowServer, taskNamed } from '../../helpers/flows.ts';
 import type { TestServer } from '../../helpers/server.ts';
 import { decodePdf, parseXml, type XmlText } from './decode.ts';
 import { pathOf } from '../../web/public/helpers.ts';
+import type { FlowSummary } from '../../helpers/wire.ts';
 
 /** README's Launch flow, one long name and two right-to-left ones. */
 const LAUNCH = {
@@ -49,7 +50,9 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, LAUNCH);
-    const path = pathOf((await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl);
+    const path = pathOf(
+      (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl,
+    );
     const svg = await s.api('GET', `${path}/diagram.svg`);
     t.equal(svg.status, 200);
     const elements = parseXml(svg.text);
@@ -96,7 +99,7 @@ t.test(
           bold,
         };
       });
-    const release = flow.tasks.find((task: { name: string }) => task.name === 'Release');
+    const release = taskNamed(flow, 'Release');
     t.ok(release.criticalPath, 'Release is critical');
     for (const box of boxes) {
       const [bx, bw] = ['x', 'width'].map((k) => Number(attr(box, k))) as [number, number];

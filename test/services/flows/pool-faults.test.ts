@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { assertError, startTestServer } from '../../helpers/server.ts';
+import type { FlowList } from '../../helpers/wire.ts';
 
 const FAULTY = new URL('../../helpers/faulty-recompute.worker.ts', import.meta.url);
 const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `T${i}` }));
@@ -26,7 +27,11 @@ t.test(
     const create = (name: string, n: number) =>
       s.api('POST', '/v1/flows', { token: s.adminKey, body: { name, tasks: tasks(n) } });
     const flowNames = async () =>
-      ((await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items as { name: string }[])
+      (
+        (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.items as {
+          name: string;
+        }[]
+      )
         .map((f) => f.name)
         .sort();
 

@@ -1,6 +1,7 @@
 import t from 'tap';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { idsByName, member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
+import type { FlowList, Refusal, Schedule, TemplateList } from '../../helpers/wire.ts';
 
 // 2025-03-03 is a Monday; 2025-03-01 the Saturday before it.
 t.test('schedule: working days, durations, critical path, onTrack', async (t) => {
@@ -55,7 +56,7 @@ t.test('schedule: working days, durations, critical path, onTrack', async (t) =>
     monday.body,
     'a Sunday date-time too',
   );
-  const wednesday = await ok(t, s, 'GET', `${path}?startDate=2025-03-05`);
+  const wednesday = await ok<Schedule>(t, s, 'GET', `${path}?startDate=2025-03-05`);
   t.equal(wednesday.projectedFinish, '2025-03-13');
   t.equal(wednesday.onTrack, false, 'finishing after the due date is not on track');
   t.match(wednesday.entries[5], {
@@ -96,7 +97,7 @@ t.test('schedule: working days, durations, critical path, onTrack', async (t) =>
   await ok(t, s, 'POST', `${task('A')}/start`);
   await ok(t, s, 'POST', `${task('A')}/complete`);
   await ok(t, s, 'POST', `${task('B')}/start`);
-  const later = await ok(t, s, 'GET', `${path}?startDate=2025-03-03`);
+  const later = await ok<Schedule>(t, s, 'GET', `${path}?startDate=2025-03-03`);
   t.strictSame(later.entries, [
     { taskId: id.A, taskName: 'A', criticalPath: false, estimated: true },
     entry(id.B!, 'B', '2025-03-03', '2025-03-05', true),
@@ -123,10 +124,15 @@ t.test('schedule with nothing open, and an empty flow', async (t) => {
     dueDate: '2025-03-20',
     tasks: [{ name: 'only', estimateHours: 3 }],
   });
-  const only = flow.tasks[0].id;
+  const only = item(flow.tasks).id;
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${only}/start`);
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${only}/complete`);
-  const plan = await ok(t, s, 'GET', `/v1/flows/${flow.id}/schedule?startDate=2025-03-03`);
+  const plan = await ok<Schedule>(
+    t,
+    s,
+    'GET',
+    `/v1/flows/${flow.id}/schedule?startDate=2025-03-03`,
+  );
   t.strictSame(plan.entries, [
     { taskId: only, taskName: 'only', criticalPath: false, estimated: true },
   ]);
@@ -257,10 +263,10 @@ t.test('report: counts over objectives, hours, workload, transitive blockers', a
     tasksBlocked: 1,
     hoursEstimated: null,
     hoursRemaining: null,
-    unestimatedTasks: [unestimated.tasks[0].id, unestimated.tasks[1].id],
+    unestimatedTasks: [item(unestimated.tasks).id, item(unestimated.tasks, 1).id],
     orphanedTasks: [],
     workload: [],
-    topBlockers: [{ taskId: unestimated.tasks[0].id, taskName: 'x', blocking: 1 }],
+    topBlockers: [{ taskId: unestimated.tasks[0]?.id, taskName: 'x', blocking: 1 }],
   });
   assertError(
     t,
@@ -280,7 +286,7 @@ t.test(
     });
     const path = `/v1/flows/${flow.id}/schedule`;
     const refused = async (query: string, message: string | RegExp) => {
-      const res = await s.api('GET', `${path}?startDate=${encodeURIComponent(query)}`, {
+      const res = await s.api<Refusal>('GET', `${path}?startDate=${encodeURIComponent(query)}`, {
         token: s.adminKey,
       });
       assertError(t, res, 400, 'VALIDATION_FAILED', `startDate=${query}`);
@@ -305,9 +311,9 @@ t.test(
     await refused('9999-12-31T23:00:00-05:00', range); // year 10000 in UTC
     await refused('10000-01-01', 'YYYY-MM-DD');
     await refused('9999-12-31', /would end after 9999-12-31.*choose an earlier startDate/);
-    const first = await ok(t, s, 'GET', `${path}?startDate=1970-01-01`);
+    const first = await ok<Schedule>(t, s, 'GET', `${path}?startDate=1970-01-01`);
     t.equal(first.projectedFinish, '1970-01-02', 'the first day of the range starts a schedule');
-    const fits = await ok(t, s, 'GET', `${path}?startDate=9999-12-30`);
+    const fits = await ok<Schedule>(t, s, 'GET', `${path}?startDate=9999-12-30`);
     t.equal(fits.projectedFinish, '9999-12-31', 'a finish on the last day is answered');
 
     const dueCases: [string, string, unknown][] = [
@@ -317,21 +323,25 @@ t.test(
       ['PATCH', `/v1/flows/${flow.id}`, { dueDate: '9999-12-31T22:00:00-02:00' }],
       [
         'POST',
-        `/v1/templates/${(await ok(t, s, 'GET', '/v1/templates')).items[0].id}/flows`,
+        `/v1/templates/${item((await ok<TemplateList>(t, s, 'GET', '/v1/templates')).items).id}/flows`,
         { dueDate: '0001-01-01' },
       ],
     ];
     for (const [method, route, body] of dueCases) {
-      const res = await s.api(method, route, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, route, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', `${method} ${route} ${JSON.stringify(body)}`);
       t.same(res.body?.error?.details?.errors, [
         { in: 'body', pointer: '/dueDate', message: range },
       ]);
     }
-    t.equal((await ok(t, s, 'GET', '/v1/flows?size=100')).total, 1, 'no flow was created');
+    t.equal(
+      (await ok<FlowList>(t, s, 'GET', '/v1/flows?size=100')).total,
+      1,
+      'no flow was created',
+    );
     await ok(t, s, 'PATCH', `/v1/flows/${flow.id}`, { dueDate: '9999-12-31' });
     t.equal(
-      (await ok(t, s, 'GET', `${path}?startDate=2026-01-05`)).dueDate,
+      (await ok<Schedule>(t, s, 'GET', `${path}?startDate=2026-01-05`)).dueDate,
       '9999-12-31',
       'the last day is a due date',
     );
@@ -345,7 +355,7 @@ t.test(
         ...(i ? { after: [i - 1] } : {}),
       })),
     });
-    const today = await ok(t, s, 'GET', `/v1/flows/${long.id}/schedule`);
+    const today = await ok<Schedule>(t, s, 'GET', `/v1/flows/${long.id}/schedule`);
     t.equal(
       today.projectedFinish,
       '9999-12-31',
@@ -353,15 +363,19 @@ t.test(
     );
     t.ok(
       today.entries.every(
-        (e: { earliestStart: string; earliestFinish: string }) =>
-          /^\d{4}-\d{2}-\d{2}$/.test(e.earliestStart) &&
-          /^\d{4}-\d{2}-\d{2}$/.test(e.earliestFinish),
+        (e) =>
+          /^\d{4}-\d{2}-\d{2}$/.test(e.earliestStart ?? '') &&
+          /^\d{4}-\d{2}-\d{2}$/.test(e.earliestFinish ?? ''),
       ),
       'every entry is a YYYY-MM-DD',
     );
-    const chosen = await s.api('GET', `/v1/flows/${long.id}/schedule?startDate=2026-01-05`, {
-      token: s.adminKey,
-    });
+    const chosen = await s.api<Refusal>(
+      'GET',
+      `/v1/flows/${long.id}/schedule?startDate=2026-01-05`,
+      {
+        token: s.adminKey,
+      },
+    );
     assertError(
       t,
       chosen,

@@ -1,9 +1,10 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { assertError, request, until, type TestServer } from '../../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { rng } from '../../engine/random-dag.ts';
+import type { Completed, Flow, Refusal, Report, Schedule, Task } from '../../helpers/wire.ts';
 
 t.test('a write by another process: the next write here sees it', async (t) => {
   const s = await startFlowServer(t);
@@ -27,8 +28,8 @@ t.test('a write by another process: the next write here sees it', async (t) => {
   t.equal(b.demo, null, 'the second start created no second Demo workspace');
   const [{ n }] = await s.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
   t.equal(n, 1);
-  const viaB = (method: string, path: string, body?: unknown) =>
-    request(b.url, method, path, { token: s.adminKey, body });
+  const viaB = <T = unknown>(method: string, path: string, body?: unknown) =>
+    request<T>(b.url, method, path, { token: s.adminKey, body });
 
   const flow = await newFlow(t, s, {
     name: 'Shared',
@@ -37,27 +38,27 @@ t.test('a write by another process: the next write here sees it', async (t) => {
   const id = idsByName(flow);
   const task = (name: string) => `/v1/flows/${flow.id}/tasks/${id[name]}`;
   t.equal(
-    (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body.name,
+    (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body.name,
     'Shared',
     'hot in app A',
   );
   const renamed = await viaB('PATCH', `/v1/flows/${flow.id}`, { name: 'Renamed by B' });
   t.equal(renamed.status, 200);
-  const started = await viaB('POST', `${task('a')}/start`);
+  const started = await viaB<Task>('POST', `${task('a')}/start`);
   t.equal(started.status, 200);
   t.equal(started.body.status, 'in_progress');
 
   // A's next command on the flow runs against B's state (version guard or NOTIFY).
-  const stale = await s.api('POST', `${task('a')}/start`, { token: s.adminKey });
+  const stale = await s.api<Refusal>('POST', `${task('a')}/start`, { token: s.adminKey });
   assertError(t, stale, 409, 'INVALID_TRANSITION', 'A does not start what B already started');
   t.strictSame(stale.body.error.details, { status: 'in_progress' });
-  const completed = await s.api('POST', `${task('a')}/complete`, { token: s.adminKey });
+  const completed = await s.api<Completed>('POST', `${task('a')}/complete`, { token: s.adminKey });
   t.equal(completed.status, 200, 'A completes the task B started');
   t.strictSame(
-    completed.body.unblocked.map((x: any) => x.id),
+    completed.body.unblocked.map((x) => x.id),
     [id.b],
   );
-  const seen = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  const seen = await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   t.equal(seen.body.name, 'Renamed by B', "A shows B's rename");
   t.strictSame(
     seen.body.tasks.map(({ id, status }: Record<string, unknown>) => ({ id, status })),
@@ -75,11 +76,11 @@ t.test('a write by another process: the next write here sees it', async (t) => {
   t.equal(fromB.status, 200);
   const onA = await s.api('POST', `${task('b')}/start`, { token: s.adminKey });
   t.equal(onA.status, 200);
-  const finalB = (await viaB('POST', `${task('b')}/complete`)).body;
+  const finalB = (await viaB<Completed>('POST', `${task('b')}/complete`)).body;
   t.match(finalB.task, { id: id.b, status: 'done' });
   // A learns of B's last write through NOTIFY, asynchronously: wait for it.
   const final = await until(
-    () => s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey }),
+    () => s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey }),
     (r) => r.headers.get('etag') === `"${flow.id}.v7"`,
   );
   t.strictSame(
@@ -116,14 +117,19 @@ async function metric(s: TestServer, name: string): Promise<number | null> {
 }
 
 /** The derived state of a flow, by task name (ids differ between servers). */
-async function derived(t: any, s: TestServer, flowId: string) {
-  const flow = await ok(t, s, 'GET', `/v1/flows/${flowId}`);
-  const name = new Map<string, string>(flow.tasks.map((x: any) => [x.id, x.name]));
-  const schedule = await ok(t, s, 'GET', `/v1/flows/${flowId}/schedule?startDate=2025-03-03`);
-  const report = await ok(t, s, 'GET', `/v1/flows/${flowId}/report`);
+async function derived(t: Test, s: TestServer, flowId: string) {
+  const flow = await ok<Flow>(t, s, 'GET', `/v1/flows/${flowId}`);
+  const name = new Map<string, string>(flow.tasks.map((x) => [x.id, x.name]));
+  const schedule = await ok<Schedule>(
+    t,
+    s,
+    'GET',
+    `/v1/flows/${flowId}/schedule?startDate=2025-03-03`,
+  );
+  const report = await ok<Report>(t, s, 'GET', `/v1/flows/${flowId}/report`);
   return {
     counts: [flow.taskCount, flow.doneCount, flow.readyCount],
-    tasks: flow.tasks.map((x: any) => [
+    tasks: flow.tasks.map((x) => [
       x.name,
       x.status,
       x.criticalPath,
@@ -132,14 +138,14 @@ async function derived(t: any, s: TestServer, flowId: string) {
     schedule: {
       ...schedule,
       flowId: undefined,
-      entries: schedule.entries.map((e: any) => ({ ...e, taskId: name.get(e.taskId) })),
+      entries: schedule.entries.map((e) => ({ ...e, taskId: name.get(e.taskId) })),
     },
     report: {
       ...report,
       flowId: undefined,
       unestimatedTasks: report.unestimatedTasks.map((x: string) => name.get(x)),
       orphanedTasks: report.orphanedTasks.map((x: string) => name.get(x)),
-      topBlockers: report.topBlockers.map((b: any) => ({ ...b, taskId: name.get(b.taskId) })),
+      topBlockers: report.topBlockers.map((b) => ({ ...b, taskId: name.get(b.taskId) })),
     },
   };
 }
@@ -155,10 +161,10 @@ t.test('the worker pool derives the same state as the in-thread path', async (t)
     const id = idsByName(flow);
     // The same progress on both: start and complete a few chains of ready work.
     for (let round = 0; round < 3; round++) {
-      const current = await ok(t, s, 'GET', `/v1/flows/${flow.id}`);
+      const current = await ok<Flow>(t, s, 'GET', `/v1/flows/${flow.id}`);
       const ready = current.tasks
-        .filter((x: any) => x.status === 'ready')
-        .map((x: any) => x.name)
+        .filter((x) => x.status === 'ready')
+        .map((x) => x.name)
         .sort()
         .slice(0, 8);
       for (const name of ready)
@@ -170,7 +176,7 @@ t.test('the worker pool derives the same state as the in-thread path', async (t)
   }
   const [p, l] = results;
   t.ok(
-    p!.tasks.some((x: any) => x[1] === 'done') && p!.tasks.some((x: any) => x[1] === 'blocked'),
+    p!.tasks.some((x) => x[1] === 'done') && p!.tasks.some((x) => x[1] === 'blocked'),
     'a mixed state',
   );
   t.ok(p!.report.topBlockers.length > 0);
@@ -203,9 +209,10 @@ t.test(
     const started = await s.api('POST', `${task('b')}/start`, { token: s.adminKey });
     t.equal(started.status, 200, 'b is not refused as blocked: the committed state has a done');
     t.strictSame(
-      (await ok(t, s, 'GET', `/v1/flows/${flow.id}`)).tasks.map(
-        ({ name, status }: Record<string, unknown>) => ({ name, status }),
-      ),
+      (await ok<Flow>(t, s, 'GET', `/v1/flows/${flow.id}`)).tasks.map(({ name, status }) => ({
+        name,
+        status,
+      })),
       [
         { name: 'a', status: 'done' },
         { name: 'b', status: 'in_progress' },

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import { until } from '../../helpers/server.ts';
+import { until, item } from '../../helpers/server.ts';
 import { startChildServer } from './child.ts';
 
 t.test('two processes, one outbox: each event handled exactly once', async (t) => {
@@ -27,8 +27,8 @@ t.test('two processes, one outbox: each event handled exactly once', async (t) =
     ),
   );
   for (let i = 0; i < 60; i += 2) {
-    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[i].id}/start`);
-    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[i].id}/complete`);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks, i).id}/start`);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks, i).id}/complete`);
   }
   await until(
     async () =>

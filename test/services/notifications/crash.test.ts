@@ -8,8 +8,9 @@ import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { member, newFlow, ok } from '../../helpers/flows.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
-import { startTestServer, until } from '../../helpers/server.ts';
+import { startTestServer, until, item } from '../../helpers/server.ts';
 import { startChildServer } from '../jobs/child.ts';
+import type { NotificationDeliveryList } from '../../helpers/wire.ts';
 
 t.test('killed mid-send: never sent twice', async (t) => {
   const smtp = await startSmtp(t);
@@ -22,7 +23,7 @@ t.test('killed mid-send: never sent twice', async (t) => {
   });
   const ada = await member(s, 'Ada');
   const flow = await newFlow(t, s, { name: 'Crash', tasks: [{ name: 'Only' }] });
-  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/assign`, {
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/assign`, {
     assigneeId: ada,
   });
 
@@ -45,7 +46,9 @@ t.test('killed mid-send: never sent twice', async (t) => {
   await next.services.notifications.batches.sendDue({ workspaceId: s.workspaceId, memberId: ada });
   await next.services.notifications.maintain(0);
   const rows = (
-    await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+    await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+      token: s.adminKey,
+    })
   ).body.items;
   t.matchOnlyStrict(
     rows.map(({ id, status, reason, attempt }: Record<string, unknown>) => ({
@@ -64,8 +67,11 @@ t.test('killed mid-send: never sent twice', async (t) => {
   t.equal(retries!.n, 0, 'no retry was scheduled');
   t.equal(smtp.messages.length, 0, 'nothing was sent, and nothing twice');
   t.equal(
-    (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })).body
-      .items.length,
+    (
+      await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+        token: s.adminKey,
+      })
+    ).body.items.length,
     1,
   );
 });

@@ -8,6 +8,7 @@ import t from 'tap';
 import { member, newFlow } from '../../helpers/flows.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
 import { startTestServer, until } from '../../helpers/server.ts';
+import type { NotificationDeliveryList } from '../../helpers/wire.ts';
 
 t.test('the schedule sends a due digest on its own', async (t) => {
   const smtp = await startSmtp(t);
@@ -45,8 +46,13 @@ t.test('the schedule sends a due digest on its own', async (t) => {
   // The row turns `sent` once the SMTP server has acknowledged the message.
   const deliveries = await until(
     async () =>
-      (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey }))
-        .body.items,
+      (
+        await s.api<NotificationDeliveryList>(
+          'GET',
+          `/v1/notifications/deliveries?memberId=${ada}`,
+          { token: s.adminKey },
+        )
+      ).body.items,
     (items: { status: string }[]) => items[0]?.status !== 'claimed',
   );
   t.strictSame(

@@ -18,6 +18,7 @@ import {
 } from '../../helpers/mail-checks.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createPerson } from '../../helpers/people.ts';
+import type { Digest, Flow, NotificationDeliveryList } from '../../helpers/wire.ts';
 
 const CAP = 10;
 
@@ -72,7 +73,7 @@ t.test('digest', async (t) => {
       scopes: [...SCOPES],
     });
     const shared = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: key,
         body: { name: 'Partner plan', tasks: [{ name: 'Their open task', estimateHours: 2 }] },
       })
@@ -87,13 +88,13 @@ t.test('digest', async (t) => {
       201,
     );
     const hidden = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: key,
         body: { name: 'Not shared', tasks: [{ name: 'Secret' }] },
       })
     ).body;
 
-    const res = await s.api('GET', `/v1/notifications/digest?memberId=${ada}`, {
+    const res = await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${ada}`, {
       token: s.adminKey,
     });
     t.equal(res.status, 200, res.text);
@@ -110,10 +111,10 @@ t.test('digest', async (t) => {
     });
     t.equal(d.ready.length, CAP, 'capped; counts has the total');
     t.ok(
-      d.ready.every((i: any) => i.questId === many.id || i.nodeId === ids['Mine ready']),
+      d.ready.every((i) => i.questId === many.id || i.nodeId === ids['Mine ready']),
       'only her ready work',
     );
-    t.strictSame(Object.keys(d.inProgress[0]).sort(), [
+    t.strictSame(Object.keys(d.inProgress[0] ?? {}).sort(), [
       'criticalPath',
       'hours',
       'nodeId',
@@ -135,7 +136,11 @@ t.test('digest', async (t) => {
       ],
       'one task in progress',
     );
-    t.match(d.ready.find((i: any) => i.nodeTitle === 'Mine ready') ?? { hours: 6 }, { hours: 6 });
+    t.hasStrict(
+      d.ready.find((i) => i.nodeTitle === 'Mine ready'),
+      { hours: 6 },
+      'the ready task, with its estimate',
+    );
     t.strictSame(
       d.blocked.map(({ nodeId, nodeTitle, questName }: Record<string, unknown>) => ({
         nodeId,
@@ -146,12 +151,12 @@ t.test('digest', async (t) => {
       'one blocked task',
     );
     t.same(
-      d.available.map((i: any) => i.nodeTitle).sort(),
+      d.available.map((i) => i.nodeTitle).sort(),
       ['Nobody', 'Their open task'],
       'unassigned ready work, shared flow included',
     );
     t.match(
-      d.available.find((i: any) => i.nodeTitle === 'Their open task'),
+      d.available.find((i) => i.nodeTitle === 'Their open task'),
       { questId: shared.id, questName: 'Partner plan', hours: 2, criticalPath: true },
     );
     t.matchOnlyStrict(
@@ -176,7 +181,7 @@ t.test('digest', async (t) => {
     t.notMatch(JSON.stringify(d), hidden.id, 'flows not shared with her stay out');
 
     const bobs = (
-      await s.api('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
+      await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${bob}`, { token: s.adminKey })
     ).body;
     t.hasStrict(
       bobs.counts,
@@ -302,7 +307,9 @@ t.test('digest', async (t) => {
   t.test('sent with its unsubscribe link; never twice a day; never empty', async (t) => {
     const before = smtp.messages.length;
     const rows = (
-      await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+      await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+        token: s.adminKey,
+      })
     ).body.items;
     t.same(rows, [], 'Ada has had no digest yet');
     const job = { workspaceId: s.workspaceId, memberId: ada, localDate: '2026-12-01' };
@@ -336,7 +343,9 @@ t.test('digest', async (t) => {
       'inline styles, table layout, no external assets',
     );
     const after = (
-      await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+      await s.api<NotificationDeliveryList>('GET', `/v1/notifications/deliveries?memberId=${ada}`, {
+        token: s.adminKey,
+      })
     ).body.items;
     t.matchOnlyStrict(
       after.map(({ kind, status, digestDate, itemCount, attempt }: Record<string, unknown>) => ({
@@ -367,7 +376,7 @@ t.test('digest', async (t) => {
       scopes: [...SCOPES],
     });
     t.equal(
-      (await s.api('GET', `/v1/notifications/digest?memberId=${idle}`, { token: key })).body
+      (await s.api<Digest>('GET', `/v1/notifications/digest?memberId=${idle}`, { token: key })).body
         .wouldSend,
       false,
     );
@@ -378,8 +387,12 @@ t.test('digest', async (t) => {
     );
     t.strictSame(
       (
-        await s.api('GET', `/v1/notifications/deliveries?memberId=${idle}`, { token: key })
-      ).body.items.map(({ kind, status }: Record<string, unknown>) => ({ kind, status })),
+        await s.api<NotificationDeliveryList>(
+          'GET',
+          `/v1/notifications/deliveries?memberId=${idle}`,
+          { token: key },
+        )
+      ).body.items.map(({ kind, status }) => ({ kind, status })),
       [{ kind: 'digest', status: 'skipped-empty' }],
       'one delivery, skipped as empty',
     );

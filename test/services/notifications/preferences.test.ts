@@ -8,6 +8,7 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { member, newFlow, startFlowServer } from '../../helpers/flows.ts';
 import { createPerson, personToken } from '../../helpers/people.ts';
 import { assertError } from '../../helpers/server.ts';
+import type { Flow, NotificationDeliveryList, Preferences, Refusal } from '../../helpers/wire.ts';
 
 t.test('preferences', async (t) => {
   const s = await startFlowServer(t);
@@ -17,7 +18,7 @@ t.test('preferences', async (t) => {
   const path = (memberId: string, flowId?: string) =>
     `/v1/notifications/preferences?memberId=${memberId}${flowId ? `&flowId=${flowId}` : ''}`;
   const get = async (memberId: string, flowId?: string) =>
-    (await s.api('GET', path(memberId, flowId), { token: s.adminKey })).body;
+    (await s.api<Preferences>('GET', path(memberId, flowId), { token: s.adminKey })).body;
 
   t.test('defaults, documented in the answer', async (t) => {
     const res = await s.api('GET', path(ada), { token: s.adminKey });
@@ -42,7 +43,7 @@ t.test('preferences', async (t) => {
   });
 
   t.test('account-level change: partial, canonical zone, kept across reads', async (t) => {
-    const res = await s.api('PATCH', path(ada), {
+    const res = await s.api<Preferences>('PATCH', path(ada), {
       token: s.adminKey,
       body: { events: { unlocked: false }, timezone: 'europe/berlin', digestHour: 7 },
     });
@@ -103,7 +104,7 @@ t.test('preferences', async (t) => {
       [path(bob), {}, ''],
     ];
     for (const [p, body, pointer] of cases) {
-      const res = await s.api('PATCH', p, { token: s.adminKey, body });
+      const res = await s.api<Refusal>('PATCH', p, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', `${JSON.stringify(body)} → 400`);
       if (pointer)
         t.ok(
@@ -137,8 +138,9 @@ t.test('preferences', async (t) => {
       role: 'admin',
       scopes: [...SCOPES],
     });
-    const otherFlow = (await s.api('POST', '/v1/flows', { token: key, body: { name: 'Theirs' } }))
-      .body;
+    const otherFlow = (
+      await s.api<Flow>('POST', '/v1/flows', { token: key, body: { name: 'Theirs' } })
+    ).body;
     assertError(t, await s.api('GET', path(stranger), { token: s.adminKey }), 404, 'NOT_FOUND');
     assertError(
       t,
@@ -193,15 +195,24 @@ t.test('preferences', async (t) => {
     }
     assertError(
       t,
-      await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}&size=0`, {
-        token: s.adminKey,
-      }),
+      await s.api<NotificationDeliveryList>(
+        'GET',
+        `/v1/notifications/deliveries?memberId=${ada}&size=0`,
+        {
+          token: s.adminKey,
+        },
+      ),
       400,
       'VALIDATION_FAILED',
     );
     t.strictSame(
-      (await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey }))
-        .body,
+      (
+        await s.api<NotificationDeliveryList>(
+          'GET',
+          `/v1/notifications/deliveries?memberId=${ada}`,
+          { token: s.adminKey },
+        )
+      ).body,
       { total: 0, items: [] },
     );
   });

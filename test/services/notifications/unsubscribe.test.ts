@@ -8,6 +8,7 @@ import { idsByName, member, newFlow, ok } from '../../helpers/flows.ts';
 import { openBrowser } from '../../helpers/browser.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { NotificationDeliveryList } from '../../helpers/wire.ts';
 
 async function emailOf(s: TestServer, id: string): Promise<string> {
   const [row] = await s.sql`select email from users where id = ${id}`;
@@ -83,7 +84,11 @@ t.test('unsubscribe links', async (t) => {
       t.equal(again.status, 200, 'repeating it is harmless');
       await sendBatch(ada);
       const rows = (
-        await s.api('GET', `/v1/notifications/deliveries?memberId=${ada}`, { token: s.adminKey })
+        await s.api<NotificationDeliveryList>(
+          'GET',
+          `/v1/notifications/deliveries?memberId=${ada}`,
+          { token: s.adminKey },
+        )
       ).body.items;
       t.strictSame(
         rows.map(({ status, suppressed, itemCount }: Record<string, unknown>) => ({

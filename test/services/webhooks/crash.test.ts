@@ -9,9 +9,10 @@ import t from 'tap';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import { until } from '../../helpers/server.ts';
+import { until, item } from '../../helpers/server.ts';
 import { startChildServer } from '../jobs/child.ts';
 import { deliveriesSettled, startReceiver } from './receiver.ts';
+import type { WebhookDeliveryList, WebhookWithSecret } from '../../helpers/wire.ts';
 
 t.test(
   'killed mid-send: the same delivery is sent again by another process, under the same id',
@@ -21,7 +22,7 @@ t.test(
     const child = await startChildServer(t, s.databaseUrl, { WEBHOOK_ALLOW_PRIVATE: '1' });
     const receiver = await startReceiver(t);
     receiver.answer = (_request, index) => (index === 0 ? { hang: true } : { status: 204 });
-    const hook = await ok(
+    const hook = await ok<WebhookWithSecret>(
       t,
       s,
       'POST',
@@ -30,10 +31,11 @@ t.test(
       201,
     );
     const flow = await newFlow(t, s, { name: 'Crash', tasks: [{ name: 'Only' }] });
-    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
 
     const [first] = await receiver.waitFor(1);
-    const [row] = (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items;
+    const [row] = (await ok<WebhookDeliveryList>(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`))
+      .items;
     t.hasStrict(
       row,
       { id: first!.headers['webhook-id'], status: 'sending', attempts: 1 },
@@ -56,8 +58,11 @@ t.test(
     t.equal(again!.body, first!.body, 'the same body');
     const deliveries = await until(
       async () =>
-        (await s.api('GET', `/v1/webhooks/${hook.id}/deliveries`, { token: s.adminKey })).body
-          .items,
+        (
+          await s.api<WebhookDeliveryList>('GET', `/v1/webhooks/${hook.id}/deliveries`, {
+            token: s.adminKey,
+          })
+        ).body.items,
       (items: { status: string }[]) => items[0]?.status === 'delivered',
     );
     t.strictSame(

@@ -10,6 +10,14 @@ import { MAX_WEBHOOKS } from '../../../src/services/webhooks/webhooks.service.ts
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { assertError, until, type TestServer } from '../../helpers/server.ts';
 import { startReceiver } from './receiver.ts';
+import type {
+  JsonDocument,
+  Refusal,
+  Webhook,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookWithSecret,
+} from '../../helpers/wire.ts';
 
 const config = { webhookAllowPrivate: true };
 const URL_OK = 'https://hooks.example.test/flowplan';
@@ -22,7 +30,7 @@ async function rows(s: TestServer): Promise<number> {
 t.test('create shows the secret once; list, get, patch and delete', async (t) => {
   const s = await startFlowServer(t, config);
   // An IP literal needs no DNS; with WEBHOOK_ALLOW_PRIVATE the loopback address is accepted.
-  const created = await ok(
+  const created = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -45,16 +53,16 @@ t.test('create shows the secret once; list, get, patch and delete', async (t) =>
   t.match(created.id, /^whk_/);
   t.match(created.secret, /^whsec_/);
 
-  const got = await ok(t, s, 'GET', `/v1/webhooks/${created.id}`);
+  const got = await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${created.id}`);
   t.notOk('secret' in got, 'the secret is not shown again');
   const { secret: _secret, ...withoutSecret } = created;
   t.strictSame(got, withoutSecret, 'GET answers what POST did, minus the secret');
-  const list = await ok(t, s, 'GET', '/v1/webhooks');
+  const list = await ok<WebhookList>(t, s, 'GET', '/v1/webhooks');
   t.equal(list.total, 1);
   t.strictSame(list.items, [got]);
   t.notOk(JSON.stringify(list).includes('whsec_'), 'no secret in the list');
 
-  const second = await ok(
+  const second = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -64,24 +72,24 @@ t.test('create shows the secret once; list, get, patch and delete', async (t) =>
   );
   t.equal(second.description, null);
   t.strictSame(
-    (await ok(t, s, 'GET', '/v1/webhooks')).items.map((w: any) => w.id),
+    (await ok<WebhookList>(t, s, 'GET', '/v1/webhooks')).items.map((w) => w.id),
     [second.id, created.id],
     'newest first',
   );
   t.strictSame(
-    (await ok(t, s, 'GET', '/v1/webhooks?size=1&from=1')).items.map((w: any) => w.id),
+    (await ok<WebhookList>(t, s, 'GET', '/v1/webhooks?size=1&from=1')).items.map((w) => w.id),
     [created.id],
     'paged',
   );
 
-  const patched = await ok(t, s, 'PATCH', `/v1/webhooks/${created.id}`, {
+  const patched = await ok<Webhook>(t, s, 'PATCH', `/v1/webhooks/${created.id}`, {
     events: ['task.started'],
     description: null,
     enabled: false,
   });
   t.match(patched, { description: null, enabled: false, url: 'http://127.0.0.1:9/in' });
   t.strictSame(patched.events, ['task.started'], 'only the event patched in');
-  const moved = await ok(t, s, 'PATCH', `/v1/webhooks/${created.id}`, {
+  const moved = await ok<Webhook>(t, s, 'PATCH', `/v1/webhooks/${created.id}`, {
     url: 'http://127.0.0.1:9/moved',
     enabled: true,
   });
@@ -101,7 +109,7 @@ t.test('create shows the secret once; list, get, patch and delete', async (t) =>
     404,
     'NOT_FOUND',
   );
-  t.equal((await ok(t, s, 'GET', '/v1/webhooks')).total, 1);
+  t.equal((await ok<WebhookList>(t, s, 'GET', '/v1/webhooks')).total, 1);
 });
 
 t.test('bad input is refused with VALIDATION_FAILED and nothing is stored', async (t) => {
@@ -134,7 +142,7 @@ t.test('bad input is refused with VALIDATION_FAILED and nothing is stored', asyn
     ],
   ];
   for (const [what, body] of bad) {
-    const res = await s.api('POST', '/v1/webhooks', { token: s.adminKey, body });
+    const res = await s.api<Refusal>('POST', '/v1/webhooks', { token: s.adminKey, body });
     assertError(t, res, 400, 'VALIDATION_FAILED', what);
     t.ok(Array.isArray(res.body.error.details?.errors), `${what}: details.errors`);
   }
@@ -151,7 +159,7 @@ t.test('bad input is refused with VALIDATION_FAILED and nothing is stored', asyn
   );
   t.equal(await rows(s), 0, 'nothing stored');
 
-  const hook = await ok(
+  const hook = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -215,7 +223,7 @@ t.test('a workspace has at most 50 webhooks', async (t) => {
 
 t.test('scopes and roles: flows:read reads; writing needs admin and flows:write', async (t) => {
   const s = await startFlowServer(t, config);
-  const hook = await ok(
+  const hook = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -279,7 +287,7 @@ t.test('scopes and roles: flows:read reads; writing needs admin and flows:write'
   }
   assertError(t, await s.api('GET', '/v1/webhooks'), 401, 'UNAUTHORIZED', 'no credential');
   t.equal(await rows(s), 1);
-  t.equal((await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`)).enabled, true, 'unchanged');
+  t.equal((await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${hook.id}`)).enabled, true, 'unchanged');
 });
 
 t.test(
@@ -292,7 +300,7 @@ t.test(
       status: 308,
       headers: { location: `${receiver.url}/v2/in?token=s3cret` },
     });
-    const hook = await ok(
+    const hook = await ok<WebhookWithSecret>(
       t,
       s,
       'POST',
@@ -300,7 +308,7 @@ t.test(
       { url: `${receiver.url}/in/s3cret-path?token=s3cret`, events: ['flow.created'] },
       201,
     );
-    const bare = await ok(
+    const bare = await ok<WebhookWithSecret>(
       t,
       s,
       'POST',
@@ -315,18 +323,27 @@ t.test(
     );
     await newFlow(t, s, { name: 'Delivered', tasks: [] });
     await until(
-      async () => (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items,
+      async () =>
+        (await ok<WebhookDeliveryList>(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items,
       (items: { attempts: number; lastError: string | null }[]) => items[0]?.lastError != null,
     );
 
     const key = async (role: 'admin' | 'member' | 'viewer', scopes: string[]) =>
       (await createKey(s.sql, { workspaceId: s.workspaceId, role, scopes: scopes as never })).key;
     const adminReader = await key('admin', ['flows:read']);
-    const got = await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`, undefined, 200, adminReader);
+    const got = await ok<Webhook>(
+      t,
+      s,
+      'GET',
+      `/v1/webhooks/${hook.id}`,
+      undefined,
+      200,
+      adminReader,
+    );
     t.equal(got.url, hook.url, 'an admin key with flows:read only sees it whole');
     t.ok(
-      (await ok(t, s, 'GET', '/v1/webhooks', undefined, 200, adminReader)).items.some(
-        (w: any) => w.url === hook.url,
+      (await ok<WebhookList>(t, s, 'GET', '/v1/webhooks', undefined, 200, adminReader)).items.some(
+        (w) => w.url === hook.url,
       ),
       'in the list too',
     );
@@ -335,19 +352,21 @@ t.test(
       ['a viewer', await key('viewer', ['flows:read'])],
       ['a member with every scope', await key('member', [...SCOPES])],
     ] as const) {
-      const one = await s.api('GET', `/v1/webhooks/${hook.id}`, { token });
+      const one = await s.api<Webhook>('GET', `/v1/webhooks/${hook.id}`, { token });
       t.equal(one.status, 200);
       t.equal(one.body.url, `${receiver.url}/…`, `${who} sees the scheme and host`);
-      const list = await s.api('GET', '/v1/webhooks', { token });
+      const list = await s.api<WebhookList>('GET', '/v1/webhooks', { token });
       t.strictSame(
-        list.body.items.map((w: any) => w.url).sort(),
+        list.body.items.map((w) => w.url).sort(),
         [`${receiver.url}/…`, 'http://127.0.0.1:9/'].sort(),
         `${who}: masked in the list; a URL with nothing after its host is shown as it is`,
       );
-      const log = await s.api('GET', `/v1/webhooks/${hook.id}/deliveries`, { token });
+      const log = await s.api<WebhookDeliveryList>('GET', `/v1/webhooks/${hook.id}/deliveries`, {
+        token,
+      });
       t.equal(log.status, 200);
       t.match(
-        log.body.items[0].lastError,
+        log.body.items[0]?.lastError,
         /redirect not followed \(308 to http:\/\/127\.0\.0\.1:\d+\/…\)/,
         `${who}: the redirect's host, not where it leads`,
       );
@@ -366,7 +385,7 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
     role: 'admin',
     scopes: [...SCOPES],
   });
-  const mine = await ok(
+  const mine = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -377,7 +396,8 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
   await newFlow(t, s, { name: 'Delivered to mine', tasks: [] });
   const delivery = (
     await until(
-      async () => (await ok(t, s, 'GET', `/v1/webhooks/${mine.id}/deliveries`)).items,
+      async () =>
+        (await ok<WebhookDeliveryList>(t, s, 'GET', `/v1/webhooks/${mine.id}/deliveries`)).items,
       (items: { id: string }[]) => items.length > 0,
     )
   )[0]!;
@@ -395,7 +415,7 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
     t.notOk(res.text.includes('127.0.0.1'), 'leaks nothing');
   }
   t.equal(
-    (await ok(t, s, 'GET', '/v1/webhooks', undefined, 200, key)).total,
+    (await ok<WebhookList>(t, s, 'GET', '/v1/webhooks', undefined, 200, key)).total,
     0,
     'not in their list',
   );
@@ -406,7 +426,7 @@ t.test("another workspace's webhooks are 404 everywhere and never listed", async
     'untouched: still enabled, same URL, its secret not rotated',
   );
   // A delivery id of one endpoint under another endpoint of the same workspace is 404 too.
-  const second = await ok(
+  const second = await ok<WebhookWithSecret>(
     t,
     s,
     'POST',
@@ -428,7 +448,7 @@ t.test(
   'the OpenAPI document has the routes and a webhooks section with every event payload',
   async (t) => {
     const s = await startFlowServer(t, config);
-    const doc = (await s.api('GET', '/v1/openapi.json')).body;
+    const doc = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
     for (const path of [
       '/v1/webhooks',
       '/v1/webhooks/{webhookId}',
@@ -450,7 +470,7 @@ t.test(
       'data',
     ]);
     t.strictSame(
-      completed.parameters.map((p: any) => p.name),
+      completed.parameters.map((p: { name: string }) => p.name),
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
     );
   },

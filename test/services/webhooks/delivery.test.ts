@@ -6,8 +6,9 @@
 import t, { type Test } from 'tap';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/contract/webhook-events.schema.ts';
 import { member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { item, type TestServer } from '../../helpers/server.ts';
 import { deliveriesSettled, startReceiver, verify, type Received } from './receiver.ts';
+import type { Task, Webhook, WebhookDeliveryList, WebhookWithSecret } from '../../helpers/wire.ts';
 
 async function register(
   t: Test,
@@ -33,11 +34,11 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
     tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
   });
   const F = `/v1/flows/${flow.id}`;
-  const [a, b] = flow.tasks.map((x: any) => x.id);
+  const [a, b] = flow.tasks.map((x) => x.id);
   await ok(t, s, 'PATCH', F, { name: 'Launch 2' });
   await ok(t, s, 'POST', `${F}/publish`);
   await ok(t, s, 'POST', `${F}/unpublish`);
-  const c = await ok(t, s, 'POST', `${F}/tasks`, { name: 'C' }, 201);
+  const c = await ok<Task>(t, s, 'POST', `${F}/tasks`, { name: 'C' }, 201);
   await ok(t, s, 'PATCH', `${F}/tasks/${c.id}`, { estimateHours: 3 });
   await ok(t, s, 'DELETE', `${F}/tasks/${c.id}`, undefined, 204);
   await ok(t, s, 'POST', `${F}/tasks/${a}/assign`, { assigneeId: ada });
@@ -81,7 +82,7 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
   for (const r of got) {
     t.equal(r.path, '/hooks?token=abc', 'posted to the registered URL');
     t.equal(r.headers['content-type'], 'application/json');
-    const payload = verify(hook.secret, r) as any;
+    const payload = verify(hook.secret, r);
     t.strictSame(
       Object.keys(payload).sort(),
       ['data', 'timestamp', 'type', 'workspaceId'],
@@ -101,19 +102,24 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
     );
   }
   const byType = Object.fromEntries(got.map((r) => [r.json.type, r.json.data]));
-  t.equal(byType['task.assigned'].assigneeId, ada);
-  t.equal(byType['task.unblocked'].taskId, b, 'B unblocked when A completed');
-  t.equal(byType['task.deleted'].taskId, c.id);
-  t.equal(byType['flow.created'].name, 'Launch');
+  t.equal(byType['task.assigned']?.assigneeId, ada);
+  t.equal(byType['task.unblocked']?.taskId, b, 'B unblocked when A completed');
+  t.equal(byType['task.deleted']?.taskId, c.id);
+  t.equal(byType['flow.created']?.name, 'Launch');
   // A tampered body fails verification.
   const tampered: Received = { ...got[0]!, body: got[0]!.body.replace('Launch', 'Lunch') };
   t.throws(() => verify(hook.secret, tampered), 'a changed body does not verify');
 
   // Settled above: every answer is recorded.
-  const log = await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries?size=100`);
+  const log = await ok<WebhookDeliveryList>(
+    t,
+    s,
+    'GET',
+    `/v1/webhooks/${hook.id}/deliveries?size=100`,
+  );
   t.equal(log.total, expected.length, 'a delivery row per event');
   t.strictSame(
-    log.items.map((d: any) => d.eventType),
+    log.items.map((d) => d.eventType),
     [...expected].reverse(),
     'newest first',
   );
@@ -121,8 +127,8 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
     t.equal(d.status, 'delivered');
     t.equal(d.attempts, 1);
     t.equal(d.attemptLog.length, 1);
-    t.equal(d.attemptLog[0].statusCode, 204);
-    t.type(d.attemptLog[0].durationMs, 'number');
+    t.equal(d.attemptLog[0]?.statusCode, 204);
+    t.type(d.attemptLog[0]?.durationMs, 'number');
     t.ok(
       got.some((r) => r.headers['webhook-id'] === d.id),
       'the delivery id is the webhook-id',
@@ -139,7 +145,7 @@ t.test(
     await s.app.services.jobs.drainOutbox();
     await register(t, s, receiver.url, ['task.started']);
     const flow = await newFlow(t, s, { name: 'After', tasks: [{ name: 'A' }] });
-    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
     await receiver.waitFor(1);
     await deliveriesSettled(s.sql);
     const got = receiver.received;
@@ -193,10 +199,10 @@ t.test(
         delivered,
         [
           'flow.created:',
-          `task.started:${flow.tasks[0].id}`,
-          `task.completed:${flow.tasks[0].id}`,
-          `task.started:${flow.tasks[1].id}`,
-          `task.completed:${flow.tasks[1].id}`,
+          `task.started:${flow.tasks[0]?.id}`,
+          `task.completed:${flow.tasks[0]?.id}`,
+          `task.started:${flow.tasks[1]?.id}`,
+          `task.completed:${flow.tasks[1]?.id}`,
           'flow.updated:',
         ],
         `${flow.name}: commit order, nothing overtook the retried first event`,
@@ -214,10 +220,15 @@ t.test('a rotated secret: both signatures for 24 hours, each verifies', async (t
   const s = await startFlowServer(t, config);
   const receiver = await startReceiver(t);
   const hook = await register(t, s, receiver.url, ['flow.created']);
-  const rotated = await ok(t, s, 'POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+  const rotated = await ok<WebhookWithSecret>(
+    t,
+    s,
+    'POST',
+    `/v1/webhooks/${hook.id}/rotate-secret`,
+  );
   t.not(rotated.secret, hook.secret, 'a new secret');
   t.match(rotated.secret, /^whsec_/);
-  const expires = Date.parse(rotated.previousSecretExpiresAt);
+  const expires = Date.parse(rotated.previousSecretExpiresAt ?? '');
   t.ok(
     Math.abs(expires - Date.now() - 24 * 3600_000) < 60_000,
     'the previous secret stays valid 24 hours',
@@ -227,7 +238,7 @@ t.test('a rotated secret: both signatures for 24 hours, each verifies', async (t
   t.equal(String(r!.headers['webhook-signature']).split(' ').length, 2, 'two signatures');
   t.ok(verify(rotated.secret, r!), 'the new secret verifies');
   t.ok(verify(hook.secret, r!), 'the previous secret verifies');
-  const shown = await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`);
+  const shown = await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${hook.id}`);
   t.notOk('secret' in shown, 'never shown again');
   // Once the overlap is over only the new secret signs.
   await s.sql`update webhooks set previous_secret_expires_at = now() - interval '1 second' where id = ${hook.id}`;

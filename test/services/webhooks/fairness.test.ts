@@ -13,6 +13,12 @@ import { createKey, createWorkspace } from '../../../src/services/auth/provision
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { until } from '../../helpers/server.ts';
 import { deliveriesSettled, startReceiver } from './receiver.ts';
+import type {
+  Webhook,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookWithSecret,
+} from '../../helpers/wire.ts';
 
 const HONEST_EVENTS = 20;
 const TARPIT_ENDPOINTS = 8;
@@ -81,7 +87,7 @@ t.test(
         ),
       );
     }
-    const honestHook = await ok(
+    const honestHook = await ok<WebhookWithSecret>(
       t,
       s,
       'POST',
@@ -137,15 +143,16 @@ t.test(
     // The tarpit's endpoints keep timing out: their circuits open and their attempts wait.
     const open = await until(
       async () =>
-        (await ok(t, s, 'GET', `/v1/webhooks/${tarpitHooks[0]!.id}`, undefined, 200, key)).circuit,
-      (circuit: any) => circuit.state === 'open',
+        (await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${tarpitHooks[0]!.id}`, undefined, 200, key))
+          .circuit,
+      (circuit) => circuit.state === 'open',
     );
     t.ok(
       open.consecutiveTimeouts >= 2,
       `open after its timeouts in a row (${open.consecutiveTimeouts})`,
     );
-    t.ok(Date.parse(open.until) > Date.now() + 30_000, 'for the cool-down');
-    const listed = (await ok(t, s, 'GET', '/v1/webhooks', undefined, 200, key)).items;
+    t.ok(Date.parse(open.until ?? '') > Date.now() + 30_000, 'for the cool-down');
+    const listed = (await ok<WebhookList>(t, s, 'GET', '/v1/webhooks', undefined, 200, key)).items;
     t.ok(
       listed.every((w: { circuit: { state: string } }) =>
         ['open', 'closed', 'half-open'].includes(w.circuit.state),
@@ -153,7 +160,7 @@ t.test(
       'every endpoint shows its circuit',
     );
     const deliveries = (
-      await ok(
+      await ok<WebhookDeliveryList>(
         t,
         s,
         'GET',
@@ -168,7 +175,7 @@ t.test(
       'its deliveries are deferred, none given up',
     );
     t.match(
-      (await ok(t, s, 'GET', `/v1/webhooks/${honestHook.id}`)).circuit,
+      (await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${honestHook.id}`)).circuit,
       { state: 'closed', consecutiveTimeouts: 0, until: null },
       "the honest endpoint's circuit is closed",
     );
@@ -197,7 +204,7 @@ t.test(
     const receiver = await startReceiver(t);
     // The first request hangs and trips the breaker; the second (half-open) meets the short timeout and opens it again; the third is answered.
     receiver.answer = (_request, index) => (index < 2 ? { hang: true } : { status: 204 });
-    const hook = await ok(
+    const hook = await ok<WebhookWithSecret>(
       t,
       s,
       'POST',
@@ -208,8 +215,8 @@ t.test(
     for (let i = 0; i < 2; i++) await newFlow(t, s, { name: `F${i}`, tasks: [] });
 
     const open = await until(
-      async () => (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`)).circuit,
-      (c: any) => c.state === 'open',
+      async () => (await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${hook.id}`)).circuit,
+      (c) => c.state === 'open',
     );
     t.match(open, { state: 'open', consecutiveTimeouts: 1 }, 'open after the timeout');
     t.equal(
@@ -218,7 +225,7 @@ t.test(
       'one attempt at a time (the endpoint cap): the other flow waits',
     );
     const [, second] = await receiver.waitFor(2);
-    t.ok(second!.at >= Date.parse(open.until) - 50, 'nothing is sent during the cool-down');
+    t.ok(second!.at >= Date.parse(open.until ?? '') - 50, 'nothing is sent during the cool-down');
     const [, , third] = await receiver.waitFor(3);
     const gap = third!.at - second!.at;
     t.ok(
@@ -228,11 +235,12 @@ t.test(
 
     await deliveriesSettled(s.sql);
     t.strictSame(
-      (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}`)).circuit,
+      (await ok<Webhook>(t, s, 'GET', `/v1/webhooks/${hook.id}`)).circuit,
       { state: 'closed', consecutiveTimeouts: 0, until: null },
       'an answer closes it',
     );
-    const log = (await ok(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).items;
+    const log = (await ok<WebhookDeliveryList>(t, s, 'GET', `/v1/webhooks/${hook.id}/deliveries`))
+      .items;
     t.strictSame(
       log.map((d: { status: string }) => d.status),
       ['delivered', 'delivered'],

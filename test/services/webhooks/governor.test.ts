@@ -7,7 +7,7 @@ import t from 'tap';
 import type { TestServer } from '../../helpers/server.ts';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { withLoopLag } from '../../helpers/lag.ts';
-import { until } from '../../helpers/server.ts';
+import { until, item } from '../../helpers/server.ts';
 import { deliveriesSettled, startReceiver } from './receiver.ts';
 
 const EVENTS = 40;
@@ -146,7 +146,7 @@ t.test('while the API is busy, a retry still goes out when it is due', async (t)
   const flow = await newFlow(t, s, { name: 'Busy', tasks: [{ name: 'T' }] });
   await ok(t, s, 'POST', '/v1/webhooks', { url: receiver.url, events: ['task.started'] }, 201);
   const pollers = await keepBusy(s, flow.id);
-  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
   const {
     value: [first, second],
     lagMs,

@@ -8,11 +8,13 @@ import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../../../src/storage/db.ts';
 import { until } from '../../helpers/server.ts';
+import type { WebhookPayload } from '../../helpers/wire.ts';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
-  json: any;
+  /** The body parsed, read as the delivery's payload (null when it is not JSON). */
+  json: WebhookPayload;
   at: number;
   path: string;
 }
@@ -63,7 +65,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
       const entry: Received = {
         headers: request.headers,
         body,
-        json: parsed,
+        json: parsed as WebhookPayload,
         at: Date.now(),
         path: request.url ?? '',
       };
@@ -87,12 +89,13 @@ export async function startReceiver(t: Test): Promise<Receiver> {
 }
 
 /** Verifies a request the way a receiver would, with the `standardwebhooks` package; returns the payload. */
-export function verify(secret: string, received: Received): any {
+export function verify(secret: string, received: Received): WebhookPayload {
+  // The package hands back the parsed body as it came; what it is, is what this test reads.
   return new Webhook(secret).verify(received.body, {
     'webhook-id': String(received.headers['webhook-id']),
     'webhook-timestamp': String(received.headers['webhook-timestamp']),
     'webhook-signature': String(received.headers['webhook-signature']),
-  });
+  }) as WebhookPayload;
 }
 
 /**

@@ -15,6 +15,7 @@ import { insertWebhook } from '../../../src/storage/webhooks.store.ts';
 import { newFlow, startFlowServer } from '../../helpers/flows.ts';
 import { assertError, until } from '../../helpers/server.ts';
 import { startReceiver } from './receiver.ts';
+import type { Refusal, WebhookDelivery, WebhookDeliveryList } from '../../helpers/wire.ts';
 
 t.test('internal addresses are refused, public ones pass', async (t) => {
   const refused = [
@@ -112,7 +113,7 @@ t.test(
       'https://224.0.0.1/',
     ];
     for (const url of urls) {
-      const res = await s.api('POST', '/v1/webhooks', {
+      const res = await s.api<Refusal>('POST', '/v1/webhooks', {
         token: s.adminKey,
         body: { url, events: ['flow.created'] },
       });
@@ -172,12 +173,15 @@ t.test(
     await newFlow(t, s, { name: 'Rebound', tasks: [] });
     const delivery = await until(
       async () =>
-        (await s.api('GET', `/v1/webhooks/${row.id}/deliveries`, { token: s.adminKey })).body
-          .items[0],
-      (d: any) => d?.attempts >= 1 && d.status === 'pending',
+        (
+          await s.api<WebhookDeliveryList>('GET', `/v1/webhooks/${row.id}/deliveries`, {
+            token: s.adminKey,
+          })
+        ).body.items[0],
+      (d): d is WebhookDelivery => d !== undefined && d.attempts >= 1 && d.status === 'pending',
     );
-    t.equal(delivery.attemptLog[0].statusCode, null);
-    t.match(delivery.attemptLog[0].error, /resolves to (127\.0\.0\.1|::1), a loopback address/);
+    t.equal(delivery.attemptLog[0]?.statusCode, null);
+    t.match(delivery.attemptLog[0]?.error, /resolves to (127\.0\.0\.1|::1), a loopback address/);
     t.ok(delivery.nextAttemptAt, 'retried later (DNS may change back)');
     t.equal(receiver.received.length, 0, 'the receiver got nothing');
   },

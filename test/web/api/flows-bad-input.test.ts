@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createWorkspace } from '../../../src/services/auth/provision.ts';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import {
   assertUnchanged,
   idsByName,
@@ -10,6 +10,7 @@ import {
   startFlowServer,
   visible,
 } from '../../helpers/flows.ts';
+import type { Brainstorm, Comment, Refusal, Task, TemplateList } from '../../helpers/wire.ts';
 
 t.test('bad input is a clear 400 (or the specific code) and writes nothing', async (t) => {
   const s = await startFlowServer(t);
@@ -23,7 +24,7 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
     tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
   });
   const id = idsByName(flow);
-  const sub = await ok(
+  const sub = await ok<Task>(
     t,
     s,
     'POST',
@@ -113,7 +114,7 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
     ['a body that is an array', [{ name: 'x' }], ''],
   ];
   for (const [what, body, pointer] of flowCases) {
-    const res = await s.api('POST', '/v1/flows', { token: s.adminKey, body });
+    const res = await s.api<Refusal>('POST', '/v1/flows', { token: s.adminKey, body });
     assertError(t, res, 400, 'VALIDATION_FAILED', what);
     const pointers = (res.body?.error?.details?.errors ?? []).map(
       (e: { pointer: string }) => e.pointer,
@@ -124,7 +125,7 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
     );
     t.ok(res.text.length < 20_000, `${what}: the refusal is short`);
   }
-  const notJson = await s.api('POST', '/v1/flows', {
+  const notJson = await s.api<Refusal>('POST', '/v1/flows', {
     token: s.adminKey,
     raw: '{"name": ',
     headers: { 'content-type': 'application/json' },
@@ -153,7 +154,7 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
     body: { name: 'x', description: 'd'.repeat(5 * 1024 * 1024) },
   });
   assertError(t, huge, 413, 'PAYLOAD_TOO_LARGE');
-  const cycle = await s.api('POST', '/v1/flows', {
+  const cycle = await s.api<Refusal>('POST', '/v1/flows', {
     token: s.adminKey,
     body: {
       name: 'x',
@@ -232,7 +233,7 @@ t.test('bad input is a clear 400 (or the specific code) and writes nothing', asy
     ['dependsOn on patch', 'PATCH', `${base}/${id.B}`, { dependsOn: [] }, '/dependsOn'],
   ];
   for (const [what, method, path, body, pointer] of taskCases) {
-    const res = await s.api(method, path, { token: s.adminKey, body });
+    const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
     assertError(t, res, 400, 'VALIDATION_FAILED', what);
     const pointers = (res.body?.error?.details?.errors ?? []).map(
       (e: { pointer: string }) => e.pointer,
@@ -259,8 +260,8 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Existing', tasks: [{ name: 'A' }] });
-    const task = flow.tasks[0].id as string;
-    const board = await ok(
+    const task = item(flow.tasks).id;
+    const board = await ok<Brainstorm>(
       t,
       s,
       'POST',
@@ -268,8 +269,8 @@ t.test(
       { name: 'Board', ideas: [{ title: 'Idea' }] },
       201,
     );
-    const idea = (await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas[0].id as string;
-    const template = (await ok(t, s, 'GET', '/v1/templates')).items[0].id as string;
+    const idea = item((await ok<Brainstorm>(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas).id;
+    const template = item((await ok<TemplateList>(t, s, 'GET', '/v1/templates')).items).id;
     const before = await visible(s, [flow.id]);
     const boardBefore = await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`);
 
@@ -339,14 +340,14 @@ t.test(
       ],
     ];
     for (const [what, method, path, body, pointer] of names) {
-      const res = await s.api(method, path, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', what);
       const problem = (res.body?.error?.details?.errors ?? []).find(
         (e: { pointer: string }) => e.pointer === pointer,
       );
       t.ok(problem?.message.startsWith(oneLine), `${what}: ${pointer} ${problem?.message}`);
     }
-    const upload = await s.api(
+    const upload = await s.api<Refusal>(
       'POST',
       `/v1/flows/${flow.id}/tasks/${task}/attachments?name=${encodeURIComponent('a\nb.txt')}`,
       { token: s.adminKey, raw: 'x', headers: { 'content-type': 'text/plain' } },
@@ -400,7 +401,7 @@ t.test(
       ],
     ];
     for (const [what, method, path, body, pointer] of freeText) {
-      const res = await s.api(method, path, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', what);
       const problem = (res.body?.error?.details?.errors ?? []).find(
         (e: { pointer: string }) => e.pointer === pointer,
@@ -465,7 +466,7 @@ t.test(
       ],
     ];
     for (const [what, method, path, body, where, pointer] of ids) {
-      const res = await s.api(method, path, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', what);
       t.same(
         res.body.error.details.errors.map((e: { in: string; pointer: string }) => [
@@ -505,7 +506,7 @@ t.test(
       ],
     ];
     for (const [what, method, path, body, where, pointer] of halves) {
-      const res = await s.api(method, path, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
       if (where === 'path') {
         t.equal(res.status, 404, `${what}: a path's bytes that are not UTF-8 name nothing`);
         continue;
@@ -535,11 +536,11 @@ t.test(
       tasks: [{ name: 'a' }],
     });
     t.equal(kept.description, 'line one\r\nline two\n\tindented');
-    const comment = await ok(
+    const comment = await ok<Comment>(
       t,
       s,
       'POST',
-      `/v1/flows/${kept.id}/tasks/${kept.tasks[0].id}/comments`,
+      `/v1/flows/${kept.id}/tasks/${item(kept.tasks).id}/comments`,
       { body: 'a\nb\tc' },
       201,
     );
@@ -622,7 +623,7 @@ t.test(
       ['PATCH', `/v1/flows/${flow.id}`, {}, '', 'must have at least 1 field'],
     ];
     for (const [method, path, body, pointer, message] of cases) {
-      const res = await s.api(method, path, { token: s.adminKey, body });
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
       assertError(t, res, 400, 'VALIDATION_FAILED', `${method} ${path}`);
       const errors: { pointer: string; message: string }[] = res.body?.error?.details?.errors ?? [];
       t.ok(

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import {
   assertUnchanged,
   idsByName,
@@ -10,13 +10,14 @@ import {
   taskNamed,
   visible,
 } from '../../helpers/flows.ts';
+import type { Flow, FlowList, FlowSummary, Refusal, Task } from '../../helpers/wire.ts';
 
 const sorted = (ids: string[]) => [...ids].sort();
 
 t.test('create with a task graph: 201 Flow with derived status', async (t) => {
   const s = await startFlowServer(t);
   const ann = await member(s, 'Ann');
-  const res = await s.api('POST', '/v1/flows', {
+  const res = await s.api<Flow>('POST', '/v1/flows', {
     token: s.adminKey,
     body: {
       name: 'Launch',
@@ -62,7 +63,12 @@ t.test('create with a task graph: 201 Flow with derived status', async (t) => {
     t.strictSame(task.subtasks, []);
     t.strictSame(task.requiredDeliverables, []);
   }
-  const [a, b, c, d] = ['A', 'B', 'C', 'D'].map((n) => taskNamed(flow, n));
+  const [a, b, c, d] = ['A', 'B', 'C', 'D'].map((n) => taskNamed(flow, n)) as [
+    Task,
+    Task,
+    Task,
+    Task,
+  ];
   t.match(a, {
     status: 'ready',
     estimateHours: 4,
@@ -93,7 +99,7 @@ t.test('create with a task graph: 201 Flow with derived status', async (t) => {
     'D waits on nothing',
   );
 
-  const got = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  const got = await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   t.equal(got.status, 200);
   t.strictSame(got.body, flow, 'GET answers the same Flow');
 });
@@ -111,7 +117,7 @@ t.test(
       { name: 't3', after: [2] },
       { name: 't4', after: [1] },
     ];
-    const res = await s.api('POST', '/v1/flows', {
+    const res = await s.api<Refusal>('POST', '/v1/flows', {
       token: s.adminKey,
       body: { name: 'Loop', tasks },
     });
@@ -125,7 +131,7 @@ t.test(
         `task ${next} waits on ${from}`,
       );
     });
-    const two = await s.api('POST', '/v1/flows', {
+    const two = await s.api<Refusal>('POST', '/v1/flows', {
       token: s.adminKey,
       body: {
         name: 'Pair',
@@ -147,15 +153,15 @@ t.test('list: archived, q, size, from, newest first, total counts every match', 
   t.equal(empty.status, 200);
   t.strictSame(empty.body, { total: 0, items: [] });
   const names = ['Alpha launch', 'Beta launch', 'Gamma', 'Delta LAUNCH', 'Odd 100%_done'];
-  const flows: any[] = [];
+  const flows: Flow[] = [];
   for (const name of names)
     flows.push(
       await newFlow(t, s, { name, tasks: [{ name: 'one' }, { name: 'two', after: [0] }] }),
     );
   const list = async (query: string) => {
-    const res = await s.api('GET', `/v1/flows${query}`, { token: s.adminKey });
+    const res = await s.api<FlowList>('GET', `/v1/flows${query}`, { token: s.adminKey });
     t.equal(res.status, 200, `list ${query}`);
-    return res.body as { total: number; items: any[] };
+    return res.body;
   };
   const all = await list('');
   t.equal(all.total, 5);
@@ -164,10 +170,10 @@ t.test('list: archived, q, size, from, newest first, total counts every match', 
     [...names].reverse(),
     'newest first',
   );
-  const summary = all.items.find((f) => f.id === flows[0].id);
-  const { tasks: _tasks, ...created } = flows[0];
+  const summary = all.items.find((f) => f.id === item(flows).id);
+  const { tasks: _tasks, ...created } = item(flows);
   t.strictSame(summary, created, 'items are the FlowSummary of the created flow');
-  t.notOk('tasks' in summary);
+  t.notOk('tasks' in (summary ?? {}));
   t.hasStrict(summary, { taskCount: 2, doneCount: 0, readyCount: 1 });
 
   const q = await list('?q=launch');
@@ -202,17 +208,17 @@ t.test('list: archived, q, size, from, newest first, total counts every match', 
     ['Alpha launch'],
   );
   t.strictSame(await list('?from=5'), { total: 5, items: [] }, 'past the end: total still counts');
-  t.equal((await list('?size=1&q=launch&from=1')).items[0].name, 'Beta launch');
+  t.equal((await list('?size=1&q=launch&from=1')).items[0]?.name, 'Beta launch');
   t.equal((await list('?size=100')).items.length, 5);
   t.equal((await list('?size=1')).items.length, 1);
   for (const bad of ['size=0', 'size=101', 'size=abc', 'from=-1', 'archived=maybe']) {
-    const res = await s.api('GET', `/v1/flows?${bad}`, { token: s.adminKey });
+    const res = await s.api<Refusal>('GET', `/v1/flows?${bad}`, { token: s.adminKey });
     assertError(t, res, 400, 'VALIDATION_FAILED', bad);
     t.equal(res.body.error.details.errors[0].in, 'query');
   }
 
   // Archive: leaves the default list, shows with archived=true.
-  const gamma = flows[2];
+  const gamma = item(flows, 2);
   const del = await s.api('DELETE', `/v1/flows/${gamma.id}`, { token: s.adminKey });
   t.equal(del.status, 204);
   t.equal(del.text, '');
@@ -227,13 +233,15 @@ t.test('list: archived, q, size, from, newest first, total counts every match', 
   );
   t.equal((await list('?archived=true&q=gam')).total, 1);
   t.equal((await list('?archived=false&q=gam')).total, 0);
-  const still = await s.api('GET', `/v1/flows/${gamma.id}`, { token: s.adminKey });
+  const still = await s.api<Flow>('GET', `/v1/flows/${gamma.id}`, { token: s.adminKey });
   t.equal(still.status, 200, 'an archived flow is still readable');
   t.equal(still.body.archived, true);
   t.equal(still.body.tasks.length, 2, 'archiving destroys nothing');
 
   // Restore: 200 FlowSummary; again → 404 NOT_ARCHIVED, nothing written.
-  const restored = await s.api('POST', `/v1/flows/${gamma.id}/restore`, { token: s.adminKey });
+  const restored = await s.api<FlowSummary>('POST', `/v1/flows/${gamma.id}/restore`, {
+    token: s.adminKey,
+  });
   t.equal(restored.status, 200);
   t.equal(restored.body.archived, false);
   t.equal(restored.body.id, gamma.id);
@@ -245,7 +253,7 @@ t.test('list: archived, q, size, from, newest first, total counts every match', 
     'back in the live list, in creation order',
   );
   t.strictSame(await list('?archived=true'), { total: 0, items: [] });
-  const before = await visible(s, [gamma.id, flows[0].id]);
+  const before = await visible(s, [gamma.id, item(flows).id]);
   assertError(
     t,
     await s.api('POST', `/v1/flows/${gamma.id}/restore`, { token: s.adminKey }),
@@ -295,7 +303,7 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
   t.equal(again.text, '');
   t.equal(again.headers.get('etag'), tag);
 
-  const renamed = await s.api('PATCH', `/v1/flows/${flow.id}`, {
+  const renamed = await s.api<FlowSummary>('PATCH', `/v1/flows/${flow.id}`, {
     token: s.adminKey,
     body: { name: 'Plan B' },
   });
@@ -312,7 +320,7 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
     doneCount: 0,
   });
   t.ok(renamed.body.updatedAt >= flow.updatedAt);
-  const afterWrite = await s.api('GET', `/v1/flows/${flow.id}`, {
+  const afterWrite = await s.api<Flow>('GET', `/v1/flows/${flow.id}`, {
     token: s.adminKey,
     headers: { 'if-none-match': tag! },
   });
@@ -320,14 +328,14 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
   t.equal(afterWrite.headers.get('etag'), `"${flow.id}.v2"`);
   t.equal(afterWrite.body.name, 'Plan B');
 
-  const cleared = await s.api('PATCH', `/v1/flows/${flow.id}`, {
+  const cleared = await s.api<FlowSummary>('PATCH', `/v1/flows/${flow.id}`, {
     token: s.adminKey,
     body: { dueDate: null, description: null },
   });
   t.equal(cleared.status, 200);
   t.equal(cleared.body.dueDate, null, 'null clears the due date');
   t.equal(cleared.body.description, null);
-  const dated = await s.api('PATCH', `/v1/flows/${flow.id}`, {
+  const dated = await s.api<FlowSummary>('PATCH', `/v1/flows/${flow.id}`, {
     token: s.adminKey,
     body: { dueDate: '2031-02-03' },
   });
@@ -338,7 +346,7 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
 
   // A patch that changes nothing writes nothing.
   const before = await visible(s, [flow.id]);
-  const same = await s.api('PATCH', `/v1/flows/${flow.id}`, {
+  const same = await s.api<FlowSummary>('PATCH', `/v1/flows/${flow.id}`, {
     token: s.adminKey,
     body: { name: 'Plan B' },
   });
@@ -356,7 +364,7 @@ t.test('get, patch (name, description, dueDate null clears), ETag and 304', asyn
     [{ name: 42 }, '/name'],
     [{ dueDate: '2031-02-30' }, '/dueDate'],
   ] as const) {
-    const res = await s.api('PATCH', `/v1/flows/${flow.id}`, { token: s.adminKey, body });
+    const res = await s.api<Refusal>('PATCH', `/v1/flows/${flow.id}`, { token: s.adminKey, body });
     assertError(t, res, 400, 'VALIDATION_FAILED', JSON.stringify(body));
     t.ok(
       res.body.error.details.errors.some((e: { pointer: string }) => e.pointer === pointer),
@@ -381,23 +389,29 @@ t.test(
       tasks: [{ name: 'a' }, { name: 'b', after: [0] }, { name: 'c', after: [1] }],
     });
     const id = idsByName(flow);
-    const first = await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey });
+    const first = await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, {
+      token: s.adminKey,
+    });
     t.equal(first.status, 200);
     t.notOk('tasks' in first.body);
     t.equal(first.body.public, true);
     t.match(first.body.publicUrl, /\/p\/flows\/[A-Za-z0-9_-]{24,}$/);
-    const second = await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey });
+    const second = await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, {
+      token: s.adminKey,
+    });
     t.equal(second.status, 200);
     t.equal(second.body.public, true);
     t.not(second.body.publicUrl, first.body.publicUrl, 'a fresh link each time');
     t.equal(
-      (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body.publicUrl,
+      (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body.publicUrl,
       second.body.publicUrl,
     );
-    const listed = (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
+    const listed = (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
     t.match(listed, { public: true, publicUrl: second.body.publicUrl });
 
-    const off = await s.api('POST', `/v1/flows/${flow.id}/unpublish`, { token: s.adminKey });
+    const off = await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/unpublish`, {
+      token: s.adminKey,
+    });
     t.equal(off.status, 200);
     t.match(off.body, { id: flow.id, public: false, publicUrl: null });
     t.notOk('tasks' in off.body);
@@ -419,14 +433,14 @@ t.test(
     );
 
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${id.a}/start`);
-    let summary = (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
+    let summary = (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
     t.hasStrict(
       summary,
       { taskCount: 3, doneCount: 0, readyCount: 0 },
       'in progress is neither done nor ready',
     );
     await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${id.a}/complete`);
-    summary = (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
+    summary = (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.items[0];
     t.hasStrict(summary, { taskCount: 3, doneCount: 1, readyCount: 1 });
     const full = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
     t.hasStrict(full, { taskCount: 3, doneCount: 1, readyCount: 1 });

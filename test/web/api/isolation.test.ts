@@ -1,8 +1,9 @@
 import t from 'tap';
 import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { assertUnchanged, newFlow, ok, startFlowServer, visible } from '../../helpers/flows.ts';
+import type { Attachment, FlowList } from '../../helpers/wire.ts';
 
 t.test("another workspace's flows and tasks are 404 on every route and never listed", async (t) => {
   const s = await startFlowServer(t);
@@ -23,27 +24,37 @@ t.test("another workspace's flows and tasks are 404 on every route and never lis
     name: 'Mine',
     tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
   });
-  const [a, b] = flow.tasks.map((x: any) => x.id);
+  const [a, b] = flow.tasks.map((x) => x.id);
   const F = `/v1/flows/${flow.id}`;
   const T = `${F}/tasks/${a}`;
   await ok(t, s, 'POST', `${T}/comments`, { body: 'secret' }, 201);
-  const file = await ok(t, s, 'POST', `${T}/attachments?name=secret.txt`, undefined, 201);
+  const file = await ok<Attachment>(
+    t,
+    s,
+    'POST',
+    `${T}/attachments?name=secret.txt`,
+    undefined,
+    201,
+  );
   await ok(t, s, 'POST', `${F}/tasks/${b}/deliverables`, { name: 'D' }, 201);
 
-  const mineList = await ok(t, s, 'GET', '/v1/flows');
+  const mineList = await ok<FlowList>(t, s, 'GET', '/v1/flows');
   t.strictSame(
-    mineList.items.map((x: any) => x.id),
+    mineList.items.map((x) => x.id),
     [flow.id],
     'their flow is not in my list',
   );
-  const theirList = await ok(t, s, 'GET', '/v1/flows', undefined, 200, key);
+  const theirList = await ok<FlowList>(t, s, 'GET', '/v1/flows', undefined, 200, key);
   t.strictSame(
-    theirList.items.map((x: any) => x.id),
+    theirList.items.map((x) => x.id),
     [theirs.id],
     'my flow is not in their list',
   );
   t.equal(theirList.total, 1);
-  t.equal((await ok(t, s, 'GET', '/v1/flows?archived=true&q=Mine', undefined, 200, key)).total, 0);
+  t.equal(
+    (await ok<FlowList>(t, s, 'GET', '/v1/flows?archived=true&q=Mine', undefined, 200, key)).total,
+    0,
+  );
 
   const before = await visible(s, [flow.id]);
   const routes: [string, string, unknown?, string?][] = [
@@ -108,7 +119,7 @@ t.test("another workspace's flows and tasks are 404 on every route and never lis
   );
   assertError(
     t,
-    await s.api('POST', `/v1/flows/${theirs.id}/tasks/${theirs.tasks[0].id}/start`, {
+    await s.api('POST', `/v1/flows/${theirs.id}/tasks/${item(theirs.tasks).id}/start`, {
       token: s.adminKey,
     }),
     404,

@@ -2,10 +2,11 @@ import t from 'tap';
 import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { assertError, cli, startTestServer } from '../../helpers/server.ts';
+import type { Context } from '../../helpers/wire.ts';
 
 t.test('GET /v1/me answers the Context of the calling key', async (t) => {
   const s = await startTestServer(t);
-  const res = await s.api('GET', '/v1/me', { token: s.adminKey });
+  const res = await s.api<Context>('GET', '/v1/me', { token: s.adminKey });
   t.equal(res.status, 200);
   t.same(res.body, {
     workspaceId: s.workspaceId,
@@ -30,14 +31,14 @@ t.test('free plan: /v1/me reports plan free instead of refusing', async (t) => {
     role: 'viewer',
     scopes: ['flows:read'],
   });
-  const res = await s.api('GET', '/v1/me', { token: key });
+  const res = await s.api<Context>('GET', '/v1/me', { token: key });
   t.equal(res.status, 200);
   t.equal(res.body.plan, 'free');
   t.equal(res.body.role, 'viewer');
   t.same(res.body.scopes, ['flows:read']);
   t.equal((await cli(s.databaseUrl, ['workspace', 'set', '--id', id, '--plan', 'pro'])).code, 0);
   t.equal(
-    (await s.api('GET', '/v1/me', { token: key })).body.plan,
+    (await s.api<Context>('GET', '/v1/me', { token: key })).body.plan,
     'pro',
     'a plan change by the operator shows on the next request',
   );

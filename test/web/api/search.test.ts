@@ -2,17 +2,18 @@ import t, { type Test } from 'tap';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { syncCatalogue } from '../../../src/services/templates/templates.service.ts';
 import { newFlow, startFlowServer } from '../../helpers/flows.ts';
-import { assertError, type TestServer } from '../../helpers/server.ts';
+import { assertError, type TestServer, item } from '../../helpers/server.ts';
+import type { Flow, FlowList, JsonDocument, Refusal, SearchResults } from '../../helpers/wire.ts';
 
 interface World {
   s: TestServer;
   app: string;
-  launch: any;
-  train: any;
-  hiring: any;
-  archived: any;
+  launch: Flow;
+  train: Flow;
+  hiring: Flow;
+  archived: Flow;
   otherKey: string;
-  secret: any;
+  secret: Flow;
 }
 
 /** Three live flows, one archived, and another workspace with a flow of its own. */
@@ -76,8 +77,8 @@ async function find(
   w: World,
   query: string,
   token = w.s.adminKey,
-): Promise<{ total: number; items: any[] }> {
-  const res = await w.s.api('GET', `/v1/search?${query}`, { token });
+): Promise<SearchResults> {
+  const res = await w.s.api<SearchResults>('GET', `/v1/search?${query}`, { token });
   t.equal(res.status, 200, `search ${query}`);
   if (res.status !== 200) t.comment(res.text);
   return res.body;
@@ -87,7 +88,7 @@ const q = (text: string, extra = '') => `q=${encodeURIComponent(text)}${extra}`;
 
 t.test('search finds flows by name and description, tasks by name, and templates', async (t) => {
   const w = await world(t);
-  const flowResult = (flow: any) => ({
+  const flowResult = (flow: Flow) => ({
     id: flow.id,
     type: 'flow',
     title: flow.name,
@@ -111,7 +112,7 @@ t.test('search finds flows by name and description, tasks by name, and templates
     'every word must match, in any order',
   );
 
-  const smoke = w.train.tasks[1];
+  const smoke = item(w.train.tasks, 1);
   t.same(
     await find(t, w, q('smoke')),
     {
@@ -167,22 +168,23 @@ t.test('search finds flows by name and description, tasks by name, and templates
 
 t.test('prefixes and typos find the expected items first', async (t) => {
   const w = await world(t);
+  // The first result, or undefined when there is none.
   const first = async (query: string) => (await find(t, w, query)).items[0];
 
-  t.equal((await first(q('laun'))).id, w.launch.id, '"laun" finds "Launch plan" first');
-  t.equal((await first(q('Launch plan'))).id, w.launch.id, 'an exact title comes first');
-  t.equal((await first(q('laun pl'))).id, w.launch.id, 'prefixes of several words');
-  t.equal((await first(q('lunch plan'))).id, w.launch.id, 'a typo: "lunch plan"');
+  t.equal((await first(q('laun')))?.id, w.launch.id, '"laun" finds "Launch plan" first');
+  t.equal((await first(q('Launch plan')))?.id, w.launch.id, 'an exact title comes first');
+  t.equal((await first(q('laun pl')))?.id, w.launch.id, 'prefixes of several words');
+  t.equal((await first(q('lunch plan')))?.id, w.launch.id, 'a typo: "lunch plan"');
   t.equal(
-    (await first(q('relase'))).title.toLowerCase().includes('release'),
+    (await first(q('relase')))?.title.toLowerCase().includes('release'),
     true,
     'a typo: "relase" finds a Release first',
   );
-  t.equal((await first(q('relase', '&type=flow'))).id, w.train.id);
-  t.equal((await first(q('relase', '&type=template'))).id, 'tpl_software-release');
+  t.equal((await first(q('relase', '&type=flow')))?.id, w.train.id);
+  t.equal((await first(q('relase', '&type=template')))?.id, 'tpl_software-release');
   t.equal(await first(q('smok tset')), undefined, 'a prefix and a typo in a short word: too far');
-  t.equal((await first(q('smoke tset'))).title, 'Smoke test', 'a word and a typo together');
-  t.equal((await first(q('desing'))).title, 'Design review');
+  t.equal((await first(q('smoke tset')))?.title, 'Smoke test', 'a word and a typo together');
+  t.equal((await first(q('desing')))?.title, 'Design review');
 
   const launch = await find(t, w, q('launch'));
   const ids = launch.items.map((i) => i.id);
@@ -218,7 +220,7 @@ t.test('type and size', async (t) => {
   const tasks = await find(t, w, q('review', '&type=task'));
   t.same(
     tasks.items.map((i) => i.id),
-    [w.launch.tasks[2].id],
+    [w.launch.tasks[2]?.id],
   );
   t.same(
     tasks.items.map((i) => i.type),
@@ -319,7 +321,7 @@ t.test('templates in results need templates:read', async (t) => {
     res.items.every((i) => i.type !== 'template'),
     'no templates without templates:read',
   );
-  const refused = await w.s.api('GET', `/v1/search?${q('launch', '&type=template')}`, {
+  const refused = await w.s.api<Refusal>('GET', `/v1/search?${q('launch', '&type=template')}`, {
     token: key,
   });
   assertError(t, refused, 403, 'INSUFFICIENT_SCOPE');
@@ -355,7 +357,7 @@ t.test('bad queries are 400 VALIDATION_FAILED', async (t) => {
     [q('launch', '&size=1.5'), '/size'],
   ];
   for (const [query, pointer] of cases) {
-    const res = await w.s.api('GET', `/v1/search?${query}`, { token: w.s.adminKey });
+    const res = await w.s.api<Refusal>('GET', `/v1/search?${query}`, { token: w.s.adminKey });
     assertError(t, res, 400, 'VALIDATION_FAILED', `?${query}`);
     t.ok(
       res.body?.error?.details?.errors?.some(
@@ -366,7 +368,7 @@ t.test('bad queries are 400 VALIDATION_FAILED', async (t) => {
   }
   t.equal((await find(t, w, q('x'.repeat(200)))).total, 0, '200 characters is allowed');
   t.equal(
-    (await find(t, w, q('  launch  '))).items[0].id,
+    (await find(t, w, q('  launch  '))).items[0]?.id,
     w.launch.id,
     'surrounding spaces are ignored',
   );
@@ -426,7 +428,10 @@ t.test('special characters never cause a 500', async (t) => {
     '--',
   ];
   for (const text of nasty) {
-    const res = await w.s.api('GET', `/v1/search?${q(text)}`, { token: w.s.adminKey });
+    // A 200 list or a 400 refusal: the test reads each as what it got.
+    const res = await w.s.api<SearchResults & Refusal>('GET', `/v1/search?${q(text)}`, {
+      token: w.s.adminKey,
+    });
     t.ok(
       res.status === 200 || (res.status === 400 && res.body?.error?.code === 'VALIDATION_FAILED'),
       `${JSON.stringify(text)} → ${res.status}`,
@@ -438,18 +443,18 @@ t.test('special characters never cause a 500', async (t) => {
       );
   }
   t.equal(
-    (await find(t, w, q('launch & plan'))).items[0].id,
+    (await find(t, w, q('launch & plan'))).items[0]?.id,
     w.launch.id,
     'operators are separators, the words still match',
   );
-  t.equal((await find(t, w, q("launch'plan"))).items[0].id, w.launch.id);
+  t.equal((await find(t, w, q("launch'plan"))).items[0]?.id, w.launch.id);
   t.same(
     await find(t, w, q('&|!():*')),
     { total: 0, items: [] },
     'nothing searchable: nothing found',
   );
   t.equal(
-    (await w.s.api('GET', '/v1/flows', { token: w.s.adminKey })).body.total,
+    (await w.s.api<FlowList>('GET', '/v1/flows', { token: w.s.adminKey })).body.total,
     3,
     'the flows are all still there',
   );
@@ -465,7 +470,7 @@ t.test('GET /v1/search: ETag, 304 and the OpenAPI document', async (t) => {
     headers: { 'if-none-match': etag },
   });
   t.equal(again.status, 304);
-  const doc = (await w.s.api('GET', '/v1/openapi.json')).body;
+  const doc = (await w.s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
   const op = doc.paths['/v1/search'].get;
   t.same(
     op.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]),

@@ -3,13 +3,14 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { assertError, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createPerson } from '../../helpers/people.ts';
+import type { Flow, MemberList, Refusal, Share, ShareList } from '../../helpers/wire.ts';
 
 const server = (t: Test) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 async function newFlow(t: Test, s: TestServer, name: string, token = s.adminKey): Promise<string> {
-  const res = await s.api('POST', '/v1/flows', { token, body: { name } });
+  const res = await s.api<Flow>('POST', '/v1/flows', { token, body: { name } });
   t.equal(res.status, 201, `flow ${name}`);
   return res.body.id;
 }
@@ -32,7 +33,7 @@ t.test('shares: create, list, share again to change the role', async (t) => {
   const flowId = await newFlow(t, s, 'Launch');
   const otherFlow = await newFlow(t, s, 'Other');
 
-  const first = await s.api('POST', `/v1/flows/${flowId}/shares`, {
+  const first = await s.api<Share>('POST', `/v1/flows/${flowId}/shares`, {
     token: s.adminKey,
     body: { email: 'Gina@Example.com' },
   });
@@ -41,14 +42,14 @@ t.test('shares: create, list, share again to change the role', async (t) => {
   t.match(first.body.id, /^shr_/);
   t.match(first.body.createdAt, ISO);
   t.same(Object.keys(first.body).sort(), ['createdAt', 'email', 'flowId', 'id', 'role']);
-  const second = await s.api('POST', `/v1/flows/${flowId}/shares`, {
+  const second = await s.api<Share>('POST', `/v1/flows/${flowId}/shares`, {
     token: s.adminKey,
     body: { email: 'hugo@example.com', role: 'commenter' },
   });
   t.equal(second.status, 201);
   t.equal(second.body.role, 'commenter');
   // The same address on another flow is another share.
-  const elsewhere = await s.api('POST', `/v1/flows/${otherFlow}/shares`, {
+  const elsewhere = await s.api<Share>('POST', `/v1/flows/${otherFlow}/shares`, {
     token: s.adminKey,
     body: { email: 'gina@example.com' },
   });
@@ -99,7 +100,8 @@ t.test('shares: create, list, share again to change the role', async (t) => {
     scopes: ['flows:read'],
   });
   t.equal(
-    (await s.api('GET', `/v1/flows/${flowId}/shares`, { token: viewerKey.key })).body.total,
+    (await s.api<ShareList>('GET', `/v1/flows/${flowId}/shares`, { token: viewerKey.key })).body
+      .total,
     3,
     'a viewer may read shares',
   );
@@ -245,7 +247,7 @@ t.test('guests never occupy a seat and are never members', async (t) => {
     201,
     'the last seat is free whatever the guests',
   );
-  const full = await s.api('POST', '/v1/team/invites', {
+  const full = await s.api<Refusal>('POST', '/v1/team/invites', {
     token: ws.key,
     body: { email: 'cal@example.com' },
   });
@@ -253,10 +255,13 @@ t.test('guests never occupy a seat and are never members', async (t) => {
   t.same(full.body.error.details, { limit: 2, used: 2 });
 
   // A guest may still be invited to become a member (a seat permitting); the share stays.
-  const members = await s.api('GET', '/v1/team/members', { token: ws.key });
+  const members = await s.api<MemberList>('GET', '/v1/team/members', { token: ws.key });
   t.same(
     members.body.items.map((m: { email: string }) => m.email),
     ['ann@example.com'],
   );
-  t.equal((await s.api('GET', `/v1/flows/${flowId}/shares`, { token: ws.key })).body.total, 6);
+  t.equal(
+    (await s.api<ShareList>('GET', `/v1/flows/${flowId}/shares`, { token: ws.key })).body.total,
+    6,
+  );
 });

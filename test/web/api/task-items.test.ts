@@ -1,18 +1,30 @@
 import t from 'tap';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, item } from '../../helpers/server.ts';
 import { assertUnchanged, newFlow, ok, startFlowServer, visible } from '../../helpers/flows.ts';
+import type {
+  Attachment,
+  AttachmentList,
+  Brainstorm,
+  Comment,
+  CommentList,
+  Completed,
+  Context,
+  Deliverable,
+  Refusal,
+  Task,
+} from '../../helpers/wire.ts';
 
 t.test('comments: 201 Comment, listed oldest first; no new flow version', async (t) => {
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, { name: 'Talk', tasks: [{ name: 'A' }, { name: 'B' }] });
-  const [a, b] = flow.tasks.map((x: any) => x.id);
+  const [a, b] = flow.tasks.map((x) => x.id);
   const path = `/v1/flows/${flow.id}/tasks/${a}/comments`;
-  const me = (await s.api('GET', '/v1/me', { token: s.adminKey })).body;
+  const me = (await s.api<Context>('GET', '/v1/me', { token: s.adminKey })).body;
   const etag = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).headers.get(
     'etag',
   );
   t.strictSame(await ok(t, s, 'GET', path), { total: 0, items: [] });
-  const first = await s.api('POST', path, { token: s.adminKey, body: { body: 'first' } });
+  const first = await s.api<Comment>('POST', path, { token: s.adminKey, body: { body: 'first' } });
   t.equal(first.status, 201);
   t.match(first.body.id, /^cmt_/);
   t.strictSame(
@@ -30,7 +42,7 @@ t.test('comments: 201 Comment, listed oldest first; no new flow version', async 
   const second = await ok(t, s, 'POST', path, { body: 'second' }, 201);
   const third = await ok(t, s, 'POST', path, { body: 'third' }, 201);
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${b}/comments`, { body: 'on B' }, 201);
-  const list = await ok(t, s, 'GET', path);
+  const list = await ok<CommentList>(t, s, 'GET', path);
   t.equal(list.total, 3);
   t.strictSame(list.items, [first.body, second, third], "oldest first, only this task's");
   const page = await ok(t, s, 'GET', `${path}?size=1&from=1`);
@@ -73,14 +85,18 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
-    const a = flow.tasks[0].id;
+    const a = item(flow.tasks).id;
     const path = `/v1/flows/${flow.id}/tasks/${a}/attachments`;
     const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7 + 3) % 256));
-    const up = await s.api('POST', `${path}?name=${encodeURIComponent('plan v1.png')}`, {
-      token: s.adminKey,
-      raw: bytes,
-      headers: { 'content-type': 'image/png' },
-    });
+    const up = await s.api<Attachment>(
+      'POST',
+      `${path}?name=${encodeURIComponent('plan v1.png')}`,
+      {
+        token: s.adminKey,
+        raw: bytes,
+        headers: { 'content-type': 'image/png' },
+      },
+    );
     t.equal(up.status, 201);
     t.match(up.body.id, /^att_/);
     t.match(up.body, {
@@ -110,7 +126,7 @@ t.test(
     );
 
     const before = await visible(s, [flow.id]);
-    const missingName = await s.api('POST', path, {
+    const missingName = await s.api<Refusal>('POST', path, {
       token: s.adminKey,
       raw: bytes,
       headers: { 'content-type': 'image/png' },
@@ -156,7 +172,7 @@ t.test(
     }
     await assertUnchanged(t, s, before, 'refused uploads');
     // Exactly 25 MiB is accepted.
-    const max = await s.api('POST', `${path}?name=max.bin`, {
+    const max = await s.api<Attachment>('POST', `${path}?name=max.bin`, {
       token: s.adminKey,
       raw: Buffer.alloc(25 * 1024 * 1024, 2),
       headers: { 'content-type': 'application/octet-stream' },
@@ -171,8 +187,8 @@ t.test(
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
-    const path = `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/attachments`;
-    const board = await ok(
+    const path = `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/attachments`;
+    const board = await ok<Brainstorm>(
       t,
       s,
       'POST',
@@ -180,7 +196,7 @@ t.test(
       { name: 'Board', ideas: [{ title: 'Idea' }] },
       201,
     );
-    const idea = (await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas[0].id;
+    const idea = item((await ok<Brainstorm>(t, s, 'GET', `/v1/brainstorms/${board.id}`)).ideas).id;
     const ideaPath = `/v1/brainstorms/${board.id}/ideas/${idea}/attachments`;
     const cases: [string, string][] = [
       ['*/*', 'application/octet-stream'],
@@ -193,7 +209,7 @@ t.test(
     ];
     for (const [declared, stored] of cases) {
       for (const base of [path, ideaPath]) {
-        const up = await s.api('POST', `${base}?name=f.bin`, {
+        const up = await s.api<Attachment>('POST', `${base}?name=f.bin`, {
           token: s.adminKey,
           raw: 'bytes',
           headers: { 'content-type': declared },
@@ -216,17 +232,24 @@ t.test('deliverables: required before completion, satisfied by an upload', async
     name: 'Deliver',
     tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
   });
-  const [a, b] = flow.tasks.map((x: any) => x.id);
+  const [a, b] = flow.tasks.map((x) => x.id);
   const base = `/v1/flows/${flow.id}/tasks/${a}`;
-  const res = await s.api('POST', `${base}/deliverables`, {
+  const res = await s.api<Deliverable>('POST', `${base}/deliverables`, {
     token: s.adminKey,
     body: { name: 'Signed contract' },
   });
   t.equal(res.status, 201);
   t.match(res.body.id, /^dlv_/);
   t.strictSame(res.body, { id: res.body.id, name: 'Signed contract', satisfied: false });
-  const other = await ok(t, s, 'POST', `${base}/deliverables`, { name: 'Invoice' }, 201);
-  t.strictSame((await ok(t, s, 'GET', base)).requiredDeliverables, [res.body, other]);
+  const other = await ok<Deliverable>(
+    t,
+    s,
+    'POST',
+    `${base}/deliverables`,
+    { name: 'Invoice' },
+    201,
+  );
+  t.strictSame((await ok<Task>(t, s, 'GET', base)).requiredDeliverables, [res.body, other]);
   assertError(
     t,
     await s.api('POST', `${base}/deliverables`, { token: s.adminKey, body: { name: '' } }),
@@ -236,7 +259,7 @@ t.test('deliverables: required before completion, satisfied by an upload', async
 
   await ok(t, s, 'POST', `${base}/start`);
   let before = await visible(s, [flow.id]);
-  const refused = await s.api('POST', `${base}/complete`, { token: s.adminKey });
+  const refused = await s.api<Refusal>('POST', `${base}/complete`, { token: s.adminKey });
   assertError(t, refused, 409, 'DELIVERABLE_MISSING');
   t.strictSame(refused.body.error.details, {
     deliverables: [
@@ -260,12 +283,12 @@ t.test('deliverables: required before completion, satisfied by an upload', async
     mimeType: 'application/pdf',
     sizeBytes: pdf.length,
   });
-  t.strictSame((await ok(t, s, 'GET', base)).requiredDeliverables, [
+  t.strictSame((await ok<Task>(t, s, 'GET', base)).requiredDeliverables, [
     { ...res.body, satisfied: true },
     other,
   ]);
   before = await visible(s, [flow.id]);
-  const stillMissing = await s.api('POST', `${base}/complete`, { token: s.adminKey });
+  const stillMissing = await s.api<Refusal>('POST', `${base}/complete`, { token: s.adminKey });
   assertError(t, stillMissing, 409, 'DELIVERABLE_MISSING');
   t.strictSame(stillMissing.body.error.details, {
     deliverables: [{ id: other.id, name: 'Invoice' }],
@@ -279,20 +302,20 @@ t.test('deliverables: required before completion, satisfied by an upload', async
     undefined,
     201,
   );
-  const done = await ok(t, s, 'POST', `${base}/complete`);
+  const done = await ok<Completed>(t, s, 'POST', `${base}/complete`);
   t.match(done.task, { id: a, status: 'done' });
   t.strictSame(
-    done.task.requiredDeliverables.map(({ satisfied }: Record<string, unknown>) => satisfied),
+    done.task.requiredDeliverables.map(({ satisfied }) => satisfied),
     [true, true],
     'both deliverables satisfied',
   );
   t.strictSame(
-    done.unblocked.map((x: any) => x.id),
+    done.unblocked.map((x) => x.id),
     [b],
   );
-  const files = await ok(t, s, 'GET', `${base}/attachments`);
+  const files = await ok<AttachmentList>(t, s, 'GET', `${base}/attachments`);
   t.strictSame(
-    files.items.map((f: any) => [f.name, f.kind]),
+    files.items.map((f) => [f.name, f.kind]),
     [
       ['contract.pdf', 'deliverable'],
       ['invoice.pdf', 'deliverable'],

@@ -1,16 +1,18 @@
 import t from 'tap';
-import { assertError } from '../../helpers/server.ts';
+import { assertError, type TestServer } from '../../helpers/server.ts';
 import {
   assertUnchanged,
   idsByName,
   newFlow,
   ok,
   startFlowServer,
+  taskNamed,
   visible,
 } from '../../helpers/flows.ts';
+import type { Flow, Refusal, Task } from '../../helpers/wire.ts';
 
 const sorted = (ids: string[]) => [...ids].sort();
-const tag = async (s: any, flowId: string) =>
+const tag = async (s: TestServer, flowId: string) =>
   (await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey })).headers.get('etag');
 
 t.test('create a task with after/before: links in, replacing the direct edge', async (t) => {
@@ -21,7 +23,7 @@ t.test('create a task with after/before: links in, replacing the direct edge', a
   });
   const id = idsByName(flow);
   const base = `/v1/flows/${flow.id}/tasks`;
-  const res = await s.api('POST', base, {
+  const res = await s.api<Task>('POST', base, {
     token: s.adminKey,
     body: { name: 'M', description: 'middle', estimateHours: 6, after: [id.A], before: [id.B] },
   });
@@ -46,28 +48,28 @@ t.test('create a task with after/before: links in, replacing the direct edge', a
     { dependsOn: [id.A], blockedBy: [id.A], subtasks: [], requiredDeliverables: [] },
     'waits on A alone; no sub-tasks, no deliverables',
   );
-  const after = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
-  const b = after.tasks.find((x: any) => x.id === id.B);
+  const after = (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
+  const b = taskNamed(after, 'B');
   t.strictSame(b.dependsOn, [m.id], 'B now waits on M only: the A → B edge was replaced');
   t.strictSame(b.blockedBy, [m.id]);
   t.equal(after.taskCount, 5);
   t.strictSame(
-    after.tasks.find((x: any) => x.id === m.id),
+    after.tasks.find((x) => x.id === m.id),
     m,
     'the Task answered is the one in the Flow',
   );
 
   // C waits on A and X: inserting between A and C keeps C's other dependency.
-  const n = await ok(t, s, 'POST', base, { name: 'N', after: [id.A], before: [id.C] }, 201);
-  const c = await ok(t, s, 'GET', `${base}/${id.C}`);
+  const n = await ok<Task>(t, s, 'POST', base, { name: 'N', after: [id.A], before: [id.C] }, 201);
+  const c = await ok<Task>(t, s, 'GET', `${base}/${id.C}`);
   t.strictSame(sorted(c.dependsOn), sorted([id.X!, n.id]));
   // Only before: the new task becomes a dependency, no edge removed.
-  const p = await ok(t, s, 'POST', base, { name: 'P', before: [id.X] }, 201);
+  const p = await ok<Task>(t, s, 'POST', base, { name: 'P', before: [id.X] }, 201);
   t.match(p, { status: 'ready' });
   t.strictSame(p.dependsOn, [], 'P waits on nothing');
-  t.strictSame((await ok(t, s, 'GET', `${base}/${id.X}`)).dependsOn, [p.id]);
+  t.strictSame((await ok<Task>(t, s, 'GET', `${base}/${id.X}`)).dependsOn, [p.id]);
   // No links at all: a free ready task.
-  const free = await ok(t, s, 'POST', base, { name: 'Free' }, 201);
+  const free = await ok<Task>(t, s, 'POST', base, { name: 'Free' }, 201);
   t.match(free, { status: 'ready' });
   t.strictSame(
     { dependsOn: free.dependsOn, blockedBy: free.blockedBy },
@@ -77,7 +79,7 @@ t.test('create a task with after/before: links in, replacing the direct edge', a
 
   // A cycle through after/before: 400 CIRCULAR_DEPENDENCY, nothing written.
   const before = await visible(s, [flow.id]);
-  const loop = await s.api('POST', base, {
+  const loop = await s.api<Refusal>('POST', base, {
     token: s.adminKey,
     body: { name: 'Loop', after: [id.B], before: [id.A] },
   });
@@ -96,13 +98,13 @@ t.test('create a task with after/before: links in, replacing the direct edge', a
     { id: id.A, name: 'A' },
     'the first task named is A, the cycle starting there',
   );
-  const unknown = await s.api('POST', base, {
+  const unknown = await s.api<Refusal>('POST', base, {
     token: s.adminKey,
     body: { name: 'U', after: ['tsk_unknown'] },
   });
   assertError(t, unknown, 400, 'VALIDATION_FAILED');
   t.equal(unknown.body.error.details.errors[0].pointer, '/after/0');
-  const unknownBefore = await s.api('POST', base, {
+  const unknownBefore = await s.api<Refusal>('POST', base, {
     token: s.adminKey,
     body: { name: 'U', after: [id.A], before: [id.B, 'tsk_unknown'] },
   });
@@ -131,13 +133,13 @@ t.test('before naming started work: 409 DOWNSTREAM_STARTED naming it', async (t)
   await ok(t, s, 'POST', `${base}/${id.C}/start`);
   await ok(t, s, 'POST', `${base}/${id.C}/complete`);
   const before = await visible(s, [flow.id]);
-  const res = await s.api('POST', base, {
+  const res = await s.api<Refusal>('POST', base, {
     token: s.adminKey,
     body: { name: 'Late', after: [id.A], before: [id.B] },
   });
   assertError(t, res, 409, 'DOWNSTREAM_STARTED');
   t.strictSame(res.body.error.details, { tasks: [{ id: id.B, name: 'B', status: 'in_progress' }] });
-  const both = await s.api('POST', base, {
+  const both = await s.api<Refusal>('POST', base, {
     token: s.adminKey,
     body: { name: 'Late', before: [id.C, id.B] },
   });
@@ -196,7 +198,7 @@ t.test('get and patch a task; refused with TASK_STARTED once work started', asyn
     description: null,
   });
   t.match(cleared, { name: 'A2', description: null, estimateHours: null });
-  const blocked = await ok(t, s, 'PATCH', `${base}/${id.B}`, { name: 'B2' });
+  const blocked = await ok<Task>(t, s, 'PATCH', `${base}/${id.B}`, { name: 'B2' });
   t.match(blocked, { name: 'B2', status: 'blocked' }, 'a blocked task can still be re-planned');
   t.strictSame(blocked.blockedBy, [id.A], 'blocked by A alone');
   for (const body of [
@@ -217,7 +219,7 @@ t.test('get and patch a task; refused with TASK_STARTED once work started', asyn
 
   await ok(t, s, 'POST', `${base}/${id.A}/start`);
   let before = await visible(s, [flow.id]);
-  const started = await s.api('PATCH', `${base}/${id.A}`, {
+  const started = await s.api<Refusal>('PATCH', `${base}/${id.A}`, {
     token: s.adminKey,
     body: { name: 'too late' },
   });
@@ -226,7 +228,7 @@ t.test('get and patch a task; refused with TASK_STARTED once work started', asyn
   await assertUnchanged(t, s, before, 'patch of an in-progress task');
   await ok(t, s, 'POST', `${base}/${id.A}/complete`);
   before = await visible(s, [flow.id]);
-  const done = await s.api('PATCH', `${base}/${id.A}`, {
+  const done = await s.api<Refusal>('PATCH', `${base}/${id.A}`, {
     token: s.adminKey,
     body: { estimateHours: 1 },
   });
@@ -253,21 +255,25 @@ t.test('delete a task: dependents now depend on its dependencies', async (t) => 
   const del = await s.api('DELETE', `${base}/${id.B}`, { token: s.adminKey });
   t.equal(del.status, 204);
   t.equal(del.text, '');
-  const after = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
+  const after = (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
   t.equal(after.taskCount, 5);
-  t.notOk(after.tasks.some((x: any) => x.id === id.B));
-  const byId = Object.fromEntries(after.tasks.map((x: any) => [x.id, x]));
-  t.strictSame(sorted(byId[id.C!].dependsOn), sorted([id.A!, id.Z!]), 'C inherits A and Z');
-  t.strictSame(sorted(byId[id.D!].dependsOn), sorted([id.A!, id.Z!]), 'D keeps A once and gains Z');
-  t.strictSame(byId[id.E!].dependsOn, []);
+  t.notOk(after.tasks.some((x) => x.id === id.B));
+  const byId = Object.fromEntries(after.tasks.map((x) => [x.id, x]));
+  t.strictSame(sorted(byId[id.C!]?.dependsOn ?? []), sorted([id.A!, id.Z!]), 'C inherits A and Z');
+  t.strictSame(
+    sorted(byId[id.D!]?.dependsOn ?? []),
+    sorted([id.A!, id.Z!]),
+    'D keeps A once and gains Z',
+  );
+  t.strictSame(byId[id.E!]?.dependsOn, []);
   assertError(t, await s.api('GET', `${base}/${id.B}`, { token: s.adminKey }), 404, 'NOT_FOUND');
   const before = await visible(s, [flow.id]);
   assertError(t, await s.api('DELETE', `${base}/${id.B}`, { token: s.adminKey }), 404, 'NOT_FOUND');
   await assertUnchanged(t, s, before, 'delete of a deleted task');
   // Delete a root: its dependents lose it and inherit nothing.
   t.equal((await s.api('DELETE', `${base}/${id.A}`, { token: s.adminKey })).status, 204);
-  t.strictSame((await ok(t, s, 'GET', `${base}/${id.C}`)).dependsOn, [id.Z]);
-  const d = await ok(t, s, 'GET', `${base}/${id.D}`);
+  t.strictSame((await ok<Task>(t, s, 'GET', `${base}/${id.C}`)).dependsOn, [id.Z]);
+  const d = await ok<Task>(t, s, 'GET', `${base}/${id.D}`);
   t.match(d, { status: 'blocked' });
   t.strictSame(
     { dependsOn: d.dependsOn, blockedBy: d.blockedBy },
@@ -290,7 +296,7 @@ t.test('add and remove dependencies', async (t) => {
   });
   const id = idsByName(flow);
   const base = `/v1/flows/${flow.id}/tasks`;
-  const added = await s.api('POST', `${base}/${id.D}/dependencies`, {
+  const added = await s.api<Task>('POST', `${base}/${id.D}/dependencies`, {
     token: s.adminKey,
     body: { taskId: id.A },
   });
@@ -304,7 +310,7 @@ t.test('add and remove dependencies', async (t) => {
 
   await ok(t, s, 'POST', `${base}/${id.S}/start`);
   const before = await visible(s, [flow.id]);
-  const cycle = await s.api('POST', `${base}/${id.A}/dependencies`, {
+  const cycle = await s.api<Refusal>('POST', `${base}/${id.A}/dependencies`, {
     token: s.adminKey,
     body: { taskId: id.C },
   });
@@ -322,7 +328,7 @@ t.test('add and remove dependencies', async (t) => {
     `"C" (${id.C}) already waits on "A" (${id.A}): "A" (${id.A}) → "B" (${id.B}) → "C" (${id.C}) → "A" (${id.A}) (each waits on the one before it)`,
     'the refusal names the tasks of the cycle (issue 29, item 11)',
   );
-  const self = await s.api('POST', `${base}/${id.A}/dependencies`, {
+  const self = await s.api<Refusal>('POST', `${base}/${id.A}/dependencies`, {
     token: s.adminKey,
     body: { taskId: id.A },
   });
@@ -338,13 +344,13 @@ t.test('add and remove dependencies', async (t) => {
     'VALIDATION_FAILED',
     'duplicate',
   );
-  const unknown = await s.api('POST', `${base}/${id.C}/dependencies`, {
+  const unknown = await s.api<Refusal>('POST', `${base}/${id.C}/dependencies`, {
     token: s.adminKey,
     body: { taskId: 'tsk_unknown' },
   });
   assertError(t, unknown, 400, 'VALIDATION_FAILED');
   t.equal(unknown.body.error.details.errors[0].pointer, '/taskId');
-  const started = await s.api('POST', `${base}/${id.S}/dependencies`, {
+  const started = await s.api<Refusal>('POST', `${base}/${id.S}/dependencies`, {
     token: s.adminKey,
     body: { taskId: id.A },
   });
@@ -380,7 +386,7 @@ t.test('add and remove dependencies', async (t) => {
   );
   await assertUnchanged(t, s, before, 'refused dependency changes');
 
-  const removed = await s.api('DELETE', `${base}/${id.C}/dependencies/${id.B}`, {
+  const removed = await s.api<Task>('DELETE', `${base}/${id.C}/dependencies/${id.B}`, {
     token: s.adminKey,
   });
   t.equal(removed.status, 200);
@@ -391,7 +397,7 @@ t.test('add and remove dependencies', async (t) => {
     'C waits on nothing',
   );
   // Now that C no longer waits on B, A may wait on C.
-  const a = await ok(t, s, 'POST', `${base}/${id.A}/dependencies`, { taskId: id.C });
+  const a = await ok<Task>(t, s, 'POST', `${base}/${id.A}/dependencies`, { taskId: id.C });
   t.match(a, { status: 'blocked' });
   t.strictSame(a.dependsOn, [id.C], 'A waits on C alone');
 });

@@ -4,6 +4,16 @@ import { createKey, createWorkspace } from '../../../src/services/auth/provision
 import { acceptInvite } from '../../../src/services/team/invites.service.ts';
 import { assertError, cli, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createPerson, personToken } from '../../helpers/people.ts';
+import type {
+  Context,
+  Flow,
+  Invite,
+  InviteList,
+  JsonDocument,
+  Member,
+  MemberList,
+  Refusal,
+} from '../../helpers/wire.ts';
 
 const PASSWORD = 'correct horse battery';
 let people = 0;
@@ -63,7 +73,10 @@ t.test(
     await person(s, 'Stranger', { workspaceId: other.id });
     // A guest with an account elsewhere, shared on a flow here: not a member.
     const guest = await person(s, 'Guest', { workspaceId: other.id });
-    const flow = await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Launch' } });
+    const flow = await s.api<Flow>('POST', '/v1/flows', {
+      token: s.adminKey,
+      body: { name: 'Launch' },
+    });
     t.equal(
       (
         await s.api('POST', `/v1/flows/${flow.body.id}/shares`, {
@@ -99,7 +112,7 @@ t.test(
       );
     }
 
-    const otherList = await s.api('GET', '/v1/team/members', { token: other.key });
+    const otherList = await s.api<MemberList>('GET', '/v1/team/members', { token: other.key });
     t.same(
       otherList.body.items.map((m: { name: string }) => m.name),
       ['Stranger', 'Guest'],
@@ -144,9 +157,9 @@ t.test(
     });
     t.equal(res.status, 200);
     t.same(res.body, { id: bob.id, name: 'Bob', email: bob.email, role: 'admin' });
-    const listed = await s.api('GET', '/v1/team/members', { token: s.adminKey });
-    t.equal(listed.body.items.find((m: { id: string }) => m.id === bob.id).role, 'admin');
-    const again = await s.api('PATCH', `/v1/team/members/${bob.id}`, {
+    const listed = await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey });
+    t.equal(listed.body.items.find((m: { id: string }) => m.id === bob.id)?.role, 'admin');
+    const again = await s.api<Member>('PATCH', `/v1/team/members/${bob.id}`, {
       token: s.adminKey,
       body: { role: 'admin' },
     });
@@ -209,13 +222,13 @@ t.test(
         what,
       );
     }
-    const ownerRefusal = await s.api('PATCH', `/v1/team/members/${owner.id}`, {
+    const ownerRefusal = await s.api<Refusal>('PATCH', `/v1/team/members/${owner.id}`, {
       token: s.adminKey,
       body: { role: 'admin' },
     });
     t.same(ownerRefusal.body.error.details, { memberId: owner.id, role: 'owner' });
     t.match(ownerRefusal.body.error.message, /owner/);
-    const otherRefusal = await s.api('PATCH', `/v1/team/members/${stranger.id}`, {
+    const otherRefusal = await s.api<Refusal>('PATCH', `/v1/team/members/${stranger.id}`, {
       token: s.adminKey,
       body: { role: 'viewer' },
     });
@@ -228,7 +241,7 @@ t.test("a role change takes effect at once for the person's tokens", async (t) =
   const s = await server(t);
   const ada = await person(s, 'Ada', { role: 'admin' });
   const token = await personToken(s, ada.id, s.workspaceId);
-  const me = await s.api('GET', '/v1/me', { token });
+  const me = await s.api<Context>('GET', '/v1/me', { token });
   t.equal(me.body.role, 'admin');
   t.equal(me.body.userId, ada.id);
   t.equal(
@@ -248,7 +261,7 @@ t.test("a role change takes effect at once for the person's tokens", async (t) =
     200,
   );
   t.equal(
-    (await s.api('GET', '/v1/me', { token })).body.role,
+    (await s.api<Context>('GET', '/v1/me', { token })).body.role,
     'viewer',
     'the next request sees the new role',
   );
@@ -270,12 +283,12 @@ t.test("a role change takes effect at once for the person's tokens", async (t) =
     ).status,
     200,
   );
-  t.equal((await s.api('GET', '/v1/me', { token })).body.role, 'member');
+  t.equal((await s.api<Context>('GET', '/v1/me', { token })).body.role, 'member');
 });
 
 t.test('invites: create, list newest first, answer a pending duplicate, revoke', async (t) => {
   const s = await server(t);
-  const first = await s.api('POST', '/v1/team/invites', {
+  const first = await s.api<Invite>('POST', '/v1/team/invites', {
     token: s.adminKey,
     body: { email: 'Dana@Example.com' },
   });
@@ -310,7 +323,7 @@ t.test('invites: create, list newest first, answer a pending duplicate, revoke',
     'the existing invite, with the role asked for now',
   );
   t.equal(
-    (await s.api('GET', '/v1/team/invites', { token: s.adminKey })).body.total,
+    (await s.api<InviteList>('GET', '/v1/team/invites', { token: s.adminKey })).body.total,
     2,
     'no duplicate',
   );
@@ -334,7 +347,7 @@ t.test('invites: create, list newest first, answer a pending duplicate, revoke',
   );
 
   // A revoked address can be invited again: a new invite.
-  const renewed = await s.api('POST', '/v1/team/invites', {
+  const renewed = await s.api<Invite>('POST', '/v1/team/invites', {
     token: s.adminKey,
     body: { email: 'dana@example.com' },
   });
@@ -348,7 +361,7 @@ t.test(
     const s = await server(t);
     await person(s, 'Bob', { email: 'bob@example.com' });
     const other = await workspace(s);
-    const foreign = await s.api('POST', '/v1/team/invites', {
+    const foreign = await s.api<Invite>('POST', '/v1/team/invites', {
       token: other.key,
       body: { email: 'x@example.com' },
     });
@@ -501,7 +514,7 @@ t.test(
 t.test('an accepted invite makes a member and cannot be revoked', async (t) => {
   const s = await server(t);
   const ws = await workspace(s, 2);
-  const invite = await s.api('POST', '/v1/team/invites', {
+  const invite = await s.api<Invite>('POST', '/v1/team/invites', {
     token: ws.key,
     body: { email: 'finn@example.com', role: 'viewer' },
   });
@@ -524,7 +537,9 @@ t.test('an accepted invite makes a member and cannot be revoked', async (t) => {
     items: [{ id: finn, name: 'Finn', email: 'finn@example.com', role: 'viewer' }],
   });
   const before = await stored(s);
-  const refused = await s.api('DELETE', `/v1/team/invites/${invite.body.id}`, { token: ws.key });
+  const refused = await s.api<Refusal>('DELETE', `/v1/team/invites/${invite.body.id}`, {
+    token: ws.key,
+  });
   assertError(t, refused, 403, 'FORBIDDEN');
   t.same(refused.body.error.details, { status: 'accepted' });
   t.same(await stored(s), before);
@@ -541,7 +556,7 @@ t.test('an accepted invite makes a member and cannot be revoked', async (t) => {
       .status,
     201,
   );
-  const full = await s.api('POST', '/v1/team/invites', {
+  const full = await s.api<Refusal>('POST', '/v1/team/invites', {
     token: ws.key,
     body: { email: 'hal@example.com' },
   });
@@ -556,20 +571,20 @@ t.test(
     const ws = await workspace(s, 2);
     await person(s, 'Ann', { workspaceId: ws.id, role: 'owner' });
 
-    const taken = await s.api('POST', '/v1/team/invites', {
+    const taken = await s.api<Invite>('POST', '/v1/team/invites', {
       token: ws.key,
       body: { email: 'one@example.com' },
     });
     t.equal(taken.status, 201);
     const before = await stored(s);
-    const full = await s.api('POST', '/v1/team/invites', {
+    const full = await s.api<Refusal>('POST', '/v1/team/invites', {
       token: ws.key,
       body: { email: 'two@example.com' },
     });
     assertError(t, full, 403, 'PLAN_LIMIT_REACHED');
     t.same(full.body.error.details, { limit: 2, used: 2 });
     t.same(await stored(s), before, 'nothing written when full');
-    const duplicate = await s.api('POST', '/v1/team/invites', {
+    const duplicate = await s.api<Invite>('POST', '/v1/team/invites', {
       token: ws.key,
       body: { email: 'ONE@example.com' },
     });
@@ -610,7 +625,7 @@ t.test(
       201,
       'more seats on the next request',
     );
-    const atThree = await s.api('POST', '/v1/team/invites', {
+    const atThree = await s.api<Refusal>('POST', '/v1/team/invites', {
       token: ws.key,
       body: { email: 'four@example.com' },
     });
@@ -621,7 +636,7 @@ t.test(
       (await cli(s.databaseUrl, ['workspace', 'set', '--id', ws.id, '--seats', '1'])).code,
       0,
     );
-    const over = await s.api('POST', '/v1/team/invites', {
+    const over = await s.api<Refusal>('POST', '/v1/team/invites', {
       token: ws.key,
       body: { email: 'four@example.com' },
     });
@@ -685,7 +700,8 @@ t.test('seats: concurrent invites for the last seat, exactly one wins', async (t
 
   const racers = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
-      s.api('POST', '/v1/team/invites', {
+      // One takes the last seat, the others are refused.
+      s.api<Refusal>('POST', '/v1/team/invites', {
         token: ws.key,
         body: { email: `racer${i}@example.com` },
       }),
@@ -707,7 +723,10 @@ t.test('seats: concurrent invites for the last seat, exactly one wins', async (t
   await cli(s.databaseUrl, ['workspace', 'set', '--id', ws.id, '--seats', '10']);
   const same = await Promise.all(
     Array.from({ length: 8 }, () =>
-      s.api('POST', '/v1/team/invites', { token: ws.key, body: { email: 'same@example.com' } }),
+      s.api<Invite>('POST', '/v1/team/invites', {
+        token: ws.key,
+        body: { email: 'same@example.com' },
+      }),
     ),
   );
   t.same(same.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
@@ -716,7 +735,7 @@ t.test('seats: concurrent invites for the last seat, exactly one wins', async (t
 
 t.test('the OpenAPI document describes the team routes with their refusals', async (t) => {
   const s = await server(t);
-  const doc = (await s.api('GET', '/v1/openapi.json')).body;
+  const doc = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
   const invite = doc.paths['/v1/team/invites'].post;
   t.ok(invite.responses['201'] && invite.responses['200']);
   const codes = (status: string) =>

@@ -5,7 +5,16 @@ import { TEMPLATES, type TemplateDef } from '../../../src/services/templates/cat
 import { syncCatalogue } from '../../../src/services/templates/templates.service.ts';
 import { assertUnchanged, startFlowServer, visible } from '../../helpers/flows.ts';
 import { afterAuthChange } from '../../helpers/routes.ts';
-import { assertError, type TestServer } from '../../helpers/server.ts';
+import { assertError, item, type TestServer } from '../../helpers/server.ts';
+import type {
+  Flow,
+  FlowList,
+  JsonDocument,
+  Refusal,
+  Schedule,
+  TemplateDetail,
+  TemplateList,
+} from '../../helpers/wire.ts';
 
 const RELEASE = TEMPLATES.find((def) => def.id === 'tpl_software-release')!;
 
@@ -55,7 +64,7 @@ async function uses(s: TestServer): Promise<number> {
 
 t.test('GET /v1/templates lists the catalogue, filtered by category', async (t) => {
   const s = await server(t);
-  const all = await s.api('GET', '/v1/templates', { token: s.adminKey });
+  const all = await s.api<TemplateList>('GET', '/v1/templates', { token: s.adminKey });
   t.equal(all.status, 200);
   t.ok(all.body.total >= 8, 'at least 8 templates');
   t.same(all.body, { total: TEMPLATES.length, items: TEMPLATES.map((def) => summary(def)) });
@@ -88,7 +97,9 @@ t.test(
   'GET /v1/templates/{id} gives the task graph and schedule shape; unknown is 404',
   async (t) => {
     const s = await server(t);
-    const res = await s.api('GET', `/v1/templates/${RELEASE.id}`, { token: s.adminKey });
+    const res = await s.api<TemplateDetail>('GET', `/v1/templates/${RELEASE.id}`, {
+      token: s.adminKey,
+    });
     t.equal(res.status, 200);
     const { critical, durationDays } = reference(RELEASE);
     t.same(res.body, {
@@ -108,7 +119,9 @@ t.test(
       'a critical path exists',
     );
     for (const def of TEMPLATES) {
-      const detail = (await s.api('GET', `/v1/templates/${def.id}`, { token: s.adminKey })).body;
+      const detail = (
+        await s.api<TemplateDetail>('GET', `/v1/templates/${def.id}`, { token: s.adminKey })
+      ).body;
       t.equal(detail.durationDays, reference(def).durationDays, `${def.id} duration`);
       t.same(
         detail.tasks.map((task: { criticalPath: boolean }) => task.criticalPath),
@@ -153,7 +166,7 @@ t.test('templates need templates:read', async (t) => {
 
 t.test("POST /v1/templates/{id}/flows creates the template's flow", async (t) => {
   const s = await server(t);
-  const res = await s.api('POST', `/v1/templates/${RELEASE.id}/flows`, { token: s.adminKey });
+  const res = await s.api<Flow>('POST', `/v1/templates/${RELEASE.id}/flows`, { token: s.adminKey });
   t.equal(res.status, 201, 'no body at all');
   const flow = res.body;
   t.match(flow.id, /^flw_/);
@@ -165,7 +178,7 @@ t.test("POST /v1/templates/{id}/flows creates the template's flow", async (t) =>
   t.equal(flow.tasks.length, RELEASE.tasks.length);
   const ids: string[] = flow.tasks.map((task: { id: string }) => task.id);
   RELEASE.tasks.forEach((def, i) => {
-    const task = flow.tasks[i];
+    const task = item(flow.tasks, i);
     t.equal(task.name, def.name, `task ${i} name`);
     t.equal(task.description, def.description, `task ${i} description`);
     t.equal(task.estimateHours, def.estimateHours, `task ${i} estimate`);
@@ -184,14 +197,14 @@ t.test("POST /v1/templates/{id}/flows creates the template's flow", async (t) =>
     "the flow's critical path is the one the template announced",
   );
 
-  const stored = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  const stored = await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   t.equal(stored.status, 200);
   t.equal(stored.body.name, RELEASE.name);
   t.same(
     stored.body.tasks.map((task: { name: string }) => task.name),
     RELEASE.tasks.map((task) => task.name),
   );
-  const list = await s.api('GET', '/v1/flows', { token: s.adminKey });
+  const list = await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey });
   t.same(
     list.body.items.map((item: { id: string }) => item.id),
     [flow.id],
@@ -211,10 +224,11 @@ t.test("POST /v1/templates/{id}/flows creates the template's flow", async (t) =>
 t.test('usedCount counts uses per workspace', async (t) => {
   const s = await server(t);
   const count = async (token: string) => {
-    const list = (await s.api('GET', '/v1/templates', { token })).body.items.find(
+    const list = (await s.api<TemplateList>('GET', '/v1/templates', { token })).body.items.find(
       (item: { id: string }) => item.id === RELEASE.id,
-    ).usedCount;
-    const one = (await s.api('GET', `/v1/templates/${RELEASE.id}`, { token })).body.usedCount;
+    )?.usedCount;
+    const one = (await s.api<TemplateDetail>('GET', `/v1/templates/${RELEASE.id}`, { token })).body
+      .usedCount;
     t.equal(list, one, 'list and detail agree');
     return one as number;
   };
@@ -239,15 +253,15 @@ t.test('usedCount counts uses per workspace', async (t) => {
   );
   t.equal(await count(otherKey), 1);
   t.equal(await count(s.adminKey), 2);
-  const others = (await s.api('GET', '/v1/templates', { token: s.adminKey })).body.items.filter(
-    (item: { id: string }) => item.id !== RELEASE.id,
-  );
+  const others = (
+    await s.api<TemplateList>('GET', '/v1/templates', { token: s.adminKey })
+  ).body.items.filter((item: { id: string }) => item.id !== RELEASE.id);
   t.ok(
     others.every((item: { usedCount: number }) => item.usedCount === 0),
     'other templates untouched',
   );
   t.equal(
-    (await s.api('GET', '/v1/flows', { token: otherKey })).body.total,
+    (await s.api<FlowList>('GET', '/v1/flows', { token: otherKey })).body.total,
     1,
     'the other workspace sees only its flow',
   );
@@ -256,7 +270,7 @@ t.test('usedCount counts uses per workspace', async (t) => {
 t.test('name and dueDate override', async (t) => {
   const s = await server(t);
   const hire = TEMPLATES.find((def) => def.id === 'tpl_hire-a-role')!;
-  const dated = await s.api('POST', `/v1/templates/${hire.id}/flows`, {
+  const dated = await s.api<Flow>('POST', `/v1/templates/${hire.id}/flows`, {
     token: s.adminKey,
     body: { name: 'Hire a staff engineer', dueDate: '2031-03-14' },
   });
@@ -264,16 +278,20 @@ t.test('name and dueDate override', async (t) => {
   t.equal(dated.body.name, 'Hire a staff engineer');
   t.equal(dated.body.dueDate, '2031-03-14T00:00:00.000Z');
   t.equal(dated.body.tasks.length, hire.tasks.length);
-  const timed = await s.api('POST', `/v1/templates/${hire.id}/flows`, {
+  const timed = await s.api<Flow>('POST', `/v1/templates/${hire.id}/flows`, {
     token: s.adminKey,
     body: { dueDate: '2031-03-14T17:30:00+01:00' },
   });
   t.equal(timed.status, 201);
   t.equal(timed.body.name, hire.name);
   t.equal(timed.body.dueDate, '2031-03-14T16:30:00.000Z');
-  const schedule = await s.api('GET', `/v1/flows/${dated.body.id}/schedule?startDate=2031-01-06`, {
-    token: s.adminKey,
-  });
+  const schedule = await s.api<Schedule>(
+    'GET',
+    `/v1/flows/${dated.body.id}/schedule?startDate=2031-01-06`,
+    {
+      token: s.adminKey,
+    },
+  );
   t.equal(schedule.body.dueDate, '2031-03-14');
 });
 
@@ -292,7 +310,7 @@ t.test('bad bodies are 400 VALIDATION_FAILED and write nothing', async (t) => {
     ['release', ''],
   ];
   for (const [body, pointer] of bodies) {
-    const res = await s.api('POST', `/v1/templates/${RELEASE.id}/flows`, {
+    const res = await s.api<Refusal>('POST', `/v1/templates/${RELEASE.id}/flows`, {
       token: s.adminKey,
       body,
     });
@@ -358,7 +376,7 @@ t.test('roles, scopes and the subscription gate refuse before anything is writte
     'INSUFFICIENT_SCOPE',
     'no templates:read',
   );
-  const noWrite = await s.api('POST', path, {
+  const noWrite = await s.api<Refusal>('POST', path, {
     token: await key(s, 'member', ['templates:read', 'flows:read']),
   });
   assertError(t, noWrite, 403, 'INSUFFICIENT_SCOPE', 'no flows:write');
@@ -396,12 +414,12 @@ t.test('roles, scopes and the subscription gate refuse before anything is writte
 t.test('Idempotency-Key replays the first flow and counts one use', async (t) => {
   const s = await server(t);
   const headers = { 'idempotency-key': 'start-release-1' };
-  const first = await s.api('POST', `/v1/templates/${RELEASE.id}/flows`, {
+  const first = await s.api<Flow>('POST', `/v1/templates/${RELEASE.id}/flows`, {
     token: s.adminKey,
     body: { name: 'Once' },
     headers,
   });
-  const again = await s.api('POST', `/v1/templates/${RELEASE.id}/flows`, {
+  const again = await s.api<Flow>('POST', `/v1/templates/${RELEASE.id}/flows`, {
     token: s.adminKey,
     body: { name: 'Once' },
     headers,
@@ -411,12 +429,12 @@ t.test('Idempotency-Key replays the first flow and counts one use', async (t) =>
   t.equal(again.body.id, first.body.id);
   t.equal(again.headers.get('idempotent-replayed'), 'true');
   t.equal(await uses(s), 1);
-  t.equal((await s.api('GET', '/v1/flows', { token: s.adminKey })).body.total, 1);
+  t.equal((await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.total, 1);
 });
 
 t.test('the OpenAPI document describes the template routes', async (t) => {
   const s = await server(t);
-  const doc = (await s.api('GET', '/v1/openapi.json')).body;
+  const doc = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
   const start = doc.paths['/v1/templates/{templateId}/flows'].post;
   t.equal(start.requestBody.required, false, 'the body is optional');
   t.same(Object.keys(start.requestBody.content['application/json'].schema.properties).sort(), [

@@ -8,17 +8,19 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
-import { request, until, type ApiResponse, type TestServer } from '../../helpers/server.ts';
+import { request, until, type ApiResponse, type TestServer, item } from '../../helpers/server.ts';
 import { idsByName, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
+import type { WorkList } from '../../helpers/wire.ts';
 
-function poll(s: TestServer, path: string, etag?: string): Promise<ApiResponse> {
+// The work pages polled here are lists (never the overview).
+function poll(s: TestServer, path: string, etag?: string): Promise<ApiResponse<WorkList>> {
   return s.api('GET', `/v1/work/${path}`, {
     token: s.adminKey,
     headers: etag ? { 'if-none-match': etag } : {},
   });
 }
 
-const names = (res: ApiResponse) => res.body.items.map((i: { taskName: string }) => i.taskName);
+const names = (res: ApiResponse<WorkList>) => res.body.items.map((i) => i.taskName);
 
 /** The work-index counters on /metrics. */
 async function counters(s: TestServer): Promise<{ rebuilds: number; flowRanks: number }> {
@@ -31,7 +33,12 @@ async function counters(s: TestServer): Promise<{ rebuilds: number; flowRanks: n
 }
 
 /** Polls `path` conditionally until it answers 200 (another process's write arrives by NOTIFY). */
-async function until200(t: Test, s: TestServer, path: string, etag: string): Promise<ApiResponse> {
+async function until200(
+  t: Test,
+  s: TestServer,
+  path: string,
+  etag: string,
+): Promise<ApiResponse<WorkList>> {
   const res = await until(
     () => poll(s, path, etag),
     (r) => r.status === 200,
@@ -90,7 +97,7 @@ t.test(
     t.strictSame(names(renamed), ['a1', 'a2', 'b1 renamed', 'c1']);
     const blockedNow = await poll(s, 'blocked', blocked.headers.get('etag')!);
     t.equal(blockedNow.status, 200, "b2's blockedBy names b1: its page changed");
-    t.strictSame(blockedNow.body.items[1].blockedBy, [
+    t.strictSame(blockedNow.body.items[1]?.blockedBy, [
       { taskId: idB.b1, taskName: 'b1 renamed', blocking: 1 },
     ]);
     t.equal(
@@ -161,7 +168,12 @@ t.test(
       'the first poll builds the index whole: each flow ranked once',
     );
 
-    await ok(t, s, 'POST', `/v1/flows/${flows[3].id}/tasks/${idsByName(flows[3]).f3a}/start`);
+    await ok(
+      t,
+      s,
+      'POST',
+      `/v1/flows/${item(flows, 3).id}/tasks/${idsByName(item(flows, 3)).f3a}/start`,
+    );
     t.equal(
       (await poll(s, 'available?size=1', first.headers.get('etag')!)).status,
       200,
@@ -176,9 +188,9 @@ t.test(
 
     await newFlow(t, s, { name: 'New', dueDate: '2080-01-01', tasks: [{ name: 'n' }] });
     t.strictSame(names(await poll(s, 'available?size=1')), ['n'], 'a new flow takes its place');
-    await ok(t, s, 'DELETE', `/v1/flows/${flows[0].id}`, undefined, 204);
+    await ok(t, s, 'DELETE', `/v1/flows/${item(flows).id}`, undefined, 204);
     t.strictSame(names(await poll(s, 'available')), ['n', 'f1a', 'f2a'], 'an archived flow leaves');
-    await ok(t, s, 'POST', `/v1/flows/${flows[0].id}/restore`);
+    await ok(t, s, 'POST', `/v1/flows/${item(flows).id}/restore`);
     t.strictSame(
       names(await poll(s, 'available')),
       ['n', 'f0a', 'f1a', 'f2a'],
@@ -208,7 +220,7 @@ t.test(
     const res = await request(
       otherApp.url,
       'PATCH',
-      `/v1/flows/${flows[2].id}/tasks/${idsByName(flows[2]).f2a}`,
+      `/v1/flows/${item(flows, 2).id}/tasks/${idsByName(item(flows, 2)).f2a}`,
       { token: s.adminKey, body: { name: 'f2a elsewhere' } },
     );
     t.equal(res.status, 200, 'renamed through the other process');

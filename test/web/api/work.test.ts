@@ -12,6 +12,7 @@ import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import {
   assertError,
+  item,
   request,
   startTestServer,
   until,
@@ -21,27 +22,38 @@ import {
 import { idsByName, member, newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { personToken } from '../../helpers/people.ts';
 import { rawRequest } from '../../helpers/raw.ts';
+import type {
+  Context,
+  Flow,
+  Overview,
+  Refusal,
+  Schedule,
+  Task,
+  WorkList,
+} from '../../helpers/wire.ts';
 
 type View = 'available' | 'blocked' | 'in-progress' | 'mine' | 'overview';
+/** What a view answers: the overview, or a page of work items. */
+type ViewBody<V extends View> = V extends 'overview' ? Overview : WorkList;
 
-function work(
+function work<V extends View, T = ViewBody<V>>(
   s: TestServer,
-  view: View,
+  view: V,
   query = '',
   token = s.adminKey,
   headers: Record<string, string> = {},
-): Promise<ApiResponse> {
-  return s.api('GET', `/v1/work/${view}${query ? `?${query}` : ''}`, { token, headers });
+): Promise<ApiResponse<T>> {
+  return s.api<T>('GET', `/v1/work/${view}${query ? `?${query}` : ''}`, { token, headers });
 }
 
 /** A view that must answer 200; its body. */
-async function items(
+async function items<V extends View>(
   t: Test,
   s: TestServer,
-  view: View,
+  view: V,
   query = '',
   token = s.adminKey,
-): Promise<any> {
+): Promise<ViewBody<V>> {
   const res = await work(s, view, query, token);
   t.equal(res.status, 200, `GET /v1/work/${view}?${query} → 200`);
   if (res.status !== 200) t.comment(res.text);
@@ -75,7 +87,7 @@ async function finish(t: Test, s: TestServer, flowId: string, taskId: string, to
 }
 
 /** Blocking counts computed independently from a Flow: unfinished objectives reachable downstream. */
-function referenceBlocking(flow: { tasks: any[] }): Map<string, number> {
+function referenceBlocking(flow: Flow): Map<string, number> {
   const objectives = flow.tasks.filter((task) => task.parentId === null);
   const dependents = new Map<string, string[]>(objectives.map((task) => [task.id, []]));
   for (const task of objectives)
@@ -124,7 +136,7 @@ t.test(
       ],
     });
     const id = idsByName(flow);
-    const sub = await ok(
+    const sub = await ok<Task>(
       t,
       s,
       'POST',
@@ -160,9 +172,9 @@ t.test(
       estimateHours: 4,
       criticalPath: false,
     });
-    t.strictSame(available.items[1].subtasks, [], 'D has no sub-tasks');
+    t.strictSame(item(available.items, 1).subtasks, [], 'D has no sub-tasks');
     t.notOk(
-      available.items.some((i: any) => i.taskId === sub.id),
+      available.items.some((i) => i.taskId === sub.id),
       'sub-tasks are never items',
     );
 
@@ -187,16 +199,16 @@ t.test(
     const blocked = await items(t, s, 'blocked');
     t.strictSame(names(blocked), ['B', 'C']);
     t.strictSame(
-      blocked.items[0].blockedBy,
+      blocked.items[0]?.blockedBy,
       [{ taskId: id.A, taskName: 'A', blocking: 2 }],
       'A holds up B and C',
     );
-    t.strictSame(blocked.items[1].blockedBy, [{ taskId: id.B, taskName: 'B', blocking: 1 }]);
+    t.strictSame(blocked.items[1]?.blockedBy, [{ taskId: id.B, taskName: 'B', blocking: 1 }]);
     t.match(blocked.items[1], { status: 'blocked', assigneeId: ann, criticalPath: true });
     t.strictSame(await items(t, s, 'in-progress'), { total: 0, items: [] });
 
     await start(t, s, flow.id, id.D!);
-    const sub2 = await ok(t, s, 'POST', taskPath(flow.id, sub.id, 'start'));
+    const sub2 = await ok<Task>(t, s, 'POST', taskPath(flow.id, sub.id, 'start'));
     t.equal(sub2.status, 'in_progress');
     const inProgress = await items(t, s, 'in-progress');
     t.strictSame(
@@ -206,7 +218,7 @@ t.test(
     );
     t.match(inProgress.items[0], { status: 'in_progress' });
     t.strictSame(
-      inProgress.items[0].subtasks.map(({ id, done }: Record<string, unknown>) => ({ id, done })),
+      item(inProgress.items).subtasks.map(({ id, done }) => ({ id, done })),
       [{ id: sub.id, done: false }],
       'its one open sub-task',
     );
@@ -217,7 +229,7 @@ t.test(
     t.strictSame(names(await items(t, s, 'in-progress')), ['D']);
     const stillBlocked = await items(t, s, 'blocked');
     t.strictSame(names(stillBlocked), ['C']);
-    t.strictSame(stillBlocked.items[0].blockedBy, [{ taskId: id.B, taskName: 'B', blocking: 1 }]);
+    t.strictSame(stillBlocked.items[0]?.blockedBy, [{ taskId: id.B, taskName: 'B', blocking: 1 }]);
   },
 );
 
@@ -241,8 +253,7 @@ t.test(
     });
     const id = idsByName(flow);
     const blockedOf = async (name: string) =>
-      (await items(t, s, 'blocked', 'size=100')).items.find((i: any) => i.taskName === name)
-        ?.blockedBy;
+      (await items(t, s, 'blocked', 'size=100')).items.find((i) => i.taskName === name)?.blockedBy;
     t.strictSame(
       await blockedOf('T'),
       [
@@ -259,7 +270,7 @@ t.test(
 
     await start(t, s, flow.id, id.Y!);
     t.strictSame(
-      (await blockedOf('T'))?.map((b: any) => [b.taskName, b.blocking]),
+      (await blockedOf('T'))?.map((b) => [b.taskName, b.blocking]),
       [
         ['X', 4],
         ['Y', 2],
@@ -269,7 +280,7 @@ t.test(
     );
     await ok(t, s, 'POST', taskPath(flow.id, id.Y!, 'complete'));
     t.strictSame(
-      (await blockedOf('T'))?.map((b: any) => [b.taskName, b.blocking]),
+      (await blockedOf('T'))?.map((b) => [b.taskName, b.blocking]),
       [
         ['X', 4],
         ['Z', 1],
@@ -278,7 +289,7 @@ t.test(
     );
     await finish(t, s, flow.id, id.X!);
     t.strictSame(
-      (await blockedOf('T'))?.map((b: any) => [b.taskName, b.blocking]),
+      (await blockedOf('T'))?.map((b) => [b.taskName, b.blocking]),
       [['Z', 1]],
     );
     t.equal(await blockedOf('P2'), undefined, 'P1 and P2 are ready now');
@@ -290,7 +301,7 @@ t.test(
 t.test('blockedBy and topBlockers agree with a reference count on random graphs', async (t) => {
   const s = await startFlowServer(t);
   const random = prng(20240611);
-  const flows: any[] = [];
+  const flows: Flow[] = [];
   for (let f = 0; f < 3; f++) {
     const tasks = Array.from({ length: 30 }, (_, i) => {
       const after = new Set<number>();
@@ -305,8 +316,9 @@ t.test('blockedBy and topBlockers agree with a reference count on random graphs'
     const flow = await newFlow(t, s, { name: `Random ${f}`, tasks });
     // Move some work along so done and in-progress tasks are in the graph.
     for (let round = 0; round < 6; round++) {
-      const current = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
-      const ready = current.tasks.filter((task: any) => task.status === 'ready');
+      const current = (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey }))
+        .body;
+      const ready = current.tasks.filter((task) => task.status === 'ready');
       const pick = ready[Math.floor(random() * ready.length)];
       if (!pick) break;
       if (round % 3 === 2) await start(t, s, flow.id, pick.id);
@@ -316,9 +328,9 @@ t.test('blockedBy and topBlockers agree with a reference count on random graphs'
   }
   const reference = new Map<string, number>();
   const blockedIds = new Set<string>();
-  const byId = new Map<string, any>();
+  const byId = new Map<string, Task>();
   for (const flow of flows) {
-    const current = (await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
+    const current = (await s.api<Flow>('GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).body;
     for (const [taskId, n] of referenceBlocking(current)) reference.set(taskId, n);
     for (const task of current.tasks) {
       byId.set(task.id, task);
@@ -327,27 +339,27 @@ t.test('blockedBy and topBlockers agree with a reference count on random graphs'
   }
   const blocked = await items(t, s, 'blocked', 'size=100');
   t.equal(blocked.total, blockedIds.size, 'every blocked objective is listed');
-  t.strictSame(new Set(blocked.items.map((i: any) => i.taskId)), blockedIds);
+  t.strictSame(new Set(blocked.items.map((i) => i.taskId)), blockedIds);
   let checked = 0;
   for (const item of blocked.items) {
     const task = byId.get(item.taskId);
-    const expected = task.dependsOn
-      .filter((dep: string) => byId.get(dep).status !== 'done')
+    const expected = (task?.dependsOn ?? [])
+      .filter((dep: string) => byId.get(dep)?.status !== 'done')
       .map((dep: string) => ({
         taskId: dep,
-        taskName: byId.get(dep).name,
+        taskName: byId.get(dep)?.name,
         blocking: reference.get(dep)!,
       }));
     t.strictSame(
-      new Set(item.blockedBy.map((b: any) => b.taskId)),
-      new Set(expected.map((e: any) => e.taskId)),
+      new Set(item.blockedBy?.map((b) => b.taskId)),
+      new Set(expected.map((e) => e.taskId)),
       `${item.taskName}: blockedBy are its unfinished dependencies`,
     );
-    for (const b of item.blockedBy)
+    for (const b of item.blockedBy ?? [])
       t.equal(b.blocking, reference.get(b.taskId), `${item.taskName} ← ${b.taskName}: blocking`);
-    for (let k = 1; k < item.blockedBy.length; k++)
+    for (let k = 1; k < (item.blockedBy?.length ?? 0); k++)
       t.ok(
-        item.blockedBy[k - 1].blocking >= item.blockedBy[k].blocking,
+        (item.blockedBy?.[k - 1]?.blocking ?? 0) >= (item.blockedBy?.[k]?.blocking ?? 0),
         `${item.taskName}: most-blocking first`,
       );
     checked++;
@@ -355,11 +367,11 @@ t.test('blockedBy and topBlockers agree with a reference count on random graphs'
   t.ok(checked > 20, `checked ${checked} blocked items`);
   const overview = await items(t, s, 'overview');
   const top = [...reference.entries()]
-    .filter(([taskId, n]) => n > 0 && byId.get(taskId).status !== 'done')
+    .filter(([taskId, n]) => n > 0 && byId.get(taskId)?.status !== 'done')
     .map(([, n]) => n)
     .sort((a, b) => b - a);
   t.strictSame(
-    overview.topBlockers.map((b: any) => b.blocking),
+    overview.topBlockers.map((b) => b.blocking),
     top.slice(0, overview.topBlockers.length),
     'topBlockers: the most-blocking unfinished tasks, most first',
   );
@@ -403,7 +415,7 @@ t.test(
         const body = await items(t, s, 'available', '', w.key);
         t.strictSame(names(body), ['L', 'C', 's1']);
         t.strictSame(
-          body.items.map((i: any) => i.criticalPath),
+          body.items.map((i) => i.criticalPath),
           [true, true, false],
         );
       },
@@ -482,7 +494,7 @@ t.test(
         );
         const body = await items(t, s, 'available', '', w.key);
         t.strictSame(names(body), ['Z', 'Y', 'X']);
-        t.ok(body.items.every((i: any) => i.criticalPath));
+        t.ok(body.items.every((i) => i.criticalPath));
         t.strictSame(
           names(await items(t, s, 'blocked', '', w.key)),
           ['y1', 'x1', 'x2', 'x3'],
@@ -537,7 +549,7 @@ t.test(
         const body = await items(t, s, 'available', '', w.key);
         t.strictSame(names(body), ['G1', 'A1', 'B1', 'E1']);
         t.ok(
-          body.items.every((i: any) => i.criticalPath),
+          body.items.every((i) => i.criticalPath),
           'all critical, all with zero slack, all due the same day',
         );
 
@@ -597,7 +609,7 @@ t.test(
     await finish(t, s, flow.id, id.finished!);
 
     const annToken = await personToken(s, ann);
-    const me = await s.api('GET', '/v1/me', { token: annToken });
+    const me = await s.api<Context>('GET', '/v1/me', { token: annToken });
     t.equal(me.body.userId, ann, 'the token acts as Ann');
     const mine = await items(t, s, 'mine', '', annToken);
     // elsewhere and ready are both critical; elsewhere's flow is due first, ready's has no due date; started has slack.
@@ -607,16 +619,16 @@ t.test(
       'ready and in-progress work assigned to Ann across flows, ranked',
     );
     t.strictSame(
-      mine.items.map((i: any) => i.status),
+      mine.items.map((i) => i.status),
       ['ready', 'ready', 'in_progress'],
     );
-    t.ok(mine.items.every((i: any) => i.assigneeId === ann));
+    t.ok(mine.items.every((i) => i.assigneeId === ann));
     t.equal(mine.total, 3);
     t.strictSame(names(await items(t, s, 'mine', 'size=1&from=1', annToken)), ['ready']);
     assertError(t, await work(s, 'mine', 'size=0', annToken), 400, 'VALIDATION_FAILED');
     t.strictSame(names(await items(t, s, 'mine', '', await personToken(s, bob))), ['bobs']);
 
-    const viaKey = await work(s, 'mine');
+    const viaKey = await work<'mine', Refusal>(s, 'mine');
     assertError(t, viaKey, 403, 'FORBIDDEN', 'an API key has no work of its own');
     t.match(viaKey.body.error.message, '/v1/work/available?assigneeId=');
     const conditional = await work(s, 'mine', '', s.adminKey, { 'if-none-match': '*' });
@@ -632,7 +644,7 @@ t.test(
     const moved = await items(t, s, 'mine', '', annToken);
     t.strictSame(names(moved), ['elsewhere', 'ready', 'started']);
     t.strictSame(
-      moved.items.map((i: any) => i.status),
+      moved.items.map((i) => i.status),
       ['in_progress', 'ready', 'in_progress'],
     );
   },
@@ -666,7 +678,7 @@ t.test("never an archived flow, never another workspace's", async (t) => {
   );
   t.strictSame(names(await items(t, s, 'blocked', '', w.key)), ['z2']);
   t.strictSame(
-    (await items(t, s, 'overview', '', w.key)).flows.map((f: any) => f.flowId),
+    (await items(t, s, 'overview', '', w.key)).flows.map((f) => f.flowId),
     [theirs.id],
   );
 
@@ -679,11 +691,11 @@ t.test("never an archived flow, never another workspace's", async (t) => {
   t.strictSame(await items(t, s, 'in-progress'), { total: 0, items: [] });
   const overview = await items(t, s, 'overview');
   t.strictSame(
-    overview.flows.map((f: any) => f.flowId),
+    overview.flows.map((f) => f.flowId),
     [keep.id],
   );
   t.strictSame(overview.counts, { available: 1, blocked: 1, inProgress: 0, done: 0 });
-  t.notOk(overview.topBlockers.some((b: any) => b.flowId === gone.id));
+  t.notOk(overview.topBlockers.some((b) => b.flowId === gone.id));
 
   await ok(t, s, 'POST', `/v1/flows/${gone.id}/restore`);
   t.strictSame(names(await items(t, s, 'available')), ['k', 'g'], 'restore brings them back');
@@ -696,7 +708,7 @@ t.test("never an archived flow, never another workspace's", async (t) => {
 
   // Another workspace's task ids do not leak through assigneeId or paging either.
   t.equal(
-    (await items(t, s, 'available', 'size=100')).items.some((i: any) => i.flowId === theirs.id),
+    (await items(t, s, 'available', 'size=100')).items.some((i) => i.flowId === theirs.id),
     false,
   );
 });
@@ -741,12 +753,13 @@ t.test('/overview: counts over objectives, flows at a glance, top blockers', asy
     { available: 3, blocked: 3, inProgress: 1, done: 2 },
     'objectives only: A, x, o ready; B, C, y blocked; D started; E, c done',
   );
-  const flows = new Map(body.flows.map((f: any) => [f.flowId, f]));
+  const flows = new Map(body.flows.map((f) => [f.flowId, f]));
   t.equal(flows.size, 4);
   const schedule = async (flowId: string) =>
-    (await s.api('GET', `/v1/flows/${flowId}/schedule`, { token: s.adminKey })).body;
+    (await s.api<Schedule>('GET', `/v1/flows/${flowId}/schedule`, { token: s.adminKey })).body;
   for (const flow of [ahead, behind, open, closed]) {
-    const row: any = flows.get(flow.id);
+    const row = flows.get(flow.id);
+    if (!row) throw new Error(`no work row for ${flow.name}`);
     const sched = await schedule(flow.id);
     t.equal(row.flowName, flow.name);
     t.equal(row.dueDate, flow.dueDate);
@@ -761,7 +774,7 @@ t.test('/overview: counts over objectives, flows at a glance, top blockers', asy
   t.hasStrict(flows.get(behind.id), { readyCount: 1, blockedCount: 1, onTrack: false });
   t.hasStrict(flows.get(open.id), { readyCount: 1, blockedCount: 0, onTrack: null, dueDate: null });
   t.hasStrict(flows.get(closed.id), { readyCount: 0, blockedCount: 0, projectedFinish: null });
-  t.type((flows.get(ahead.id) as any).projectedFinish, 'string');
+  t.type(flows.get(ahead.id)?.projectedFinish, 'string');
   t.equal(body.topBlockers.length, 3, 'only unfinished tasks that hold something up');
   t.strictSame(
     body.topBlockers[0],
@@ -769,7 +782,7 @@ t.test('/overview: counts over objectives, flows at a glance, top blockers', asy
     'A holds up most',
   );
   t.strictSame(
-    new Set(body.topBlockers.slice(1).map((b: any) => `${b.taskName}:${b.blocking}`)),
+    new Set(body.topBlockers.slice(1).map((b) => `${b.taskName}:${b.blocking}`)),
     new Set(['B:1', 'x:1']),
   );
 
@@ -967,7 +980,7 @@ async function referenceRanking(s: TestServer, workspaceId: string) {
   for (const [position, { id }] of ids.entries()) {
     const snapshot = await s.app.services.registry.snapshot(workspaceId, id);
     const blocking = referenceBlocking(
-      (await s.api('GET', `/v1/flows/${id}`, { token: s.adminKey })).body,
+      (await s.api<Flow>('GET', `/v1/flows/${id}`, { token: s.adminKey })).body,
     );
     const due = snapshot.flow.dueDate
       ? Date.parse(snapshot.flow.dueDate)
@@ -1069,11 +1082,11 @@ t.test(
           const body = await items(t, s, view, query, token);
           const same =
             body.total === expected.length &&
-            JSON.stringify(body.items.map((i: any) => i.taskId)) ===
+            JSON.stringify(body.items.map((i) => i.taskId)) ===
               JSON.stringify(expected.slice(from, from + size).map((row) => row.taskId));
           if (!same)
             t.fail(`round ${round}: ${view}?${query} differs from the full sort`, {
-              found: body.items.map((i: any) => i.taskId),
+              found: body.items.map((i) => i.taskId),
               wanted: expected.slice(from, from + size).map((row) => row.taskId),
             });
           compared++;
@@ -1086,10 +1099,10 @@ t.test(
     for (let round = 1; round <= 6; round++) {
       for (let w = 0; w < 6; w++) {
         const flowId = pick(flowIds);
-        const flow = (await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey })).body;
-        const objectives: any[] = flow.tasks.filter((task: any) => task.parentId === null);
-        const ready = objectives.filter((task: any) => task.status === 'ready');
-        const started = objectives.filter((task: any) => task.status === 'in_progress');
+        const flow = (await s.api<Flow>('GET', `/v1/flows/${flowId}`, { token: s.adminKey })).body;
+        const objectives = flow.tasks.filter((task) => task.parentId === null);
+        const ready = objectives.filter((task) => task.status === 'ready');
+        const started = objectives.filter((task) => task.status === 'in_progress');
         const move = random();
         if (move < 0.3 && ready.length)
           await ok(t, s, 'POST', `/v1/flows/${flowId}/tasks/${pick(ready).id}/start`);

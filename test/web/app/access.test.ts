@@ -9,6 +9,7 @@ import t from 'tap';
 import { createClient, createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { assertError, startTestServer } from '../../helpers/server.ts';
 import { Agent, setUpPerson, type PageResponse } from '../../services/auth/agent.ts';
+import type { Context, Token } from '../../helpers/wire.ts';
 
 const keyOf = (page: PageResponse) =>
   /id="new-key" type="text" readonly value="(fpk_[\w-]+)"/.exec(page.text)?.[1];
@@ -78,7 +79,7 @@ t.test('API access', async (t) => {
       /data-copy="new-key" hidden>Copy<\/button>/,
       'the copy button appears only with JavaScript',
     );
-    const me = await s.api('GET', '/v1/me', { token: key });
+    const me = await s.api<Context>('GET', '/v1/me', { token: key });
     t.match(me.body, { role: 'viewer', credentialName: 'Reporting' });
     t.strictSame(me.body.scopes, ['flows:read', 'team:read'], 'exactly the scopes ticked');
     const later = await agent.get('/app/access');
@@ -164,7 +165,7 @@ t.test('API access', async (t) => {
       'CREDENTIAL_REVOKED',
       'the old key',
     );
-    const replacement = (await s.api('GET', '/v1/me', { token: fresh })).body;
+    const replacement = (await s.api<Context>('GET', '/v1/me', { token: fresh })).body;
     t.match(replacement, { credentialName: 'Rotate me', role: 'member' });
     t.strictSame(replacement.scopes, ['flows:read'], "the old key's scopes, no more");
   });
@@ -182,7 +183,7 @@ t.test('API access', async (t) => {
       scopes: ['flows:read'],
       name: 'Robot',
     });
-    const issued = await s.api('POST', '/v1/oauth/token', {
+    const issued = await s.api<Token>('POST', '/v1/oauth/token', {
       raw: new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: client.clientId,

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { artifact, openBrowser } from '../../helpers/browser.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestServer, item } from '../../helpers/server.ts';
 import { authorizePath, pkce, setUpPerson } from '../../services/auth/agent.ts';
+import type { Flow, FlowSummary, MemberList, Preferences, Token } from '../../helpers/wire.ts';
 
 t.test('sign-in and consent in Chromium', async (t) => {
   const browser = await openBrowser(t);
@@ -89,7 +90,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
 
   const back = await callback;
   t.equal(back.searchParams.get('state'), 'browser-state');
-  const exchanged = await s.api('POST', '/v1/oauth/token', {
+  const exchanged = await s.api<Token>('POST', '/v1/oauth/token', {
     raw: new URLSearchParams({
       grant_type: 'authorization_code',
       client_id: person.clientId,
@@ -161,14 +162,14 @@ t.test('sign-in and consent in Chromium', async (t) => {
     false,
     'no API access link for a member',
   );
-  const joined = await s.api('GET', '/v1/team/members', { token: s.adminKey });
-  const ivy = joined.body.items.find(
-    (m: { email: string }) => m.email === 'browser.invitee@example.com',
+  const joined = await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey });
+  const ivy = item(
+    joined.body.items.filter((m: { email: string }) => m.email === 'browser.invitee@example.com'),
   );
   t.match(ivy, { role: 'member', name: 'Ivy Invitee' });
   // Work assigned to her shows on the home page, linking to the published flow.
   const flow = (
-    await s.api('POST', '/v1/flows', {
+    await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
       body: {
         name: 'Office move',
@@ -179,8 +180,9 @@ t.test('sign-in and consent in Chromium', async (t) => {
       },
     })
   ).body;
-  const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey }))
-    .body;
+  const published = (
+    await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })
+  ).body;
   await invitePage.reload();
   t.match(await invitePage.textContent('tbody tr td'), /^Pack the archive/, 'her ready task');
   t.notMatch(await invitePage.textContent('tbody'), /Book movers/, 'not the blocked one');
@@ -217,7 +219,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
     },
     'as the API reads them',
   );
-  const muted = await s.api(
+  const muted = await s.api<Preferences>(
     'GET',
     `/v1/notifications/preferences?memberId=${ivy.id}&flowId=${flow.id}`,
     { token: s.adminKey },

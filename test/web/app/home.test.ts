@@ -12,6 +12,7 @@ import { upsertMembership } from '../../../src/storage/workspaces.store.ts';
 import { settingsUrl } from '../../../src/services/notifications/email.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { Agent } from '../../services/auth/agent.ts';
+import type { Flow, FlowList, FlowSummary, Preferences } from '../../helpers/wire.ts';
 
 t.test('home and notification settings', async (t) => {
   const s = await startTestServer(t);
@@ -48,7 +49,7 @@ t.test('home and notification settings', async (t) => {
 
   t.test('home: own work with its flow, workspaces to switch between', async (t) => {
     const flow = (
-      await s.api('POST', '/v1/flows', {
+      await s.api<Flow>('POST', '/v1/flows', {
         token: s.adminKey,
         body: {
           name: 'Kitchen refit',
@@ -68,8 +69,9 @@ t.test('home and notification settings', async (t) => {
     t.notMatch(home.text, /Order units|Not mine/, "not her blocked task, not others' work");
     t.match(home.text, /<td>Kitchen refit<\/td>/, 'an unpublished flow is named, not linked');
     t.notMatch(home.text, /href="[^"]*\/access"/, 'no API access link for a member');
-    const published = (await s.api('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey }))
-      .body;
+    const published = (
+      await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })
+    ).body;
     t.match(
       (await agent.get('/app')).text,
       `<a href="${published.publicUrl}">Kitchen refit</a>`,
@@ -92,7 +94,7 @@ t.test('home and notification settings', async (t) => {
     );
     t.equal(page.status, 200, "the emails' footer link opens the page");
     t.match(page.text, /Notification settings: Demo/);
-    const flows = (await s.api('GET', '/v1/flows', { token: s.adminKey })).body.items as {
+    const flows = (await s.api<FlowList>('GET', '/v1/flows', { token: s.adminKey })).body.items as {
       id: string;
       name: string;
     }[];
@@ -129,7 +131,7 @@ t.test('home and notification settings', async (t) => {
       timezone: 'America/New_York',
       digestHour: 6,
     });
-    const muted = await s.api(
+    const muted = await s.api<Preferences>(
       'GET',
       `/v1/notifications/preferences?memberId=${userId}&flowId=${kitchen.id}`,
       { token: s.adminKey },

@@ -16,6 +16,7 @@ import {
   textLinks,
 } from '../../helpers/mail-checks.ts';
 import { sha256 } from '../../../src/services/auth/secrets.ts';
+import type { InviteList, MemberList } from '../../helpers/wire.ts';
 
 async function invite(
   s: TestServer,
@@ -34,7 +35,7 @@ t.test('invitations', async (t) => {
   const smtp = await startSmtp(t);
   const s = await startTestServer(t, { smtpUrl: smtp.url });
   const members = async () =>
-    (await s.api('GET', '/v1/team/members', { token: s.adminKey })).body.items as {
+    (await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey })).body.items as {
       email: string;
       role: string;
     }[];
@@ -137,7 +138,7 @@ t.test('invitations', async (t) => {
       (await members()).find((m) => m.email === 'newcomer@example.com'),
       { role: 'viewer' },
     );
-    const invites = await s.api('GET', '/v1/team/invites', { token: s.adminKey });
+    const invites = await s.api<InviteList>('GET', '/v1/team/invites', { token: s.adminKey });
     t.match(
       invites.body.items.find((i: { email: string }) => i.email === 'newcomer@example.com'),
       { status: 'accepted' },

@@ -20,6 +20,7 @@ import {
   signInAndConsent,
 } from '../../services/auth/agent.ts';
 import { createPerson } from '../../helpers/people.ts';
+import type { JsonDocument, Token } from '../../helpers/wire.ts';
 
 t.test('cookie names and flags follow the app URL', async (t) => {
   t.match(cookieNames(loadConfig({ APP_URL: 'https://plan.example/app' })), {
@@ -77,7 +78,7 @@ t.test('sign-in and consent', async (t) => {
         '/app/signin',
         'where a visitor is asked to sign in',
       );
-      const openapi = await s.api('GET', '/v1/openapi.json');
+      const openapi = await s.api<JsonDocument>('GET', '/v1/openapi.json');
       t.notOk(openapi.body.paths['/'], 'not part of the API');
       // The route itself, under other APP_URLs: absolute on another origin; none when the app is at the root (it answers `/`).
       const rootOf = (env: Record<string, string>) =>
@@ -291,7 +292,7 @@ t.test('sign-in and consent', async (t) => {
       challenge,
       approveScopes: ['flows:read'],
     });
-    const exchanged = await s.api('POST', '/v1/oauth/token', {
+    const exchanged = await s.api<Token>('POST', '/v1/oauth/token', {
       raw: new URLSearchParams({
         grant_type: 'authorization_code',
         client_id: person.clientId,
@@ -373,7 +374,7 @@ t.test('sign-in and consent', async (t) => {
     const agent = new Agent(s.url);
     const { verifier, challenge } = pkce();
     const callback = await signInAndConsent(agent, { ...person, challenge, workspace: second });
-    const res = await s.api('POST', '/v1/oauth/token', {
+    const res = await s.api<Token>('POST', '/v1/oauth/token', {
       raw: new URLSearchParams({
         grant_type: 'authorization_code',
         client_id: person.clientId,

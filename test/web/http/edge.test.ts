@@ -10,6 +10,7 @@ import { createKey } from '../../../src/services/auth/provision.ts';
 import { addTestRoutes } from '../../helpers/routes.ts';
 import { frame, rawRequest } from '../../helpers/raw.ts';
 import { assertError, startTestServer, type ApiResponse } from '../../helpers/server.ts';
+import type { Refusal } from '../../helpers/wire.ts';
 
 const GENERATED_ID = /^[\w.:-]{1,128}$/;
 const MAX_BODY = 4 * 1024 * 1024;
@@ -210,7 +211,7 @@ t.test('edge', async (t) => {
 
   t.test('413 PAYLOAD_TOO_LARGE over the body limit, declared or streamed', async (t) => {
     const big = Buffer.alloc(MAX_BODY + 1, 0x20);
-    const declared = await s.api('POST', '/v1/test/echo', {
+    const declared = await s.api<Refusal>('POST', '/v1/test/echo', {
       token: s.adminKey,
       raw: big,
       headers: { 'content-type': 'application/json' },
@@ -240,7 +241,7 @@ t.test('edge', async (t) => {
     const prefix = '{"name":"x","pad":"';
     const atLimit = prefix + 'a'.repeat(MAX_BODY - prefix.length - 2) + '"}';
     t.equal(Buffer.byteLength(atLimit), MAX_BODY);
-    const judged = await s.api('POST', '/v1/test/echo', {
+    const judged = await s.api<Refusal>('POST', '/v1/test/echo', {
       token: s.adminKey,
       raw: atLimit,
       headers: { 'content-type': 'application/json' },
@@ -311,14 +312,14 @@ t.test('edge', async (t) => {
 
   t.test('400 VALIDATION_FAILED lists each problem with its pointer', async (t) => {
     const send = (raw: string) =>
-      s.api('POST', '/v1/test/echo', {
+      s.api<Refusal>('POST', '/v1/test/echo', {
         token: s.adminKey,
         raw,
         headers: { 'content-type': 'application/json' },
       });
-    const problems = (res: ApiResponse) =>
+    const problems = (res: ApiResponse<Refusal>) =>
       res.body.error.details.errors as { in: string; pointer: string; message: string }[];
-    const pointers = (res: ApiResponse) =>
+    const pointers = (res: ApiResponse<Refusal>) =>
       problems(res)
         .map((e) => e.pointer)
         .sort();
@@ -395,7 +396,9 @@ t.test('edge', async (t) => {
     );
 
     // Query and path parameters are checked and pointed at too.
-    const query = await s.api('GET', '/v1/test/items/itm_1?size=0&bogus=1', { token: s.adminKey });
+    const query = await s.api<Refusal>('GET', '/v1/test/items/itm_1?size=0&bogus=1', {
+      token: s.adminKey,
+    });
     assertError(t, query, 400, 'VALIDATION_FAILED');
     t.same(
       problems(query)
@@ -406,7 +409,7 @@ t.test('edge', async (t) => {
         ['query', '/size'],
       ],
     );
-    const path = await s.api('GET', '/v1/test/items/nope', { token: s.adminKey });
+    const path = await s.api<Refusal>('GET', '/v1/test/items/nope', { token: s.adminKey });
     assertError(t, path, 400, 'VALIDATION_FAILED');
     t.same(
       problems(path).map((e) => [e.in, e.pointer]),
@@ -477,7 +480,8 @@ t.test('edge', async (t) => {
   );
 
   t.test('every error status matches the code table', async (t) => {
-    const samples = [
+    // Every one a refusal.
+    const samples: ApiResponse<Refusal>[] = [
       await s.api('GET', '/v1/nope'),
       await s.api('PATCH', '/v1/me'),
       await s.api('GET', '/v1/me'),

@@ -7,6 +7,7 @@ import t from 'tap';
 import { createKey } from '../../../src/services/auth/provision.ts';
 import { addTestRoutes, deferred } from '../../helpers/routes.ts';
 import { assertError, startTestServer } from '../../helpers/server.ts';
+import type { Refusal } from '../../helpers/wire.ts';
 
 t.test('idempotency', async (t) => {
   const s = await startTestServer(t);
@@ -17,7 +18,8 @@ t.test('idempotency', async (t) => {
     token = s.adminKey,
     path = '/v1/test/echo',
   ) =>
-    s.api('POST', path, {
+    // The test routes echo the body with the new row's id, or refuse.
+    s.api<{ id: number } & Refusal>('POST', path, {
       token,
       body,
       headers: key === undefined ? {} : { 'idempotency-key': key },

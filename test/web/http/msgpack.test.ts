@@ -6,6 +6,9 @@
 import { unpack } from 'msgpackr';
 import t from 'tap';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
+import type { Flow, JsonDocument } from '../../helpers/wire.ts';
+import { item } from '../../helpers/server.ts';
+import { pathOf } from '../public/helpers.ts';
 
 t.test('the same documents as MessagePack, tagged apart', async (t) => {
   const s = await startFlowServer(t);
@@ -69,7 +72,7 @@ t.test('the same documents as MessagePack, tagged apart', async (t) => {
 
   // A change gives a new version: the poller's old MessagePack tag no longer matches, and the new bytes show it.
   const before = await get(`/v1/flows/${flow.id}`, { accept: 'application/msgpack' });
-  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${flow.tasks[0].id}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
   const after = await get(`/v1/flows/${flow.id}`, {
     accept: 'application/msgpack',
     'if-none-match': before.headers.get('etag')!,
@@ -83,7 +86,7 @@ t.test('the same documents as MessagePack, tagged apart', async (t) => {
 
   // A public JSON view: MessagePack unencoded; a reply already gzipped for the client stays gzipped JSON.
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`);
-  const publicPath = `${new URL((await ok(t, s, 'GET', `/v1/flows/${flow.id}`)).publicUrl).pathname}.json`;
+  const publicPath = `${pathOf((await ok<Flow>(t, s, 'GET', `/v1/flows/${flow.id}`)).publicUrl)}.json`;
   const publicPacked = await fetch(s.url + publicPath, {
     headers: { accept: 'application/msgpack', 'accept-encoding': 'identity' },
   });
@@ -95,7 +98,7 @@ t.test('the same documents as MessagePack, tagged apart', async (t) => {
   t.equal(publicZipped.status, 200, 'a gzipped public view is not re-encoded');
   t.match(publicZipped.headers.get('content-type'), /^application\/json/);
 
-  const openapi = (await s.api('GET', '/v1/openapi.json')).body;
+  const openapi = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
   t.ok(
     openapi.paths['/v1/flows/{flowId}'].get.responses['200'].content['application/msgpack'],
     'OpenAPI declares the MessagePack alternative',

@@ -37,6 +37,7 @@ import {
 import { furnish } from '../../helpers/workspace-fixtures.ts';
 import { decodePdf, decodePng } from '../../services/exports/decode.ts';
 import { startReceiver } from '../../services/webhooks/receiver.ts';
+import type { JsonDocument } from '../../helpers/wire.ts';
 
 const SEED = process.env.SWEEP_SEED
   ? Number(process.env.SWEEP_SEED)
@@ -161,7 +162,7 @@ t.test(
     /** What the sweep creates becomes a fixture too: a new id, a fresh public token. */
     const noteIds = (r: Sent, answer: Answer) => {
       if (answer.status >= 300 || !/json/.test(answer.headers.get('content-type') ?? '')) return;
-      let body: any;
+      let body: JsonDocument;
       try {
         body = JSON.parse(answer.text);
       } catch {

@@ -8,6 +8,7 @@ import type { Test } from 'tap';
 import { createClient, createKey } from '../../../src/services/auth/provision.ts';
 import { addTestRoutes } from '../../helpers/routes.ts';
 import { assertError, startTestServer, type ApiResponse } from '../../helpers/server.ts';
+import type { Refusal, Token } from '../../helpers/wire.ts';
 
 const POLICY = '"credential";q=60;w=60';
 
@@ -53,7 +54,7 @@ t.test('rate limit', async (t) => {
       seen.push(rateHeaders(t, res, `request ${i}`));
     }
     t.same(seen, [4, 3, 2, 1, 0], 'remaining counts down by one per request');
-    const refused = await s.api('GET', '/v1/me', { token: key });
+    const refused = await s.api<Refusal>('GET', '/v1/me', { token: key });
     assertError(t, refused, 429, 'RATE_LIMITED');
     t.match(refused.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After in whole seconds');
     t.ok(Number(refused.headers.get('retry-after')) <= 60);
@@ -136,7 +137,7 @@ t.test('rate limit', async (t) => {
       scopes: ['flows:read'],
     });
     const token = async () => {
-      const res = await s.api('POST', '/v1/oauth/token', {
+      const res = await s.api<Token>('POST', '/v1/oauth/token', {
         raw: new URLSearchParams({
           grant_type: 'client_credentials',
           client_id: clientId,
@@ -175,7 +176,7 @@ t.test(
     });
     await addTestRoutes(s);
     for (let i = 1; i <= 3; i += 1) {
-      const res = await s.api('GET', '/test/address');
+      const res = await s.api<{ remoteAddress: string }>('GET', '/test/address');
       t.equal(res.status, 200, `request ${i} passes`);
       t.equal(
         res.body.remoteAddress.replace(/^::ffff:/, '').replace(/^(0000:){5}ffff:/, ''),

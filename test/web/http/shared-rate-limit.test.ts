@@ -9,6 +9,7 @@ import { createKey } from '../../../src/services/auth/provision.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { request, until } from '../../helpers/server.ts';
+import type { Flow } from '../../helpers/wire.ts';
 
 const PER_MINUTE = 120;
 const BURST = 240;
@@ -84,7 +85,7 @@ t.test('three processes share one credential budget', async (t) => {
 
   // 304s spend nothing, whichever process answers them.
   const other = await newKey();
-  const flow = await request(apps[0]!.url, 'POST', '/v1/flows', {
+  const flow = await request<Flow>(apps[0]!.url, 'POST', '/v1/flows', {
     token: other,
     body: { name: 'Polled', tasks: [] },
   });

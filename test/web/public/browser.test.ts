@@ -12,7 +12,8 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { artifact, openBrowser } from '../../helpers/browser.ts';
 import { ok, startFlowServer } from '../../helpers/flows.ts';
-import { seedPublished } from './helpers.ts';
+import { seedPublished, pathOf } from './helpers.ts';
+import type { Brainstorm, BrainstormSummary, Flow, FlowSummary } from '../../helpers/wire.ts';
 
 /** WCAG relative luminance contrast of two CSS `rgb(…)` colours. */
 function contrast(a: string, b: string): number {
@@ -45,7 +46,7 @@ t.test('public pages in Chromium', async (t) => {
   const seeded = await seedPublished(t, s);
   // A wide flow: twelve tasks in a chain, far wider than a phone.
   const wide = (
-    await s.api('POST', '/v1/flows', {
+    await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
       body: {
         name: 'Long chain',
@@ -58,8 +59,9 @@ t.test('public pages in Chromium', async (t) => {
       },
     })
   ).body;
-  const widePath = new URL((await ok(t, s, 'POST', `/v1/flows/${wide.id}/publish`)).publicUrl)
-    .pathname;
+  const widePath = pathOf(
+    (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${wide.id}/publish`)).publicUrl,
+  );
 
   await t.test('the page renders the diagram with the task names, JavaScript off', async (t) => {
     const context = await browser.newContext({
@@ -89,7 +91,7 @@ t.test('public pages in Chromium', async (t) => {
 
   // A wide idea tree: fourteen root ideas side by side, far wider than a laptop's page.
   const board = (
-    await s.api('POST', '/v1/brainstorms', {
+    await s.api<Brainstorm>('POST', '/v1/brainstorms', {
       token: s.adminKey,
       body: {
         name: 'Wide board',
@@ -97,9 +99,9 @@ t.test('public pages in Chromium', async (t) => {
       },
     })
   ).body;
-  const boardPath = new URL(
-    (await ok(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl,
-  ).pathname;
+  const boardPath = pathOf(
+    (await ok<BrainstormSummary>(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl,
+  );
 
   /** Where the diagram's box and its drawing are, and the last root's box (a tree) or the last task's (a flow). */
   const geometry = (page: Page) =>

@@ -9,9 +9,10 @@ import t from 'tap';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import { request } from '../../helpers/server.ts';
+import { request, item } from '../../helpers/server.ts';
 import { decodePdf, decodePng, parseXml } from '../../services/exports/decode.ts';
 import { pathOf, publicPaths } from './helpers.ts';
+import type { Brainstorm, BrainstormSummary, FlowSummary } from '../../helpers/wire.ts';
 
 /** Every C0 control Postgres text can hold (not NUL), and XML's two non-characters. */
 const CONTROLS =
@@ -31,23 +32,25 @@ t.test(
         { name: 'Ship', after: [1] },
       ],
     });
-    const flowPath = pathOf((await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl);
+    const flowPath = pathOf(
+      (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl,
+    );
     const board = (
-      await s.api('POST', '/v1/brainstorms', {
+      await s.api<Brainstorm>('POST', '/v1/brainstorms', {
         token: s.adminKey,
         body: { name: 'Board', ideas: [{ title: 'Root' }, { title: 'Leaf', parent: 0 }] },
       })
     ).body;
     const boardPath = pathOf(
-      (await ok(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl,
+      (await ok<BrainstormSummary>(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl,
     );
 
     const flowName = 'Launch\nsecond line\u0007';
     const taskName = `Design${CONTROLS}done`;
     await s.sql`update flows set name = ${flowName} where id = ${flow.id}`;
-    await s.sql`update tasks set name = ${taskName} where id = ${flow.tasks[0].id}`;
+    await s.sql`update tasks set name = ${taskName} where id = ${item(flow.tasks).id}`;
     await s.sql`update brainstorms set name = ${`Board${CONTROLS}`}, version = version + 1 where id = ${board.id}`;
-    await s.sql`update ideas set title = ${`Root${CONTROLS}idea`} where id = ${board.ideas[0].id}`;
+    await s.sql`update ideas set title = ${`Root${CONTROLS}idea`} where id = ${item(board.ideas).id}`;
 
     // A second process has nothing cached: it reads the names as stored.
     const second = await startApp(
@@ -63,7 +66,7 @@ t.test(
     );
     t.teardown(() => second.close());
     for (const path of publicPaths(flowPath, boardPath)) {
-      const res = await request(second.url, 'GET', path);
+      const res = await request<{ name: string }>(second.url, 'GET', path);
       t.equal(res.status, 200, `${path} answers 200`);
       if (path.endsWith('.json')) {
         t.ok(

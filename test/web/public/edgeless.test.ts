@@ -9,6 +9,7 @@ import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { decodePdf, decodePng, parseXml } from '../../services/exports/decode.ts';
 import { pathOf, publicPaths } from './helpers.ts';
+import type { FlowSummary, PublicFlow, Refusal } from '../../helpers/wire.ts';
 
 async function exportFile(
   s: TestServer,
@@ -39,7 +40,9 @@ t.test(
     const s = await startFlowServer(t);
     for (const [label, tasks] of Object.entries(FLOWS)) {
       const flow = await newFlow(t, s, { name: `Flow with ${label}`, tasks });
-      const path = pathOf((await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl);
+      const path = pathOf(
+        (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl,
+      );
       const [page, json, svg, embed] = publicPaths(path, null);
       for (const url of [page!, embed!]) {
         const res = await s.api('GET', url);
@@ -51,7 +54,7 @@ t.test(
         t.match(res.text, /<svg /, 'with its diagram');
         for (const task of tasks) t.ok(res.text.includes(task.name), `naming ${task.name}`);
       }
-      const doc = await s.api('GET', json!);
+      const doc = await s.api<PublicFlow>('GET', json!);
       t.equal(doc.status, 200, `${label}: JSON answers 200`);
       t.same(
         doc.body.tasks.map((task: { name: string; dependsOn: string[] }) => [
@@ -93,17 +96,19 @@ t.test('the public JSON document is not drawn: it answers while every render fai
     name: 'Drawn never',
     tasks: [{ name: 'First' }, { name: 'Second', after: [0] }],
   });
-  const path = pathOf((await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl);
+  const path = pathOf(
+    (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl,
+  );
   const [, json, svg] = publicPaths(path, null);
   const completed = s.app.services.render.stats().completed;
-  const doc = await s.api('GET', json!);
+  const doc = await s.api<PublicFlow>('GET', json!);
   t.equal(doc.status, 200, 'the JSON answers');
   t.same(
     doc.body.tasks.map((task: { name: string }) => task.name),
     ['First', 'Second'],
   );
   t.equal(
-    (await s.api('GET', svg!)).body?.error?.code,
+    (await s.api<Refusal>('GET', svg!)).body?.error?.code,
     'RENDER_FAILED',
     'while the diagram fails to render (the hook works)',
   );

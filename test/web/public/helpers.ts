@@ -1,7 +1,16 @@
 /** What the public-view tests share: a published flow and brainstorm, and their eight addresses. */
 import type { Test } from 'tap';
-import { member, newFlow, ok } from '../../helpers/flows.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { member, newFlow, ok, taskNamed } from '../../helpers/flows.ts';
+import { item, type TestServer } from '../../helpers/server.ts';
+import type {
+  Attachment,
+  Brainstorm,
+  BrainstormSummary,
+  Comment,
+  FlowSummary,
+  IdeaComment,
+  Task,
+} from '../../helpers/wire.ts';
 
 export interface Published {
   flowId: string;
@@ -26,7 +35,10 @@ export function publicPaths(flowPath: string | null, boardPath: string | null): 
   return [...(flowPath ? four(flowPath) : []), ...(boardPath ? four(boardPath) : [])];
 }
 
-export const pathOf = (publicUrl: string) => new URL(publicUrl).pathname;
+export function pathOf(publicUrl: string | null): string {
+  if (publicUrl === null) throw new Error('not published: no publicUrl');
+  return new URL(publicUrl).pathname;
+}
 
 /**
  * A flow and a brainstorm whose assignees, descriptions, comments, attachment and
@@ -49,9 +61,9 @@ export async function seedPublished(t: Test, s: TestServer): Promise<Published> 
       { name: 'Ship the box', after: [1], assigneeId: ann },
     ],
   });
-  const design = flow.tasks.find((task: { name: string }) => task.name === 'Design the box');
+  const design = taskNamed(flow, 'Design the box');
   const taskPath = `/v1/flows/${flow.id}/tasks/${design.id}`;
-  const comment = await ok(
+  const comment = await ok<Comment>(
     t,
     s,
     'POST',
@@ -59,7 +71,7 @@ export async function seedPublished(t: Test, s: TestServer): Promise<Published> 
     { body: 'MARK-TASK-COMMENT' },
     201,
   );
-  const deliverable = await ok(
+  const deliverable = await ok<Task['requiredDeliverables'][number]>(
     t,
     s,
     'POST',
@@ -67,15 +79,19 @@ export async function seedPublished(t: Test, s: TestServer): Promise<Published> 
     { name: 'MARK-DELIVERABLE-NAME' },
     201,
   );
-  const file = await s.api('POST', `${taskPath}/attachments?name=MARK-ATTACHMENT-NAME.txt`, {
-    token: s.adminKey,
-    raw: 'MARK-ATTACHMENT-BYTES',
-    headers: { 'content-type': 'text/plain' },
-  });
+  const file = await s.api<Attachment>(
+    'POST',
+    `${taskPath}/attachments?name=MARK-ATTACHMENT-NAME.txt`,
+    {
+      token: s.adminKey,
+      raw: 'MARK-ATTACHMENT-BYTES',
+      headers: { 'content-type': 'text/plain' },
+    },
+  );
   t.equal(file.status, 201, 'attachment uploaded');
 
   const board = (
-    await s.api('POST', '/v1/brainstorms', {
+    await s.api<Brainstorm>('POST', '/v1/brainstorms', {
       token: s.adminKey,
       body: {
         name: 'Ideas board',
@@ -87,8 +103,8 @@ export async function seedPublished(t: Test, s: TestServer): Promise<Published> 
     })
   ).body;
   t.ok(board?.id, 'brainstorm created');
-  const idea = `/v1/brainstorms/${board.id}/ideas/${board.ideas[0].id}`;
-  const ideaComment = await ok(
+  const idea = `/v1/brainstorms/${board.id}/ideas/${item(board.ideas).id}`;
+  const ideaComment = await ok<IdeaComment>(
     t,
     s,
     'POST',
@@ -96,15 +112,20 @@ export async function seedPublished(t: Test, s: TestServer): Promise<Published> 
     { body: 'MARK-IDEA-COMMENT' },
     201,
   );
-  const ideaFile = await s.api('POST', `${idea}/attachments?name=MARK-IDEA-FILE.txt`, {
+  const ideaFile = await s.api<Attachment>('POST', `${idea}/attachments?name=MARK-IDEA-FILE.txt`, {
     token: s.adminKey,
     raw: 'MARK-IDEA-BYTES',
     headers: { 'content-type': 'text/plain' },
   });
   t.equal(ideaFile.status, 201, 'idea file uploaded');
 
-  const flowSummary = await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`);
-  const boardSummary = await ok(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`);
+  const flowSummary = await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`);
+  const boardSummary = await ok<BrainstormSummary>(
+    t,
+    s,
+    'POST',
+    `/v1/brainstorms/${board.id}/publish`,
+  );
   return {
     flowId: flow.id,
     boardId: board.id,

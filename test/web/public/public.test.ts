@@ -10,10 +10,18 @@ import t from 'tap';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { startFlowServer, ok } from '../../helpers/flows.ts';
-import { request, type ApiResponse } from '../../helpers/server.ts';
+import { request, type ApiResponse, item } from '../../helpers/server.ts';
 import { compile } from '../../../src/web/http/validator.ts';
 import { PublicBrainstormSchema, PublicFlowSchema } from '../../../src/contract/public.schema.ts';
 import { pathOf, publicPaths, seedPublished } from './helpers.ts';
+import type {
+  Flow,
+  FlowSummary,
+  JsonDocument,
+  PublicBrainstorm,
+  PublicFlow,
+  Refusal,
+} from '../../helpers/wire.ts';
 
 const TYPES = [/^text\/html/, /^application\/json/, /^image\/svg\+xml/, /^text\/html/];
 
@@ -89,14 +97,14 @@ t.test(
       ]) {
         t.ok(page.text.includes(name), `the page shows ${name}`);
       }
-      const doc = (await s.api('GET', `${seeded.flowPath}.json`)).body;
+      const doc = (await s.api<PublicFlow>('GET', `${seeded.flowPath}.json`)).body;
       t.same(
         Object.keys(doc).sort(),
         ['dueDate', 'name', 'onTrack', 'projectedFinish', 'tasks'],
         'the public JSON holds exactly its documented fields',
       );
       t.same(
-        doc.tasks.map((task: any) => [
+        doc.tasks.map((task) => [
           task.name,
           task.status,
           task.estimateHours,
@@ -109,7 +117,7 @@ t.test(
           ['Ship the box', 'blocked', null, true, 1],
         ],
       );
-      t.same(Object.keys(doc.tasks[0]).sort(), [
+      t.same(Object.keys(item(doc.tasks)).sort(), [
         'critical',
         'dependsOn',
         'estimateHours',
@@ -124,7 +132,7 @@ t.test(
       for (const text of ['Ideas board', 'Root idea', 'Child idea', '#growth'])
         t.ok(board.text.includes(text), `the brainstorm page shows ${text}`);
       t.same(
-        (await s.api('GET', `${seeded.boardPath}.json`)).body.ideas.map((i: any) => [
+        (await s.api<PublicBrainstorm>('GET', `${seeded.boardPath}.json`)).body.ideas.map((i) => [
           i.title,
           i.tags,
         ]),
@@ -134,14 +142,14 @@ t.test(
         ],
       );
 
-      const flowOff = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/unpublish`);
+      const flowOff = await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${seeded.flowId}/unpublish`);
       t.equal(flowOff.public, false);
       t.equal(flowOff.publicUrl, null);
       await ok(t, s, 'POST', `/v1/brainstorms/${seeded.boardId}/unpublish`);
       // The very next request, from either process: no waiting for a notification.
       for (const base of [second.url, s.url]) {
         for (const path of paths) {
-          const res = await request(base, 'GET', path);
+          const res = await request<Refusal>(base, 'GET', path);
           t.equal(
             res.status,
             404,
@@ -155,7 +163,7 @@ t.test(
       }
 
       // A republish mints a new token; the old link stays dead everywhere.
-      const again = await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
+      const again = await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`);
       t.equal(again.public, true);
       for (const field of [
         'id',
@@ -173,7 +181,7 @@ t.test(
       const fresh = pathOf(again.publicUrl);
       t.not(fresh, seeded.flowPath, 'a fresh token');
       const third = pathOf(
-        (await ok(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`)).publicUrl,
+        (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${seeded.flowId}/publish`)).publicUrl,
       );
       t.not(third, fresh, 'publishing a published flow also mints a fresh token');
       for (const base of [s.url, second.url]) {
@@ -291,7 +299,7 @@ t.test('ETags revalidate, headers lock pages down, the embed alone may be framed
   }
 
   // The documents match the schemas the OpenAPI document publishes under the "Public" tag.
-  const openapi = (await s.api('GET', '/v1/openapi.json')).body;
+  const openapi = (await s.api<JsonDocument>('GET', '/v1/openapi.json')).body;
   for (const [path, schema] of [
     [seeded.flowPath, PublicFlowSchema],
     [seeded.boardPath, PublicBrainstormSchema],
@@ -337,7 +345,7 @@ t.test('user text is text in the page, the embed, the SVG and the JSON', async (
     '"><img onerror=alert(3)>',
   ];
   const flow = (
-    await s.api('POST', '/v1/flows', {
+    await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
       body: {
         name: evil[0],
@@ -345,13 +353,15 @@ t.test('user text is text in the page, the embed, the SVG and the JSON', async (
       },
     })
   ).body;
-  const path = pathOf((await ok(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl);
+  const path = pathOf(
+    (await ok<FlowSummary>(t, s, 'POST', `/v1/flows/${flow.id}/publish`)).publicUrl,
+  );
   for (const url of publicPaths(path, null)) {
-    const res = await s.api('GET', url);
+    const res = await s.api<PublicFlow>('GET', url);
     t.equal(res.status, 200);
     if (url.endsWith('.json')) {
       t.same(
-        res.body.tasks.map((task: any) => task.name),
+        res.body.tasks.map((task) => task.name),
         evil,
         'JSON keeps the names exactly',
       );
@@ -377,7 +387,7 @@ t.test('public views have a per-address budget of their own: 429 with Retry-Afte
   t.match(limited.text, /Too many requests/);
   const unknown = await s.api('GET', '/p/flows/' + 'Z'.repeat(32));
   t.equal(unknown.status, 429, 'unknown tokens spend the same budget (no free guessing)');
-  const json = await s.api('GET', `${seeded.flowPath}.json`);
+  const json = await s.api<Refusal>('GET', `${seeded.flowPath}.json`);
   t.equal(json.body.error.code, 'RATE_LIMITED', 'the JSON address answers the envelope');
   t.equal(
     (await s.api('GET', `/v1/flows/${seeded.flowId}`, { token: s.adminKey })).status,
