@@ -2,7 +2,7 @@
  * The house rules, checked in `npm test` (test/layering.unit.test.ts runs dependency-cruiser with
  * this file). Read them as a paragraph:
  *
- * The web layer (src/web: the uWS edge, API routes, the app's pages, public views, the OpenAPI
+ * The web layer (src/web: the edge and its two transports, API routes, the app's pages, public views, the OpenAPI
  * and AsyncAPI documents) calls services. Services (src/services: flows and their sessions,
  * work, brainstorms, team, templates, search, exports, notifications, webhooks, jobs, auth,
  * mail) use storage and the engine. Storage (src/storage: connection, migrations, queries,
@@ -71,6 +71,21 @@ module.exports = {
         path: '^src/',
         pathNot: ['^src/engine/', '^src/services/exports/', '^src/contract/', '^src/platform/'],
       },
+    },
+    {
+      name: 'uws-only-in-the-uws-transport',
+      comment:
+        'uWebSockets.js is imported in src/web/http/uws alone (transport.ts imports that folder only when it serves)',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: '^src/web/http/uws/' },
+      to: { path: 'node_modules/uWebSockets\\.js/' },
+    },
+    {
+      name: 'ws-only-in-the-node-transport',
+      comment: 'the WebSocket protocol on node:http is src/web/http/node/websocket.ts',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: '^src/web/http/node/' },
+      to: { path: 'node_modules/ws/' },
     },
     {
       name: 'no-circular-files',

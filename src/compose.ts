@@ -23,13 +23,8 @@ import { SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
 import { Foreground } from './platform/foreground.ts';
 import { listenMetrics } from './web/http/metrics-server.ts';
 import { Files } from './services/files/files.service.ts';
-import {
-  listen,
-  NativeUwsUnavailable,
-  UWS_IMPLEMENTATION,
-  UWS_NATIVE,
-  type HttpServer,
-} from './web/http/uws/server.ts';
+import type { HttpServer } from './web/http/listener.ts';
+import { openTransport, type Transport } from './web/http/transport.ts';
 import { json, type Route } from './web/http/route.ts';
 import { assetRoutes } from './web/http/page.ts';
 import { publicRoutes } from './web/public/public.routes.ts';
@@ -64,6 +59,8 @@ export interface RunningApp {
   readonly edge: Edge;
   readonly url: string;
   readonly port: number;
+  /** Which transport serves HTTP: uWebSockets.js, or node:http where no uWS build loads. */
+  readonly transport: Transport['name'];
   /** Where Prometheus scrapes: `http://METRICS_HOST:METRICS_PORT/metrics`. */
   readonly metricsUrl: string;
   /** Where the web app is (APP_URL; on a free port, with the port taken). */
@@ -102,24 +99,18 @@ export interface StartOptions {
 
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
-  if (!UWS_NATIVE) {
+  const transport = await openTransport(config.httpTransport);
+  if (transport.fallbackReason)
     log.warn(
-      {
-        implementation: UWS_IMPLEMENTATION,
-        native: false,
-        node: process.versions.node,
-        abi: process.versions.modules,
-      },
-      'http implementation',
+      { transport: transport.name, node: process.versions.node, reason: transport.fallbackReason },
+      'http transport: no uWebSockets.js build loads here, serving on node:http',
     );
-    throw new NativeUwsUnavailable();
-  }
-  log.info({ implementation: UWS_IMPLEMENTATION, native: true }, 'http implementation');
+  else log.info({ transport: transport.name }, 'http transport');
   // Each step that starts something says how to stop it: a start that fails part-way stops, in
   // reverse, what it had started (an embedded Postgres above all), instead of leaving it running.
   const undo: (() => unknown)[] = [];
   try {
-    return await assemble(config, options, log, undo);
+    return await assemble(config, options, log, undo, transport);
   } catch (error) {
     for (const step of undo.reverse()) {
       await Promise.resolve()
@@ -135,6 +126,7 @@ async function assemble(
   options: StartOptions,
   log: Logger,
   undo: (() => unknown)[],
+  transport: Transport,
 ): Promise<RunningApp> {
   // The embedded cluster is stopped by the server that started it: one server per data directory.
   const releaseDataDir =
@@ -283,7 +275,7 @@ async function assemble(
     },
   );
   undo.push(() => metricsServer.close());
-  const server: HttpServer = await listen(edge, config.host, config.port, {
+  const server: HttpServer = await transport.listen(edge, config.host, config.port, {
     foreground,
     trustProxy: config.trustProxy,
     maxBufferedBytes: config.maxBufferedBodyBytes,
@@ -299,6 +291,7 @@ async function assemble(
     edge,
     url,
     port: server.port,
+    transport: transport.name,
     metricsUrl: metricsServer.url,
     appUrl: appUrl.toString().replace(/\/$/, ''),
     demo,

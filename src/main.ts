@@ -1,14 +1,14 @@
 /** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
 import { refuseUnsupportedNode } from './platform/node-version.ts';
 
-// First, before anything loads uWebSockets.js (whose binary would not load on another Node):
-// the rest is imported only once the Node version is known to be one flowplan runs on.
+// First: the rest is imported only once the Node version is known to be one flowplan runs on.
 refuseUnsupportedNode();
 const { startApp, StartRefused } = await import('./compose.ts');
 const { createLogger } = await import('./platform/logging.ts');
 const { loadConfig } = await import('./platform/config.ts');
 const { DataDirInUse, EmbeddedPostgresUnavailable } = await import('./storage/embedded.ts');
-const { ListenRefused, NativeUwsUnavailable } = await import('./web/http/uws/server.ts');
+const { ListenRefused } = await import('./web/http/listener.ts');
+const { UwsUnavailable } = await import('./web/http/transport.ts');
 
 const config = (() => {
   try {
@@ -24,7 +24,7 @@ const app = await startApp(config, { log }).catch((error: unknown) => {
   // A cause with a known way out is one line, not a stack trace.
   const known = [
     EmbeddedPostgresUnavailable,
-    NativeUwsUnavailable,
+    UwsUnavailable,
     ListenRefused,
     StartRefused,
     DataDirInUse,

@@ -81,6 +81,15 @@ t.test('each rule catches what it forbids (a fixture tree breaking each once)', 
     caught('contract-imports-only-platform', 'src/contract/wire.ts', 'src/services/a/thing.ts'),
     'contract → services',
   );
+  const fromPackage = (rule: string, pkg: string) =>
+    violations.some(
+      (v) =>
+        v.rule.name === rule &&
+        v.from === 'src/web/socket.ts' &&
+        v.to.includes(`node_modules/${pkg}/`),
+    );
+  t.ok(fromPackage('uws-only-in-the-uws-transport', 'uWebSockets.js'), 'web → uWebSockets.js');
+  t.ok(fromPackage('ws-only-in-the-node-transport', 'ws'), 'web → ws');
   t.same(
     violations.filter((v) => v.to === 'src/contract/words.ts').map(describe),
     [],

@@ -15,6 +15,8 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** HTTP_TRANSPORT: which transport serves HTTP (src/web/http/transport.ts). */
+export const HTTP_TRANSPORTS = ['auto', 'uws', 'node'] as const;
 
 /** An integer from the variable `env`; null: not from the environment (only a test sets it). */
 const integer = (env: string | null, fallback: number, minimum: number, maximum: number) =>
@@ -39,6 +41,11 @@ const optional = (env: string, format?: 'uri') =>
 const Settings = Type.Object({
   port: integer('PORT', 8080, 0, 65535),
   host: text('HOST', '127.0.0.1'),
+  /** `auto`: uWebSockets.js where a build of it loads, else node:http (README: Runtime). */
+  httpTransport: Type.Union(
+    HTTP_TRANSPORTS.map((name) => Type.Literal(name)),
+    { env: 'HTTP_TRANSPORT', default: 'auto' },
+  ),
   databaseUrl: optional('DATABASE_URL'),
   /** Default `http://HOST:PORT`. */
   baseUrl: optional('BASE_URL', 'uri'),

@@ -94,8 +94,15 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const databaseUrl = await createTestDatabase(t);
   // Metrics on a free port even when a test fixes the API port: 9464 is one per machine.
+  // HTTP_TRANSPORT from the run's environment: `npm run test:node24` holds every server to uWS.
+  const transport = process.env.HTTP_TRANSPORT;
   const config = loadConfig(
-    { LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env },
+    {
+      LOG_LEVEL: 'silent',
+      METRICS_PORT: '0',
+      ...(transport ? { HTTP_TRANSPORT: transport } : {}),
+      ...env,
+    },
     { port: 0, databaseUrl, ...overrides },
   );
   const app = await startApp(config, { coldRecomputePool: true, skipDemoPerson: true, ...hooks });

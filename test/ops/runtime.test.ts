@@ -1,103 +1,132 @@
 /**
  * The runtime, as README states it: the Node range in package.json is the one the start-up
- * check enforces; on another Node, `npm start` and the CLI print one line and exit 1 before
- * anything loads uWebSockets.js; a server whose uWS binary did not load says so and stops.
+ * check enforces, and below it `npm start` and the CLI print one line and exit 1; a server
+ * serves on uWebSockets.js where a build of it loads and on node:http where none does, says
+ * which in its log, and refuses to start when HTTP_TRANSPORT=uws cannot be had.
  * Another Node is simulated by overriding `process.versions.node` in a preloaded module.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import pino from 'pino';
 import t from 'tap';
+import { startApp } from '../../src/compose.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { SUPPORTED_NODE, unsupportedNode } from '../../src/platform/node-version.ts';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { operatorEnv, run } from '../helpers/process.ts';
+import { request, startTestServer } from '../helpers/server.ts';
 
 const asNode = (version: string) =>
   `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
 
+/** Whether a uWebSockets.js build loads in this process: what the server's `auto` decides by. */
+const uwsLoads = (() => {
+  try {
+    createRequire(import.meta.url)('uWebSockets.js');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 t.test('package.json engines is the range the start-up check enforces', async (t) => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } };
   t.equal(pkg.engines.node, SUPPORTED_NODE);
-  for (const version of ['20.12.0', '20.19.5', '20.20.2'])
+  for (const version of ['20.12.0', '20.19.5', '22.12.0', '24.11.0', '25.2.1'])
     t.equal(unsupportedNode(version), null, `${version} runs`);
-  for (const version of ['18.20.4', '20.11.1', '21.7.3', '22.12.0', '24.11.0']) {
-    t.match(
+  for (const version of ['18.20.4', '20.11.1'])
+    t.equal(
       unsupportedNode(version),
-      `Node ${version} is not supported: flowplan runs on Node ${SUPPORTED_NODE}, because`,
-      `${version} is refused`,
+      `flowplan: Node ${version} is not supported: flowplan runs on Node >=20.12, because it uses APIs that Node 20.12 added (README: Runtime).`,
+      `${version} is refused, saying why`,
     );
-  }
-  t.match(
-    unsupportedNode('24.11.0'),
-    /uWebSockets\.js build has native binaries up to Node 20/,
-    'a newer Node: the uWS binary is why',
-  );
-  t.match(
-    unsupportedNode('20.11.1'),
-    /APIs that Node 20\.12 added/,
-    'an older Node: the missing APIs are why',
-  );
 });
 
-// UWS_USE_FALLBACK makes the uWS package announce itself on stdout when loaded: stdout stays
-// empty only if nothing loaded it.
-const refusalEnv = operatorEnv({
-  UWS_USE_FALLBACK: '1',
-  DATABASE_URL: 'postgres://127.0.0.1:1/none',
-  LOG_LEVEL: 'info',
-});
+const refusalEnv = operatorEnv({ DATABASE_URL: 'postgres://127.0.0.1:1/none', LOG_LEVEL: 'info' });
 
-t.test('npm start on an unsupported Node: one line, exit 1, uWS never loaded', async (t) => {
-  for (const version of ['22.12.0', '24.11.0', '20.11.1']) {
-    const result = await run(
-      process.execPath,
-      ['--import', 'tsx', '--import', asNode(version), 'src/main.ts'],
-      { env: refusalEnv },
-    );
-    t.equal(result.code, 1, `Node ${version}: exits 1`);
-    t.equal(result.stdout, '', 'nothing on stdout');
-    t.equal(result.stderr, `${unsupportedNode(version)}\n`, 'one line on stderr, no stack trace');
-  }
+t.test('npm start on an unsupported Node: one line, exit 1', async (t) => {
+  const result = await run(
+    process.execPath,
+    ['--import', 'tsx', '--import', asNode('20.11.1'), 'src/main.ts'],
+    { env: refusalEnv },
+  );
+  t.equal(result.code, 1, 'exits 1');
+  t.equal(result.stdout, '', 'nothing on stdout');
+  t.equal(result.stderr, `${unsupportedNode('20.11.1')}\n`, 'one line on stderr, no stack trace');
 });
 
 t.test('the CLI on an unsupported Node: one line, exit 1', async (t) => {
   const result = await run(
     process.execPath,
-    ['--import', asNode('22.12.0'), 'bin/flowplan.js', 'migrate', '--json'],
+    ['--import', asNode('20.11.1'), 'bin/flowplan.js', 'migrate', '--json'],
     { env: refusalEnv },
   );
   t.equal(result.code, 1, 'exits 1');
   t.equal(result.stdout, '', 'nothing on stdout');
-  t.equal(result.stderr, `${unsupportedNode('22.12.0')}\n`, 'one line on stderr, no stack trace');
+  t.equal(result.stderr, `${unsupportedNode('20.11.1')}\n`, 'one line on stderr, no stack trace');
 });
 
-t.test('a server whose uWS binary did not load says so and does not start', async (t) => {
-  // The fallback would crash the process at its first request (src/web/http/uws/server.ts NativeUwsUnavailable).
-  const databaseUrl = await createTestDatabase(t, { empty: true });
-  const port = await freePort();
-  const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: operatorEnv({
-      UWS_USE_FALLBACK: '1',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-    }),
-  });
-  t.equal(result.code, 1, 'exits 1');
-  const lines = result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-  t.matchOnlyStrict(
-    lines.map(({ level, native, implementation }) => ({ level, native, implementation })),
-    [{ level: 40, native: false, implementation: /fallback/ }],
-    'one warn-level log line: not native, and nothing after it',
-  );
-  t.match(
-    result.stderr,
-    /^flowplan: the native uWebSockets\.js binary did not load \(Node [\d.]+, ABI \d+, [\w-]+; .*\), and its fallback cannot serve flowplan: not starting \(README: Runtime\)\n$/,
-    'one line on stderr saying why',
-  );
-  t.notMatch(result.stdout, /flowplan is running/, 'no banner');
+t.test(
+  'auto serves on uWebSockets.js where it loads, else on node:http, and logs which',
+  async (t) => {
+    const lines: { level: number; msg: string; transport?: string; reason?: string }[] = [];
+    const log = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line)) },
+    );
+    const databaseUrl = await createTestDatabase(t);
+    const app = await startApp(loadConfig({ METRICS_PORT: '0' }, { port: 0, databaseUrl }), {
+      log,
+      coldRecomputePool: true,
+      skipDemoPerson: true,
+    });
+    t.teardown(() => app.close());
+    t.equal(app.transport, uwsLoads ? 'uws' : 'node');
+    const said = lines.filter(({ msg }) => msg.startsWith('http transport'));
+    t.equal(said.length, 1, 'one line says which transport');
+    if (uwsLoads) t.hasStrict(said[0], { level: 30, transport: 'uws', msg: 'http transport' });
+    else
+      t.hasStrict(said[0], {
+        level: 40,
+        transport: 'node',
+        msg: 'http transport: no uWebSockets.js build loads here, serving on node:http',
+        reason:
+          /^This version of uWS\.js \(v20\.57\.0\) supports only Node\.js versions 20, 22, 24 and 25/,
+      });
+    const me = await request(app.url, 'GET', '/v1/me', { token: app.demo?.key ?? 'no demo key' });
+    t.equal(me.status, 200, 'and answers');
+  },
+);
+
+t.test('HTTP_TRANSPORT=node serves on node:http wherever uWS loads', async (t) => {
+  const s = await startTestServer(t, {}, { HTTP_TRANSPORT: 'node' });
+  t.equal(s.app.transport, 'node');
+  t.equal((await s.api('GET', '/v1/me', { token: s.adminKey })).status, 200);
 });
+
+t.test(
+  'HTTP_TRANSPORT=uws where no build loads: one line, exit 1',
+  { skip: uwsLoads && 'uWS loads here' },
+  async (t) => {
+    const databaseUrl = await createTestDatabase(t, { empty: true });
+    const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: operatorEnv({
+        HTTP_TRANSPORT: 'uws',
+        DATABASE_URL: databaseUrl,
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        FLOWPLAN_DEMO: '0',
+      }),
+    });
+    t.equal(result.code, 1, 'exits 1');
+    t.equal(result.stdout, '', 'nothing on stdout: never listened');
+    t.match(
+      result.stderr,
+      /^flowplan: HTTP_TRANSPORT=uws, but no uWebSockets\.js build loads here \(Node [\d.]+, ABI \d+, [\w-]+: This version of uWS\.js \(v20\.57\.0\) supports only .*\); unset HTTP_TRANSPORT to serve on node:http, or run where glibc is 2\.38 or newer \(README: Runtime\)\n$/,
+      'one line on stderr saying why and what to do',
+    );
+  },
+);

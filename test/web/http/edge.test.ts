@@ -438,12 +438,7 @@ t.test('edge', async (t) => {
           ['X-Big', 'a'.repeat(20_000)],
         ]),
       );
-      if (huge.status !== null) {
-        t.ok(huge.status < 500, `20 KB header: answered ${huge.status}, not a server error`);
-        t.equal(huge.status, 200, 'uWS accepts a 20 KB header; the request is served normally');
-      } else {
-        t.pass(`20 KB header: connection ${huge.ended} without an answer`);
-      }
+      t.equal(huge.status, 200, 'a 20 KB header is served: 64 KB is the cap on either transport');
 
       const oversize = await rawRequest(
         port,
@@ -463,15 +458,13 @@ t.test('edge', async (t) => {
         ),
         2000,
       );
-      if (crowd.status !== null) {
-        t.ok(crowd.status >= 400 && crowd.status < 500, `150 headers: ${crowd.status}`);
+      t.equal(crowd.status, 431, '150 headers: 431');
+      // node:http's transport answers in the envelope; uWebSockets.js refuses the crowd itself
+      // (its own HTML page), before any of our code runs.
+      if (s.app.transport === 'node') {
         const body = JSON.parse(crowd.body) as { error: { code: string } };
-        t.type(body.error.code, 'string', 'in the error envelope');
-      } else {
-        // uWebSockets.js 20.30 parses at most ~48 header lines; beyond that it never dispatches
-        // the request (the connection waits for uWS's idle timeout). Nothing of ours runs.
-        t.pass(`150 headers: uWS did not dispatch the request (${crowd.ended})`);
-      }
+        t.equal(body.error.code, 'VALIDATION_FAILED', 'in the error envelope');
+      } else t.match(crowd.body, /Request Header Fields Too Large/, "uWS's own refusal");
 
       const after = await s.api('GET', '/v1/me', { token: s.adminKey });
       t.equal(after.status, 200, 'the server still serves afterwards');

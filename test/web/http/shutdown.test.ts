@@ -301,9 +301,10 @@ t.test(
     t.ok(await refusesConnections(first.port), 'new connections are refused after exit');
 
     const log = logLines(first.stdout());
-    t.ok(
-      log.some((line) => line.implementation === 'uWebSockets.js native'),
-      'the log names the implementation: uWebSockets.js native',
+    t.equal(
+      log.filter((line) => line.transport === 'uws' || line.transport === 'node').length,
+      1,
+      'one log line names the HTTP transport',
     );
     t.ok(
       log.some(

@@ -45,7 +45,8 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
       state.aborted = true;
       state.onAbort?.();
     });
-    const method = req.getCaseSensitiveMethod().toUpperCase();
+    // Method tokens are case-sensitive (RFC 9110 §9.1): `get` is no GET.
+    const method = req.getCaseSensitiveMethod();
     state.head = method === 'HEAD';
     const request = readRequest(res, req, method, trustProxy);
     const { headers } = request;

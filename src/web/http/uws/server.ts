@@ -1,70 +1,23 @@
 /**
- * The HTTP server on uWebSockets.js: loads the package (and says whether its native build
- * runs), listens, routes every request to the request handler and each WebSocket path to its
+ * The HTTP server on uWebSockets.js: loads the package (importing this module throws where
+ * no build of it loads), listens, routes every request to the request handler and each WebSocket path to its
  * endpoint, and closes: no new connections, open streams ended, in-flight requests answered.
  */
 import { createRequire } from 'node:module';
-import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import type { TrustProxy } from '../../../platform/client-address.ts';
-import type { Foreground } from '../../../platform/foreground.ts';
+import type { us_listen_socket } from 'uWebSockets.js';
 import { BodyAllowance } from '../body-allowance.ts';
 import type { Edge } from '../edge.ts';
 import { InFlight } from '../in-flight.ts';
-import type { SocketUpgrade } from '../request.ts';
+import { ListenRefused, type HttpServer, type ListenOptions } from '../listener.ts';
 import { requestHandler } from './requests.ts';
 import { socketEndpoint, type OpenSocket } from './websocket.ts';
 
+// Throws when no build of the package loads here (its message names the Node versions it
+// ships): ../transport.ts then serves on node:http, or refuses when uWS was asked for.
+// uWS reads its header-size cap from the environment once, as its binary loads: 4 KB by default,
+// below the cookies and bearers clients send; 64 KB, as on node:http (../node/server.ts).
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(64 * 1024);
 const uws = createRequire(import.meta.url)('uWebSockets.js') as typeof import('uWebSockets.js');
-
-/** The package silently falls back to a slow `ws` imitation when its binary does not load. */
-export const UWS_NATIVE = typeof (uws as { SSLApp?: unknown }).SSLApp === 'function';
-export const UWS_IMPLEMENTATION = UWS_NATIVE
-  ? 'uWebSockets.js native'
-  : 'uWebSockets.js fallback (node:http/ws imitation)';
-
-/** The API port cannot be had: another process listens there, or HOST is not this machine's. */
-export class ListenRefused extends Error {
-  constructor(host: string, port: number) {
-    super(
-      `cannot listen on ${host}:${port}: another process listens there, or HOST is not an address of this machine; set PORT to a free port (0: any free one)`,
-    );
-  }
-}
-
-/**
- * The fallback cannot serve this edge: it throws "Not implemented" from methods every request
- * here uses (getCaseSensitiveMethod, getRemoteAddressAsText, pause, resume, onWritable), and
- * the throw ends the process. So a server refuses to start on it rather than die at its first
- * request (test/ops/runtime.test.ts).
- */
-export class NativeUwsUnavailable extends Error {
-  constructor() {
-    super(
-      `the native uWebSockets.js binary did not load (Node ${process.versions.node}, ABI ${process.versions.modules}, ${process.platform}-${process.arch}; ` +
-        "the package ships glibc builds up to Node 20's ABI 115), and its fallback cannot serve flowplan: not starting (README: Runtime)",
-    );
-  }
-}
-
-export interface HttpServer {
-  readonly port: number;
-  /** Stops accepting, then resolves when every in-flight request has been answered. */
-  close(timeoutMs?: number): Promise<void>;
-}
-
-export interface ListenOptions {
-  /** Requests in flight, for the webhook governor. */
-  foreground?: Foreground;
-  /** Which proxies may name the client in X-Forwarded-For. */
-  trustProxy?: TrustProxy;
-  /**
-   * Request body bytes this process holds at once, across requests, with a share per address
-   * and a slice for requests without a credential; past either, 503 (MAX_BUFFERED_BODY_BYTES).
-   */
-  maxBufferedBytes?: number;
-  /** WebSocket endpoints by path, each deciding its upgrades. */
-  sockets?: Record<string, SocketUpgrade>;
-}
 
 export async function listen(
   edge: Edge,
@@ -73,8 +26,7 @@ export async function listen(
   options: ListenOptions = {},
 ): Promise<HttpServer> {
   const { foreground, trustProxy = null, maxBufferedBytes = Infinity, sockets = {} } = options;
-  // `close()` (every socket, listen sockets included) is in the native App, not in its typings.
-  const app = uws.App() as TemplatedApp & { close(): void };
+  const app = uws.App();
   const flight = new InFlight(foreground);
   /** Open streamed responses and WebSockets: ended when the server closes. */
   const open = new Set<() => void>();
