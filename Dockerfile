@@ -5,21 +5,16 @@
 # the built dist/ and the `flowplan` command, and runs as the unprivileged `node` user.
 # test/ops/dockerfile.test.ts runs these steps (outside Docker) on every `npm test`.
 #
-# Why Node 20 on Debian 12 (bookworm): the uWebSockets.js build in package-lock.json
-# (npm:@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0) ships native binaries for the
-# Node ABIs 93, 108 and 115 (Node 16, 18, 20), needing glibc 2.27 at most. On Node 22 or 24
-# it falls back to an imitation flowplan cannot run on (it refuses to start). The only npm
-# builds with Node 22/24 binaries (ABIs 127, 137: @btc-vision/uwebsockets.js 20.57.0) need
-# glibc 2.38: they would load on Debian 13 (trixie, glibc 2.41) but not on the Debian 12
-# machines where flowplan is developed and tested (glibc 2.36), so such an image would run a
-# uWS release and a Node that no test here has run. Node 20 is past its end of life (April
-# 2026): README ("Runtime") and docs/operations.md ("Moving to a newer Node") say how to move.
+# Why Node 24 on Debian 13 (trixie): Node 24 is the current LTS line, and the uWebSockets.js
+# build in package-lock.json (npm:@btc-vision/uwebsockets.js@20.57.0) ships its Node 24 binary
+# (ABI 137) built against glibc 2.38, which trixie has (2.41) and Debian 12 lacks (2.36).
+# test/ops/dockerfile.test.ts runs these steps on Node 24 in `npm run test:node24`.
 # Pin the base by digest in your registry mirror for reproducible builds.
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-trixie-slim
 
 FROM ${NODE_IMAGE} AS base
 # The npm the project's machines use: it honours package.json `allowScripts` (which install
-# scripts run); the npm 10 bundled with Node 20 would run every dependency's install script.
+# scripts run), as the npm bundled with an older Node would not.
 RUN npm install -g npm@11.19.1 && npm cache clean --force
 WORKDIR /app
 
@@ -40,9 +35,10 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
-# uWebSockets.js ships binaries for every platform and Node ABI (113 MB): keep the one this
-# image loads, and stop the build here if there is none for its Node.
-RUN node -e "const fs = require('fs'); const dir = 'node_modules/uWebSockets.js/'; const keep = 'uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node'; if (!fs.existsSync(dir + 'binaries/' + keep)) { console.error('uWebSockets.js has no ' + keep); process.exit(1); } for (const sub of ['binaries/', 'dist/']) for (const file of fs.readdirSync(dir + sub)) if (file.endsWith('.node') && sub + file !== 'binaries/' + keep) fs.rmSync(dir + sub + file);"
+# uWebSockets.js ships binaries for every platform and Node ABI: the build stops here unless
+# the one for this image's Node loads (the server would otherwise serve on node:http), and
+# keeps only that one.
+RUN node -e "require('uWebSockets.js')" && node -e "const fs = require('fs'); const dir = 'node_modules/uWebSockets.js/'; const keep = 'uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node'; for (const file of fs.readdirSync(dir)) if (file.endsWith('.node') && file !== keep) fs.rmSync(dir + file);"
 COPY bin ./bin
 COPY --from=build /app/dist ./dist
 # Written by the process: mail as .eml files when SMTP_URL is unset (and an embedded
