@@ -20,19 +20,12 @@ import { newId } from '../src/platform/ids.ts';
 import { newSecret, sha256 } from '../src/services/auth/secrets.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { insertFamily, insertRefreshToken } from '../src/storage/people.store.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { personToken } from '../test/helpers/people.ts';
 import { benchDatabase, machine } from './support.ts';
 
 const SECONDS = 8;
 const CONNECTIONS = 32;
 
-if (!UWS_NATIVE) {
-  process.stderr.write(
-    `bench:auth refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`,
-  );
-  process.exit(1);
-}
 const require = createRequire(import.meta.url);
 
 interface Load {

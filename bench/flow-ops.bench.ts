@@ -8,7 +8,6 @@
  * Prints one JSON line: { name, machine, offloadTasks, runs: [{ tasks, sessionHeapMB, start,
  * complete, addTask, get: {…, recomputes}, getAfterWrite }] }.
  */
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
 import { MAX_TASKS_PER_CALL } from '../src/contract/flow.schema.ts';
@@ -16,11 +15,6 @@ import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const TRANSITIONS = 200;
 const GETS = 300;
-
-if (!UWS_NATIVE) {
-  process.stderr.write(`bench:flow-ops refuses to run on ${UWS_IMPLEMENTATION}.\n`);
-  process.exit(1);
-}
 
 /** A random DAG with about three dependencies each, chained enough to keep most work blocked. */
 function flowBody(n: number) {
@@ -194,6 +188,7 @@ process.stdout.write(
   `${JSON.stringify({
     name: 'flow-ops',
     machine: machine(),
+    transport: app.transport,
     offloadTasks: app.services.config.offloadTasks,
     runs,
   })}\n`,

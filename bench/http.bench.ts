@@ -1,18 +1,21 @@
 /**
- * `npm run bench:http`: authenticated `GET /v1/me` through the real app, against a bare
- * uWebSockets.js server answering the same body bytes (the ceiling), measured the same way.
- * Prints one JSON line on stdout: { name, machine, rps, p50Ms, p99Ms, ceilingRps, ratio }.
+ * `npm run bench:http`: authenticated `GET /v1/me` through the real app, against a bare server
+ * of the same transport answering the same body bytes (the ceiling), measured the same way;
+ * on each transport that loads here (uWebSockets.js, node:http), one after the other.
+ * Prints one JSON line on stdout: { name, machine, transports: [{ transport, rps, p50Ms,
+ * p99Ms, ceilingRps, ratio }] }.
  *
  * The load generator (autocannon) runs in a worker thread so it does not share the servers'
  * event loop. It still shares the machine's cores with them, equally for both runs.
  * Postgres: DATABASE_URL (an admin URL) when set, else an embedded cluster under
  * .flowplan/bench-http; either way a fresh database, dropped at the end (bench/support.ts).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { SCOPES } from '../src/services/auth/principal.ts';
 import { createKey } from '../src/services/auth/provision.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { benchDatabase, machine, startBenchApp } from './support.ts';
 
 const CONNECTIONS = 50;
@@ -20,15 +23,15 @@ const WARMUP_SECONDS = 2;
 const DURATION_SECONDS = 10;
 const KEYS = 8;
 
-if (!UWS_NATIVE) {
-  process.stderr.write(
-    `bench:http refuses to run on ${UWS_IMPLEMENTATION}: the fallback is not the product.\n`,
-  );
-  process.exit(1);
-}
-
 const require = createRequire(import.meta.url);
-const uws = require('uWebSockets.js') as typeof import('uWebSockets.js');
+/** uWebSockets.js where a build of it loads here; null where none does. */
+const uws = (() => {
+  try {
+    return require('uWebSockets.js') as typeof import('uWebSockets.js');
+  } catch {
+    return null;
+  }
+})();
 
 interface Load {
   rps: number;
@@ -107,61 +110,86 @@ async function measure(url: string, keys: string[]): Promise<Load> {
   return load(url, keys, DURATION_SECONDS);
 }
 
-const database = await benchDatabase('http');
-let exitCode = 0;
-try {
-  const app = await startBenchApp(database.url);
-  try {
-    const keys: string[] = [];
-    for (let i = 0; i < KEYS; i += 1) {
-      const { key } = await createKey(app.services.sql, {
-        workspaceId: app.demo!.workspaceId,
-        role: 'admin',
-        scopes: [...SCOPES],
-        name: `bench ${i}`,
-      });
-      keys.push(key);
-    }
-    const probe = await fetch(`${app.url}/v1/me`, {
-      headers: { authorization: `Bearer ${keys[0]}` },
-    });
-    if (probe.status !== 200) throw new Error(`GET /v1/me answered ${probe.status}`);
-    const sameBody = Buffer.from(await probe.arrayBuffer());
-
-    // The ceiling: bare uWebSockets.js, same body bytes, same load, same process.
+/** A bare server of the transport answering `body` at /v1/me: its URL, and how to stop it. */
+async function bareServer(
+  transport: 'uws' | 'node',
+  body: Buffer,
+): Promise<{ url: string; close(): void }> {
+  if (transport === 'uws' && uws) {
     const bare = uws.App().get('/v1/me', (res) => {
-      res.writeHeader('Content-Type', 'application/json').end(sameBody);
+      res.writeHeader('Content-Type', 'application/json').end(body);
     });
     const token = await new Promise<import('uWebSockets.js').us_listen_socket>((resolve, reject) =>
       bare.listen('127.0.0.1', 0, (socket) =>
         socket ? resolve(socket) : reject(new Error('bare server cannot listen')),
       ),
     );
-    let ceiling: Load;
-    try {
-      ceiling = await measure(`http://127.0.0.1:${uws.us_socket_local_port(token)}/v1/me`, keys);
-    } finally {
-      uws.us_listen_socket_close(token);
-    }
+    return {
+      url: `http://127.0.0.1:${uws.us_socket_local_port(token)}/v1/me`,
+      close: () => uws.us_listen_socket_close(token),
+    };
+  }
+  const bare = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/me`,
+    close: () => {
+      bare.close();
+      bare.closeAllConnections();
+    },
+  };
+}
 
-    const measured = await measure(`${app.url}/v1/me`, keys);
-    process.stderr.write(
-      `bench:http ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms (${UWS_IMPLEMENTATION})\n`,
-    );
-    process.stdout.write(
-      JSON.stringify({
-        name: 'http',
-        machine: machine(),
+const database = await benchDatabase('http');
+let exitCode = 0;
+try {
+  const transports = [];
+  // The first start creates the Demo workspace; the keys of every run are made in it.
+  let workspaceId: string | undefined;
+  for (const transport of uws ? (['uws', 'node'] as const) : (['node'] as const)) {
+    const app = await startBenchApp(database.url, transport);
+    try {
+      const keys: string[] = [];
+      for (let i = 0; i < KEYS; i += 1) {
+        const { key } = await createKey(app.services.sql, {
+          workspaceId: (workspaceId ??= app.demo!.workspaceId),
+          role: 'admin',
+          scopes: [...SCOPES],
+          name: `bench ${transport} ${i}`,
+        });
+        keys.push(key);
+      }
+      const probe = await fetch(`${app.url}/v1/me`, {
+        headers: { authorization: `Bearer ${keys[0]}` },
+      });
+      if (probe.status !== 200) throw new Error(`GET /v1/me answered ${probe.status}`);
+      // The ceiling: a bare server of the same transport, same body bytes, same load, same process.
+      const bare = await bareServer(transport, Buffer.from(await probe.arrayBuffer()));
+      let ceiling: Load;
+      try {
+        ceiling = await measure(bare.url, keys);
+      } finally {
+        bare.close();
+      }
+      const measured = await measure(`${app.url}/v1/me`, keys);
+      process.stderr.write(
+        `bench:http ${transport}: ceiling p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms\n`,
+      );
+      transports.push({
+        transport,
         rps: measured.rps,
         p50Ms: measured.p50Ms,
         p99Ms: measured.p99Ms,
         ceilingRps: ceiling.rps,
         ratio: Math.round((measured.rps / ceiling.rps) * 1000) / 1000,
-      }) + '\n',
-    );
-  } finally {
-    await app.close();
+      });
+    } finally {
+      await app.close();
+    }
   }
+  process.stdout.write(JSON.stringify({ name: 'http', machine: machine(), transports }) + '\n');
 } catch (error) {
   process.stderr.write(
     `bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

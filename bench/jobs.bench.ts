@@ -23,7 +23,6 @@ import pino from 'pino';
 import { startApp } from '../src/compose.ts';
 import { newId } from '../src/platform/ids.ts';
 import { loadConfig } from '../src/platform/config.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { insertUser, upsertMembership } from '../src/storage/workspaces.store.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
@@ -36,11 +35,6 @@ const TASKS_PER_FLOW = Math.ceil(TRANSITIONS / 2 / FLOWS);
 const QUIET = 50;
 /** Pairs of runs (without and with webhooks) at each load; BENCH_ROUNDS sets it. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-if (!UWS_NATIVE) {
-  process.stderr.write(`bench:jobs refuses to run on ${UWS_IMPLEMENTATION}.\n`);
-  process.exit(1);
-}
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);

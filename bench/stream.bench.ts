@@ -19,7 +19,6 @@ import postgres from 'postgres';
 import { SCOPES } from '../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
 import { freePort } from '../src/storage/embedded.ts';
-import { UWS_IMPLEMENTATION, UWS_NATIVE } from '../src/web/http/uws/server.ts';
 import { benchDatabase, machine, postgresCpuMs } from './support.ts';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
@@ -29,11 +28,6 @@ const WRITES_PER_SECOND = 50;
 const POLLERS = Math.min(SUBSCRIBERS, Number(process.env.BENCH_POLLERS ?? 1000));
 const POLL_SECONDS = Math.min(SECONDS, 20);
 const CROSS_SUBSCRIBERS = 200;
-
-if (!UWS_NATIVE) {
-  process.stderr.write(`bench:stream refuses to run on ${UWS_IMPLEMENTATION}.\n`);
-  process.exit(1);
-}
 
 interface Server {
   child: ChildProcess;

@@ -50,11 +50,15 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
  * at the default 120/min every key (and every client address, for public views) would be
  * refused within a second.
  */
-export function startBenchApp(databaseUrl: string): Promise<RunningApp> {
+/** An app on a free port; HTTP_TRANSPORT (the environment's, or `transport`) picks its transport. */
+export function startBenchApp(
+  databaseUrl: string,
+  transport = process.env.HTTP_TRANSPORT,
+): Promise<RunningApp> {
   const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
   return startApp(
     loadConfig(
-      { LOG_LEVEL: 'warn' },
+      { LOG_LEVEL: 'warn', ...(transport ? { HTTP_TRANSPORT: transport } : {}) },
       {
         port: 0,
         databaseUrl,
