@@ -165,6 +165,12 @@ export const busy = (what: string, retryAfterSeconds: number): DomainError =>
     { retryAfterSeconds },
   );
 
+/** A request that reached a server whose close has finished answering what it had. */
+export const shuttingDown = (): DomainError =>
+  new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down', undefined, {
+    retryAfterSeconds: 1,
+  });
+
 export const databaseUnreachable = (): DomainError =>
   new DomainError('SERVICE_UNAVAILABLE', 'The database is out of reach; retry shortly', undefined, {
     retryAfterSeconds: 2,

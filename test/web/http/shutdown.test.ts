@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { freePort } from '../../../src/storage/embedded.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestServer, until as waitFor } from '../../helpers/server.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../../src/main.ts');
 
@@ -253,7 +253,15 @@ t.test(
     const until = Date.now() + 60_000;
     while (!first.stdout().includes('shutting down') && Date.now() < until) await sleep(20);
     t.match(first.stdout(), /shutting down/, 'logs that it is shutting down');
-    t.ok(await refusesConnections(first.port), 'new connections are refused while draining');
+    // The listener closes once connections made before the signal have been accepted: moments.
+    t.ok(
+      await waitFor(
+        () => refusesConnections(first.port),
+        (refused) => refused,
+        10_000,
+      ),
+      'new connections are refused while draining',
+    );
     // Not waiting for a condition: a chance for a process that does not wait for them to exit.
     await sleep(300);
     t.equal(first.child.exitCode, null, 'still running while requests are in flight');

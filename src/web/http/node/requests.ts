@@ -5,12 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TrustProxy } from '../../../platform/client-address.ts';
-import { DomainError } from '../../../platform/errors.ts';
+import { DomainError, shuttingDown } from '../../../platform/errors.ts';
 import { BodyReader, DRAIN_LIMIT, tooLarge, type BodyReaderDeps } from '../body-reader.ts';
 import { serverError, transportRefusal } from '../failures.ts';
 import { EMPTY_BODY, type OutgoingResponse } from '../request.ts';
 import { readRequest } from './head.ts';
-import { send, type RequestState } from './response.ts';
+import { rawAnswer, send, type RequestState } from './response.ts';
 
 export interface RequestDeps extends BodyReaderDeps {
   /** Which proxies may name the client in X-Forwarded-For. */
@@ -22,12 +22,16 @@ export interface RequestDeps extends BodyReaderDeps {
 /** More header lines than this: 431 (uWS refuses such a crowd before any handler runs). */
 const MAX_HEADER_LINES = 100;
 
+/** A connection answered before its body came is closed this long after the client's last byte. */
+const DRAIN_IDLE_MS = 10_000;
+
 /**
  * Writes the answer. One that tells the client to close (Connection: close) while it is still
- * sending the body waits until the body has come, read and dropped: closed earlier, the
- * client's next write meets a reset (EPIPE) before it reads the answer. `close`: at once.
+ * sending the body is written now, on the socket itself, and the connection ends once the body
+ * has come, read and dropped: a client that reads only after sending sees the answer, not a
+ * reset (node:http would close at once after an answer that says close). `close`: at once.
  */
-function sendAfterBody(
+function sendBeforeBody(
   req: IncomingMessage,
   res: ServerResponse,
   state: RequestState,
@@ -38,7 +42,12 @@ function sendAfterBody(
   const closeAfter = response.headers.Connection === 'close';
   if (close || !closeAfter || req.complete)
     return send(res, state, response, close || closeAfter, open);
-  req.once('end', () => send(res, state, response, true, open));
+  if (state.aborted) return;
+  state.aborted = true;
+  const { socket } = req;
+  socket.write(rawAnswer(response, state.head));
+  socket.setTimeout(DRAIN_IDLE_MS, () => socket.destroy());
+  req.once('end', () => socket.end());
   req.resume();
 }
 
@@ -75,13 +84,7 @@ export function requestHandler(
     const request = readRequest(req, trustProxy);
     const { headers } = request;
     if (flight.over) {
-      const shuttingDown = new DomainError(
-        'SERVICE_UNAVAILABLE',
-        'The server is shutting down',
-        undefined,
-        { retryAfterSeconds: 1 },
-      );
-      send(res, state, transportRefusal(headers, shuttingDown), true, open);
+      send(res, state, transportRefusal(headers, shuttingDown()), true, open);
       return;
     }
     if (req.rawHeaders.length > 2 * MAX_HEADER_LINES) {
@@ -97,7 +100,7 @@ export function requestHandler(
       // Told before it sends the body: nothing to read.
       if (expectsContinue) return send(res, state, tooBig, true, open);
       // A body up to DRAIN_LIMIT is read and dropped, then answered; a bigger one is cut off.
-      if (declared <= DRAIN_LIMIT) return sendAfterBody(req, res, state, tooBig, false, open);
+      if (declared <= DRAIN_LIMIT) return sendBeforeBody(req, res, state, tooBig, false, open);
       send(res, state, tooBig, true, open);
       return;
     }
@@ -120,7 +123,7 @@ export function requestHandler(
         resume: () => {
           if (!state.aborted) req.resume();
         },
-        send: (response, close) => sendAfterBody(req, res, state, response, close, open),
+        send: (response, close) => sendBeforeBody(req, res, state, response, close, open),
       },
       request,
       match,

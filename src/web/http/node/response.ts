@@ -89,9 +89,8 @@ function openStream(
   opener(stream);
 }
 
-/** An answer on a socket node:http handed over for an upgrade: raw HTTP/1.1, then closed. */
-export function sendRaw(socket: Duplex, response: OutgoingResponse): void {
-  if (socket.destroyed) return;
+/** An answer as raw HTTP/1.1 that ends its connection (no body after a HEAD's head). */
+export function rawAnswer(response: OutgoingResponse, head = false): Buffer {
   const body = Buffer.from(response.body ?? '');
   const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
   const headers: Record<string, string> = {
@@ -100,7 +99,13 @@ export function sendRaw(socket: Duplex, response: OutgoingResponse): void {
     'Content-Length': String(body.length),
     Connection: 'close',
   };
-  for (const name in headers) lines.push(`${name}: ${headers[name]}`);
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   for (const cookie of response.cookies ?? []) lines.push(`Set-Cookie: ${cookie}`);
-  socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
+  const text = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
+  return head ? text : Buffer.concat([text, body]);
+}
+
+/** An answer on a socket node:http handed over (an upgrade, a CONNECT), then closed. */
+export function sendRaw(socket: Duplex, response: OutgoingResponse): void {
+  if (!socket.destroyed) socket.end(rawAnswer(response));
 }

@@ -16,22 +16,33 @@ import { ListenRefused, type HttpServer, type ListenOptions } from '../listener.
 import { readRequest } from './head.ts';
 import { requestHandler } from './requests.ts';
 import { sendRaw } from './response.ts';
+import { EMPTY_BODY } from '../request.ts';
 import { socketUpgrades } from './websocket.ts';
 
+/** How long a closing listener goes on accepting after the last connection came. */
+const QUIET_MS = 100;
+
+/** node:http's parse error, with the bytes it failed on. */
+type ParseError = Error & { code?: string; rawPacket?: Buffer };
+
 /** What node:http's parser refused, answered in the envelope: its status and error. */
-function parseRefusal(error: Error & { code?: string }): [number, DomainError] {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, new DomainError('VALIDATION_FAILED', 'Request headers are too large')];
-    // A method no HTTP registry names: no route has it (RFC 9110 §15.6.2).
-    case 'HPE_INVALID_METHOD':
-      return [
-        501,
-        new DomainError('METHOD_NOT_ALLOWED', 'This method is not one the server knows'),
-      ];
-    default:
-      return [400, new DomainError('VALIDATION_FAILED', 'The request is not valid HTTP/1.1')];
-  }
+function parseRefusal(error: ParseError): [number, DomainError] {
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return [431, new DomainError('VALIDATION_FAILED', 'Request headers are too large')];
+  return [400, new DomainError('VALIDATION_FAILED', 'The request is not valid HTTP/1.1')];
+}
+
+/**
+ * The request line of a method token node:http's parser does not know (`FOO`, `get`): uWS
+ * hands such a request to the edge, which answers 405 with Allow (or 404), and so does this.
+ */
+function unknownMethod(error: ParseError): { method: string; target: string } | null {
+  if (error.code !== 'HPE_INVALID_METHOD') return null;
+  const [, method, target] =
+    /^([!#$%&'*+.^`|~\w-]+) (\/\S*) HTTP\/1\.[01]\r?\n/.exec(
+      error.rawPacket?.toString('latin1') ?? '',
+    ) ?? [];
+  return method && target ? { method, target } : null;
 }
 
 export async function listen(
@@ -69,6 +80,9 @@ export async function listen(
   server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) =>
     handler(req, res),
   );
+  /** Connections accepted so far: a close stops accepting once they stop coming. */
+  let connections = 0;
+  server.on('connection', () => void (connections += 1));
   const upgrades = socketUpgrades(sockets, { edge, trustProxy, open });
   // A CONNECT, or an upgrade on a path without a WebSocket: node:http hands over the socket,
   // and the edge answers the request as any other (CONNECT: 405 or 404), then it closes.
@@ -83,9 +97,28 @@ export async function listen(
   server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
     void answerOnSocket(req, socket);
   });
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+  server.on('clientError', (error: ParseError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    const unknown = unknownMethod(error);
+    if (unknown) {
+      const mark = unknown.target.indexOf('?');
+      const path = mark === -1 ? unknown.target : unknown.target.slice(0, mark);
+      void edge
+        .handle({
+          method: unknown.method,
+          path,
+          query: mark === -1 ? '' : unknown.target.slice(mark + 1),
+          headers: {},
+          remoteAddress: (socket as Partial<net.Socket>).remoteAddress ?? '',
+          body: EMPTY_BODY,
+        })
+        .then(
+          (response) => sendRaw(socket, response),
+          () => sendRaw(socket, serverError()),
+        );
       return;
     }
     const [status, refusal] = parseRefusal(error);
@@ -103,9 +136,19 @@ export async function listen(
       // Stops accepting and nothing more: http.Server's close() would also drop idle keep-alive
       // connections at once, resetting a request a client is sending on one right now. Such a
       // request is answered (with Connection: close), as on uWS, and the rest close at the end.
-      // After a turn of the event loop: connections the kernel has completed are accepted
-      // first, not reset with the listening socket.
-      setImmediate(() => net.Server.prototype.close.call(server));
+      // Once connections have stopped coming: those the kernel completed before the close are
+      // accepted and answered, not reset with the listening socket. On a busy process node:http
+      // accepts them over several turns of the loop (measured: 44 of 54 two turns after a
+      // SIGTERM), so the listener waits until none has come for QUIET_MS, QUIET_MS × 10 at most.
+      const closing = Date.now();
+      let seen = connections;
+      const stopAccepting = () => {
+        if (connections !== seen && Date.now() - closing < QUIET_MS * 10) {
+          seen = connections;
+          setTimeout(stopAccepting, QUIET_MS).unref();
+        } else net.Server.prototype.close.call(server);
+      };
+      setTimeout(stopAccepting, QUIET_MS).unref();
       for (const end of [...open]) end();
       return new Promise<void>((resolve) => {
         let ended = false;

@@ -5,7 +5,7 @@
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { TrustProxy } from '../../../platform/client-address.ts';
-import { DomainError } from '../../../platform/errors.ts';
+import { shuttingDown } from '../../../platform/errors.ts';
 import { BodyReader, DRAIN_LIMIT, tooLarge, type BodyReaderDeps } from '../body-reader.ts';
 import { serverError, transportRefusal } from '../failures.ts';
 import type { OutgoingResponse } from '../request.ts';
@@ -51,13 +51,7 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
     const request = readRequest(res, req, method, trustProxy);
     const { headers } = request;
     if (flight.over) {
-      const shuttingDown = new DomainError(
-        'SERVICE_UNAVAILABLE',
-        'The server is shutting down',
-        undefined,
-        { retryAfterSeconds: 1 },
-      );
-      send(res, state, transportRefusal(headers, shuttingDown), true, open);
+      send(res, state, transportRefusal(headers, shuttingDown()), true, open);
       return;
     }
     const match = edge.match(method, request.path);
