@@ -38,10 +38,18 @@ export function send(
   res.end(bodiless || state.head ? undefined : body);
 }
 
+/** An idle keep-alive connection is closed after this long, as uWS does. */
+export const IDLE_TIMEOUT_MS = 10_000;
+
 function writeHead(res: ServerResponse, response: OutgoingResponse): void {
   // Every answer: a browser never guesses a type we did not send (an upload served as HTML).
   res.setHeader('X-Content-Type-Options', 'nosniff');
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  // Half the real idle timeout, in place of node:http's own header (which names all of it):
+  // a client that trusts the header to the second reuses a connection as the server closes
+  // it, and gets a reset (undici keeps a connection until one second before the time named).
+  if (res.getHeader('Connection') !== 'close')
+    res.setHeader('Keep-Alive', `timeout=${IDLE_TIMEOUT_MS / 2000}`);
   if (response.cookies?.length) res.setHeader('Set-Cookie', response.cookies);
   res.writeHead(response.status);
 }

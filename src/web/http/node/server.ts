@@ -15,7 +15,7 @@ import { InFlight } from '../in-flight.ts';
 import { ListenRefused, type HttpServer, type ListenOptions } from '../listener.ts';
 import { readRequest } from './head.ts';
 import { requestHandler } from './requests.ts';
-import { sendRaw } from './response.ts';
+import { IDLE_TIMEOUT_MS, sendRaw } from './response.ts';
 import { EMPTY_BODY } from '../request.ts';
 import { socketUpgrades } from './websocket.ts';
 
@@ -66,7 +66,7 @@ export async function listen(
       // uWS serves a 20 KB header (a large cookie, a long bearer); far more is refused.
       maxHeaderSize: 64 * 1024,
       // uWS's idle timeout: a keep-alive connection with no request for 10 s is closed.
-      keepAliveTimeout: 10_000,
+      keepAliveTimeout: IDLE_TIMEOUT_MS,
       // Long-polls and uploads take their time; a stalled head does not.
       headersTimeout: 10_000,
       requestTimeout: 0,
