@@ -16,7 +16,9 @@ const EVENTS = 40;
 async function keepBusy(s: TestServer, flowId: string): Promise<{ stop: () => Promise<void> }> {
   let busy = true;
   let answered = 0;
-  const pollers = Array.from({ length: 16 }, async () => {
+  // Eight at once keep a request in flight all the time (the governor's test of busy) without
+  // saturating the process, whose timers the last test measures.
+  const pollers = Array.from({ length: 8 }, async () => {
     while (busy) {
       await s.api('GET', `/v1/flows/${flowId}`, { token: s.adminKey });
       answered++;
