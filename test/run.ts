@@ -19,7 +19,7 @@ import { startEmbedded } from '../src/storage/embedded.ts';
 import { migrate } from '../src/storage/migrate.ts';
 import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
-import { uwsLoads } from './helpers/process.ts';
+import { uwsLoads } from './helpers/uws.ts';
 import {
   byLayer,
   compare,

@@ -4,19 +4,8 @@
  * and the runtime checks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import type { Test } from 'tap';
 import { until } from './server.ts';
-
-/** Whether a uWebSockets.js build loads on this Node and libc: else a server serves on node:http. */
-export const uwsLoads = (() => {
-  try {
-    createRequire(import.meta.url)('uWebSockets.js');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /**
  * The environment of a command run as an operator would: without NODE_OPTIONS, through which

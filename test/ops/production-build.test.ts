@@ -10,7 +10,8 @@ import path from 'node:path';
 import t from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { bannerKey, operatorEnv, run, startServer, uwsLoads } from '../helpers/process.ts';
+import { bannerKey, operatorEnv, run, startServer } from '../helpers/process.ts';
+import { uwsLoads } from '../helpers/uws.ts';
 import { request, until } from '../helpers/server.ts';
 import type { Completed, Flow, Task, WorkList } from '../helpers/wire.ts';
 

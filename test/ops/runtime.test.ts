@@ -13,7 +13,8 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { SUPPORTED_NODE, unsupportedNode } from '../../src/platform/node-version.ts';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { operatorEnv, run, uwsLoads } from '../helpers/process.ts';
+import { operatorEnv, run } from '../helpers/process.ts';
+import { uwsLoads } from '../helpers/uws.ts';
 import { request, startTestServer } from '../helpers/server.ts';
 
 const asNode = (version: string) =>
