@@ -39,6 +39,7 @@ import { appRoutes } from './web/app/app.routes.ts';
 import { brainstormRoutes } from './web/api/brainstorms.routes.ts';
 import { WorkIndexes } from './services/work/workspace-index.ts';
 import { taskRoutes } from './web/api/tasks.routes.ts';
+import { planRoutes } from './web/api/plan.routes.ts';
 import { eventRoutes, eventSocket, STREAM_PATH } from './web/api/events.routes.ts';
 import { EventHub } from './services/events/hub.ts';
 import { EventLogRetention } from './services/events/retention.ts';
@@ -244,6 +245,7 @@ async function assemble(
   edge.add(platformRoutes(services));
   edge.add(flowRoutes(services));
   edge.add(taskRoutes(services));
+  edge.add(planRoutes(services));
   edge.add(teamRoutes(services));
   edge.add(shareRoutes(services));
   edge.add(templateRoutes(services));

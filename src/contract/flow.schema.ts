@@ -69,6 +69,10 @@ const summaryProperties = {
   taskCount: Type.Integer(),
   doneCount: Type.Integer(),
   readyCount: Type.Integer(),
+  version: Type.Integer({
+    minimum: 1,
+    description: 'Steps by one with each committed change of the flow (a batch is one change)',
+  }),
   createdAt: dateTime,
   updatedAt: dateTime,
 };

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'SUBTASKS_OUTSTANDING',
   'DELIVERABLE_MISSING',
   'DOWNSTREAM_STARTED',
+  'VERSION_MISMATCH',
   'IDEMPOTENCY_KEY_IN_USE',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -199,13 +200,18 @@ export interface ValidationProblem {
 }
 
 /** VALIDATION_FAILED listing each problem with its JSON pointer (schemas and services alike). */
-export function validationFailed(errors: ValidationProblem[], message?: string): DomainError {
+export function validationFailed(
+  errors: ValidationProblem[],
+  message?: string,
+  /** More details beside `errors` (a command list's `index`). */
+  more: Record<string, unknown> = {},
+): DomainError {
   const first = errors[0];
   return new DomainError(
     'VALIDATION_FAILED',
     message ??
       (first ? `${first.in} ${first.pointer || '/'} ${first.message}` : 'Request is not valid'),
-    { errors },
+    { errors, ...more },
   );
 }
 

@@ -27,6 +27,7 @@ import type {
 } from '../../src/contract/notification.schema.ts';
 import type { AuthorizationServerMetadataSchema } from '../../src/contract/oauth.schema.ts';
 import type { PublicBrainstormSchema, PublicFlowSchema } from '../../src/contract/public.schema.ts';
+import type { BatchSchema, WhatIfSchema } from '../../src/contract/plan.schema.ts';
 import type { ReportSchema, ScheduleSchema } from '../../src/contract/schedule.schema.ts';
 import type { SearchResultSchema } from '../../src/contract/search.schema.ts';
 import type {
@@ -67,6 +68,9 @@ export type Comment = Static<typeof CommentSchema>;
 export type Attachment = Static<typeof AttachmentSchema>;
 export type Schedule = Static<typeof ScheduleSchema>;
 export type Report = Static<typeof ReportSchema>;
+export type BatchResult = Static<typeof BatchSchema>;
+export type WhatIf = Static<typeof WhatIfSchema>;
+export type { Command } from '../../src/contract/plan.schema.ts';
 export type WorkItem = Static<typeof WorkItemSchema>;
 export type Overview = Static<typeof OverviewSchema>;
 export type Brainstorm = Static<typeof BrainstormSchema>;

@@ -55,6 +55,7 @@ export function summaryView(
     publicUrl: flow.publicToken ? `${publicUrlBase}/flows/${flow.publicToken}` : null,
     dueDate: flow.dueDate,
     ...counts,
+    version: flow.version,
     createdAt: flow.createdAt,
     updatedAt: flow.updatedAt,
   };

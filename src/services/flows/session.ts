@@ -27,13 +27,24 @@ export interface Plan<R> {
   write?: (tx: Tx) => Promise<void>;
   events?: DomainEvent[];
   result: (next: Snapshot, previous: Snapshot) => R | Promise<R>;
+  /**
+   * The next snapshot when the command derived it itself, step by step (a batch): its events
+   * then already hold each step's task.unblocked.
+   */
+  derived?: Snapshot;
 }
 
-export type Command<R> = (current: Snapshot) => Plan<R> | Promise<Plan<R>>;
+/** One change judged on the current snapshot: what a single route sends, and a batch's step. */
+export type Decide<R> = (current: Snapshot) => Plan<R>;
+
+/** Derives a next state from the snapshot before it (the session's own engine and pool). */
+export type Derive = (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
+
+export type Command<R> = (current: Snapshot, derive: Derive) => Plan<R> | Promise<Plan<R>>;
 
 export interface SessionDeps {
   sql: Sql;
-  derive: (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
+  derive: Derive;
   /** Fresh state from the database; null when the flow is gone. */
   reload: () => Promise<Snapshot | null>;
   /** The committed version in the database (null: gone), to tell a stale refusal from a real one. */
@@ -52,6 +63,7 @@ const STATE_CONFLICTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'SUBTASKS_OUTSTANDING',
   'DELIVERABLE_MISSING',
   'DOWNSTREAM_STARTED',
+  'VERSION_MISMATCH',
 ]);
 
 export class FlowSession {
@@ -90,7 +102,7 @@ export class FlowSession {
     const previous = this.snapshot;
     let plan: Plan<R>;
     try {
-      plan = await command(previous);
+      plan = await command(previous, this.deps.derive);
     } catch (error) {
       // A refusal (a conflict with the state) must hold for the committed state, not for a
       // copy another process's commit has not reached yet (its NOTIFY may still be on the way).
@@ -104,8 +116,10 @@ export class FlowSession {
       return this.execute(command, actorId, true);
     }
     if (!plan.next) return plan.result(previous, previous);
-    const next = await this.deps.derive(plan.next, previous);
-    const events = [...(plan.events ?? []), ...unblockedEvents(previous, next)];
+    const next = plan.derived ?? (await this.deps.derive(plan.next, previous));
+    const events = plan.derived
+      ? (plan.events ?? [])
+      : [...(plan.events ?? []), ...unblockedEvents(previous, next)];
     const flow = plan.next.flow;
     this.committing = flow.version;
     try {
@@ -147,7 +161,7 @@ export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
   return ids;
 }
 
-function unblockedEvents(previous: Snapshot, next: Snapshot): DomainEvent[] {
+export function unblockedEvents(previous: Snapshot, next: Snapshot): DomainEvent[] {
   return unblockedIds(previous, next).map((id) => ({
     type: 'task.unblocked',
     data: { flowId: next.flow.id, taskId: id },

@@ -23,6 +23,7 @@ import {
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
 import { nextFlow, nextPosition, PROGRESS, withTasks, type TaskRecord } from './model.ts';
+import type { Decide } from './session.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
@@ -108,7 +109,17 @@ export async function createTask(
       { pointer: '/assigneeId', id: body.assigneeId },
     ]);
   const id = newId('tsk');
-  const snapshot = await session.run((current) => {
+  const snapshot = await session.run(planCreateTask(flowId, id, body), actorId(ctx.principal));
+  return { snapshot, taskId: id };
+}
+
+/** Creates task `id` as the body says, judged on `current` (the assignee was checked already). */
+export function planCreateTask(
+  flowId: string,
+  id: string,
+  body: Static<typeof CreateTaskBody>,
+): Decide<Snapshot> {
+  return (current) => {
     const after = body.after ?? [];
     const before = body.before ?? [];
     if (body.parentId !== undefined) {
@@ -207,8 +218,7 @@ export async function createTask(
       events: [{ type: 'task.created', data: { flowId, taskId: id, parentId: task.parentId } }],
       result: (next) => next,
     };
-  }, actorId(ctx.principal));
-  return { snapshot, taskId: id };
+  };
 }
 
 export async function updateTaskPlan(
@@ -218,7 +228,15 @@ export async function updateTaskPlan(
   body: Static<typeof PatchTaskBody>,
 ): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  return session.run((current) => {
+  return session.run(planUpdateTask(flowId, taskId, body), actorId(ctx.principal));
+}
+
+export function planUpdateTask(
+  flowId: string,
+  taskId: string,
+  body: Static<typeof PatchTaskBody>,
+): Decide<Snapshot> {
+  return (current) => {
     const task = requireTask(current, taskId);
     refuseStarted(current, task);
     const updated: TaskRecord = {
@@ -237,13 +255,17 @@ export async function updateTaskPlan(
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
       result: (next) => next,
     };
-  }, actorId(ctx.principal));
+  };
 }
 
 /** Removes the task (and its sub-tasks); whatever waited on it now waits on what it waited on. */
 export async function deleteTask(ctx: FlowContext, flowId: string, taskId: string): Promise<void> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  await session.run((current) => {
+  await session.run(planDeleteTask(flowId, taskId), actorId(ctx.principal));
+}
+
+export function planDeleteTask(flowId: string, taskId: string): Decide<void> {
+  return (current) => {
     const task = requireTask(current, taskId);
     const removed = new Set([taskId, ...(current.children.get(taskId) ?? []).map((s) => s.id)]);
     const now = new Date().toISOString();
@@ -276,7 +298,7 @@ export async function deleteTask(ctx: FlowContext, flowId: string, taskId: strin
       ],
       result: () => undefined,
     };
-  }, actorId(ctx.principal));
+  };
 }
 
 export async function addDependency(
@@ -286,7 +308,15 @@ export async function addDependency(
   dependsOnId: string,
 ): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  return session.run((current) => {
+  return session.run(planAddDependency(flowId, taskId, dependsOnId), actorId(ctx.principal));
+}
+
+export function planAddDependency(
+  flowId: string,
+  taskId: string,
+  dependsOnId: string,
+): Decide<Snapshot> {
+  return (current) => {
     const task = requireTask(current, taskId);
     if (task.parentId !== null)
       throw validationFailed([
@@ -328,7 +358,7 @@ export async function addDependency(
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
     };
-  }, actorId(ctx.principal));
+  };
 }
 
 export async function removeDependency(
@@ -338,7 +368,15 @@ export async function removeDependency(
   dependsOnId: string,
 ): Promise<Snapshot> {
   const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  return session.run((current) => {
+  return session.run(planRemoveDependency(flowId, taskId, dependsOnId), actorId(ctx.principal));
+}
+
+export function planRemoveDependency(
+  flowId: string,
+  taskId: string,
+  dependsOnId: string,
+): Decide<Snapshot> {
+  return (current) => {
     const task = requireTask(current, taskId);
     if (!task.dependsOn.includes(dependsOnId))
       throw new DomainError('NOT_FOUND', `${taskId} does not depend on ${dependsOnId}`);
@@ -356,5 +394,5 @@ export async function removeDependency(
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
     };
-  }, actorId(ctx.principal));
+  };
 }

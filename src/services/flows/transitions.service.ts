@@ -10,7 +10,7 @@ import type { DomainEvent } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
 import { nextFlow, PROGRESS, withTasks, type Progress, type TaskRecord } from './model.ts';
-import { unblockedIds } from './session.ts';
+import { unblockedIds, type Decide } from './session.ts';
 import type { Snapshot } from './snapshot.ts';
 import { downstream, requireTask, startedTasks } from './tasks.service.ts';
 
@@ -30,18 +30,21 @@ function invalid(snapshot: Snapshot, task: TaskRecord, action: string): DomainEr
 const missingDeliverables = (task: TaskRecord) =>
   task.deliverables.filter((d) => !d.satisfied).map(({ id, name }) => ({ id, name }));
 
-/** Runs a progress change on some tasks through the flow's session. */
-async function transition<R>(
-  ctx: FlowContext,
-  flowId: string,
+/** Runs a plan through the flow's session, attributed to the caller. */
+async function run<R>(ctx: FlowContext, flowId: string, decide: Decide<R>): Promise<R> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  return session.run(decide, actorId(ctx.principal));
+}
+
+/** A progress change on some tasks, as a plan. */
+function transition<R>(
   decide: (current: Snapshot) => {
     changes: [TaskRecord, Progress][];
     events: DomainEvent[];
     result: (next: Snapshot, previous: Snapshot) => R;
   },
-): Promise<R> {
-  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
-  return session.run((current) => {
+): Decide<R> {
+  return (current) => {
     const { changes, events, result } = decide(current);
     const now = new Date().toISOString();
     const updated = changes.map(([task, progress]) => ({ ...task, progress, updatedAt: now }));
@@ -56,7 +59,7 @@ async function transition<R>(
       events,
       result,
     };
-  }, actorId(ctx.principal));
+  };
 }
 
 const event = (
@@ -67,7 +70,11 @@ const event = (
 ): DomainEvent => ({ type, data: { flowId, taskId, ...data } });
 
 export function startTask(ctx: FlowContext, flowId: string, taskId: string): Promise<Snapshot> {
-  return transition(ctx, flowId, (current) => {
+  return run(ctx, flowId, planStart(flowId, taskId));
+}
+
+export function planStart(flowId: string, taskId: string): Decide<Snapshot> {
+  return transition((current) => {
     const task = requireTask(current, taskId);
     const status = statusIndex(current, taskId);
     if (status === STATUS_BLOCKED) {
@@ -92,7 +99,14 @@ export function completeTask(
   flowId: string,
   taskId: string,
 ): Promise<{ snapshot: Snapshot; unblocked: string[] }> {
-  return transition(ctx, flowId, (current) => {
+  return run(ctx, flowId, planComplete(flowId, taskId));
+}
+
+export function planComplete(
+  flowId: string,
+  taskId: string,
+): Decide<{ snapshot: Snapshot; unblocked: string[] }> {
+  return transition((current) => {
     const task = requireTask(current, taskId);
     if (task.progress !== PROGRESS.started) throw invalid(current, task, 'complete');
     const outstanding = (current.children.get(taskId) ?? []).filter(
@@ -131,7 +145,11 @@ export function completeTask(
 }
 
 export function reopenTask(ctx: FlowContext, flowId: string, taskId: string): Promise<Snapshot> {
-  return transition(ctx, flowId, (current) => {
+  return run(ctx, flowId, planReopen(flowId, taskId));
+}
+
+export function planReopen(flowId: string, taskId: string): Decide<Snapshot> {
+  return transition((current) => {
     const task = requireTask(current, taskId);
     if (task.progress !== PROGRESS.done) throw invalid(current, task, 'reopen');
     const parent = task.parentId ? current.task(task.parentId)! : null;
@@ -166,7 +184,16 @@ export async function assignTask(
     await checkAssignees(ctx.sql, ctx.principal.workspaceId, [
       { pointer: '/assigneeId', id: assigneeId },
     ]);
-  return session.run((current) => {
+  return session.run(planAssign(flowId, taskId, assigneeId), actorId(ctx.principal));
+}
+
+/** Assigns the task (the assignee was checked already); the same assignee again changes nothing. */
+export function planAssign(
+  flowId: string,
+  taskId: string,
+  assigneeId: string | null,
+): Decide<Snapshot> {
+  return (current) => {
     const task = requireTask(current, taskId);
     if (task.assigneeId === assigneeId) return { next: null, result: (next) => next };
     const updated = { ...task, assigneeId, updatedAt: new Date().toISOString() };
@@ -181,5 +208,5 @@ export async function assignTask(
       ],
       result: (next) => next,
     };
-  }, actorId(ctx.principal));
+  };
 }

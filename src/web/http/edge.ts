@@ -72,7 +72,10 @@ export class Edge {
       this.compiled.set(route, {
         params: route.params ? compile(route.params, 'path') : null,
         query: route.query ? compile(route.query, 'query') : null,
-        body: route.body && route.bodyKind !== 'form' ? compile(route.body, 'body') : null,
+        body:
+          route.body && route.bodyKind !== 'form'
+            ? compile(route.body, 'body', route.indexedList)
+            : null,
       });
     }
   }

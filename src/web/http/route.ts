@@ -102,6 +102,11 @@ export interface RouteOptions {
   guest?: 'read' | 'comment';
   /** Renders a refusal for a non-JSON client (an HTML page); the envelope otherwise. */
   renderError?: (error: DomainError) => Reply;
+  /**
+   * The pointer of a list in the body whose items are judged one by one (`/commands`): a
+   * refusal of the body names the first failing item's position as `details.index`.
+   */
+  indexedList?: string;
   /** Body is optional (exports); an empty body validates as `{}`. */
   bodyOptional?: boolean;
   /** Larger cap for this route's body, in bytes (attachments). */

@@ -15,6 +15,8 @@ function makeAjv(coerce: boolean): Ajv2020 {
     strict: false,
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
+    // A command list's `oneOf` is told apart by `op`: only that op's schema judges the item.
+    discriminator: true,
   });
   addFormats.default(ajv);
   return ajv;
@@ -24,15 +26,23 @@ const bodies = makeAjv(false);
 // Query and path values arrive as strings: coerce them to the declared types.
 const strings = makeAjv(true);
 
-export function compile<T>(schema: Schema, location: Location): (value: unknown) => T {
+/** `indexedList`: a list's pointer (`/commands`) whose failing item is named as `details.index`. */
+export function compile<T>(
+  schema: Schema,
+  location: Location,
+  indexedList?: string,
+): (value: unknown) => T {
   const validate: ValidateFunction = (location === 'body' ? bodies : strings).compile(schema);
+  const item = indexedList ? new RegExp(`^${indexedList}/(\\d+)(?:/|$)`) : null;
   return (value: unknown): T => {
     if (validate(value)) return value as T;
-    throw validationFailed(problems(validate.errors ?? [], location));
+    const found = problems(validate.errors ?? [], location, schema);
+    const index = item?.exec(found[0]?.pointer ?? '')?.[1];
+    throw validationFailed(found, undefined, index === undefined ? {} : { index: Number(index) });
   };
 }
 
-function problems(errors: ErrorObject[], location: Location): ValidationProblem[] {
+function problems(errors: ErrorObject[], location: Location, root: Schema): ValidationProblem[] {
   const out: (ValidationProblem & { schemaPath: string; keyword: string })[] = [];
   // Enough to word the first 50 (an anyOf's alternatives come just before it), and no more work.
   for (const error of errors.slice(0, 500)) {
@@ -41,6 +51,9 @@ function problems(errors: ErrorObject[], location: Location): ValidationProblem[
     if (error.keyword === 'additionalProperties') {
       pointer += `/${escape(String(error.params.additionalProperty))}`;
       message = 'is not a known field';
+    } else if (error.keyword === 'discriminator') {
+      pointer += `/${escape(String(error.params.tag))}`;
+      message = `must be one of: ${discriminated(error, root)}`;
     } else if (error.keyword === 'required') {
       pointer += `/${escape(String(error.params.missingProperty))}`;
       message = 'is required';
@@ -68,6 +81,18 @@ function problems(errors: ErrorObject[], location: Location): ValidationProblem[
   return out
     .slice(0, 50)
     .map(({ in: where, pointer, message }) => ({ in: where, pointer, message }));
+}
+
+/** The values a discriminated `oneOf` tells its alternatives apart by (a command's ops), read from the schema. */
+function discriminated(error: ErrorObject, root: Schema): string {
+  let at: unknown = root;
+  for (const segment of error.schemaPath.split('/').slice(1, -1))
+    at = (at as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const alternatives = ((at as Schema | undefined)?.oneOf ?? []) as {
+    properties?: Record<string, { const?: unknown }>;
+  }[];
+  const tag = String(error.params.tag);
+  return alternatives.map((a) => String(a.properties?.[tag]?.const)).join(', ');
 }
 
 const FORMAT_WORDS: Record<string, string> = {

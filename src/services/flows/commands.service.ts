@@ -1,0 +1,366 @@
+/**
+ * Commands as data (CONTRACT §5): a list of the single routes' commands, each judged by its
+ * route's own rules on the state the ones before it left. A batch commits them as one change
+ * (one transaction, one version step, each command's events in order); a what-if derives them
+ * on a private chain of snapshots and commits nothing.
+ *
+ * Nothing is copied whole: each step builds the next state by structural sharing and derives
+ * it from the step before, incrementally where the graph kept its shape, as a single route's
+ * command does; the session's own snapshot is never touched.
+ */
+import { WORK_OPS, type Command, type Outlook, type TaskOutlook } from '../../contract/plan.schema.ts';
+import { addWorkingDays, fitsCalendar } from '../../engine/calendar.ts';
+import { STATUS_DONE, statusName } from '../../engine/status.ts';
+import { LAST_DAY } from '../../contract/vocabulary.ts';
+import {
+  DomainError,
+  insufficientScope,
+  validationFailed,
+  type ValidationProblem,
+} from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Tx } from '../../storage/db.ts';
+import type { DomainEvent } from '../../storage/flows.store.ts';
+import { existingMembers } from '../../storage/members.store.ts';
+import { actorId } from './actor.ts';
+import type { FlowContext } from './flows.service.ts';
+import { scheduleStart } from './schedule.ts';
+import { unblockedEvents, type Decide, type Derive } from './session.ts';
+import type { Snapshot } from './snapshot.ts';
+import {
+  planAddDependency,
+  planCreateTask,
+  planDeleteTask,
+  planRemoveDependency,
+  planUpdateTask,
+} from './tasks.service.ts';
+import { planAssign, planComplete, planReopen, planStart } from './transitions.service.ts';
+
+/** One command ready to judge: its position, the task it makes or acts on, its plan. */
+interface Step {
+  index: number;
+  op: Command['op'];
+  taskId: string;
+  decide: Decide<unknown>;
+  /** What prepare found wrong with it (an unknown ref or member), at the list's pointers. */
+  problems: ValidationProblem[];
+}
+
+/**
+ * The list as steps: `$ref`s resolved to the ids their createTask commands will make, and
+ * assignees looked up once. A problem found here (an unknown ref or member) is raised when
+ * its step is judged, so the first refusal is the first command that fails, as when sent alone.
+ */
+async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): Promise<Step[]> {
+  const assignees = commands.flatMap((c) =>
+    (c.op === 'createTask' || c.op === 'assign') && c.assigneeId ? [c.assigneeId] : [],
+  );
+  const members =
+    assignees.length > 0
+      ? await existingMembers(ctx.sql, ctx.principal.workspaceId, assignees)
+      : new Set<string>();
+  const refs = new Map<string, string>();
+  return commands.map((command, index) => {
+    const problems: ValidationProblem[] = [];
+    const at = (pointer: string) => `/commands/${index}${pointer}`;
+    const resolve = (id: string, pointer: string): string => {
+      if (!id.startsWith('$')) return id;
+      const resolved = refs.get(id.slice(1));
+      if (resolved) return resolved;
+      problems.push({
+        in: 'body',
+        pointer: at(pointer),
+        message: `${id} names no task an earlier createTask of this list made`,
+      });
+      return id;
+    };
+    if ('assigneeId' in command && command.assigneeId && !members.has(command.assigneeId))
+      problems.push({
+        in: 'body',
+        pointer: at('/assigneeId'),
+        message: `${command.assigneeId} is not a member of this workspace`,
+      });
+    let taskId: string;
+    let decide: Decide<unknown>;
+    if (command.op === 'createTask') {
+      const { op: _op, ref, ...body } = command;
+      taskId = newId('tsk');
+      const resolved = {
+        ...body,
+        ...(body.parentId !== undefined && { parentId: resolve(body.parentId, '/parentId') }),
+        ...(body.after && { after: body.after.map((id, k) => resolve(id, `/after/${k}`)) }),
+        ...(body.before && { before: body.before.map((id, k) => resolve(id, `/before/${k}`)) }),
+      };
+      if (ref !== undefined) {
+        if (refs.has(ref))
+          problems.push({ in: 'body', pointer: at('/ref'), message: `$${ref} is already taken` });
+        else refs.set(ref, taskId);
+      }
+      decide = planCreateTask(flowId, taskId, resolved);
+    } else {
+      taskId = resolve(command.taskId, '/taskId');
+      switch (command.op) {
+        case 'updateTask': {
+          const { op: _op, taskId: _id, ...body } = command;
+          decide = planUpdateTask(flowId, taskId, body);
+          break;
+        }
+        case 'deleteTask':
+          decide = planDeleteTask(flowId, taskId);
+          break;
+        case 'addDependency':
+          decide = planAddDependency(flowId, taskId, resolve(command.dependsOnId, '/dependsOnId'));
+          break;
+        case 'removeDependency':
+          decide = planRemoveDependency(
+            flowId,
+            taskId,
+            resolve(command.dependsOnId, '/dependsOnId'),
+          );
+          break;
+        case 'start':
+          decide = planStart(flowId, taskId);
+          break;
+        case 'complete':
+          decide = planComplete(flowId, taskId);
+          break;
+        case 'reopen':
+          decide = planReopen(flowId, taskId);
+          break;
+        case 'assign':
+          decide = planAssign(flowId, taskId, command.assigneeId);
+          break;
+      }
+    }
+    return { index, op: command.op, taskId, decide, problems };
+  });
+}
+
+/**
+ * Where a single route's refusal points, in the list: a path id or body field of command
+ * `index`. addDependency's body names the task waited on `taskId`; its command, `dependsOnId`.
+ */
+function pointerIn(step: Step, problem: ValidationProblem): ValidationProblem {
+  const field =
+    step.op === 'addDependency' && problem.in === 'body' && problem.pointer === '/taskId'
+      ? '/dependsOnId'
+      : problem.pointer;
+  return { ...problem, in: 'body', pointer: `/commands/${step.index}${field}` };
+}
+
+/** The route's own refusal, with the command's position (`details.index`) added. */
+function refusalAt(step: Step, error: unknown): unknown {
+  if (!(error instanceof DomainError)) return error;
+  const details = error.details ?? {};
+  const errors = Array.isArray(details.errors)
+    ? { errors: (details.errors as ValidationProblem[]).map((p) => pointerIn(step, p)) }
+    : {};
+  return new DomainError(
+    error.code,
+    `Command ${step.index} (${step.op}): ${error.message}`,
+    { ...details, ...errors, index: step.index },
+    error.hints,
+  );
+}
+
+/** Judges one step on `snapshot`: its plan, or its refusal placed in the list. */
+function judge(step: Step, snapshot: Snapshot) {
+  if (step.problems.length > 0) {
+    const error = validationFailed(step.problems);
+    throw new DomainError(
+      error.code,
+      `Command ${step.index} (${step.op}): ${error.message}`,
+      { ...error.details, index: step.index },
+    );
+  }
+  try {
+    return step.decide(snapshot);
+  } catch (error) {
+    throw refusalAt(step, error);
+  }
+}
+
+interface Applied {
+  snapshot: Snapshot;
+  writes: ((tx: Tx) => Promise<void>)[];
+  events: DomainEvent[];
+}
+
+/**
+ * The steps applied one after another from `current`, each derived from the one before. Every
+ * step's state carries the one version after `current`'s: the list is one change.
+ */
+async function apply(current: Snapshot, steps: Step[], derive: Derive): Promise<Applied> {
+  let snapshot = current;
+  const writes: Applied['writes'] = [];
+  const events: DomainEvent[] = [];
+  const version = current.version + 1;
+  for (const step of steps) {
+    const plan = judge(step, snapshot);
+    if (!plan.next) continue;
+    const state = { ...plan.next, flow: { ...plan.next.flow, version } };
+    const next = await derive(state, snapshot);
+    events.push(...(plan.events ?? []), ...unblockedEvents(snapshot, next));
+    if (plan.write) writes.push(plan.write);
+    snapshot = next;
+  }
+  return { snapshot, writes, events };
+}
+
+/** Moving work needs work:write beside the route's flows:write, as the single routes do. */
+function requireWorkScope(ctx: FlowContext, commands: Command[]): void {
+  if (!commands.some((c) => WORK_OPS.has(c.op))) return;
+  if (!ctx.principal.scopes.includes('work:write'))
+    throw insufficientScope(['flows:write', 'work:write'], ['work:write']);
+}
+
+export interface BatchResult {
+  version: number;
+  results: { index: number; taskId: string }[];
+}
+
+/** All the commands as one change, or none of them. */
+export async function runBatch(
+  ctx: FlowContext,
+  flowId: string,
+  body: { commands: Command[]; ifVersion?: number },
+): Promise<BatchResult> {
+  // The flow first: another workspace's flow is 404 whatever the commands name.
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  requireWorkScope(ctx, body.commands);
+  const steps = await prepare(ctx, flowId, body.commands);
+  const results = steps.map(({ index, taskId }) => ({ index, taskId }));
+  return session.run(async (current, derive) => {
+    if (body.ifVersion !== undefined && body.ifVersion !== current.version)
+      throw new DomainError(
+        'VERSION_MISMATCH',
+        `The flow is at version ${current.version}, not ${body.ifVersion}: read it again and decide anew`,
+        { version: current.version },
+      );
+    const applied = await apply(current, steps, derive);
+    if (applied.snapshot === current)
+      return { next: null, result: () => ({ version: current.version, results }) };
+    return {
+      next: applied.snapshot.state,
+      derived: applied.snapshot,
+      write: async (tx) => {
+        for (const write of applied.writes) await write(tx);
+      },
+      events: applied.events,
+      result: (next) => ({ version: next.version, results }),
+    };
+  }, actorId(ctx.principal));
+}
+
+export interface WhatIfView {
+  version: number;
+  current: Outlook;
+  scenario: Outlook;
+  finishDeltaDays: number | null;
+  changed: { taskId: string; ref?: string; before?: TaskOutlook; after?: TaskOutlook }[];
+}
+
+/** The flow as the commands would leave it, beside the flow as it is; nothing is committed. */
+export async function whatIf(
+  ctx: FlowContext,
+  flowId: string,
+  body: { commands: Command[]; startDate?: string },
+): Promise<WhatIfView> {
+  const session = await ctx.registry.get(ctx.principal.workspaceId, flowId);
+  const start = scheduleStart(body.startDate);
+  const steps = await prepare(ctx, flowId, body.commands);
+  // The snapshot as it stands: readers never queue, and nothing here is adopted.
+  const current = session.snapshot;
+  const { snapshot: scenario } = await apply(current, steps, (state, previous) =>
+    ctx.registry.derive(state, previous),
+  );
+  if (body.startDate !== undefined) {
+    for (const finish of [current.finish, scenario.finish])
+      if (finish >= 0 && !fitsCalendar(start, finish))
+        throw validationFailed([
+          {
+            in: 'body',
+            pointer: '/startDate',
+            message: `from ${start} the flow's ${finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
+          },
+        ]);
+  }
+  const refs = new Map<string, string>();
+  body.commands.forEach((command, i) => {
+    if (command.op === 'createTask' && command.ref !== undefined) refs.set(steps[i]!.taskId, command.ref);
+  });
+  return {
+    version: current.version,
+    current: outlook(current, start),
+    scenario: outlook(scenario, start),
+    finishDeltaDays:
+      current.finish >= 0 && scenario.finish >= 0 ? scenario.finish - current.finish : null,
+    changed: changedTasks(current, scenario, start, refs),
+  };
+}
+
+function outlook(snapshot: Snapshot, start: string): Outlook {
+  const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
+  const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
+  const critical: number[] = [];
+  const { tasks } = snapshot.state;
+  for (let i = 0; i < tasks.length; i++)
+    if (snapshot.critical[i] === 1 && tasks[i]!.parentId === null) critical.push(i);
+  critical.sort((a, b) => snapshot.es[a]! - snapshot.es[b]! || a - b);
+  return {
+    projectedFinish,
+    // As the schedule says it: nothing left open lands on any due date.
+    onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
+    criticalPath: critical.map((i) => tasks[i]!.id),
+  };
+}
+
+/** A task's outlook at position `i`: sub-tasks and done tasks have no dates of their own. */
+function taskOutlook(snapshot: Snapshot, i: number, start: string): TaskOutlook {
+  const dated = snapshot.state.tasks[i]!.parentId === null && snapshot.status[i] !== STATUS_DONE;
+  return {
+    status: statusName(snapshot.status[i]!),
+    earliestStart: dated ? addWorkingDays(start, snapshot.es[i]!) : null,
+    earliestFinish: dated ? addWorkingDays(start, snapshot.ef[i]!) : null,
+    critical: snapshot.critical[i] === 1,
+  };
+}
+
+/** Whether two positions' outlooks differ, read off the engine's arrays (no dates built). */
+function differs(a: Snapshot, i: number, b: Snapshot, j: number): boolean {
+  if (a.status[i] !== b.status[j] || a.critical[i] !== b.critical[j]) return true;
+  const dated = a.state.tasks[i]!.parentId === null && a.status[i] !== STATUS_DONE;
+  return dated && (a.es[i] !== b.es[j] || a.ef[i] !== b.ef[j]);
+}
+
+/** The tasks whose outlook the scenario changes, made or removed, in the scenario's flow order then removals. */
+function changedTasks(
+  current: Snapshot,
+  scenario: Snapshot,
+  start: string,
+  refs: ReadonlyMap<string, string>,
+): WhatIfView['changed'] {
+  const changed: WhatIfView['changed'] = [];
+  const after = scenario.state.tasks;
+  for (let j = 0; j < after.length; j++) {
+    const id = after[j]!.id;
+    // Mostly in the same place (only removals shift tasks): no lookup then.
+    const i = current.state.tasks[j]?.id === id ? j : current.index.get(id);
+    if (i === undefined) {
+      changed.push({ taskId: id, ref: refs.get(id), after: taskOutlook(scenario, j, start) });
+    } else if (differs(current, i, scenario, j)) {
+      changed.push({
+        taskId: id,
+        before: taskOutlook(current, i, start),
+        after: taskOutlook(scenario, j, start),
+      });
+    }
+  }
+  const before = current.state.tasks;
+  for (let i = 0; i < before.length; i++) {
+    const id = before[i]!.id;
+    if (after[i]?.id !== id && !scenario.index.has(id))
+      changed.push({ taskId: id, before: taskOutlook(current, i, start) });
+  }
+  return changed;
+}
