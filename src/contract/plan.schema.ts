@@ -3,7 +3,7 @@
  * Each command is its single route's body with `op` and the ids the route takes in its path;
  * one list, judged in order, so a batch and a what-if of the same list agree.
  */
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TProperties, type TUnion } from '@sinclair/typebox';
 import { dateInput, lookupId, Nullable, StringEnum, wordedPattern } from './common.schema.ts';
 import { TASK_STATUSES } from './vocabulary.ts';
 import { AssignBody, CreateTaskBody, PatchTaskBody } from './task.schema.ts';
@@ -21,8 +21,15 @@ const taskId = lookupId({
 });
 
 /** One op's command: `op` first, then the route's path ids and body fields. */
-const command = <O extends string, P extends TProperties>(op: O, properties: P, description: string) =>
-  Type.Object({ op: Type.Literal(op), ...properties }, { additionalProperties: false, description });
+const command = <O extends string, P extends TProperties>(
+  op: O,
+  properties: P,
+  description: string,
+) =>
+  Type.Object(
+    { op: Type.Literal(op), ...properties },
+    { additionalProperties: false, description },
+  );
 
 export const CreateTaskCommand = command(
   'createTask',
@@ -85,21 +92,19 @@ export const COMMAND_OPS = COMMANDS.map((c) => c.properties.op.const);
 export const WORK_OPS: ReadonlySet<string> = new Set(['start', 'complete', 'reopen', 'assign']);
 
 /**
- * One command, told apart by `op` (the validator reads the discriminator, so a refusal speaks of
- * the op's own fields, not of all nine alternatives).
+ * One command, told apart by `op`: the validator reads the discriminator, so a refusal speaks
+ * of that op's own fields, not of all nine alternatives. (`oneOf`, as a discriminator needs:
+ * TypeBox spells a union `anyOf`.)
  */
-export const CommandSchema = Type.Union([...COMMANDS], {
+export const CommandSchema = Type.Unsafe<Static<TUnion<[...typeof COMMANDS]>>>({
+  type: 'object',
+  oneOf: [...COMMANDS],
   discriminator: { propertyName: 'op' },
 });
-// TypeBox spells a union `anyOf`; a discriminator needs `oneOf` (JSON Schema and OpenAPI alike).
-const commandSchema = (() => {
-  const { anyOf, ...rest } = CommandSchema as unknown as { anyOf: unknown[] };
-  return Type.Unsafe<Static<typeof CommandSchema>>({ ...rest, oneOf: anyOf });
-})();
 
 export type Command = Static<typeof CommandSchema>;
 
-const commands = Type.Array(commandSchema, {
+const commands = Type.Array(CommandSchema, {
   minItems: 1,
   maxItems: MAX_COMMANDS,
   description: 'Judged in order, each on the state the ones before it left',

@@ -144,6 +144,11 @@ export async function bumpVersion(sql: Db, flow: FlowRecord): Promise<boolean> {
   return rows.length === 1;
 }
 
+/** Holds the flow's row until the transaction ends: no other writer commits to it meanwhile. */
+export async function lockFlow(tx: Db, flowId: string): Promise<void> {
+  await tx`select id from flows where id = ${flowId} for update`;
+}
+
 /** The flow's committed version; null when it is gone. */
 export async function flowVersion(sql: Db, flowId: string): Promise<number | null> {
   const [row] = await sql<{ version: number }[]>`select version from flows where id = ${flowId}`;

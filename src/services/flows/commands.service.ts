@@ -8,7 +8,12 @@
  * it from the step before, incrementally where the graph kept its shape, as a single route's
  * command does; the session's own snapshot is never touched.
  */
-import { WORK_OPS, type Command, type Outlook, type TaskOutlook } from '../../contract/plan.schema.ts';
+import {
+  WORK_OPS,
+  type Command,
+  type Outlook,
+  type TaskOutlook,
+} from '../../contract/plan.schema.ts';
 import { addWorkingDays, fitsCalendar } from '../../engine/calendar.ts';
 import { STATUS_DONE, statusName } from '../../engine/status.ts';
 import { LAST_DAY } from '../../contract/vocabulary.ts';
@@ -167,11 +172,10 @@ function refusalAt(step: Step, error: unknown): unknown {
 function judge(step: Step, snapshot: Snapshot) {
   if (step.problems.length > 0) {
     const error = validationFailed(step.problems);
-    throw new DomainError(
-      error.code,
-      `Command ${step.index} (${step.op}): ${error.message}`,
-      { ...error.details, index: step.index },
-    );
+    throw new DomainError(error.code, `Command ${step.index} (${step.op}): ${error.message}`, {
+      ...error.details,
+      index: step.index,
+    });
   }
   try {
     return step.decide(snapshot);
@@ -287,7 +291,8 @@ export async function whatIf(
   }
   const refs = new Map<string, string>();
   body.commands.forEach((command, i) => {
-    if (command.op === 'createTask' && command.ref !== undefined) refs.set(steps[i]!.taskId, command.ref);
+    if (command.op === 'createTask' && command.ref !== undefined)
+      refs.set(steps[i]!.taskId, command.ref);
   });
   return {
     version: current.version,

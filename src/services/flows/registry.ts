@@ -13,6 +13,7 @@ import {
   FLOWS_CHANNEL,
   flowVersion,
   loadFlowState,
+  lockFlow,
   parseFlowChange,
 } from '../../storage/flows.store.ts';
 import type { FlowState } from './model.ts';
@@ -167,8 +168,9 @@ export class SessionRegistry {
     return new FlowSession(snapshot, {
       sql: this.sql,
       derive: (state, previous) => this.derive(state, previous),
-      reload: async () => {
-        const state = await loadFlowState(this.sql, workspaceId, id);
+      reload: async (tx) => {
+        if (tx) await lockFlow(tx, id);
+        const state = await loadFlowState(tx ?? this.sql, workspaceId, id);
         return state ? this.derive(state) : null;
       },
       latestVersion: () => flowVersion(this.sql, id),

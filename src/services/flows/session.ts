@@ -45,8 +45,11 @@ export type Command<R> = (current: Snapshot, derive: Derive) => Plan<R> | Promis
 export interface SessionDeps {
   sql: Sql;
   derive: Derive;
-  /** Fresh state from the database; null when the flow is gone. */
-  reload: () => Promise<Snapshot | null>;
+  /**
+   * Fresh state from the database; null when the flow is gone. In a transaction, the flow's row
+   * is locked first: no other process commits to the flow until it ends.
+   */
+  reload: (tx?: Tx) => Promise<Snapshot | null>;
   /** The committed version in the database (null: gone), to tell a stale refusal from a real one. */
   latestVersion: () => Promise<number | null>;
   /** Told after every commit, so views over many flows can refresh. */
@@ -116,34 +119,75 @@ export class FlowSession {
       return this.execute(command, actorId, true);
     }
     if (!plan.next) return plan.result(previous, previous);
-    const next = plan.derived ?? (await this.deps.derive(plan.next, previous));
-    const events = plan.derived
-      ? (plan.events ?? [])
-      : [...(plan.events ?? []), ...unblockedEvents(previous, next)];
-    const flow = plan.next.flow;
-    this.committing = flow.version;
+    const { next, events } = await this.settle(plan, plan.next, previous);
+    this.committing = plan.next.flow.version;
     try {
-      await this.deps.sql.begin(async (tx) => {
-        // The guard first: it locks the flow row, so writers from other processes queue here.
-        if (!(await bumpVersion(tx, flow))) throw new VersionConflict();
-        await plan.write?.(tx);
-        await insertEvents(tx, flow.workspaceId, flow.id, actorId, events);
-        await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
-      });
+      await this.deps.sql.begin((tx) => this.write(tx, plan, plan.next!, events, actorId));
     } catch (error) {
       this.committing = 0;
       if (!(error instanceof VersionConflict)) throw error;
-      if (retried)
-        throw new DomainError('SERVICE_UNAVAILABLE', 'The flow is being changed elsewhere; retry');
-      const fresh = await this.deps.reload();
-      if (!fresh) throw notFound('Flow');
-      this.snapshot = fresh;
-      return this.execute(command, actorId, true);
+      return this.executeLocked(command, actorId);
     }
+    this.adopt(next);
+    return plan.result(next, previous);
+  }
+
+  /**
+   * Another process committed first: the command is decided again on the committed state while
+   * this transaction holds the flow's row, so no other process can commit in between and this
+   * try cannot lose (without the lock, two busy processes could each keep losing).
+   */
+  private async executeLocked<R>(command: Command<R>, actorId: string | null): Promise<R> {
+    const settled = await this.deps.sql
+      .begin(async (tx) => {
+        const fresh = await this.deps.reload(tx);
+        if (!fresh) throw notFound('Flow');
+        this.snapshot = fresh;
+        const plan = await command(fresh, this.deps.derive);
+        if (!plan.next) return { plan, previous: fresh, next: fresh };
+        const { next, events } = await this.settle(plan, plan.next, fresh);
+        this.committing = plan.next.flow.version;
+        await this.write(tx, plan, plan.next, events, actorId);
+        return { plan, previous: fresh, next };
+      })
+      .catch((error: unknown) => {
+        this.committing = 0;
+        throw error;
+      });
+    if (settled.next !== settled.previous) this.adopt(settled.next);
+    return settled.plan.result(settled.next, settled.previous);
+  }
+
+  /** The next snapshot and every event it commits with (task.unblocked included). */
+  private async settle<R>(
+    plan: Plan<R>,
+    state: FlowState,
+    previous: Snapshot,
+  ): Promise<{ next: Snapshot; events: DomainEvent[] }> {
+    if (plan.derived) return { next: plan.derived, events: plan.events ?? [] };
+    const next = await this.deps.derive(state, previous);
+    return { next, events: [...(plan.events ?? []), ...unblockedEvents(previous, next)] };
+  }
+
+  private async write<R>(
+    tx: Tx,
+    plan: Plan<R>,
+    state: FlowState,
+    events: DomainEvent[],
+    actorId: string | null,
+  ): Promise<void> {
+    const { flow } = state;
+    // The guard first: it locks the flow row, so writers from other processes queue here.
+    if (!(await bumpVersion(tx, flow))) throw new VersionConflict();
+    await plan.write?.(tx);
+    await insertEvents(tx, flow.workspaceId, flow.id, actorId, events);
+    await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
+  }
+
+  private adopt(next: Snapshot): void {
     this.snapshot = next;
     this.committing = 0;
     this.deps.committed(next);
-    return plan.result(next, previous);
   }
 }
 

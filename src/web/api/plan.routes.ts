@@ -40,7 +40,9 @@ export function planRoutes(services: Services): Route[] {
       body: BatchBody,
       indexedList: '/commands',
       errors: [...COMMAND_REFUSALS, 'VERSION_MISMATCH'],
-      responses: { 200: { description: 'The version committed, and each command’s task', schema: BatchSchema } },
+      responses: {
+        200: { description: 'The version committed, and each command’s task', schema: BatchSchema },
+      },
       handler: async (ctx) => json(200, await runBatch(context(ctx), ctx.params.flowId, ctx.body)),
     }),
     route({
@@ -58,7 +60,9 @@ export function planRoutes(services: Services): Route[] {
       body: WhatIfBody,
       indexedList: '/commands',
       errors: [...COMMAND_REFUSALS],
-      responses: { 200: { description: 'The current and the scenario outlooks', schema: WhatIfSchema } },
+      responses: {
+        200: { description: 'The current and the scenario outlooks', schema: WhatIfSchema },
+      },
       handler: async (ctx) => json(200, await whatIf(context(ctx), ctx.params.flowId, ctx.body)),
     }),
   ];

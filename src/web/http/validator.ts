@@ -87,7 +87,9 @@ function problems(errors: ErrorObject[], location: Location, root: Schema): Vali
 function discriminated(error: ErrorObject, root: Schema): string {
   let at: unknown = root;
   for (const segment of error.schemaPath.split('/').slice(1, -1))
-    at = (at as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+    at = (at as Record<string, unknown> | undefined)?.[
+      segment.replace(/~1/g, '/').replace(/~0/g, '~')
+    ];
   const alternatives = ((at as Schema | undefined)?.oneOf ?? []) as {
     properties?: Record<string, { const?: unknown }>;
   }[];

@@ -1,6 +1,8 @@
 import t from 'tap';
-import { createKey } from '../../../src/services/auth/provision.ts';
-import { assertError, until, type TestServer } from '../../helpers/server.ts';
+import { startApp } from '../../../src/compose.ts';
+import { loadConfig } from '../../../src/platform/config.ts';
+import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
+import { assertError, request, until, type TestServer } from '../../helpers/server.ts';
 import {
   assertUnchanged,
   idsByName,
@@ -10,14 +12,7 @@ import {
   startFlowServer,
   visible,
 } from '../../helpers/flows.ts';
-import type {
-  BatchResult,
-  Command,
-  Event,
-  EventPage,
-  Flow,
-  Refusal,
-} from '../../helpers/wire.ts';
+import type { BatchResult, Command, Event, EventPage, Flow, Refusal } from '../../helpers/wire.ts';
 
 const batch = (s: TestServer, flowId: string, body: unknown, token = s.adminKey, headers = {}) =>
   s.api<BatchResult & Refusal>('POST', `/v1/flows/${flowId}/batch`, { token, body, headers });
@@ -104,70 +99,76 @@ t.test('a batch: every command applied in one version step, events in order', as
   );
 });
 
-t.test('a refused command: its route’s status and code with its index, nothing applied', async (t) => {
-  const s = await startFlowServer(t);
-  const flow = await newFlow(t, s, {
-    name: 'Chain',
-    tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
-  });
-  const id = idsByName(flow);
-  const before = await visible(s, [flow.id]);
-  const cases: [string, Command[], number, string, number][] = [
-    [
-      'start of a blocked task',
-      [{ op: 'createTask', name: 'C' }, { op: 'start', taskId: id.B! }],
-      409,
-      'TASK_BLOCKED',
-      1,
-    ],
-    [
-      'a cycle the list itself makes',
+t.test(
+  'a refused command: its route’s status and code with its index, nothing applied',
+  async (t) => {
+    const s = await startFlowServer(t);
+    const flow = await newFlow(t, s, {
+      name: 'Chain',
+      tasks: [{ name: 'A' }, { name: 'B', after: [0] }],
+    });
+    const id = idsByName(flow);
+    const before = await visible(s, [flow.id]);
+    const cases: [string, Command[], number, string, number][] = [
       [
-        { op: 'createTask', ref: 'c', name: 'C', after: [id.B!] },
-        { op: 'addDependency', taskId: id.A!, dependsOnId: '$c' },
+        'start of a blocked task',
+        [
+          { op: 'createTask', name: 'C' },
+          { op: 'start', taskId: id.B! },
+        ],
+        409,
+        'TASK_BLOCKED',
+        1,
       ],
-      400,
-      'CIRCULAR_DEPENDENCY',
-      1,
-    ],
-    [
-      'a task an earlier command deleted',
-      [{ op: 'deleteTask', taskId: id.A! }, { op: 'start', taskId: id.A! }],
-      404,
-      'NOT_FOUND',
-      1,
-    ],
-    [
-      'completing what is not started',
-      [{ op: 'complete', taskId: id.A! }],
-      409,
-      'INVALID_TRANSITION',
-      0,
-    ],
-    [
-      'an estimate after work started',
-      [{ op: 'start', taskId: id.A! }, { op: 'updateTask', taskId: id.A!, estimateHours: 3 }],
-      409,
-      'TASK_STARTED',
-      1,
-    ],
-    [
-      'a task of another flow',
-      [{ op: 'start', taskId: 'tsk_nowhere' }],
-      404,
-      'NOT_FOUND',
-      0,
-    ],
-  ];
-  for (const [what, commands, status, code, index] of cases) {
-    const res = await batch(s, flow.id, { commands });
-    assertError(t, res, status, code, what);
-    t.equal(res.body.error.details.index, index, `${what}: details.index`);
-  }
-  const cycle = await batch(s, flow.id, { commands: cases[1]![1] });
-  t.match(cycle.body.error.message, /^Command 1 \(addDependency\): /);
-  await assertUnchanged(t, s, before, 'refused batches');
-});
+      [
+        'a cycle the list itself makes',
+        [
+          { op: 'createTask', ref: 'c', name: 'C', after: [id.B!] },
+          { op: 'addDependency', taskId: id.A!, dependsOnId: '$c' },
+        ],
+        400,
+        'CIRCULAR_DEPENDENCY',
+        1,
+      ],
+      [
+        'a task an earlier command deleted',
+        [
+          { op: 'deleteTask', taskId: id.A! },
+          { op: 'start', taskId: id.A! },
+        ],
+        404,
+        'NOT_FOUND',
+        1,
+      ],
+      [
+        'completing what is not started',
+        [{ op: 'complete', taskId: id.A! }],
+        409,
+        'INVALID_TRANSITION',
+        0,
+      ],
+      [
+        'an estimate after work started',
+        [
+          { op: 'start', taskId: id.A! },
+          { op: 'updateTask', taskId: id.A!, estimateHours: 3 },
+        ],
+        409,
+        'TASK_STARTED',
+        1,
+      ],
+      ['a task of another flow', [{ op: 'start', taskId: 'tsk_nowhere' }], 404, 'NOT_FOUND', 0],
+    ];
+    for (const [what, commands, status, code, index] of cases) {
+      const res = await batch(s, flow.id, { commands });
+      assertError(t, res, status, code, what);
+      t.equal(res.body.error.details.index, index, `${what}: details.index`);
+    }
+    const cycle = await batch(s, flow.id, { commands: cases[1]![1] });
+    t.match(cycle.body.error.message, /^Command 1 \(addDependency\): /);
+    await assertUnchanged(t, s, before, 'refused batches');
+  },
+);
 
 t.test('bad lists are 400 at the failing command’s pointer, with its index', async (t) => {
   const s = await startFlowServer(t);
@@ -184,7 +185,12 @@ t.test('bad lists are 400 at the failing command’s pointer, with its index', a
     ],
     [
       'an unknown op',
-      { commands: [{ op: 'start', taskId: id.A }, { op: 'explode', taskId: id.A }] },
+      {
+        commands: [
+          { op: 'start', taskId: id.A },
+          { op: 'explode', taskId: id.A },
+        ],
+      },
       '/commands/1/op',
       1,
     ],
@@ -241,7 +247,12 @@ t.test('bad lists are 400 at the failing command’s pointer, with its index', a
       '/commands/0/assigneeId',
       0,
     ],
-    ['ifVersion not a version', { commands: [{ op: 'start', taskId: id.A }], ifVersion: 0 }, '/ifVersion', undefined],
+    [
+      'ifVersion not a version',
+      { commands: [{ op: 'start', taskId: id.A }], ifVersion: 0 },
+      '/ifVersion',
+      undefined,
+    ],
   ];
   for (const [what, body, pointer, index] of cases) {
     const res = await batch(s, flow.id, body);
@@ -283,7 +294,9 @@ t.test('a batch that changes nothing takes no version step', async (t) => {
     tasks: [{ name: 'A', assigneeId: alice }],
   });
   const id = idsByName(flow);
-  const res = await batch(s, flow.id, { commands: [{ op: 'assign', taskId: id.A!, assigneeId: alice }] });
+  const res = await batch(s, flow.id, {
+    commands: [{ op: 'assign', taskId: id.A!, assigneeId: alice }],
+  });
   t.equal(res.status, 200);
   t.strictSame(res.body, { version: 1, results: [{ index: 0, taskId: id.A }] });
 });
@@ -317,13 +330,23 @@ t.test('moving work needs work:write; another workspace’s flow is 404', async 
   const moving = await batch(
     s,
     flow.id,
-    { commands: [{ op: 'createTask', name: 'B' }, { op: 'start', taskId: id.A! }] },
+    {
+      commands: [
+        { op: 'createTask', name: 'B' },
+        { op: 'start', taskId: id.A! },
+      ],
+    },
     planner,
   );
   assertError(t, moving, 403, 'INSUFFICIENT_SCOPE');
   t.strictSame(moving.body.error.details.missing, ['work:write']);
   await assertUnchanged(t, s, before, 'a batch beyond its scopes');
-  const planning = await batch(s, flow.id, { commands: [{ op: 'createTask', name: 'B' }] }, planner);
+  const planning = await batch(
+    s,
+    flow.id,
+    { commands: [{ op: 'createTask', name: 'B' }] },
+    planner,
+  );
   t.equal(planning.status, 200);
 
   const { key: viewer } = await createKey(s.sql, {
@@ -331,10 +354,106 @@ t.test('moving work needs work:write; another workspace’s flow is 404', async 
     role: 'viewer',
     scopes: ['flows:read', 'flows:write', 'work:write'],
   });
-  assertError(t, await batch(s, flow.id, { commands: [{ op: 'createTask', name: 'C' }] }, viewer), 403, 'FORBIDDEN');
+  assertError(
+    t,
+    await batch(s, flow.id, { commands: [{ op: 'createTask', name: 'C' }] }, viewer),
+    403,
+    'FORBIDDEN',
+  );
 
-  const other = await s.api<{ workspaceId: string; key: string }>('POST', '/v1/workspaces', {
-    token: s.adminKey,
+  const { id: elsewhere } = await createWorkspace(s.sql, { name: 'Elsewhere', plan: 'pro' });
+  const { key: stranger } = await createKey(s.sql, {
+    workspaceId: elsewhere,
+    role: 'admin',
+    scopes: ['flows:read', 'flows:write', 'work:write'],
   });
-  t.ok(other.status >= 200);
+  const before2 = await visible(s, [flow.id]);
+  assertError(
+    t,
+    await batch(s, flow.id, { commands: [{ op: 'start', taskId: id.A! }] }, stranger),
+    404,
+    'NOT_FOUND',
+  );
+  await assertUnchanged(t, s, before2, 'another workspace’s batch');
 });
+
+t.test(
+  'two processes racing batches on one flow: no lost update, no double transition',
+  async (t) => {
+    const s = await startFlowServer(t);
+    const b = await startApp(
+      loadConfig(
+        { LOG_LEVEL: 'silent' },
+        {
+          port: 0,
+          databaseUrl: s.databaseUrl,
+          rateLimitPerMinute: 1_000_000,
+          rateLimitBurst: 1_000_000,
+        },
+      ),
+    );
+    t.teardown(() => b.close());
+    const flow = await newFlow(t, s, {
+      name: 'Raced',
+      tasks: [{ name: 'Gate' }, { name: 'After', after: [0] }],
+    });
+    const id = idsByName(flow);
+    // Both processes hold the flow hot before the race.
+    await ok(t, s, 'GET', `/v1/flows/${flow.id}`);
+    t.equal(
+      (await request<Flow>(b.url, 'GET', `/v1/flows/${flow.id}`, { token: s.adminKey })).status,
+      200,
+    );
+    const ROUNDS = 12;
+    const sends = Array.from({ length: ROUNDS * 2 }, (_, k) => {
+      const url = k % 2 === 0 ? s.url : b.url;
+      // Each makes its own task, and every one tries to start the gate: only one may.
+      return request<BatchResult & Refusal>(url, 'POST', `/v1/flows/${flow.id}/batch`, {
+        token: s.adminKey,
+        body: {
+          commands: [
+            { op: 'createTask', name: `Made ${k}`, after: [id.Gate] },
+            ...(k % 3 === 0 ? [{ op: 'start', taskId: id.Gate }] : []),
+          ],
+        },
+      });
+    });
+    const answers = await Promise.all(sends);
+    const taken = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status !== 200);
+    for (const answer of refused) {
+      assertError(t, answer, 409, 'INVALID_TRANSITION', 'a second start of the gate');
+      t.equal(answer.body.error?.details.index, 1);
+    }
+    const starters = answers.filter((_, k) => k % 3 === 0);
+    t.equal(starters.filter((a) => a.status === 200).length, 1, 'the gate started once');
+    t.equal(refused.length, starters.length - 1, 'every other start refused, nothing else');
+    const versions = taken.map((a) => a.body.version).sort((x, y) => x - y);
+    t.strictSame(
+      versions,
+      Array.from({ length: taken.length }, (_, k) => 2 + k),
+      'each batch its own version step',
+    );
+    for (const url of [s.url, b.url]) {
+      const seen = await until(
+        () => request<Flow>(url, 'GET', `/v1/flows/${flow.id}`, { token: s.adminKey }),
+        (res) => res.body.version === 1 + taken.length,
+      );
+      const made = seen.body.tasks
+        .filter((task) => task.name.startsWith('Made '))
+        .map((task) => task.name);
+      t.strictSame(
+        made.sort(),
+        answers
+          .map((a, k) => (a.status === 200 ? `Made ${k}` : null))
+          .filter((x) => x !== null)
+          .sort(),
+        'every taken batch’s task is there, once, in both processes',
+      );
+      t.equal(seen.body.tasks.find((task) => task.id === id.Gate)?.status, 'in_progress');
+    }
+    const [{ n }] = await s.sql<[{ n: number }]>`
+    select count(*)::int as n from outbox where data->>'taskId' = ${id.Gate!} and type = 'task.started'`;
+    t.equal(n, 1, 'one task.started event for the gate');
+  },
+);

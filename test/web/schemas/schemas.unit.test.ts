@@ -17,6 +17,7 @@ import * as exportSchemas from '../../../src/contract/export.schema.ts';
 import * as flowSchemas from '../../../src/contract/flow.schema.ts';
 import * as notificationSchemas from '../../../src/contract/notification.schema.ts';
 import * as oauthSchemas from '../../../src/contract/oauth.schema.ts';
+import * as planSchemas from '../../../src/contract/plan.schema.ts';
 import * as publicSchemas from '../../../src/contract/public.schema.ts';
 import * as scheduleSchemas from '../../../src/contract/schedule.schema.ts';
 import * as searchSchemas from '../../../src/contract/search.schema.ts';
@@ -37,6 +38,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'flow.schema.ts': flowSchemas,
   'notification.schema.ts': notificationSchemas,
   'oauth.schema.ts': oauthSchemas,
+  'plan.schema.ts': planSchemas,
   'public.schema.ts': publicSchemas,
   'schedule.schema.ts': scheduleSchemas,
   'search.schema.ts': searchSchemas,
@@ -48,7 +50,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'work.schema.ts': workSchemas,
 };
 
-const ajv = new Ajv2020({ strict: true, allErrors: true });
+// As the server compiles them: a command list's `oneOf` is told apart by its discriminator.
+const ajv = new Ajv2020({ strict: true, allErrors: true, discriminator: true });
 addFormats.default(ajv);
 // Ours: a parameter the client must send, checked by the handler (oauth.schema.ts, openapi.ts).
 ajv.addKeyword({ keyword: 'x-required', schemaType: 'boolean' });
