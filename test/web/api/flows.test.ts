@@ -48,6 +48,7 @@ t.test('create with a task graph: 201 Flow with derived status', async (t) => {
       taskCount: 4,
       doneCount: 0,
       readyCount: 2,
+      version: 1,
       createdAt: undefined,
       updatedAt: undefined,
       tasks: undefined,

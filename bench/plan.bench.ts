@@ -1,0 +1,200 @@
+/**
+ * `npm run bench:plan` (issue 32): through HTTP, on a 10k-task and a 100k-task flow, a what-if of
+ * 10 commands, in two mixes (`keepsShape`: estimates, assignments, a start and a complete and
+ * tasks added after earlier ones, all derived incrementally; `newDependency`: the same with one
+ * dependency added, which changes the graph's shape and derives the scenario's last step in
+ * full), and a 100-command batch (committed: Postgres included). Beside them, a plain
+ * copy-and-recompute of the same flow (a deep copy of its tasks, derived whole), the baseline a
+ * what-if must beat. Memory: the heap and buffers a what-if allocates (measured from a
+ * collected heap to its answer, no collection in between) and what it leaves behind after one.
+ * Run with --expose-gc. Prints one JSON line: { name, machine, transport, offloadTasks, runs }.
+ */
+import { createFlow } from '../src/services/flows/flows.service.ts';
+import { STATUS_READY } from '../src/engine/status.ts';
+import { benchDatabase, machine, startBenchApp } from './support.ts';
+
+const database = await benchDatabase('plan');
+const app = await startBenchApp(database.url);
+const authorization = `Bearer ${app.demo!.key}`;
+const headers = { authorization, 'content-type': 'application/json' };
+const { sql, registry, auth } = app.services;
+
+/** The same random DAG as bench:flow-ops: about three dependencies each, most work blocked. */
+function flowBody(n: number) {
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const tasks = Array.from({ length: n }, (_, i) => {
+    const after = new Set<number>();
+    for (let k = 0; k < 3 && i > 0; k++)
+      after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
+    return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
+  });
+  return { name: 'Plan bench flow', tasks };
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
+};
+const summary = (values: number[]) => ({
+  p50Ms: quantile(values, 0.5),
+  p99Ms: quantile(values, 0.99),
+  n: values.length,
+});
+
+async function post(path: string, body: unknown): Promise<{ ms: number; json: any }> {
+  const started = performance.now();
+  const response = await fetch(app.url + path, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return { ms, json };
+}
+
+const heapMB = () => {
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return (heapUsed + arrayBuffers) / 2 ** 20;
+};
+
+let seed = 7;
+const pick = <T>(list: readonly T[]): T => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return list[seed % list.length]!;
+};
+
+/** Ten commands: a ready task to start and complete, blocked ones (never moved) for the rest. */
+function commands(tasks: string[], ready: string[], assignee: string, newDependency: boolean) {
+  const mover = pick(ready);
+  const list: unknown[] = [
+    { op: 'updateTask', taskId: pick(tasks), estimateHours: 80 },
+    { op: 'updateTask', taskId: pick(tasks), estimateHours: 2 },
+    { op: 'updateTask', taskId: pick(tasks), estimateHours: 24 },
+    { op: 'assign', taskId: pick(tasks), assigneeId: assignee },
+    { op: 'start', taskId: mover },
+    { op: 'complete', taskId: mover },
+    { op: 'createTask', ref: 'a', name: 'Added A', estimateHours: 16, after: [pick(tasks)] },
+    { op: 'createTask', ref: 'b', name: 'Added B', estimateHours: 8, after: ['$a'] },
+    { op: 'updateTask', taskId: '$b', estimateHours: 40 },
+  ];
+  // A dependency from the last task on the first: a change of the graph's shape.
+  list.push(
+    newDependency
+      ? { op: 'addDependency', taskId: tasks[tasks.length - 1], dependsOnId: tasks[0] }
+      : { op: 'assign', taskId: pick(tasks), assigneeId: null },
+  );
+  return list;
+}
+
+async function run(n: number, repeats: number) {
+  const principal = await auth.authenticate(authorization);
+  const snapshot = await createFlow({ sql, registry, principal }, flowBody(n));
+  const flowId = snapshot.flow.id;
+  const ready = snapshot.state.tasks.flatMap((task, i) =>
+    snapshot.status[i] === STATUS_READY ? [task.id] : [],
+  );
+  const tasks = snapshot.state.tasks.flatMap((task, i) =>
+    snapshot.status[i] === STATUS_READY ? [] : [task.id],
+  );
+  const assignee =
+    principal.userId ?? (await sql<{ id: string }[]>`select id from users limit 1`)[0]!.id;
+  const path = `/v1/flows/${flowId}/what-if`;
+  // Warm: the engine's state for incremental derivation is built on first use.
+  for (let i = 0; i < 5; i++)
+    await post(path, { commands: commands(tasks, ready, assignee, false) });
+
+  const mixes: Record<string, { ms: number[]; allocatedMB: number[] }> = {
+    keepsShape: { ms: [], allocatedMB: [] },
+    newDependency: { ms: [], allocatedMB: [] },
+  };
+  for (let i = 0; i < repeats; i++) {
+    for (const [mix, into] of Object.entries(mixes)) {
+      const body = { commands: commands(tasks, ready, assignee, mix === 'newDependency') };
+      globalThis.gc?.();
+      const before = heapMB();
+      into.ms.push((await post(path, body)).ms);
+      into.allocatedMB.push(heapMB() - before);
+    }
+  }
+  globalThis.gc?.();
+  const settled = heapMB();
+  await post(path, { commands: commands(tasks, ready, assignee, false) });
+  globalThis.gc?.();
+  const retainedMB = heapMB() - settled;
+
+  // The baseline: copy the whole flow and derive it whole, as a what-if without sharing would.
+  const copies: number[] = [];
+  const copyMB: number[] = [];
+  const current = (await registry.get(principal.workspaceId, flowId)).snapshot;
+  for (let i = 0; i < Math.min(repeats, 20); i++) {
+    globalThis.gc?.();
+    const before = heapMB();
+    const started = performance.now();
+    await registry.derive(structuredClone(current.state));
+    copies.push(performance.now() - started);
+    copyMB.push(heapMB() - before);
+  }
+
+  // Batches of 100 commands, each committed: ten rounds of the shape-keeping mix.
+  const batches: number[] = [];
+  for (let i = 0; i < Math.min(repeats, 30); i++) {
+    const list = Array.from({ length: 10 }, (_, k) =>
+      (
+        commands(tasks, ready, assignee, false) as {
+          op: string;
+          ref?: string;
+          after?: string[];
+          taskId?: string;
+        }[]
+      ).map((c) => ({
+        ...c,
+        ...(c.ref && { ref: `${c.ref}${i}_${k}` }),
+        ...(c.after?.[0] === '$a' && { after: [`$a${i}_${k}`] }),
+        ...(c.taskId === '$b' && { taskId: `$b${i}_${k}` }),
+      })),
+    ).flat();
+    // Start/complete of a task already done by an earlier round is refused: use each round's ready list anew.
+    const moves = new Set<string>();
+    const filtered = list.filter((c) => {
+      if (c.op !== 'start' && c.op !== 'complete') return true;
+      const key = `${c.op}:${c.taskId}`;
+      if (moves.has(key)) return false;
+      moves.add(key);
+      return true;
+    });
+    const res = await post(`/v1/flows/${flowId}/batch`, { commands: filtered });
+    batches.push(res.ms);
+    const moved = new Set(filtered.filter((c) => c.op === 'complete').map((c) => c.taskId));
+    ready.splice(0, ready.length, ...ready.filter((id) => !moved.has(id)));
+  }
+  const mb = (values: number[]) => Number(quantile(values, 0.5).toFixed(2));
+  return {
+    tasks: n,
+    whatIf10: Object.fromEntries(
+      Object.entries(mixes).map(([mix, { ms, allocatedMB }]) => [
+        mix,
+        { ...summary(ms), allocatedMBp50: mb(allocatedMB) },
+      ]),
+    ),
+    whatIfRetainedMB: Number(retainedMB.toFixed(2)),
+    copyAndRecompute: { ...summary(copies), allocatedMBp50: mb(copyMB) },
+    batch100: summary(batches),
+  };
+}
+
+const runs = [await run(10_000, 200), await run(100_000, 40)];
+process.stdout.write(
+  `${JSON.stringify({
+    name: 'plan',
+    machine: machine(),
+    transport: app.transport,
+    offloadTasks: app.services.config.offloadTasks,
+    runs,
+  })}\n`,
+);
+await app.close();
+await database.drop();
+process.exit(0);
