@@ -21,7 +21,7 @@ export interface Database {
 }
 
 export function connect(url: string, max = 10): Sql {
-  const sql = postgres(url, {
+  return postgres(url, {
     max,
     // A database that does not answer fails the request in seconds (503), never holds it for 30.
     connect_timeout: 3,
@@ -29,17 +29,6 @@ export function connect(url: string, max = 10): Sql {
     transform: { column: { from: postgres.toCamel } },
     connection: { application_name: 'flowplan' },
   });
-  // postgres.js (3.4.9) fetches the array types again on every new connection, and a connection
-  // lost during that fetch rejects a promise nothing holds: an unhandled rejection, which ends the
-  // process (seen when Postgres stops under load). The types it learns are shared by the pool, so
-  // a connection fetches them only while none are known yet.
-  const options = sql.options as typeof sql.options & {
-    shared: { typeArrayMap: Record<string, number> };
-  };
-  Object.defineProperty(options, 'fetch_types', {
-    get: () => Object.keys(options.shared.typeArrayMap).length === 0,
-  });
-  return sql;
 }
 
 /** The embedded cluster's directory under the data directory (absolute). */

@@ -6,46 +6,16 @@
  * (porsager/postgres#1208); with patches/postgres+3.4.9.patch (porsager/postgres#1209) the
  * write rejects with CONNECTION_CLOSED. Without the patch, tap reports the uncaught TypeError.
  */
-import net from 'node:net';
 import pino from 'pino';
 import postgres from 'postgres';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { Metrics } from '../../src/platform/metrics.ts';
 import { JOBS_SCHEMA, Jobs } from '../../src/services/jobs/jobs.ts';
 import { connect } from '../../src/storage/db.ts';
 import { jobsInstalled } from '../../src/storage/jobs.store.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { startPgProxy } from '../helpers/pg-proxy.ts';
 import { until } from '../helpers/server.ts';
-
-/** A loopback TCP proxy to the database; cut() closes what it carries, as a server going away does (FIN, no error). */
-async function startProxy(t: Test, databaseUrl: string): Promise<{ url: string; cut(): void }> {
-  const target = new URL(databaseUrl);
-  const upstreams = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    upstreams.add(upstream);
-    client.on('error', () => {});
-    upstream.on('error', () => {});
-    upstream.on('close', () => {
-      upstreams.delete(upstream);
-      client.end();
-    });
-    client.on('close', () => upstream.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const upstream of upstreams) upstream.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const url = new URL(databaseUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as net.AddressInfo).port);
-  return { url: url.toString(), cut: () => upstreams.forEach((upstream) => upstream.destroy()) };
-}
 
 /** Resolves once a query of this database waits on a lock. */
 function lockWaiter(admin: postgres.Sql): Promise<unknown> {
@@ -66,7 +36,7 @@ t.test(
   'a transaction whose connection closes rejects, the process goes on, the pool reconnects',
   async (t) => {
     const url = await createTestDatabase(t);
-    const proxy = await startProxy(t, url);
+    const proxy = await startPgProxy(t, url);
     const admin = postgres(url, { max: 2, onnotice: () => {} });
     t.teardown(() => admin.end());
     // One connection: the query after the close can only run on the one that closed.
@@ -92,7 +62,7 @@ t.test(
   "pg-boss's schema script fails with the connection it reserved; the process goes on, pg-boss's pool serves",
   async (t) => {
     const url = await createTestDatabase(t, { empty: true });
-    const proxy = await startProxy(t, url);
+    const proxy = await startPgProxy(t, url);
     const admin = postgres(url, { max: 2, onnotice: () => {} });
     t.teardown(() => admin.end());
     const sql = connect(url, 1);
