@@ -11,28 +11,11 @@
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
 import { MAX_TASKS_PER_CALL } from '../src/contract/flow.schema.ts';
-import { benchDatabase, machine, startBenchApp } from './support.ts';
+import { benchDatabase, benchFlowBody, machine, quantile, startBenchApp } from './support.ts';
 
 const TRANSITIONS = 200;
 const GETS = 300;
 
-/** A random DAG with about three dependencies each, chained enough to keep most work blocked. */
-function flowBody(n: number) {
-  let seed = 42;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const tasks = Array.from({ length: n }, (_, i) => {
-    const after = new Set<number>();
-    for (let k = 0; k < 3 && i > 0; k++)
-      after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
-    return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
-  });
-  return { name: 'Bench flow', tasks };
-}
-
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
-};
 const summary = (values: number[]) => ({
   p50Ms: quantile(values, 0.5),
   p99Ms: quantile(values, 0.99),
@@ -164,7 +147,7 @@ async function run(tasks: number, gets: number) {
  */
 async function create(tasks: number): Promise<{ flowId: string; ready: string[] }> {
   if (tasks <= MAX_TASKS_PER_CALL) {
-    const { json } = await call('POST', '/v1/flows', flowBody(tasks));
+    const { json } = await call('POST', '/v1/flows', benchFlowBody(tasks));
     return {
       flowId: json.id,
       ready: json.tasks
@@ -175,7 +158,7 @@ async function create(tasks: number): Promise<{ flowId: string; ready: string[] 
   const { sql, registry, auth } = app.services;
   const snapshot = await createFlow(
     { sql, registry, principal: await auth.authenticate(headers.authorization) },
-    flowBody(tasks),
+    benchFlowBody(tasks),
   );
   const ready = snapshot.state.tasks.flatMap((task, i) =>
     snapshot.status[i] === STATUS_READY ? [task.id] : [],

@@ -11,31 +11,14 @@
  */
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
-import { benchDatabase, machine, startBenchApp } from './support.ts';
+import { benchDatabase, benchFlowBody, machine, quantile, startBenchApp } from './support.ts';
 
 const database = await benchDatabase('plan');
 const app = await startBenchApp(database.url);
-const authorization = `Bearer ${app.demo!.key}`;
+const authorization = `Bearer ${app.demo?.key ?? ''}`;
 const headers = { authorization, 'content-type': 'application/json' };
 const { sql, registry, auth } = app.services;
 
-/** The same random DAG as bench:flow-ops: about three dependencies each, most work blocked. */
-function flowBody(n: number) {
-  let seed = 42;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const tasks = Array.from({ length: n }, (_, i) => {
-    const after = new Set<number>();
-    for (let k = 0; k < 3 && i > 0; k++)
-      after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
-    return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
-  });
-  return { name: 'Plan bench flow', tasks };
-}
-
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2));
-};
 const summary = (values: number[]) => ({
   p50Ms: quantile(values, 0.5),
   p99Ms: quantile(values, 0.99),
@@ -61,13 +44,18 @@ const heapMB = () => {
 };
 
 let seed = 7;
-const pick = <T>(list: readonly T[]): T => {
+const pick = (list: readonly string[]): string => {
   seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return list[seed % list.length]!;
+  return list[seed % list.length] ?? '';
 };
 
 /** Ten commands: a ready task to start and complete, blocked ones (never moved) for the rest. */
-function commands(tasks: string[], ready: string[], assignee: string, newDependency: boolean) {
+function commands(
+  tasks: string[],
+  ready: string[],
+  assignee: string | null,
+  newDependency: boolean,
+) {
   const mover = pick(ready);
   const list: unknown[] = [
     { op: 'updateTask', taskId: pick(tasks), estimateHours: 80 },
@@ -91,7 +79,10 @@ function commands(tasks: string[], ready: string[], assignee: string, newDepende
 
 async function run(n: number, repeats: number) {
   const principal = await auth.authenticate(authorization);
-  const snapshot = await createFlow({ sql, registry, principal }, flowBody(n));
+  const snapshot = await createFlow(
+    { sql, registry, principal },
+    benchFlowBody(n, 'Plan bench flow'),
+  );
   const flowId = snapshot.flow.id;
   const ready = snapshot.state.tasks.flatMap((task, i) =>
     snapshot.status[i] === STATUS_READY ? [task.id] : [],
@@ -99,8 +90,10 @@ async function run(n: number, repeats: number) {
   const tasks = snapshot.state.tasks.flatMap((task, i) =>
     snapshot.status[i] === STATUS_READY ? [] : [task.id],
   );
-  const assignee =
-    principal.userId ?? (await sql<{ id: string }[]>`select id from users limit 1`)[0]!.id;
+  const [member] = await sql<{ userId: string }[]>`select user_id from memberships
+    where workspace_id = ${principal.workspaceId} limit 1`;
+  // Without a member to assign, the assignments unassign (and change nothing).
+  const assignee = member?.userId ?? null;
   const path = `/v1/flows/${flowId}/what-if`;
   // Warm: the engine's state for incremental derivation is built on first use.
   for (let i = 0; i < 5; i++)
@@ -167,8 +160,13 @@ async function run(n: number, repeats: number) {
     });
     const res = await post(`/v1/flows/${flowId}/batch`, { commands: filtered });
     batches.push(res.ms);
-    const moved = new Set(filtered.filter((c) => c.op === 'complete').map((c) => c.taskId));
-    ready.splice(0, ready.length, ...ready.filter((id) => !moved.has(id)));
+    // What is ready now, for the next round's start and complete.
+    const now = (await registry.get(principal.workspaceId, flowId)).snapshot;
+    ready.splice(
+      0,
+      ready.length,
+      ...now.state.tasks.flatMap((task, i) => (now.status[i] === STATUS_READY ? [task.id] : [])),
+    );
   }
   const mb = (values: number[]) => Number(quantile(values, 0.5).toFixed(2));
   return {

@@ -95,3 +95,24 @@ export function postgresCpuMs(): number {
   }
   return total;
 }
+
+/** A random DAG with about three dependencies each, chained enough to keep most work blocked (bench:flow-ops, bench:plan). */
+export function benchFlowBody(n: number, name = 'Bench flow') {
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const tasks = Array.from({ length: n }, (_, i) => {
+    const after = new Set<number>();
+    for (let k = 0; k < 3 && i > 0; k++)
+      after.add(Math.max(0, i - 1 - Math.floor(random() * Math.min(i, 200))));
+    return { name: `Task ${i}`, estimateHours: 4 + Math.floor(random() * 40), after: [...after] };
+  });
+  return { name, tasks };
+}
+
+/** The q-quantile of some timings, to two decimals. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(
+    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN).toFixed(2),
+  );
+}

@@ -69,6 +69,18 @@ export function idsByName(flow: { tasks: { id: string; name: string }[] }): Reco
   return Object.fromEntries(flow.tasks.map((task) => [task.name, task.id]));
 }
 
+/** A flow's task id by name; an unknown name fails the test that asked. */
+export function taskIdOf(flow: {
+  tasks: { id: string; name: string }[];
+}): (name: string) => string {
+  const ids = idsByName(flow);
+  return (name) => {
+    const id = ids[name];
+    if (id === undefined) throw new Error(`no task ${name}`);
+    return id;
+  };
+}
+
 export function taskNamed<T extends { name: string }>(flow: { tasks: T[] }, name: string): T {
   const task = flow.tasks.find((x) => x.name === name);
   if (!task) throw new Error(`no task ${name}`);

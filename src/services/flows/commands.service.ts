@@ -49,6 +49,8 @@ interface Step {
   decide: Decide<unknown>;
   /** What prepare found wrong with it (an unknown ref or member), at the list's pointers. */
   problems: ValidationProblem[];
+  /** A createTask's `ref`. */
+  ref?: string;
 }
 
 /**
@@ -87,6 +89,7 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
       });
     let taskId: string;
     let decide: Decide<unknown>;
+    let made: string | undefined;
     if (command.op === 'createTask') {
       const { op: _op, ref, ...body } = command;
       taskId = newId('tsk');
@@ -100,6 +103,7 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
         if (refs.has(ref))
           problems.push({ in: 'body', pointer: at('/ref'), message: `$${ref} is already taken` });
         else refs.set(ref, taskId);
+        made = ref;
       }
       decide = planCreateTask(flowId, taskId, resolved);
     } else {
@@ -137,7 +141,7 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
           break;
       }
     }
-    return { index, op: command.op, taskId, decide, problems };
+    return { index, op: command.op, taskId, decide, problems, ref: made };
   });
 }
 
@@ -289,11 +293,7 @@ export async function whatIf(
           },
         ]);
   }
-  const refs = new Map<string, string>();
-  body.commands.forEach((command, i) => {
-    if (command.op === 'createTask' && command.ref !== undefined)
-      refs.set(steps[i]!.taskId, command.ref);
-  });
+  const refs = new Map(steps.flatMap((step) => (step.ref ? [[step.taskId, step.ref]] : [])));
   return {
     version: current.version,
     current: outlook(current, start),
@@ -307,35 +307,51 @@ export async function whatIf(
 function outlook(snapshot: Snapshot, start: string): Outlook {
   const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
-  const critical: number[] = [];
-  const { tasks } = snapshot.state;
-  for (let i = 0; i < tasks.length; i++)
-    if (snapshot.critical[i] === 1 && tasks[i]!.parentId === null) critical.push(i);
-  critical.sort((a, b) => snapshot.es[a]! - snapshot.es[b]! || a - b);
+  const critical: { id: string; es: number; i: number }[] = [];
+  snapshot.state.tasks.forEach((task, i) => {
+    const at = engineAt(snapshot, i);
+    if (at.critical && task.parentId === null) critical.push({ id: task.id, es: at.es, i });
+  });
+  critical.sort((a, b) => a.es - b.es || a.i - b.i);
   return {
     projectedFinish,
     // As the schedule says it: nothing left open lands on any due date.
     onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
-    criticalPath: critical.map((i) => tasks[i]!.id),
+    criticalPath: critical.map((c) => c.id),
   };
 }
 
-/** A task's outlook at position `i`: sub-tasks and done tasks have no dates of their own. */
-function taskOutlook(snapshot: Snapshot, i: number, start: string): TaskOutlook {
-  const dated = snapshot.state.tasks[i]!.parentId === null && snapshot.status[i] !== STATUS_DONE;
+/**
+ * What the engine derived for position `i` (a position of the snapshot's tasks, so every array
+ * holds it); `dated`: an open objective, which has dates of its own (sub-tasks and done tasks do not).
+ */
+function engineAt(snapshot: Snapshot, i: number) {
+  const status = snapshot.status[i] ?? STATUS_DONE;
   return {
-    status: statusName(snapshot.status[i]!),
-    earliestStart: dated ? addWorkingDays(start, snapshot.es[i]!) : null,
-    earliestFinish: dated ? addWorkingDays(start, snapshot.ef[i]!) : null,
+    status,
+    es: snapshot.es[i] ?? -1,
+    ef: snapshot.ef[i] ?? -1,
     critical: snapshot.critical[i] === 1,
+    dated: snapshot.state.tasks[i]?.parentId === null && status !== STATUS_DONE,
+  };
+}
+
+function taskOutlook(snapshot: Snapshot, i: number, start: string): TaskOutlook {
+  const at = engineAt(snapshot, i);
+  return {
+    status: statusName(at.status),
+    earliestStart: at.dated ? addWorkingDays(start, at.es) : null,
+    earliestFinish: at.dated ? addWorkingDays(start, at.ef) : null,
+    critical: at.critical,
   };
 }
 
 /** Whether two positions' outlooks differ, read off the engine's arrays (no dates built). */
 function differs(a: Snapshot, i: number, b: Snapshot, j: number): boolean {
-  if (a.status[i] !== b.status[j] || a.critical[i] !== b.critical[j]) return true;
-  const dated = a.state.tasks[i]!.parentId === null && a.status[i] !== STATUS_DONE;
-  return dated && (a.es[i] !== b.es[j] || a.ef[i] !== b.ef[j]);
+  const before = engineAt(a, i);
+  const after = engineAt(b, j);
+  if (before.status !== after.status || before.critical !== after.critical) return true;
+  return before.dated && (before.es !== after.es || before.ef !== after.ef);
 }
 
 /** The tasks whose outlook the scenario changes, made or removed, in the scenario's flow order then removals. */
@@ -347,8 +363,7 @@ function changedTasks(
 ): WhatIfView['changed'] {
   const changed: WhatIfView['changed'] = [];
   const after = scenario.state.tasks;
-  for (let j = 0; j < after.length; j++) {
-    const id = after[j]!.id;
+  for (const [j, { id }] of after.entries()) {
     // Mostly in the same place (only removals shift tasks): no lookup then.
     const i = current.state.tasks[j]?.id === id ? j : current.index.get(id);
     if (i === undefined) {
@@ -361,9 +376,7 @@ function changedTasks(
       });
     }
   }
-  const before = current.state.tasks;
-  for (let i = 0; i < before.length; i++) {
-    const id = before[i]!.id;
+  for (const [i, { id }] of current.state.tasks.entries()) {
     if (after[i]?.id !== id && !scenario.index.has(id))
       changed.push({ taskId: id, before: taskOutlook(current, i, start) });
   }

@@ -118,11 +118,12 @@ export class FlowSession {
       this.snapshot = fresh;
       return this.execute(command, actorId, true);
     }
-    if (!plan.next) return plan.result(previous, previous);
-    const { next, events } = await this.settle(plan, plan.next, previous);
-    this.committing = plan.next.flow.version;
+    const state = plan.next;
+    if (!state) return plan.result(previous, previous);
+    const { next, events } = await this.settle(plan, state, previous);
+    this.committing = state.flow.version;
     try {
-      await this.deps.sql.begin((tx) => this.write(tx, plan, plan.next!, events, actorId));
+      await this.deps.sql.begin((tx) => this.write(tx, plan, state, events, actorId));
     } catch (error) {
       this.committing = 0;
       if (!(error instanceof VersionConflict)) throw error;
