@@ -167,6 +167,9 @@ async function run(n: number, repeats: number) {
       ready.length,
       ...now.state.tasks.flatMap((task, i) => (now.status[i] === STATUS_READY ? [task.id] : [])),
     );
+    // A task that may move from now on takes no more estimates (refused once started).
+    const movable = new Set(ready);
+    tasks.splice(0, tasks.length, ...tasks.filter((id) => !movable.has(id)));
   }
   const mb = (values: number[]) => Number(quantile(values, 0.5).toFixed(2));
   return {
