@@ -336,12 +336,25 @@ function engineAt(snapshot: Snapshot, i: number) {
   };
 }
 
-function taskOutlook(snapshot: Snapshot, i: number, start: string): TaskOutlook {
+/**
+ * The calendar day of each working-day offset from `start`, each worked out once: a change
+ * upstream moves thousands of tasks onto a few hundred distinct days.
+ */
+function calendarFrom(start: string): (offset: number) => string {
+  const days = new Map<number, string>();
+  return (offset) => {
+    let day = days.get(offset);
+    if (day === undefined) days.set(offset, (day = addWorkingDays(start, offset)));
+    return day;
+  };
+}
+
+function taskOutlook(snapshot: Snapshot, i: number, day: (offset: number) => string): TaskOutlook {
   const at = engineAt(snapshot, i);
   return {
     status: statusName(at.status),
-    earliestStart: at.dated ? addWorkingDays(start, at.es) : null,
-    earliestFinish: at.dated ? addWorkingDays(start, at.ef) : null,
+    earliestStart: at.dated ? day(at.es) : null,
+    earliestFinish: at.dated ? day(at.ef) : null,
     critical: at.critical,
   };
 }
@@ -361,24 +374,25 @@ function changedTasks(
   start: string,
   refs: ReadonlyMap<string, string>,
 ): WhatIfView['changed'] {
+  const day = calendarFrom(start);
   const changed: WhatIfView['changed'] = [];
   const after = scenario.state.tasks;
   for (const [j, { id }] of after.entries()) {
     // Mostly in the same place (only removals shift tasks): no lookup then.
     const i = current.state.tasks[j]?.id === id ? j : current.index.get(id);
     if (i === undefined) {
-      changed.push({ taskId: id, ref: refs.get(id), after: taskOutlook(scenario, j, start) });
+      changed.push({ taskId: id, ref: refs.get(id), after: taskOutlook(scenario, j, day) });
     } else if (differs(current, i, scenario, j)) {
       changed.push({
         taskId: id,
-        before: taskOutlook(current, i, start),
-        after: taskOutlook(scenario, j, start),
+        before: taskOutlook(current, i, day),
+        after: taskOutlook(scenario, j, day),
       });
     }
   }
   for (const [i, { id }] of current.state.tasks.entries()) {
     if (after[i]?.id !== id && !scenario.index.has(id))
-      changed.push({ taskId: id, before: taskOutlook(current, i, start) });
+      changed.push({ taskId: id, before: taskOutlook(current, i, day) });
   }
   return changed;
 }
