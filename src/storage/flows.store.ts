@@ -215,9 +215,66 @@ export async function deleteDependencies(
   sql: Db,
   edges: readonly (readonly [task: string, dependsOn: string])[],
 ): Promise<void> {
-  for (const [task, dependsOn] of edges) {
-    await sql`delete from task_dependencies where task_id = ${task} and depends_on_id = ${dependsOn}`;
+  // Sent together: on one connection they still run in order, without a round trip each.
+  await Promise.all(
+    edges.map(
+      ([task, dependsOn]) =>
+        sql`delete from task_dependencies where task_id = ${task} and depends_on_id = ${dependsOn}`,
+    ),
+  );
+}
+
+/**
+ * Stores the difference between two states of one flow's tasks in a few statements: tasks
+ * removed and added, dependencies dropped and made, and each changed task's row (a batch
+ * of many commands is one change, written as one). Deliverables are not compared: no command
+ * that changes several tasks at once touches them.
+ */
+export async function writeTaskChanges(
+  sql: Db,
+  flowId: string,
+  before: FlowState,
+  after: FlowState,
+  beforeIndex: ReadonlyMap<string, number>,
+): Promise<void> {
+  const kept = new Set<string>();
+  const added: TaskRecord[] = [];
+  const changed: TaskRecord[] = [];
+  const made: [string, string][] = [];
+  const dropped: [string, string][] = [];
+  for (const task of after.tasks) {
+    const i = beforeIndex.get(task.id);
+    const old = i === undefined ? undefined : before.tasks[i];
+    if (!old) {
+      added.push(task);
+      for (const dep of task.dependsOn) made.push([task.id, dep]);
+      continue;
+    }
+    kept.add(task.id);
+    if (old === task) continue;
+    if (old.dependsOn !== task.dependsOn) {
+      for (const dep of task.dependsOn) if (!old.dependsOn.includes(dep)) made.push([task.id, dep]);
+      for (const dep of old.dependsOn)
+        if (!task.dependsOn.includes(dep)) dropped.push([task.id, dep]);
+    }
+    if (
+      old.name !== task.name ||
+      old.description !== task.description ||
+      old.estimateHours !== task.estimateHours ||
+      old.assigneeId !== task.assigneeId ||
+      old.progress !== task.progress ||
+      old.updatedAt !== task.updatedAt
+    )
+      changed.push(task);
   }
+  // A removed task takes its dependencies and sub-tasks with it (on delete cascade).
+  const removed = before.tasks.filter((task) => !kept.has(task.id)).map((task) => task.id);
+  await deleteDependencies(sql, dropped);
+  await deleteTasks(sql, removed);
+  await insertTasks(sql, flowId, added);
+  await insertDependencies(sql, flowId, made);
+  // One connection: sent together, they travel one after another without a round trip each.
+  await Promise.all(changed.map((task) => updateTask(sql, task)));
 }
 
 export async function insertDeliverable(

@@ -24,8 +24,7 @@ import {
   type ValidationProblem,
 } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Tx } from '../../storage/db.ts';
-import type { DomainEvent } from '../../storage/flows.store.ts';
+import { writeTaskChanges, type DomainEvent } from '../../storage/flows.store.ts';
 import { existingMembers } from '../../storage/members.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
@@ -190,7 +189,6 @@ function judge(step: Step, snapshot: Snapshot) {
 
 interface Applied {
   snapshot: Snapshot;
-  writes: ((tx: Tx) => Promise<void>)[];
   events: DomainEvent[];
 }
 
@@ -200,7 +198,6 @@ interface Applied {
  */
 async function apply(current: Snapshot, steps: Step[], derive: Derive): Promise<Applied> {
   let snapshot = current;
-  const writes: Applied['writes'] = [];
   const events: DomainEvent[] = [];
   const version = current.version + 1;
   for (const step of steps) {
@@ -209,10 +206,9 @@ async function apply(current: Snapshot, steps: Step[], derive: Derive): Promise<
     const state = { ...plan.next, flow: { ...plan.next.flow, version } };
     const next = await derive(state, snapshot);
     events.push(...(plan.events ?? []), ...unblockedEvents(snapshot, next));
-    if (plan.write) writes.push(plan.write);
     snapshot = next;
   }
-  return { snapshot, writes, events };
+  return { snapshot, events };
 }
 
 /** Moving work needs work:write beside the route's flows:write, as the single routes do. */
@@ -251,9 +247,9 @@ export async function runBatch(
     return {
       next: applied.snapshot.state,
       derived: applied.snapshot,
-      write: async (tx) => {
-        for (const write of applied.writes) await write(tx);
-      },
+      // The list's net change, in a few statements: not each command's writes one by one.
+      write: (tx) =>
+        writeTaskChanges(tx, flowId, current.state, applied.snapshot.state, current.index),
       events: applied.events,
       result: (next) => ({ version: next.version, results }),
     };

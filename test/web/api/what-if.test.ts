@@ -1,6 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
+import { PROGRESS } from '../../../src/engine/status.ts';
 import { createKey } from '../../../src/services/auth/provision.ts';
+import { loadFlowState } from '../../../src/storage/flows.store.ts';
 import { assertError, type ApiResponse, type TestServer } from '../../helpers/server.ts';
 import {
   assertUnchanged,
@@ -386,6 +388,37 @@ t.test('what-if’s scenario is what a batch of the same list leaves', async (t)
             t.strictSame(change.before, current.get(taskName), `before of ${taskName}`);
         }
         const after = await shown(s, sent.id);
+        // What the batch stored is what the session shows: read back from Postgres.
+        const stored = await loadFlowState(s.sql, s.workspaceId, sent.id);
+        const held = await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`);
+        const facts = (task: {
+          id: string;
+          name: string;
+          parentId: string | null;
+          dependsOn: readonly string[];
+          estimateHours: number | null;
+          assigneeId: string | null;
+        }) => ({
+          id: task.id,
+          name: task.name,
+          parentId: task.parentId,
+          dependsOn: [...task.dependsOn].sort(),
+          estimateHours: task.estimateHours,
+          assigneeId: task.assigneeId,
+        });
+        t.strictSame(
+          stored?.tasks.map((task) => ({ ...facts(task), progress: task.progress })),
+          held.tasks.map((task) => ({
+            ...facts(task),
+            progress:
+              task.status === 'done'
+                ? PROGRESS.done
+                : task.status === 'in_progress'
+                  ? PROGRESS.started
+                  : PROGRESS.open,
+          })),
+          'stored as shown',
+        );
         t.strictSame(
           Object.fromEntries(after),
           Object.fromEntries(expected),
