@@ -46,7 +46,7 @@ interface Step {
   op: Command['op'];
   taskId: string;
   decide: Decide<unknown>;
-  /** What prepare found wrong with it (an unknown ref or member), at the list's pointers. */
+  /** What prepare found wrong with it (an unknown ref or member), as its single route would say it. */
   problems: ValidationProblem[];
   /** A createTask's `ref`. */
   ref?: string;
@@ -68,14 +68,14 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
   const refs = new Map<string, string>();
   return commands.map((command, index) => {
     const problems: ValidationProblem[] = [];
-    const at = (pointer: string) => `/commands/${index}${pointer}`;
     const resolve = (id: string, pointer: string): string => {
       if (!id.startsWith('$')) return id;
       const resolved = refs.get(id.slice(1));
       if (resolved) return resolved;
       problems.push({
-        in: 'body',
-        pointer: at(pointer),
+        // The id a single route takes in its path (taskId), or a body field.
+        in: pointer === '/taskId' ? 'path' : 'body',
+        pointer,
         message: `${id} names no task an earlier createTask of this list made`,
       });
       return id;
@@ -83,7 +83,7 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
     if ('assigneeId' in command && command.assigneeId && !members.has(command.assigneeId))
       problems.push({
         in: 'body',
-        pointer: at('/assigneeId'),
+        pointer: '/assigneeId',
         message: `${command.assigneeId} is not a member of this workspace`,
       });
     let taskId: string;
@@ -100,7 +100,7 @@ async function prepare(ctx: FlowContext, flowId: string, commands: Command[]): P
       };
       if (ref !== undefined) {
         if (refs.has(ref))
-          problems.push({ in: 'body', pointer: at('/ref'), message: `$${ref} is already taken` });
+          problems.push({ in: 'body', pointer: '/ref', message: `$${ref} is already taken` });
         else refs.set(ref, taskId);
         made = ref;
       }
@@ -160,27 +160,23 @@ function pointerIn(step: Step, problem: ValidationProblem): ValidationProblem {
 function refusalAt(step: Step, error: unknown): unknown {
   if (!(error instanceof DomainError)) return error;
   const details = error.details ?? {};
-  const errors = Array.isArray(details.errors)
-    ? { errors: (details.errors as ValidationProblem[]).map((p) => pointerIn(step, p)) }
-    : {};
+  const problems = Array.isArray(details.errors)
+    ? (details.errors as ValidationProblem[]).map((p) => pointerIn(step, p))
+    : null;
+  // A validation refusal is worded again from its pointers in the list.
+  const message = problems ? validationFailed(problems).message : error.message;
   return new DomainError(
     error.code,
-    `Command ${step.index} (${step.op}): ${error.message}`,
-    { ...details, ...errors, index: step.index },
+    `Command ${step.index} (${step.op}): ${message}`,
+    { ...details, ...(problems && { errors: problems }), index: step.index },
     error.hints,
   );
 }
 
 /** Judges one step on `snapshot`: its plan, or its refusal placed in the list. */
 function judge(step: Step, snapshot: Snapshot) {
-  if (step.problems.length > 0) {
-    const error = validationFailed(step.problems);
-    throw new DomainError(error.code, `Command ${step.index} (${step.op}): ${error.message}`, {
-      ...error.details,
-      index: step.index,
-    });
-  }
   try {
+    if (step.problems.length > 0) throw validationFailed(step.problems);
     return step.decide(snapshot);
   } catch (error) {
     throw refusalAt(step, error);
