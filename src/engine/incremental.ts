@@ -347,11 +347,16 @@ export function appendNodes(
       succStart[v]! + (v < old ? g.succStart[v + 1]! - g.succStart[v]! : 0) + extra[v]!;
   const succ = new Uint32Array(succStart[n]!);
   const sFill = new Uint32Array(n);
-  for (let v = 0; v < old; v++) {
-    const row = g.succ.subarray(g.succStart[v]!, g.succStart[v + 1]!);
-    succ.set(row, succStart[v]!);
-    sFill[v] = succStart[v]! + row.length;
+  // The old rows move in runs: each run ends at a task that gains successors, whose new ones
+  // go right after its own. A handful of copies, not one per task of a large flow.
+  const sources = [...new Set(from)].filter((v) => v < old).sort((a, b) => a - b);
+  let runStart = 0;
+  for (const s of sources) {
+    succ.set(g.succ.subarray(g.succStart[runStart]!, g.succStart[s + 1]!), succStart[runStart]!);
+    sFill[s] = succStart[s]! + g.succStart[s + 1]! - g.succStart[s]!;
+    runStart = s + 1;
   }
+  succ.set(g.succ.subarray(g.succStart[runStart]!, g.succStart[old]!), succStart[runStart]!);
   for (let v = old; v < n; v++) sFill[v] = succStart[v]!;
   for (let e = 0; e < from.length; e++) succ[sFill[from[e]!]!++] = to[e]!;
 

@@ -15,6 +15,7 @@ import {
   deriveNext,
   type Derived,
 } from '../../src/engine/incremental.ts';
+import { buildGraph } from '../../src/engine/graph.ts';
 import { recompute } from '../../src/engine/recompute.ts';
 import { TASK_STATUSES, type TaskStatus } from '../../src/contract/vocabulary.ts';
 import { PROGRESS } from '../../src/engine/status.ts';
@@ -296,6 +297,16 @@ t.test(
             from = Uint32Array.from([...from, ...newFrom]);
             to = Uint32Array.from([...to, ...newTo]);
             n += added.length;
+            // The extended rows hold the same successors and predecessors as rows built anew.
+            const built = buildGraph(n, from, to);
+            const rows = (start: Uint32Array, list: Uint32Array, v: number) =>
+              [...list.subarray(start[v], start[v + 1])].sort((a, b) => a - b).join();
+            for (let v = 0; v < n; v++)
+              if (
+                rows(grown.g.succStart, grown.g.succ, v) !== rows(built.succStart, built.succ, v) ||
+                rows(grown.g.predStart, grown.g.pred, v) !== rows(built.predStart, built.pred, v)
+              )
+                throw new Error(`rows of task ${v} differ`);
             current = deriveNext(
               grown,
               added.map((_, k) => n - added.length + k),

@@ -192,7 +192,13 @@ interface Applied {
  * The steps applied one after another from `current`, each derived from the one before. Every
  * step's state carries the one version after `current`'s: the list is one change.
  */
-async function apply(current: Snapshot, steps: Step[], derive: Derive): Promise<Applied> {
+async function apply(
+  current: Snapshot,
+  steps: Step[],
+  derive: Derive,
+  /** A batch's events; a what-if emits none and skips their work. */
+  withEvents: boolean,
+): Promise<Applied> {
   let snapshot = current;
   const events: DomainEvent[] = [];
   const version = current.version + 1;
@@ -201,7 +207,7 @@ async function apply(current: Snapshot, steps: Step[], derive: Derive): Promise<
     if (!plan.next) continue;
     const state = { ...plan.next, flow: { ...plan.next.flow, version } };
     const next = await derive(state, snapshot);
-    events.push(...(plan.events ?? []), ...unblockedEvents(snapshot, next));
+    if (withEvents) events.push(...(plan.events ?? []), ...unblockedEvents(snapshot, next));
     snapshot = next;
   }
   return { snapshot, events };
@@ -237,7 +243,7 @@ export async function runBatch(
         `The flow is at version ${current.version}, not ${body.ifVersion}: read it again and decide anew`,
         { version: current.version },
       );
-    const applied = await apply(current, steps, derive);
+    const applied = await apply(current, steps, derive, true);
     if (applied.snapshot === current)
       return { next: null, result: () => ({ version: current.version, results }) };
     return {
@@ -271,8 +277,11 @@ export async function whatIf(
   const steps = await prepare(ctx, flowId, body.commands);
   // The snapshot as it stands: readers never queue, and nothing here is adopted.
   const current = session.snapshot;
-  const { snapshot: scenario } = await apply(current, steps, (state, previous) =>
-    ctx.registry.derive(state, previous),
+  const { snapshot: scenario } = await apply(
+    current,
+    steps,
+    (state, previous) => ctx.registry.derive(state, previous),
+    false,
   );
   if (body.startDate !== undefined) {
     for (const finish of [current.finish, scenario.finish])

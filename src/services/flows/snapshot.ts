@@ -26,6 +26,7 @@ import {
   type TaskView,
 } from './flow-body.ts';
 import type { FlowState, TaskRecord } from './model.ts';
+import { AppendedIndex } from './task-index.ts';
 
 export interface Recompute {
   /** A whole flow's derivation (in this thread or on the pool). */
@@ -97,13 +98,15 @@ export class Snapshot {
     if (previous && shape) {
       const { changed, added } = shape;
       const old = previous.state.tasks.length;
-      let index = previous.index;
-      if (added > 0) {
-        const grown = new Map(previous.index);
-        for (let i = old; i < state.tasks.length; i++) grown.set(state.tasks[i]!.id, i);
-        index = grown;
-      }
       const appended = state.tasks.slice(old);
+      const index =
+        added > 0
+          ? AppendedIndex.of(
+              previous.index,
+              appended.map((task) => task.id),
+              old,
+            )
+          : previous.index;
       // Only when each new task depends on earlier ones: then the old order still holds.
       if (
         appended.every((task, k) =>
