@@ -130,7 +130,8 @@ function make(
   const type = Array.isArray(schema.type)
     ? schema.type.find((t: string) => t !== 'null')
     : schema.type;
-  if (branches && !type) {
+  // A union, or an object told apart by its branches (a command: `type: object` and `oneOf`).
+  if (branches && (!type || (type === 'object' && !schema.properties))) {
     const branch = branches.find((b) => b.type !== 'null') ?? branches[0]!;
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
     return make({ ...rest, ...branch }, ids, values, name, withIds);
