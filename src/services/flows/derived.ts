@@ -20,22 +20,23 @@ export interface TaskStates {
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
 }
 
-/** From the engine's status and critical flags, where sub-tasks are finished nodes. */
+/**
+ * From the engine's status and critical flags, where sub-tasks are finished nodes. Only the
+ * sub-tasks are visited (through `children`), never every task: a large flow's records are
+ * scattered over the heap, and reading each one's parent was most of a version's derivation.
+ */
 export function taskStates(
-  tasks: readonly TaskRecord[],
   index: ReadonlyMap<string, number>,
+  children: ReadonlyMap<string, readonly TaskRecord[]>,
   engine: { status: Uint8Array; critical: Uint8Array },
 ): TaskStates {
-  const n = tasks.length;
   // Copies: sub-tasks' entries are rewritten below, and the engine's are kept as they were.
   const status = engine.status.slice();
   const critical = engine.critical.slice();
-  let done = 0;
-  let ready = 0;
-  for (let i = 0; i < n; i++) {
-    const task = tasks[i]!;
-    if (task.parentId !== null) {
-      const parent = index.get(task.parentId)!;
+  for (const [parentId, subtasks] of children) {
+    const parent = index.get(parentId)!;
+    for (const task of subtasks) {
+      const i = index.get(task.id)!;
       status[i] =
         task.progress === PROGRESS.done
           ? STATUS_DONE
@@ -44,17 +45,21 @@ export function taskStates(
             : status[parent] === STATUS_BLOCKED
               ? STATUS_BLOCKED
               : STATUS_READY;
+      // A sub-task is critical when its objective is and it is still open.
+      critical[i] = critical[parent]! && status[i] !== STATUS_DONE ? 1 : 0;
     }
+  }
+  let done = 0;
+  let ready = 0;
+  for (let i = 0; i < status.length; i++) {
     if (status[i] === STATUS_DONE) done++;
     else if (status[i] === STATUS_READY) ready++;
   }
-  // A sub-task is critical when its objective is and it is still open.
-  for (let i = 0; i < n; i++) {
-    const task = tasks[i]!;
-    if (task.parentId !== null)
-      critical[i] = critical[index.get(task.parentId)!]! && status[i] !== STATUS_DONE ? 1 : 0;
-  }
-  return { status, critical, counts: { taskCount: n, doneCount: done, readyCount: ready } };
+  return {
+    status,
+    critical,
+    counts: { taskCount: status.length, doneCount: done, readyCount: ready },
+  };
 }
 
 type DoneFlip = { v: number; done: boolean };

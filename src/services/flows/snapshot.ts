@@ -69,7 +69,7 @@ export class Snapshot {
     countsBase: CountsBase | null,
   ) {
     this.version = state.flow.version;
-    const states = taskStates(state.tasks, index, output);
+    const states = taskStates(index, children, output);
     this.status = states.status;
     this.critical = states.critical;
     this.counts = states.counts;
