@@ -30,7 +30,11 @@ import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
 import { scheduleStart } from './schedule.ts';
 import { unblockedEvents, type Decide, type Derive } from './session.ts';
-import type { Snapshot } from './snapshot.ts';
+import type { FlowView, Snapshot } from './snapshot.ts';
+import { AppendedIndex } from './task-index.ts';
+import type { FlowState, TaskRecord } from './model.ts';
+import type { Graph } from '../../engine/graph.ts';
+import type { TaskStatus } from '../../contract/vocabulary.ts';
 import {
   planAddDependency,
   planCreateTask,
@@ -174,7 +178,7 @@ function refusalAt(step: Step, error: unknown): unknown {
 }
 
 /** Judges one step on `snapshot`: its plan, or its refusal placed in the list. */
-function judge(step: Step, snapshot: Snapshot) {
+function judge(step: Step, snapshot: FlowView) {
   try {
     if (step.problems.length > 0) throw validationFailed(step.problems);
     return step.decide(snapshot);
@@ -200,17 +204,109 @@ async function apply(
   withEvents: boolean,
 ): Promise<Applied> {
   let snapshot = current;
+  /** The latest state, when newer than `snapshot` (a what-if derives it only when asked). */
+  let pending: FlowState | null = null;
+  let view: FlowView = current;
   const events: DomainEvent[] = [];
   const version = current.version + 1;
+  const settle = async (): Promise<Snapshot> => {
+    if (pending) snapshot = await derive(pending, snapshot);
+    pending = null;
+    view = snapshot;
+    return snapshot;
+  };
   for (const step of steps) {
-    const plan = judge(step, snapshot);
+    let plan;
+    try {
+      plan = judge(step, view);
+    } catch (error) {
+      if (!(error instanceof NotDerived)) throw error;
+      // The command reads status or the graph: derive what the drafts left, and judge again.
+      plan = judge(step, await settle());
+    }
     if (!plan.next) continue;
     const state = { ...plan.next, flow: { ...plan.next.flow, version } };
-    const next = await derive(state, snapshot);
-    if (withEvents) events.push(...(plan.events ?? []), ...unblockedEvents(snapshot, next));
-    snapshot = next;
+    if (withEvents) {
+      // Each step's task.unblocked, as if sent alone: every step is derived.
+      const previous = snapshot;
+      pending = state;
+      const next = await settle();
+      events.push(...(plan.events ?? []), ...unblockedEvents(previous, next));
+      continue;
+    }
+    const draft = Draft.after(view, state);
+    if (draft) {
+      pending = state;
+      view = draft;
+    } else {
+      pending = state;
+      await settle();
+    }
   }
-  return { snapshot, events };
+  return { snapshot: await settle(), events };
+}
+
+/** A command read a draft's derived parts: it must be judged on a derived version. */
+class NotDerived extends Error {}
+
+/**
+ * A what-if's state not derived yet: its stored facts, with the index and sub-tasks of the
+ * version before carried over (tasks appended, none removed or moved). A command that reads
+ * status or the graph raises NotDerived, and is judged again on the derived version; most
+ * commands (an estimate, an assignment, a task added after others) never do, so a list of
+ * them is derived once, at its end, not once per command.
+ */
+class Draft implements FlowView {
+  private constructor(
+    readonly state: FlowState,
+    readonly index: ReadonlyMap<string, number>,
+    readonly children: ReadonlyMap<string, readonly TaskRecord[]>,
+  ) {}
+
+  /** `state` as a draft over `view`, or null when it removed, moved or re-parented a task, or changed a sub-task. */
+  static after(view: FlowView, state: FlowState): Draft | null {
+    const before = view.state.tasks;
+    const after = state.tasks;
+    if (after.length < before.length) return null;
+    for (let i = 0; i < before.length; i++) {
+      const was = before[i];
+      const is = after[i];
+      if (was === is) continue;
+      if (!was || !is || was.id !== is.id || is.parentId !== null) return null;
+    }
+    const appended = after.slice(before.length);
+    if (appended.some((task) => task.parentId !== null)) return null;
+    const index =
+      appended.length > 0
+        ? AppendedIndex.of(
+            view.index,
+            appended.map((task) => task.id),
+            before.length,
+          )
+        : view.index;
+    return new Draft(state, index, view.children);
+  }
+
+  get flow(): FlowState['flow'] {
+    return this.state.flow;
+  }
+
+  task(id: string): TaskRecord | undefined {
+    const i = this.index.get(id);
+    return i === undefined ? undefined : this.state.tasks[i];
+  }
+
+  get status(): Uint8Array {
+    throw new NotDerived();
+  }
+
+  statusOf(): TaskStatus {
+    throw new NotDerived();
+  }
+
+  graph(): Graph {
+    throw new NotDerived();
+  }
 }
 
 /** Moving work needs work:write beside the route's flows:write, as the single routes do. */

@@ -19,7 +19,7 @@ import {
   type DomainEvent,
 } from '../../storage/flows.store.ts';
 import type { FlowState } from './model.ts';
-import type { Snapshot } from './snapshot.ts';
+import type { FlowView, Snapshot } from './snapshot.ts';
 
 export interface Plan<R> {
   /** The next state (with `nextFlow` applied), or null when the command changes nothing. */
@@ -35,7 +35,7 @@ export interface Plan<R> {
 }
 
 /** One change judged on the current snapshot: what a single route sends, and a batch's step. */
-export type Decide<R> = (current: Snapshot) => Plan<R>;
+export type Decide<R> = (current: FlowView) => Plan<R>;
 
 /** Derives a next state from the snapshot before it (the session's own engine and pool). */
 export type Derive = (state: FlowState, previous: Snapshot) => Promise<Snapshot>;

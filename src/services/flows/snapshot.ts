@@ -40,7 +40,23 @@ type EngineOutput = RecomputeOutput | Derived;
 
 const isDerived = (output: EngineOutput): output is Derived => 'tail' in output;
 
-export class Snapshot {
+/**
+ * What a command judges a version by: its stored facts, and its derived status and graph.
+ * A Snapshot is one; a what-if's Draft (commands.service.ts) is one whose derived parts are
+ * asked for only when a command needs them.
+ */
+export interface FlowView {
+  readonly state: FlowState;
+  readonly index: ReadonlyMap<string, number>;
+  readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
+  readonly flow: FlowState['flow'];
+  readonly status: Uint8Array;
+  task(id: string): TaskRecord | undefined;
+  statusOf(id: string): TaskStatus;
+  graph(): Graph;
+}
+
+export class Snapshot implements FlowView {
   readonly version: number;
   /** Per task: derived status (engine/status.ts codes), critical flag, CPM offsets. */
   readonly status: Uint8Array;

@@ -24,15 +24,15 @@ import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
 import { nextFlow, nextPosition, PROGRESS, withTasks, type TaskRecord } from './model.ts';
 import type { Decide } from './session.ts';
-import type { Snapshot } from './snapshot.ts';
+import type { FlowView, Snapshot } from './snapshot.ts';
 
-export function requireTask(snapshot: Snapshot, taskId: string): TaskRecord {
+export function requireTask(snapshot: FlowView, taskId: string): TaskRecord {
   const task = snapshot.task(taskId);
   if (!task) throw notFound('Task');
   return task;
 }
 
-export function refuseStarted(snapshot: Snapshot, task: TaskRecord): void {
+export function refuseStarted(snapshot: FlowView, task: TaskRecord): void {
   if (task.progress !== PROGRESS.open)
     throw new DomainError(
       'TASK_STARTED',
@@ -42,7 +42,7 @@ export function refuseStarted(snapshot: Snapshot, task: TaskRecord): void {
 }
 
 /** An objective named in a body field: it must exist in this flow and not be a sub-task. */
-function objectiveAt(snapshot: Snapshot, id: string, pointer: string): TaskRecord {
+function objectiveAt(snapshot: FlowView, id: string, pointer: string): TaskRecord {
   const task = snapshot.task(id);
   if (!task)
     throw validationFailed([{ in: 'body', pointer, message: `${id} is not a task of this flow` }]);
@@ -55,7 +55,7 @@ function objectiveAt(snapshot: Snapshot, id: string, pointer: string): TaskRecor
 
 /** Ids downstream of `start` (tasks that transitively wait on it), with the path back for reporting a cycle. */
 export function downstream(
-  snapshot: Snapshot,
+  snapshot: FlowView,
   start: readonly string[],
 ): Map<string, string | null> {
   const via = new Map<string, string | null>(start.map((id) => [id, null]));
@@ -85,7 +85,7 @@ function pathTo(via: Map<string, string | null>, end: string): string[] {
 }
 
 export function startedTasks(
-  snapshot: Snapshot,
+  snapshot: FlowView,
   ids: Iterable<string>,
 ): { id: string; name: string; status: string }[] {
   const started = [];

@@ -11,14 +11,14 @@ import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
 import { nextFlow, PROGRESS, withTasks, type Progress, type TaskRecord } from './model.ts';
 import { unblockedIds, type Decide } from './session.ts';
-import type { Snapshot } from './snapshot.ts';
+import type { FlowView, Snapshot } from './snapshot.ts';
 import { downstream, requireTask, startedTasks } from './tasks.service.ts';
 
-function statusIndex(snapshot: Snapshot, id: string): number {
+function statusIndex(snapshot: FlowView, id: string): number {
   return snapshot.status[snapshot.index.get(id)!]!;
 }
 
-function invalid(snapshot: Snapshot, task: TaskRecord, action: string): DomainError {
+function invalid(snapshot: FlowView, task: TaskRecord, action: string): DomainError {
   const status = snapshot.statusOf(task.id);
   return new DomainError(
     'INVALID_TRANSITION',
@@ -38,7 +38,7 @@ async function run<R>(ctx: FlowContext, flowId: string, decide: Decide<R>): Prom
 
 /** A progress change on some tasks, as a plan. */
 function transition<R>(
-  decide: (current: Snapshot) => {
+  decide: (current: FlowView) => {
     changes: [TaskRecord, Progress][];
     events: DomainEvent[];
     result: (next: Snapshot, previous: Snapshot) => R;
