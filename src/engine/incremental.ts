@@ -350,13 +350,15 @@ export function appendNodes(
   // The old rows move in runs: each run ends at a task that gains successors, whose new ones
   // go right after its own. A handful of copies, not one per task of a large flow.
   const sources = [...new Set(from)].filter((v) => v < old).sort((a, b) => a - b);
+  const oldRow = (v: number) => g.succStart[v] ?? 0;
+  const newRow = (v: number) => succStart[v] ?? 0;
   let runStart = 0;
   for (const s of sources) {
-    succ.set(g.succ.subarray(g.succStart[runStart]!, g.succStart[s + 1]!), succStart[runStart]!);
-    sFill[s] = succStart[s]! + g.succStart[s + 1]! - g.succStart[s]!;
+    succ.set(g.succ.subarray(oldRow(runStart), oldRow(s + 1)), newRow(runStart));
+    sFill[s] = newRow(s) + oldRow(s + 1) - oldRow(s);
     runStart = s + 1;
   }
-  succ.set(g.succ.subarray(g.succStart[runStart]!, g.succStart[old]!), succStart[runStart]!);
+  succ.set(g.succ.subarray(oldRow(runStart), oldRow(old)), newRow(runStart));
   for (let v = old; v < n; v++) sFill[v] = succStart[v]!;
   for (let e = 0; e < from.length; e++) succ[sFill[from[e]!]!++] = to[e]!;
 
