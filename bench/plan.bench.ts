@@ -1,9 +1,10 @@
 /**
  * `npm run bench:plan` (issue 32): through HTTP, on a 10k-task and a 100k-task flow, a what-if of
- * 10 commands, in two mixes (`keepsShape`: estimates, assignments, a start and a complete and
- * tasks added after earlier ones, all derived incrementally; `newDependency`: the same with one
- * dependency added, which changes the graph's shape and derives the scenario's last step in
- * full), and a 100-command batch (committed: Postgres included). Beside them, a plain
+ * 10 commands in three mixes: `local` (estimates, assignments and tasks added among the last 1%
+ * of tasks: few tasks follow them), `wide` (the same anywhere, with an early task started and
+ * completed: most of the flow moves, and the answer lists thousands of tasks; `changedTasksP50`),
+ * `wideWithNewDependency` (one dependency added, which changes the graph's shape: the scenario
+ * is derived in full), and a 100-command batch (committed: Postgres included). Beside them, a plain
  * copy-and-recompute of the same flow (a deep copy of its tasks, derived whole), the baseline a
  * what-if must beat. Memory: the heap and buffers a what-if allocates (measured from a
  * collected heap to its answer, no collection in between) and what it leaves behind after one.
@@ -55,15 +56,24 @@ function commands(
   ready: string[],
   assignee: string | null,
   newDependency: boolean,
+  pool: 'local' | 'wide' = 'wide',
 ) {
-  const mover = pick(ready);
+  // Starting and completing an early task moves what follows it: not in a local list.
+  const mover = ready.length > 0 && pool !== 'local' ? pick(ready) : null;
   const list: unknown[] = [
     { op: 'updateTask', taskId: pick(tasks), estimateHours: 80 },
     { op: 'updateTask', taskId: pick(tasks), estimateHours: 2 },
     { op: 'updateTask', taskId: pick(tasks), estimateHours: 24 },
     { op: 'assign', taskId: pick(tasks), assigneeId: assignee },
-    { op: 'start', taskId: mover },
-    { op: 'complete', taskId: mover },
+    ...(mover
+      ? [
+          { op: 'start', taskId: mover },
+          { op: 'complete', taskId: mover },
+        ]
+      : [
+          { op: 'updateTask', taskId: pick(tasks), estimateHours: 12 },
+          { op: 'updateTask', taskId: pick(tasks), estimateHours: 6 },
+        ]),
     { op: 'createTask', ref: 'a', name: 'Added A', estimateHours: 16, after: [pick(tasks)] },
     { op: 'createTask', ref: 'b', name: 'Added B', estimateHours: 8, after: ['$a'] },
     { op: 'updateTask', taskId: '$b', estimateHours: 40 },
@@ -99,22 +109,41 @@ async function run(n: number, repeats: number) {
   for (let i = 0; i < 5; i++)
     await post(path, { commands: commands(tasks, ready, assignee, false) });
 
-  const mixes: Record<string, { ms: number[]; allocatedMB: number[] }> = {
-    keepsShape: { ms: [], allocatedMB: [] },
-    newDependency: { ms: [], allocatedMB: [] },
+  // Where the commands land: `wide` anywhere (an estimate moves most of what follows, and the
+  // answer lists thousands of tasks), `local` among the last 1% of tasks (a few follow them).
+  const late = tasks.slice(-Math.ceil(tasks.length / 100));
+  const mixes: Record<
+    string,
+    { pool: string[]; dependency: boolean; ms: number[]; allocatedMB: number[]; changed: number[] }
+  > = {
+    local: { pool: late, dependency: false, ms: [], allocatedMB: [], changed: [] },
+    wide: { pool: tasks, dependency: false, ms: [], allocatedMB: [], changed: [] },
+    wideWithNewDependency: { pool: tasks, dependency: true, ms: [], allocatedMB: [], changed: [] },
   };
   for (let i = 0; i < repeats; i++) {
-    for (const [mix, into] of Object.entries(mixes)) {
-      const body = { commands: commands(tasks, ready, assignee, mix === 'newDependency') };
+    for (const into of Object.values(mixes)) {
+      const body = {
+        commands: commands(
+          into.pool,
+          ready,
+          assignee,
+          into.dependency,
+          into.pool === late ? 'local' : 'wide',
+        ),
+      };
       globalThis.gc?.();
       const before = heapMB();
-      into.ms.push((await post(path, body)).ms);
+      const { ms, json } = await post(path, body);
+      into.ms.push(ms);
       into.allocatedMB.push(heapMB() - before);
+      into.changed.push(json.changed.length);
     }
   }
   globalThis.gc?.();
   const settled = heapMB();
-  await post(path, { commands: commands(tasks, ready, assignee, false) });
+  await post(path, { commands: commands(late, ready, assignee, false, 'local') });
+  // The answer's send buffers are let go a moment after it is sent.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
   globalThis.gc?.();
   const retainedMB = heapMB() - settled;
 
@@ -175,9 +204,13 @@ async function run(n: number, repeats: number) {
   return {
     tasks: n,
     whatIf10: Object.fromEntries(
-      Object.entries(mixes).map(([mix, { ms, allocatedMB }]) => [
+      Object.entries(mixes).map(([mix, { ms, allocatedMB, changed }]) => [
         mix,
-        { ...summary(ms), allocatedMBp50: mb(allocatedMB) },
+        {
+          ...summary(ms),
+          allocatedMBp50: mb(allocatedMB),
+          changedTasksP50: quantile(changed, 0.5),
+        },
       ]),
     ),
     whatIfRetainedMB: Number(retainedMB.toFixed(2)),
