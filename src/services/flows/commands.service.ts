@@ -4,19 +4,12 @@
  * (one transaction, one version step, each command's events in order); a what-if derives them
  * on a private chain of snapshots and commits nothing.
  *
- * Nothing is copied whole: each step builds the next state by structural sharing and derives
- * it from the step before, incrementally where the graph kept its shape, as a single route's
- * command does; the session's own snapshot is never touched.
+ * Nothing is copied whole: each step builds the next state by structural sharing. A batch
+ * derives each step from the one before (incrementally where the graph kept its shape), as a
+ * single route's command does; a what-if derives only when a command reads status or the
+ * graph (draft.ts), and at the end. The session's own snapshot is never touched.
  */
-import {
-  WORK_OPS,
-  type Command,
-  type Outlook,
-  type TaskOutlook,
-} from '../../contract/plan.schema.ts';
-import { addWorkingDays, fitsCalendar } from '../../engine/calendar.ts';
-import { STATUS_DONE, statusName } from '../../engine/status.ts';
-import { LAST_DAY } from '../../contract/vocabulary.ts';
+import { WORK_OPS, type Command, type Outlook } from '../../contract/plan.schema.ts';
 import {
   DomainError,
   insufficientScope,
@@ -28,13 +21,12 @@ import { writeTaskChanges, type DomainEvent } from '../../storage/flows.store.ts
 import { existingMembers } from '../../storage/members.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
-import { scheduleStart } from './schedule.ts';
+import { refuseLateFinish, scheduleStart } from './schedule.ts';
 import { unblockedEvents, type Decide, type Derive } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
-import { AppendedIndex } from './task-index.ts';
-import type { FlowState, TaskRecord } from './model.ts';
-import type { Graph } from '../../engine/graph.ts';
-import type { TaskStatus } from '../../contract/vocabulary.ts';
+import type { FlowState } from './model.ts';
+import { Draft, NotDerived } from './draft.ts';
+import { changedTasks, outlook, type ChangedTask } from './outlook.ts';
 import {
   planAddDependency,
   planCreateTask,
@@ -246,69 +238,6 @@ async function apply(
   return { snapshot: await settle(), events };
 }
 
-/** A command read a draft's derived parts: it must be judged on a derived version. */
-class NotDerived extends Error {}
-
-/**
- * A what-if's state not derived yet: its stored facts, with the index and sub-tasks of the
- * version before carried over (tasks appended, none removed or moved). A command that reads
- * status or the graph raises NotDerived, and is judged again on the derived version; most
- * commands (an estimate, an assignment, a task added after others) never do, so a list of
- * them is derived once, at its end, not once per command.
- */
-class Draft implements FlowView {
-  private constructor(
-    readonly state: FlowState,
-    readonly index: ReadonlyMap<string, number>,
-    readonly children: ReadonlyMap<string, readonly TaskRecord[]>,
-  ) {}
-
-  /** `state` as a draft over `view`, or null when it removed, moved or re-parented a task, or changed a sub-task. */
-  static after(view: FlowView, state: FlowState): Draft | null {
-    const before = view.state.tasks;
-    const after = state.tasks;
-    if (after.length < before.length) return null;
-    for (let i = 0; i < before.length; i++) {
-      const was = before[i];
-      const is = after[i];
-      if (was === is) continue;
-      if (!was || !is || was.id !== is.id || is.parentId !== null) return null;
-    }
-    const appended = after.slice(before.length);
-    if (appended.some((task) => task.parentId !== null)) return null;
-    const index =
-      appended.length > 0
-        ? AppendedIndex.of(
-            view.index,
-            appended.map((task) => task.id),
-            before.length,
-          )
-        : view.index;
-    return new Draft(state, index, view.children);
-  }
-
-  get flow(): FlowState['flow'] {
-    return this.state.flow;
-  }
-
-  task(id: string): TaskRecord | undefined {
-    const i = this.index.get(id);
-    return i === undefined ? undefined : this.state.tasks[i];
-  }
-
-  get status(): Uint8Array {
-    throw new NotDerived();
-  }
-
-  statusOf(): TaskStatus {
-    throw new NotDerived();
-  }
-
-  graph(): Graph {
-    throw new NotDerived();
-  }
-}
-
 /** Moving work needs work:write beside the route's flows:write, as the single routes do. */
 function requireWorkScope(ctx: FlowContext, commands: Command[]): void {
   if (!commands.some((c) => WORK_OPS.has(c.op))) return;
@@ -359,7 +288,7 @@ export interface WhatIfView {
   current: Outlook;
   scenario: Outlook;
   finishDeltaDays: number | null;
-  changed: { taskId: string; ref?: string; before?: TaskOutlook; after?: TaskOutlook }[];
+  changed: ChangedTask[];
 }
 
 /** The flow as the commands would leave it, beside the flow as it is; nothing is committed. */
@@ -379,17 +308,9 @@ export async function whatIf(
     (state, previous) => ctx.registry.derive(state, previous),
     false,
   );
-  if (body.startDate !== undefined) {
-    for (const finish of [current.finish, scenario.finish])
-      if (finish >= 0 && !fitsCalendar(start, finish))
-        throw validationFailed([
-          {
-            in: 'body',
-            pointer: '/startDate',
-            message: `from ${start} the flow's ${finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
-          },
-        ]);
-  }
+  // Refused where the caller chose the start, as the schedule is: now, or as the commands leave it.
+  if (body.startDate !== undefined)
+    for (const finish of [current.finish, scenario.finish]) refuseLateFinish(start, finish, 'body');
   const refs = new Map(steps.flatMap((step) => (step.ref ? [[step.taskId, step.ref]] : [])));
   return {
     version: current.version,
@@ -399,97 +320,4 @@ export async function whatIf(
       current.finish >= 0 && scenario.finish >= 0 ? scenario.finish - current.finish : null,
     changed: changedTasks(current, scenario, start, refs),
   };
-}
-
-function outlook(snapshot: Snapshot, start: string): Outlook {
-  const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
-  const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
-  const critical: { id: string; es: number; i: number }[] = [];
-  snapshot.state.tasks.forEach((task, i) => {
-    const at = engineAt(snapshot, i);
-    if (at.critical && task.parentId === null) critical.push({ id: task.id, es: at.es, i });
-  });
-  critical.sort((a, b) => a.es - b.es || a.i - b.i);
-  return {
-    projectedFinish,
-    // As the schedule says it: nothing left open lands on any due date.
-    onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
-    criticalPath: critical.map((c) => c.id),
-  };
-}
-
-/**
- * What the engine derived for position `i` (a position of the snapshot's tasks, so every array
- * holds it); `dated`: an open objective, which has dates of its own (sub-tasks and done tasks do not).
- */
-function engineAt(snapshot: Snapshot, i: number) {
-  const status = snapshot.status[i] ?? STATUS_DONE;
-  return {
-    status,
-    es: snapshot.es[i] ?? -1,
-    ef: snapshot.ef[i] ?? -1,
-    critical: snapshot.critical[i] === 1,
-    dated: snapshot.state.tasks[i]?.parentId === null && status !== STATUS_DONE,
-  };
-}
-
-/**
- * The calendar day of each working-day offset from `start`, each worked out once: a change
- * upstream moves thousands of tasks onto a few hundred distinct days.
- */
-function calendarFrom(start: string): (offset: number) => string {
-  const days = new Map<number, string>();
-  return (offset) => {
-    let day = days.get(offset);
-    if (day === undefined) days.set(offset, (day = addWorkingDays(start, offset)));
-    return day;
-  };
-}
-
-function taskOutlook(snapshot: Snapshot, i: number, day: (offset: number) => string): TaskOutlook {
-  const at = engineAt(snapshot, i);
-  return {
-    status: statusName(at.status),
-    earliestStart: at.dated ? day(at.es) : null,
-    earliestFinish: at.dated ? day(at.ef) : null,
-    critical: at.critical,
-  };
-}
-
-/** Whether two positions' outlooks differ, read off the engine's arrays (no dates built). */
-function differs(a: Snapshot, i: number, b: Snapshot, j: number): boolean {
-  const before = engineAt(a, i);
-  const after = engineAt(b, j);
-  if (before.status !== after.status || before.critical !== after.critical) return true;
-  return before.dated && (before.es !== after.es || before.ef !== after.ef);
-}
-
-/** The tasks whose outlook the scenario changes, made or removed, in the scenario's flow order then removals. */
-function changedTasks(
-  current: Snapshot,
-  scenario: Snapshot,
-  start: string,
-  refs: ReadonlyMap<string, string>,
-): WhatIfView['changed'] {
-  const day = calendarFrom(start);
-  const changed: WhatIfView['changed'] = [];
-  const after = scenario.state.tasks;
-  for (const [j, { id }] of after.entries()) {
-    // Mostly in the same place (only removals shift tasks): no lookup then.
-    const i = current.state.tasks[j]?.id === id ? j : current.index.get(id);
-    if (i === undefined) {
-      changed.push({ taskId: id, ref: refs.get(id), after: taskOutlook(scenario, j, day) });
-    } else if (differs(current, i, scenario, j)) {
-      changed.push({
-        taskId: id,
-        before: taskOutlook(current, i, day),
-        after: taskOutlook(scenario, j, day),
-      });
-    }
-  }
-  for (const [i, { id }] of current.state.tasks.entries()) {
-    if (after[i]?.id !== id && !scenario.index.has(id))
-      changed.push({ taskId: id, before: taskOutlook(current, i, day) });
-  }
-  return changed;
 }

@@ -30,16 +30,23 @@ export function scheduleStart(startDate: string | undefined, now = new Date()): 
  */
 export function requestedSchedule(snapshot: Snapshot, startDate: string | undefined): ScheduleView {
   const start = scheduleStart(startDate);
-  if (startDate !== undefined && snapshot.finish >= 0 && !fitsCalendar(start, snapshot.finish)) {
+  if (startDate !== undefined) refuseLateFinish(start, snapshot.finish, 'query');
+  return buildSchedule(snapshot, start);
+}
+
+/**
+ * Refuses a `startDate` the caller chose from which `finish` working days (an offset; −1 when
+ * nothing is open) would end after LAST_DAY, at the request's `/startDate`.
+ */
+export function refuseLateFinish(start: string, finish: number, where: 'query' | 'body'): void {
+  if (finish >= 0 && !fitsCalendar(start, finish))
     throw validationFailed([
       {
-        in: 'query',
+        in: where,
         pointer: '/startDate',
-        message: `from ${start} the flow's ${snapshot.finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
+        message: `from ${start} the flow's ${finish + 1} working days would end after ${LAST_DAY}, the last day a date can name: choose an earlier startDate`,
       },
     ]);
-  }
-  return buildSchedule(snapshot, start);
 }
 
 export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {
