@@ -20,9 +20,12 @@ export function outlook(snapshot: Snapshot, start: string): Outlook {
   const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
   const critical: { id: string; es: number; i: number }[] = [];
-  snapshot.state.tasks.forEach((task, i) => {
-    const at = engineAt(snapshot, i);
-    if (at.critical && task.parentId === null) critical.push({ id: task.id, es: at.es, i });
+  const { tasks } = snapshot.state;
+  // Off the engine's arrays: only the critical tasks' records are read.
+  snapshot.critical.forEach((flag, i) => {
+    const task = tasks[i];
+    if (flag === 1 && task?.parentId === null)
+      critical.push({ id: task.id, es: snapshot.es[i] ?? 0, i });
   });
   critical.sort((a, b) => a.es - b.es || a.i - b.i);
   return {
@@ -30,21 +33,6 @@ export function outlook(snapshot: Snapshot, start: string): Outlook {
     // As the schedule says it: nothing left open lands on any due date.
     onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
     criticalPath: critical.map((c) => c.id),
-  };
-}
-
-/**
- * What the engine derived for position `i` (a position of the snapshot's tasks, so every array
- * holds it); `dated`: an open objective, which has dates of its own (sub-tasks and done tasks do not).
- */
-function engineAt(snapshot: Snapshot, i: number) {
-  const status = snapshot.status[i] ?? STATUS_DONE;
-  return {
-    status,
-    es: snapshot.es[i] ?? -1,
-    ef: snapshot.ef[i] ?? -1,
-    critical: snapshot.critical[i] === 1,
-    dated: snapshot.state.tasks[i]?.parentId === null && status !== STATUS_DONE,
   };
 }
 
@@ -61,22 +49,29 @@ function calendarFrom(start: string): (offset: number) => string {
   };
 }
 
+/** The outlook of position `i`; sub-tasks and done tasks have no dates of their own. */
 function taskOutlook(snapshot: Snapshot, i: number, day: (offset: number) => string): TaskOutlook {
-  const at = engineAt(snapshot, i);
+  const status = snapshot.status[i] ?? STATUS_DONE;
+  const dated = snapshot.state.tasks[i]?.parentId === null && status !== STATUS_DONE;
   return {
-    status: statusName(at.status),
-    earliestStart: at.dated ? day(at.es) : null,
-    earliestFinish: at.dated ? day(at.ef) : null,
-    critical: at.critical,
+    status: statusName(status),
+    earliestStart: dated ? day(snapshot.es[i] ?? -1) : null,
+    earliestFinish: dated ? day(snapshot.ef[i] ?? -1) : null,
+    critical: snapshot.critical[i] === 1,
   };
 }
 
-/** Whether two positions' outlooks differ, read off the engine's arrays (no dates built). */
+/**
+ * Whether two positions' outlooks differ, read off the engine's arrays alone (no record read,
+ * no date built): sub-tasks and done tasks hold −1 dates there, so their dates compare equal.
+ */
 function differs(a: Snapshot, i: number, b: Snapshot, j: number): boolean {
-  const before = engineAt(a, i);
-  const after = engineAt(b, j);
-  if (before.status !== after.status || before.critical !== after.critical) return true;
-  return before.dated && (before.es !== after.es || before.ef !== after.ef);
+  return (
+    a.status[i] !== b.status[j] ||
+    a.critical[i] !== b.critical[j] ||
+    a.es[i] !== b.es[j] ||
+    a.ef[i] !== b.ef[j]
+  );
 }
 
 /** The tasks whose outlook the scenario changes, made or removed, in the scenario's flow order then removals. */
@@ -88,21 +83,31 @@ export function changedTasks(
 ): ChangedTask[] {
   const day = calendarFrom(start);
   const changed: ChangedTask[] = [];
+  const before = current.state.tasks;
   const after = scenario.state.tasks;
-  for (const [j, { id }] of after.entries()) {
-    // Mostly in the same place (only removals shift tasks): no lookup then.
-    const i = current.state.tasks[j]?.id === id ? j : current.index.get(id);
+  let kept = 0;
+  for (const [j, task] of after.entries()) {
+    // Most tasks are the same record in the same place: no lookup, and no read of the record.
+    const i = before[j] === task || before[j]?.id === task.id ? j : current.index.get(task.id);
     if (i === undefined) {
-      changed.push({ taskId: id, ref: refs.get(id), after: taskOutlook(scenario, j, day) });
-    } else if (differs(current, i, scenario, j)) {
       changed.push({
-        taskId: id,
+        taskId: task.id,
+        ref: refs.get(task.id),
+        after: taskOutlook(scenario, j, day),
+      });
+      continue;
+    }
+    kept++;
+    if (differs(current, i, scenario, j))
+      changed.push({
+        taskId: task.id,
         before: taskOutlook(current, i, day),
         after: taskOutlook(scenario, j, day),
       });
-    }
   }
-  for (const [i, { id }] of current.state.tasks.entries()) {
+  // Every task of the current flow is still there: nothing removed to look for.
+  if (kept === before.length) return changed;
+  for (const [i, { id }] of before.entries()) {
     if (after[i]?.id !== id && !scenario.index.has(id))
       changed.push({ taskId: id, before: taskOutlook(current, i, day) });
   }
