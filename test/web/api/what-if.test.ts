@@ -1,12 +1,12 @@
 import t from 'tap';
 import fc from 'fast-check';
+import { commandsFor as listFor, flowArb, seededFlow, symsArb } from '../../helpers/commands.ts';
 import { PROGRESS } from '../../../src/engine/status.ts';
 import { createKey } from '../../../src/services/auth/provision.ts';
 import { loadFlowState } from '../../../src/storage/flows.store.ts';
 import { assertError, type ApiResponse, type TestServer } from '../../helpers/server.ts';
 import {
   assertUnchanged,
-  idsByName,
   taskIdOf,
   member,
   newFlow,
@@ -16,7 +16,6 @@ import {
 } from '../../helpers/flows.ts';
 import type {
   BatchResult,
-  Command,
   EventPage,
   Flow,
   Refusal,
@@ -199,13 +198,6 @@ t.test('a viewer may ask; a refusal is the route’s own, with its index', async
  * sent as a batch to the other. Both refuse alike (and the batch leaves no trace), or the
  * what-if's scenario is what the other flow shows afterwards, task by task.
  */
-type Sym =
-  | { op: 'createTask'; name: string; after: string[]; parent: string | null; hours: number | null }
-  | { op: 'updateTask'; task: string; hours: number | null }
-  | { op: 'deleteTask' | 'start' | 'complete' | 'reopen'; task: string }
-  | { op: 'addDependency' | 'removeDependency'; task: string; on: string }
-  | { op: 'assign'; task: string; person: boolean };
-
 interface Seen {
   status: string;
   earliestStart: string | null;
@@ -239,212 +231,113 @@ async function shown(s: TestServer, flowId: string): Promise<Map<string, Seen>> 
 t.test('what-if’s scenario is what a batch of the same list leaves', async (t) => {
   const s = await startFlowServer(t);
   const alice = await member(s, 'Alice');
-  const taskArb = fc.record({
-    hours: fc.option(fc.integer({ min: 1, max: 40 })),
-    after: fc.uniqueArray(fc.nat(6), { maxLength: 3 }),
-    progress: fc.constantFrom('open', 'open', 'started', 'done'),
-  });
-  const name = fc.constantFrom('T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'N0', 'N1', 'N2');
-  const symArb: fc.Arbitrary<Sym> = fc.oneof(
-    fc.record({
-      op: fc.constant('createTask' as const),
-      name: fc.constant(''),
-      after: fc.uniqueArray(name, { maxLength: 2 }),
-      parent: fc.option(name, { freq: 4 }),
-      hours: fc.option(fc.integer({ min: 1, max: 40 })),
-    }),
-    fc.record({
-      op: fc.constant('updateTask' as const),
-      task: name,
-      hours: fc.option(fc.integer({ min: 1, max: 80 })),
-    }),
-    fc.record({
-      op: fc.constantFrom(
-        'deleteTask' as const,
-        'start' as const,
-        'complete' as const,
-        'reopen' as const,
-      ),
-      task: name,
-    }),
-    fc.record({
-      op: fc.constantFrom('addDependency' as const, 'removeDependency' as const),
-      task: name,
-      on: name,
-    }),
-    fc.record({ op: fc.constant('assign' as const), task: name, person: fc.boolean() }),
-  );
   let runs = 0;
   let refusedRuns = 0;
   await fc.assert(
-    fc.asyncProperty(
-      fc.array(taskArb, { minLength: 1, maxLength: 7 }),
-      fc.array(symArb, { minLength: 1, maxLength: 8 }),
-      fc.option(fc.constantFrom('2030-01-10', '2030-01-20', '2030-02-15')),
-      async (tasks, syms, dueDate) => {
-        runs++;
-        const body = {
-          name: `Copy ${runs}`,
-          ...(dueDate && { dueDate }),
-          tasks: tasks.map((task, i) => ({
-            name: `T${i}`,
-            ...(task.hours !== null && { estimateHours: task.hours }),
-            after: task.after.filter((k) => k < i),
-          })),
-        };
-        const asked = await newFlow(t, s, body);
-        const sent = await newFlow(t, s, body);
-        // The same progress on both: done needs started, and both need their dependencies done.
-        for (const flow of [asked, sent]) {
-          const id = taskIdOf(flow);
-          const moves: Command[] = [];
-          tasks.forEach((task, i) => {
-            if (task.progress === 'open') return;
-            if (body.tasks[i]?.after.some((k) => tasks[k]?.progress !== 'done')) return;
-            moves.push({ op: 'start', taskId: id(`T${i}`) });
-            if (task.progress === 'done') moves.push({ op: 'complete', taskId: id(`T${i}`) });
-          });
-          // Done in task order, so each one's dependencies are done before it starts.
-          if (moves.length > 0)
-            await ok(t, s, 'POST', `/v1/flows/${flow.id}/batch`, { commands: moves });
-        }
-        const commandsFor = (flow: Flow): Command[] => {
-          const id = idsByName(flow);
-          const made = new Set<string>();
-          const ref = (n: string) => (made.has(n) ? `$${n}` : (id[n] ?? `tsk_gone_${n}`));
-          return syms.map((sym, k): Command => {
-            switch (sym.op) {
-              case 'createTask': {
-                const newName = `N${made.size}`;
-                const command: Command = {
-                  op: 'createTask',
-                  ref: newName,
-                  name: newName,
-                  ...(sym.hours !== null && { estimateHours: sym.hours }),
-                  ...(sym.parent !== null
-                    ? { parentId: ref(sym.parent) }
-                    : sym.after.length > 0 && { after: sym.after.map(ref) }),
-                };
-                made.add(newName);
-                return command;
-              }
-              case 'updateTask':
-                return { op: 'updateTask', taskId: ref(sym.task), estimateHours: sym.hours };
-              case 'addDependency':
-              case 'removeDependency':
-                return { op: sym.op, taskId: ref(sym.task), dependsOnId: ref(sym.on) };
-              case 'assign':
-                return {
-                  op: 'assign',
-                  taskId: ref(sym.task),
-                  assigneeId: sym.person ? alice : null,
-                };
-              default:
-                void k;
-                return { op: sym.op, taskId: ref(sym.task) };
-            }
-          });
-        };
-        const current = await shown(s, asked.id);
-        const askedBefore = await visible(s, [asked.id]);
-        const scenario = await whatIf(s, asked.id, {
-          startDate: START,
-          commands: commandsFor(asked),
-        });
-        await assertUnchanged(t, s, askedBefore, 'a what-if commits nothing');
-        const sentBefore = await visible(s, [sent.id]);
-        const batch: ApiResponse<BatchResult & Refusal> = await s.api(
-          'POST',
-          `/v1/flows/${sent.id}/batch`,
-          {
-            token: s.adminKey,
-            body: { commands: commandsFor(sent) },
-          },
-        );
-        if (scenario.status !== 200) {
-          refusedRuns++;
-          t.equal(batch.status, scenario.status, `both refuse: ${scenario.text}`);
-          t.equal(batch.body.error?.code, scenario.body.error.code);
-          t.equal(batch.body.error?.details.index, scenario.body.error.details.index);
-          await assertUnchanged(t, s, sentBefore, 'a refused batch leaves no trace');
-          return;
-        }
-        t.equal(batch.status, 200, `the batch is taken as the what-if was: ${batch.text}`);
-        // What the what-if says, by name: the current flow, with what it lists as changed.
-        const names = new Map(asked.tasks.map((task) => [task.id, task.name]));
-        for (const [k, command] of commandsFor(asked).entries())
-          if (command.op === 'createTask')
-            names.set(
-              scenario.body.changed.find((c) => c.ref === command.ref)?.taskId ?? `gone ${k}`,
-              command.name,
-            );
-        const expected = new Map(current);
-        for (const change of scenario.body.changed) {
-          const taskName = names.get(change.taskId) ?? '';
-          t.ok(taskName, `a listed task is known: ${change.taskId}`);
-          if (change.after) expected.set(taskName, change.after);
-          else expected.delete(taskName);
-          if (change.before)
-            t.strictSame(change.before, current.get(taskName), `before of ${taskName}`);
-        }
-        const after = await shown(s, sent.id);
-        // What the batch stored is what the session shows: read back from Postgres.
-        const stored = await loadFlowState(s.sql, s.workspaceId, sent.id);
-        const held = await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`);
-        const facts = (task: {
-          id: string;
-          name: string;
-          parentId: string | null;
-          dependsOn: readonly string[];
-          estimateHours: number | null;
-          assigneeId: string | null;
-        }) => ({
-          id: task.id,
-          name: task.name,
-          parentId: task.parentId,
-          dependsOn: [...task.dependsOn].sort(),
-          estimateHours: task.estimateHours,
-          assigneeId: task.assigneeId,
-        });
-        t.strictSame(
-          stored?.tasks.map((task) => ({ ...facts(task), progress: task.progress })),
-          held.tasks.map((task) => ({
-            ...facts(task),
-            progress:
-              task.status === 'done'
-                ? PROGRESS.done
-                : task.status === 'in_progress'
-                  ? PROGRESS.started
-                  : PROGRESS.open,
-          })),
-          'stored as shown',
-        );
-        t.strictSame(
-          Object.fromEntries(after),
-          Object.fromEntries(expected),
-          'the scenario, task by task',
-        );
-        const schedule = await ok<Schedule>(
-          t,
-          s,
-          'GET',
-          `/v1/flows/${sent.id}/schedule?startDate=${START}`,
-        );
-        t.equal(scenario.body.scenario.projectedFinish, schedule.projectedFinish);
-        t.equal(scenario.body.scenario.onTrack, schedule.onTrack);
-        t.strictSame(
-          scenario.body.scenario.criticalPath.map((x) => names.get(x)).sort(),
-          schedule.entries
-            .filter((e) => e.criticalPath)
-            .map((e) => e.taskName)
-            .sort(),
-        );
-        const version = (sentBefore.flows[sent.id]?.body as Flow).version;
-        t.ok([version, version + 1].includes(batch.body.version), 'one version step at most');
-        t.equal((await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`)).version, batch.body.version);
-      },
-    ),
-    { numRuns: 40, seed: 20261126 },
+    fc.asyncProperty(flowArb, symsArb, async (seed, syms) => {
+      runs++;
+      const asked = await seededFlow(t, s, seed, `Copy ${runs}`);
+      const sent = await seededFlow(t, s, seed, `Copy ${runs}`);
+      const commandsFor = (flow: Flow) => listFor(syms, flow, alice);
+      const current = await shown(s, asked.id);
+      const askedBefore = await visible(s, [asked.id]);
+      const scenario = await whatIf(s, asked.id, {
+        startDate: START,
+        commands: commandsFor(asked),
+      });
+      await assertUnchanged(t, s, askedBefore, 'a what-if commits nothing');
+      const sentBefore = await visible(s, [sent.id]);
+      const batch: ApiResponse<BatchResult & Refusal> = await s.api(
+        'POST',
+        `/v1/flows/${sent.id}/batch`,
+        {
+          token: s.adminKey,
+          body: { commands: commandsFor(sent) },
+        },
+      );
+      if (scenario.status !== 200) {
+        refusedRuns++;
+        t.equal(batch.status, scenario.status, `both refuse: ${scenario.text}`);
+        t.equal(batch.body.error?.code, scenario.body.error.code);
+        t.equal(batch.body.error?.details.index, scenario.body.error.details.index);
+        await assertUnchanged(t, s, sentBefore, 'a refused batch leaves no trace');
+        return;
+      }
+      t.equal(batch.status, 200, `the batch is taken as the what-if was: ${batch.text}`);
+      // What the what-if says, by name: the current flow, with what it lists as changed.
+      const names = new Map(asked.tasks.map((task) => [task.id, task.name]));
+      for (const [k, command] of commandsFor(asked).entries())
+        if (command.op === 'createTask')
+          names.set(
+            scenario.body.changed.find((c) => c.ref === command.ref)?.taskId ?? `gone ${k}`,
+            command.name,
+          );
+      const expected = new Map(current);
+      for (const change of scenario.body.changed) {
+        const taskName = names.get(change.taskId) ?? '';
+        t.ok(taskName, `a listed task is known: ${change.taskId}`);
+        if (change.after) expected.set(taskName, change.after);
+        else expected.delete(taskName);
+        if (change.before)
+          t.strictSame(change.before, current.get(taskName), `before of ${taskName}`);
+      }
+      const after = await shown(s, sent.id);
+      // What the batch stored is what the session shows: read back from Postgres.
+      const stored = await loadFlowState(s.sql, s.workspaceId, sent.id);
+      const held = await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`);
+      const facts = (task: {
+        id: string;
+        name: string;
+        parentId: string | null;
+        dependsOn: readonly string[];
+        estimateHours: number | null;
+        assigneeId: string | null;
+      }) => ({
+        id: task.id,
+        name: task.name,
+        parentId: task.parentId,
+        dependsOn: [...task.dependsOn].sort(),
+        estimateHours: task.estimateHours,
+        assigneeId: task.assigneeId,
+      });
+      t.strictSame(
+        stored?.tasks.map((task) => ({ ...facts(task), progress: task.progress })),
+        held.tasks.map((task) => ({
+          ...facts(task),
+          progress:
+            task.status === 'done'
+              ? PROGRESS.done
+              : task.status === 'in_progress'
+                ? PROGRESS.started
+                : PROGRESS.open,
+        })),
+        'stored as shown',
+      );
+      t.strictSame(
+        Object.fromEntries(after),
+        Object.fromEntries(expected),
+        'the scenario, task by task',
+      );
+      const schedule = await ok<Schedule>(
+        t,
+        s,
+        'GET',
+        `/v1/flows/${sent.id}/schedule?startDate=${START}`,
+      );
+      t.equal(scenario.body.scenario.projectedFinish, schedule.projectedFinish);
+      t.equal(scenario.body.scenario.onTrack, schedule.onTrack);
+      t.strictSame(
+        scenario.body.scenario.criticalPath.map((x) => names.get(x)).sort(),
+        schedule.entries
+          .filter((e) => e.criticalPath)
+          .map((e) => e.taskName)
+          .sort(),
+      );
+      const version = (sentBefore.flows[sent.id]?.body as Flow).version;
+      t.ok([version, version + 1].includes(batch.body.version), 'one version step at most');
+      t.equal((await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`)).version, batch.body.version);
+    }),
+    { numRuns: 60, seed: 20261126 },
   );
   t.ok(
     refusedRuns > 0 && refusedRuns < runs,
