@@ -1,8 +1,16 @@
 import t from 'tap';
+import fc from 'fast-check';
+import { commandsFor, flowArb, seededFlow, symsArb } from '../../helpers/commands.ts';
 import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
-import { assertError, request, until, type TestServer } from '../../helpers/server.ts';
+import {
+  assertError,
+  request,
+  until,
+  type ApiResponse,
+  type TestServer,
+} from '../../helpers/server.ts';
 import {
   assertUnchanged,
   taskIdOf,
@@ -457,3 +465,113 @@ t.test(
     t.equal(n, 1, 'one task.started event for the gate');
   },
 );
+
+/** One command through its own route, its `$ref`s resolved from the tasks made before it. */
+async function sendAlone(
+  s: TestServer,
+  flowId: string,
+  command: Command,
+  made: Map<string, string>,
+): Promise<ApiResponse<{ id?: string }>> {
+  const id = (ref: string) => (ref.startsWith('$') ? (made.get(ref.slice(1)) ?? ref) : ref);
+  const tasks = `/v1/flows/${flowId}/tasks`;
+  const send = (method: string, path: string, body?: unknown) =>
+    s.api<{ id?: string }>(method, path, { token: s.adminKey, body });
+  switch (command.op) {
+    case 'createTask': {
+      const { op: _op, ref, ...body } = command;
+      const res = await send('POST', tasks, {
+        ...body,
+        ...(body.parentId !== undefined && { parentId: id(body.parentId) }),
+        ...(body.after && { after: body.after.map(id) }),
+        ...(body.before && { before: body.before.map(id) }),
+      });
+      if (ref !== undefined && res.body.id) made.set(ref, res.body.id);
+      return res;
+    }
+    case 'updateTask': {
+      const { op: _op, taskId, ...body } = command;
+      return send('PATCH', `${tasks}/${id(taskId)}`, body);
+    }
+    case 'deleteTask':
+      return send('DELETE', `${tasks}/${id(command.taskId)}`);
+    case 'addDependency':
+      return send('POST', `${tasks}/${id(command.taskId)}/dependencies`, {
+        taskId: id(command.dependsOnId),
+      });
+    case 'removeDependency':
+      return send(
+        'DELETE',
+        `${tasks}/${id(command.taskId)}/dependencies/${id(command.dependsOnId)}`,
+      );
+    case 'assign':
+      return send('POST', `${tasks}/${id(command.taskId)}/assign`, {
+        assigneeId: command.assigneeId,
+      });
+    default:
+      return send('POST', `${tasks}/${id(command.taskId)}/${command.op}`);
+  }
+}
+
+/** A flow's events after outbox id `after`, with every id of `names` read as its name. */
+async function eventsOf(
+  s: TestServer,
+  flowId: string,
+  after: number,
+  names: ReadonlyMap<string, string>,
+): Promise<unknown[]> {
+  const rows = await s.sql<{ type: string; data: unknown }[]>`
+    select type, data from outbox where flow_id = ${flowId} and id > ${after} order by id`;
+  const named = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? value === flowId
+        ? 'the flow'
+        : (names.get(value) ?? value)
+      : Array.isArray(value)
+        ? value.map(named)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, named(v)]))
+          : value;
+  return rows.map((row) => [row.type, named(row.data)]);
+}
+
+t.test('a batch’s events are its commands’ events, sent one by one', async (t) => {
+  const s = await startFlowServer(t);
+  const alice = await member(s, 'Alice');
+  let runs = 0;
+  let taken = 0;
+  await fc.assert(
+    fc.asyncProperty(flowArb, symsArb, async (seed, syms) => {
+      runs++;
+      const batched = await seededFlow(t, s, seed, `Batched ${runs}`);
+      const alone = await seededFlow(t, s, seed, `Alone ${runs}`);
+      const [{ last }] = await s.sql<[{ last: number }]>`
+        select coalesce(max(id), 0)::int as last from outbox`;
+      const commands = commandsFor(syms, batched, alice);
+      const res = await batch(s, batched.id, { commands });
+      // Refused lists are compared with the what-if's refusals (what-if.test.ts).
+      if (res.status !== 200) return;
+      taken++;
+      const batchedNames = new Map(batched.tasks.map((task) => [task.id, task.name]));
+      res.body.results.forEach(({ index, taskId }) => {
+        const command = commands[index];
+        if (command?.op === 'createTask') batchedNames.set(taskId, command.name);
+      });
+      const aloneNames = new Map(alone.tasks.map((task) => [task.id, task.name]));
+      const made = new Map<string, string>();
+      for (const command of commandsFor(syms, alone, alice)) {
+        const answer = await sendAlone(s, alone.id, command, made);
+        t.ok(answer.status < 300, `${command.op} alone is taken as in the batch: ${answer.text}`);
+        if (command.op === 'createTask' && answer.body.id)
+          aloneNames.set(answer.body.id, command.name);
+      }
+      t.strictSame(
+        await eventsOf(s, batched.id, last, batchedNames),
+        await eventsOf(s, alone.id, last, aloneNames),
+        'the same events in the same order',
+      );
+    }),
+    { numRuns: 40, seed: 20261127 },
+  );
+  t.ok(taken > 5, `lists taken: ${taken} of ${runs}`);
+});
