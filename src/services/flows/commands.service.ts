@@ -22,9 +22,8 @@ import { existingMembers } from '../../storage/members.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
 import { refuseLateFinish, scheduleStart } from './schedule.ts';
-import { unblockedEvents, type Decide, type Derive } from './session.ts';
+import { taskUnblocked, unblockedEvents, type Decide, type Derive } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
-import type { FlowState } from './model.ts';
 import { Draft, NotDerived } from './draft.ts';
 import { changedTasks, outlook, type ChangedTask } from './outlook.ts';
 import {
@@ -195,15 +194,13 @@ async function apply(
   /** A batch's events; a what-if emits none and skips their work. */
   withEvents: boolean,
 ): Promise<Applied> {
+  /** The version derived last, and what the steps since made of it (a draft, until derived). */
   let snapshot = current;
-  /** The latest state, when newer than `snapshot` (a what-if derives it only when asked). */
-  let pending: FlowState | null = null;
-  let view: FlowView = current;
+  let view: Snapshot | Draft = current;
   const events: DomainEvent[] = [];
   const version = current.version + 1;
   const settle = async (): Promise<Snapshot> => {
-    if (pending) snapshot = await derive(pending, snapshot);
-    pending = null;
+    if (view instanceof Draft) snapshot = await derive(view.state, snapshot);
     view = snapshot;
     return snapshot;
   };
@@ -213,27 +210,28 @@ async function apply(
       plan = judge(step, view);
     } catch (error) {
       if (!(error instanceof NotDerived)) throw error;
-      // The command reads status or the graph: derive what the drafts left, and judge again.
+      // The command reads the graph: derive what the drafts left, and judge again.
       plan = judge(step, await settle());
     }
     if (!plan.next) continue;
     const state = { ...plan.next, flow: { ...plan.next.flow, version } };
-    if (withEvents) {
-      // Each step's task.unblocked, as if sent alone: every step is derived.
-      const previous = snapshot;
-      pending = state;
-      const next = await settle();
-      events.push(...(plan.events ?? []), ...unblockedEvents(previous, next));
+    const before: Snapshot | Draft = view;
+    const drafted = Draft.after(before, state);
+    if (drafted) {
+      view = drafted.draft;
+      if (withEvents)
+        events.push(
+          ...(plan.events ?? []),
+          ...taskUnblocked(state.flow.id, drafted.draft.unblockedSince(before, drafted.changed)),
+        );
       continue;
     }
-    const draft = Draft.after(view, state);
-    if (draft) {
-      pending = state;
-      view = draft;
-    } else {
-      pending = state;
-      await settle();
-    }
+    // A task removed, moved or re-parented, or a sub-task changed: derived at once.
+    const previous = await settle();
+    const next = await derive(state, previous);
+    if (withEvents) events.push(...(plan.events ?? []), ...unblockedEvents(previous, next));
+    snapshot = next;
+    view = next;
   }
   return { snapshot: await settle(), events };
 }

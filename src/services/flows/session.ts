@@ -207,8 +207,10 @@ export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
 }
 
 export function unblockedEvents(previous: Snapshot, next: Snapshot): DomainEvent[] {
-  return unblockedIds(previous, next).map((id) => ({
-    type: 'task.unblocked',
-    data: { flowId: next.flow.id, taskId: id },
-  }));
+  return taskUnblocked(next.flow.id, unblockedIds(previous, next));
+}
+
+/** task.unblocked for each of `ids`, in that order. */
+export function taskUnblocked(flowId: string, ids: readonly string[]): DomainEvent[] {
+  return ids.map((id) => ({ type: 'task.unblocked', data: { flowId, taskId: id } }));
 }

@@ -42,16 +42,16 @@ const isDerived = (output: EngineOutput): output is Derived => 'tail' in output;
 
 /**
  * What a command judges a version by: its stored facts, and its derived status and graph.
- * A Snapshot is one; a what-if's Draft (commands.service.ts) is one whose derived parts are
- * asked for only when a command needs them.
+ * A Snapshot is one; a command list's Draft (draft.ts) is one not derived yet.
  */
 export interface FlowView {
   readonly state: FlowState;
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly flow: FlowState['flow'];
-  readonly status: Uint8Array;
   task(id: string): TaskRecord | undefined;
+  /** The task's status as the API shows it, as its engine/status.ts code. */
+  statusCode(id: string): number;
   statusOf(id: string): TaskStatus;
   graph(): Graph;
 }
@@ -203,8 +203,12 @@ export class Snapshot implements FlowView {
     return i === undefined ? undefined : this.state.tasks[i];
   }
 
+  statusCode(id: string): number {
+    return this.status[this.index.get(id)!]!;
+  }
+
   statusOf(id: string): TaskStatus {
-    return statusName(this.status[this.index.get(id)!]!);
+    return statusName(this.statusCode(id));
   }
 
   /** How many unfinished tasks transitively wait on each task; computed once per version. */

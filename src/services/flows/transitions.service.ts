@@ -14,10 +14,6 @@ import { unblockedIds, type Decide } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
 import { downstream, requireTask, startedTasks } from './tasks.service.ts';
 
-function statusIndex(snapshot: FlowView, id: string): number {
-  return snapshot.status[snapshot.index.get(id)!]!;
-}
-
 function invalid(snapshot: FlowView, task: TaskRecord, action: string): DomainError {
   const status = snapshot.statusOf(task.id);
   return new DomainError(
@@ -76,10 +72,10 @@ export function startTask(ctx: FlowContext, flowId: string, taskId: string): Pro
 export function planStart(flowId: string, taskId: string): Decide<Snapshot> {
   return transition((current) => {
     const task = requireTask(current, taskId);
-    const status = statusIndex(current, taskId);
+    const status = current.statusCode(taskId);
     if (status === STATUS_BLOCKED) {
       const holder = task.parentId ? current.task(task.parentId)! : task;
-      const blockedBy = holder.dependsOn.filter((dep) => statusIndex(current, dep) !== STATUS_DONE);
+      const blockedBy = holder.dependsOn.filter((dep) => current.statusCode(dep) !== STATUS_DONE);
       throw new DomainError('TASK_BLOCKED', 'This task waits on unfinished work', { blockedBy });
     }
     if (status !== STATUS_READY) throw invalid(current, task, 'start');

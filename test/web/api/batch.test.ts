@@ -571,7 +571,7 @@ t.test('a batch’s events are its commands’ events, sent one by one', async (
         'the same events in the same order',
       );
     }),
-    { numRuns: 40, seed: 20261127 },
+    { numRuns: 80, seed: 20261127 },
   );
   t.ok(taken > 5, `lists taken: ${taken} of ${runs}`);
 });
