@@ -201,10 +201,14 @@ export function callsFor(
   values: Record<string, unknown>,
   token: string,
   withIds = false,
+  /** Optional query parameters to send anyway, by name (a day to read a schedule from). */
+  pinned: Record<string, string> = {},
 ): Call[] {
   const query = new URLSearchParams();
   for (const q of op.query) {
-    if (q.required)
+    const value = pinned[q.name];
+    if (value !== undefined) query.set(q.name, value);
+    else if (q.required)
       query.set(
         q.name,
         String(example(q.schema, ids, values, `${op.method} ${op.path} query ${q.name}`, q.name)),
