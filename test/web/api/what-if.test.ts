@@ -344,3 +344,41 @@ t.test('what-if’s scenario is what a batch of the same list leaves', async (t)
     `both kinds were tried (${refusedRuns} of ${runs} refused)`,
   );
 });
+
+t.test('none and one: an empty flow, and a flow with no dependencies', async (t) => {
+  const s = await startFlowServer(t);
+  const empty = await newFlow(t, s, { name: 'Empty' });
+  const nothing = await whatIf(s, empty.id, {
+    startDate: START,
+    commands: [{ op: 'createTask', ref: 'first', name: 'First', estimateHours: 8 }],
+  });
+  t.equal(nothing.status, 200, nothing.text);
+  t.strictSame(nothing.body.current, { projectedFinish: null, onTrack: null, criticalPath: [] });
+  t.equal(nothing.body.scenario.projectedFinish, START);
+  t.equal(nothing.body.finishDeltaDays, null, 'nothing open now: no delta');
+  t.equal(nothing.body.changed.length, 1);
+  t.equal(nothing.body.changed[0]?.ref, 'first');
+  const flat = await newFlow(t, s, {
+    name: 'Flat',
+    tasks: [
+      { name: 'A', estimateHours: 8 },
+      { name: 'B', estimateHours: 16 },
+    ],
+  });
+  const id = taskIdOf(flat);
+  const res = await whatIf(s, flat.id, {
+    startDate: START,
+    commands: [{ op: 'updateTask', taskId: id('A'), estimateHours: 40 }],
+  });
+  t.equal(res.status, 200, res.text);
+  t.equal(res.body.current.projectedFinish, '2030-01-08');
+  t.equal(res.body.scenario.projectedFinish, '2030-01-11');
+  t.equal(res.body.finishDeltaDays, 3);
+  t.strictSame(res.body.scenario.criticalPath, [id('A')]);
+  const sent = await s.api<BatchResult>('POST', `/v1/flows/${empty.id}/batch`, {
+    token: s.adminKey,
+    body: { commands: [{ op: 'createTask', name: 'First' }] },
+  });
+  t.equal(sent.status, 200);
+  t.equal(sent.body.version, 2);
+});
