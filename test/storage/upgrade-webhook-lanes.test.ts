@@ -34,12 +34,12 @@ t.test(
     await sql`insert into webhooks (id, workspace_id, url, events, secret, created_at)
     values (${hook}, ${demo.workspaceId}, ${`${receiver.url}/in`}, '{task.started,task.completed}', 'whsec_dXBncmFkZXVwZ3JhZGV1cGdyYWRl', now() - interval '1 hour')`;
     // Events 1-6 of one flow drained (positions 1-6); 1-5 collected by the old scheme, 6 not yet.
-    // Made today (UTC): the migration made partitions from today on, and an hour back from a
-    // run just after midnight would be yesterday's, which has none.
+    // Within the last hour, as the scheme expects, but never before today (UTC): the migration
+    // made partitions from today on, and yesterday has none.
     for (let n = 1; n <= 6; n++) {
       await sql`insert into outbox (id, workspace_id, flow_id, type, data, created_at, processed_at, webhooks_at, position)
       values (${n}, ${demo.workspaceId}, 'flw_upgrade', 'task.started', ${sql.json({ n })},
-        (date_trunc('day', now() at time zone 'UTC') at time zone 'UTC') + make_interval(secs => ${n}), now(),
+        greatest(now() - make_interval(mins => ${60 - n}), (date_trunc('day', now() at time zone 'UTC') at time zone 'UTC') + make_interval(secs => ${n})), now(),
         ${n <= 5 ? sql`now()` : null}, ${n})`;
     }
     await sql`select setval('outbox_id_seq', 6)`;
