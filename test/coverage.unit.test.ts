@@ -4,7 +4,8 @@
  * rises, commit after commit and in the working copy.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import {
   byLayer,
@@ -13,6 +14,7 @@ import {
   LAYERS,
   percent,
   readFloors,
+  writeSummary,
   type Layer,
   type Summary,
 } from './coverage.ts';
@@ -58,6 +60,61 @@ t.test('a figure is rounded down, and compared with its floor', async (t) => {
   t.match(compare(figures, floors).lines[0], /raise the floor/, 'two points up: raise it');
   t.notMatch(compare(figures, floors, false).lines.join('\n'), /FLOOR|raise/, 'unjudged: bare');
 });
+
+t.test(
+  'a module compiled twice, as ESM in a thread and CommonJS in a worker, counts line by line',
+  async (t) => {
+    // Under the working directory: the report counts only its files.
+    mkdirSync('.flowplan', { recursive: true });
+    const dir = mkdtempSync(path.resolve('.flowplan/coverage-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const fixture = {
+      // 13 lines: the thread runs a(), the worker b(), nobody unused() (lines 12 and 13).
+      'calc.ts': [
+        'export function a(n: number): number {',
+        '  const twice = n * 2;',
+        '  return twice + 1;',
+        '}',
+        '',
+        'export function b(n: number): number {',
+        '  const thrice = n * 3;',
+        '  return thrice + 1;',
+        '}',
+        '',
+        'export function unused(): number {',
+        '  return 0;',
+        '}',
+      ],
+      'main.ts': [
+        "import { Worker } from 'node:worker_threads';",
+        "import { a } from './calc.ts';",
+        'a(1);',
+        "const worker = new Worker(new URL('./worker.cjs', import.meta.url));",
+        "await new Promise((resolve) => worker.on('exit', resolve));",
+      ],
+      // tsx's require hook compiles calc.ts to CommonJS here, as Piscina's require() of a pool's
+      // worker module does; merged by offset with the ESM form, b() read as never run.
+      'worker.cjs': ["require('./calc.ts').b(1);"],
+    };
+    for (const [name, lines] of Object.entries(fixture)) {
+      writeFileSync(path.join(dir, name), `${lines.join('\n')}\n`);
+    }
+    const raw = path.join(dir, 'raw');
+    execFileSync(process.execPath, ['--import=tsx', 'main.ts'], {
+      cwd: dir,
+      env: { ...process.env, NODE_V8_COVERAGE: raw },
+    });
+    await writeSummary(raw, path.join(dir, 'report'));
+    const summary = JSON.parse(
+      readFileSync(path.join(dir, 'report', 'coverage-summary.json'), 'utf8'),
+    ) as Summary;
+    t.match(
+      summary[path.join(dir, 'calc.ts')]?.lines,
+      { covered: 11, total: 13 },
+      'all but unused()',
+    );
+  },
+);
 
 /** The floor file's text at each commit that changed it, newest first (none outside a git checkout). */
 function committedFloors(): string[] {
