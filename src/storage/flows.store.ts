@@ -192,6 +192,21 @@ export async function updateTask(sql: Db, task: TaskRecord): Promise<void> {
     where id = ${task.id}`;
 }
 
+/** updateTask for many tasks, in one statement. */
+export async function updateTasks(sql: Db, tasks: readonly TaskRecord[]): Promise<void> {
+  if (tasks.length === 0) return;
+  const column = <K extends keyof TaskRecord>(key: K) => tasks.map((task) => task[key]);
+  await sql`update tasks as t set name = u.name, description = u.description, estimate_hours = u.estimate_hours,
+      assignee_id = u.assignee_id, progress = u.progress, updated_at = u.updated_at,
+      started_at = case when u.progress >= 1 then coalesce(t.started_at, now()) else null end,
+      completed_at = case when u.progress = 2 then coalesce(t.completed_at, now()) else null end
+    from unnest(${column('id')}::text[], ${column('name')}::text[], ${column('description') as string[]}::text[],
+      ${column('estimateHours') as number[]}::double precision[], ${column('assigneeId') as string[]}::text[],
+      ${column('progress')}::smallint[], ${column('updatedAt')}::timestamptz[])
+      as u(id, name, description, estimate_hours, assignee_id, progress, updated_at)
+    where t.id = u.id`;
+}
+
 export async function deleteTasks(sql: Db, ids: readonly string[]): Promise<void> {
   if (ids.length > 0) await sql`delete from tasks where id in ${sql(ids as string[])}`;
 }
@@ -237,20 +252,23 @@ export async function writeTaskChanges(
   after: FlowState,
   beforeIndex: ReadonlyMap<string, number>,
 ): Promise<void> {
-  const kept = new Set<string>();
+  let kept = 0;
   const added: TaskRecord[] = [];
   const changed: TaskRecord[] = [];
   const made: [string, string][] = [];
   const dropped: [string, string][] = [];
-  for (const task of after.tasks) {
-    const i = beforeIndex.get(task.id);
+  for (let j = 0; j < after.tasks.length; j++) {
+    const task = after.tasks[j]!;
+    // Most tasks are the same record in the same place: no lookup.
+    const same = before.tasks[j];
+    const i = same === task || same?.id === task.id ? j : beforeIndex.get(task.id);
     const old = i === undefined ? undefined : before.tasks[i];
     if (!old) {
       added.push(task);
       for (const dep of task.dependsOn) made.push([task.id, dep]);
       continue;
     }
-    kept.add(task.id);
+    kept++;
     if (old === task) continue;
     if (old.dependsOn !== task.dependsOn) {
       for (const dep of task.dependsOn) if (!old.dependsOn.includes(dep)) made.push([task.id, dep]);
@@ -268,13 +286,16 @@ export async function writeTaskChanges(
       changed.push(task);
   }
   // A removed task takes its dependencies and sub-tasks with it (on delete cascade).
-  const removed = before.tasks.filter((task) => !kept.has(task.id)).map((task) => task.id);
+  let removed: string[] = [];
+  if (kept < before.tasks.length) {
+    const ids = new Set(after.tasks.map((task) => task.id));
+    removed = before.tasks.filter((task) => !ids.has(task.id)).map((task) => task.id);
+  }
   await deleteDependencies(sql, dropped);
   await deleteTasks(sql, removed);
   await insertTasks(sql, flowId, added);
   await insertDependencies(sql, flowId, made);
-  // One connection: sent together, they travel one after another without a round trip each.
-  await Promise.all(changed.map((task) => updateTask(sql, task)));
+  await updateTasks(sql, changed);
 }
 
 export async function insertDeliverable(

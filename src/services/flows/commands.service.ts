@@ -200,7 +200,8 @@ async function apply(
   const events: DomainEvent[] = [];
   const version = current.version + 1;
   const settle = async (): Promise<Snapshot> => {
-    if (view instanceof Draft) snapshot = await derive(view.state, snapshot);
+    if (view instanceof Draft)
+      snapshot = await derive(view.state, snapshot, view.replacedPositions());
     view = snapshot;
     return snapshot;
   };
@@ -214,19 +215,19 @@ async function apply(
       plan = judge(step, await settle());
     }
     if (!plan.next) continue;
-    const state = { ...plan.next, flow: { ...plan.next.flow, version } };
     const before: Snapshot | Draft = view;
-    const drafted = Draft.after(before, state);
+    const drafted = Draft.after(before, plan.next, version);
     if (drafted) {
       view = drafted.draft;
       if (withEvents)
         events.push(
           ...(plan.events ?? []),
-          ...taskUnblocked(state.flow.id, drafted.draft.unblockedSince(before, drafted.changed)),
+          ...taskUnblocked(current.flow.id, drafted.draft.unblockedSince(before, drafted.changed)),
         );
       continue;
     }
     // A task removed, moved or re-parented, or a sub-task changed: derived at once.
+    const state = { ...plan.next, flow: { ...plan.next.flow, version } };
     const previous = await settle();
     const next = await derive(state, previous);
     if (withEvents) events.push(...(plan.events ?? []), ...unblockedEvents(previous, next));
@@ -303,7 +304,7 @@ export async function whatIf(
   const { snapshot: scenario } = await apply(
     current,
     steps,
-    (state, previous) => ctx.registry.derive(state, previous),
+    (state, previous, replaced) => ctx.registry.derive(state, previous, replaced),
     false,
   );
   // Refused where the caller chose the start, as the schedule is: now, or as the commands leave it.

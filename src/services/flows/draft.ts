@@ -1,11 +1,12 @@
 /**
  * A command list's state not derived yet (commands.service.ts): a FlowView over the last
- * derived version (its base) with tasks replaced or appended, none removed or moved. Status is
- * read off the records, as the engine would derive it (a task is blocked while a dependency is
- * not done; a sub-task follows its objective); a command that needs the graph raises
- * NotDerived and is judged again on a derived version. Most commands (an estimate, an
- * assignment, a start or a completion, a task added after others) never do, so a list of them
- * is derived once, at its end, not once per command.
+ * derived version (its base) with tasks replaced or appended, none removed or moved, held as
+ * those changes alone (a step costs what it changed, not the flow's size). Status is read off
+ * the records, as the engine would derive it (a task is blocked while a dependency is not done;
+ * a sub-task follows its objective); a command that needs the graph raises NotDerived and is
+ * judged again on a derived version. Most commands (an estimate, an assignment, a start or a
+ * completion, a task added after others) never do, so a list of them is derived once, at its
+ * end, not once per command.
  */
 import type { Graph } from '../../engine/graph.ts';
 import {
@@ -16,7 +17,14 @@ import {
   STATUS_READY,
 } from '../../engine/status.ts';
 import type { TaskStatus } from '../../contract/vocabulary.ts';
-import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
+import {
+  NextState,
+  PROGRESS,
+  type FlowRecord,
+  type FlowState,
+  type TaskChanges,
+  type TaskRecord,
+} from './model.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
 import { AppendedIndex } from './task-index.ts';
 
@@ -24,49 +32,88 @@ import { AppendedIndex } from './task-index.ts';
 export class NotDerived extends Error {}
 
 export class Draft implements FlowView {
+  /** The whole state, built when first read (to derive it). */
+  #state: FlowState | null = null;
+
   private constructor(
-    readonly state: FlowState,
-    readonly index: ReadonlyMap<string, number>,
     /** The version derived last, whose graph and sub-tasks this draft keeps. */
     readonly base: Snapshot,
+    readonly flow: FlowRecord,
+    readonly index: ReadonlyMap<string, number>,
+    /** The base's positions whose records changed, with their records now. */
+    private readonly replaced: ReadonlyMap<number, TaskRecord>,
+    /** The tasks after the base's, in order. */
+    private readonly appended: readonly TaskRecord[],
   ) {}
 
   /**
-   * `state` as a draft over `view` (a derived version or a draft over one) and the positions of
-   * the tasks it replaced; null when it removed, moved or re-parented a task, or changed or
-   * added a sub-task (the base's sub-task lists would be stale).
+   * `next`, the state a command made of `view` (a derived version or a draft over one), at
+   * `version`, as a draft, with the positions of the tasks it replaced; null when it is not
+   * `view.next(…)` as built, or removed, moved or re-parented a task, or changed or added a
+   * sub-task (the base's sub-task lists would be stale).
    */
   static after(
     view: Snapshot | Draft,
-    state: FlowState,
+    next: FlowState,
+    version: number,
   ): { draft: Draft; changed: number[] } | null {
-    const before = view.state.tasks;
-    const after = state.tasks;
-    if (after.length < before.length) return null;
+    const changes = next instanceof NextState ? next.changesAfter(view) : null;
+    if (!changes || changes.remove?.size) return null;
+    const add = changes.add ?? [];
+    if (add.some((task) => task.parentId !== null)) return null;
+    const base = view instanceof Draft ? view.base : view;
+    const replaced = new Map(view instanceof Draft ? view.replaced : []);
+    const appended = view instanceof Draft ? [...view.appended] : [];
     const changed: number[] = [];
-    for (let i = 0; i < before.length; i++) {
-      const was = before[i];
-      const is = after[i];
-      if (was === is) continue;
-      if (!was || !is || was.id !== is.id || is.parentId !== null) return null;
+    for (const task of changes.replace ?? []) {
+      const i = view.index.get(task.id);
+      if (i === undefined || task.parentId !== null) return null;
+      if (i < base.size) replaced.set(i, task);
+      else appended[i - base.size] = task;
       changed.push(i);
     }
-    const appended = after.slice(before.length);
-    if (appended.some((task) => task.parentId !== null)) return null;
+    appended.push(...add);
     const index =
-      appended.length > 0
+      add.length > 0
         ? AppendedIndex.of(
             view.index,
-            appended.map((task) => task.id),
-            before.length,
+            add.map((task) => task.id),
+            view.size,
           )
         : view.index;
-    const base = view instanceof Draft ? view.base : view;
-    return { draft: new Draft(state, index, base), changed };
+    return {
+      draft: new Draft(base, { ...next.flow, version }, index, replaced, appended),
+      changed,
+    };
   }
 
-  get flow(): FlowState['flow'] {
-    return this.state.flow;
+  get state(): FlowState {
+    if (!this.#state) {
+      const tasks = this.base.state.tasks.slice();
+      for (const [i, task] of this.replaced) tasks[i] = task;
+      for (const task of this.appended) tasks.push(task);
+      this.#state = { flow: this.flow, tasks };
+    }
+    return this.#state;
+  }
+
+  /** The base's positions whose records this draft replaced, in order. */
+  replacedPositions(): number[] {
+    return [...this.replaced.keys()].sort((a, b) => a - b);
+  }
+
+  get size(): number {
+    return this.base.size + this.appended.length;
+  }
+
+  at(position: number): TaskRecord | undefined {
+    return position < this.base.size
+      ? (this.replaced.get(position) ?? this.base.at(position))
+      : this.appended[position - this.base.size];
+  }
+
+  next(changes: TaskChanges): FlowState {
+    return new NextState(this, changes);
   }
 
   get children(): ReadonlyMap<string, readonly TaskRecord[]> {
@@ -75,7 +122,7 @@ export class Draft implements FlowView {
 
   task(id: string): TaskRecord | undefined {
     const i = this.index.get(id);
-    return i === undefined ? undefined : this.state.tasks[i];
+    return i === undefined ? undefined : this.at(i);
   }
 
   statusCode(id: string): number {
@@ -106,11 +153,11 @@ export class Draft implements FlowView {
       const { succStart, succ } = this.base.graph();
       for (let k = succStart[at] ?? 0, end = succStart[at + 1] ?? 0; k < end; k++) {
         const v = succ[k] ?? 0;
-        if (this.state.tasks[v]?.dependsOn.includes(id)) out.push(v);
+        if (this.at(v)?.dependsOn.includes(id)) out.push(v);
       }
     }
-    for (let v = this.base.state.tasks.length; v < this.state.tasks.length; v++)
-      if (this.state.tasks[v]?.dependsOn.includes(id)) out.push(v);
+    for (let v = this.base.size; v < this.size; v++)
+      if (this.at(v)?.dependsOn.includes(id)) out.push(v);
     return out;
   }
 
@@ -122,15 +169,15 @@ export class Draft implements FlowView {
   unblockedSince(before: FlowView, changed: readonly number[]): string[] {
     const candidates = new Set<number>(changed);
     for (const i of changed) {
-      const was = before.state.tasks[i];
-      const is = this.state.tasks[i];
+      const was = before.at(i);
+      const is = this.at(i);
       // A task done now may free what waits on it.
       if (is && was && is.progress === PROGRESS.done && was.progress !== PROGRESS.done)
         for (const v of this.dependents(is.id)) candidates.add(v);
     }
     // A sub-task follows its objective.
     for (const v of [...candidates]) {
-      const task = this.state.tasks[v];
+      const task = this.at(v);
       for (const sub of (task && this.children.get(task.id)) ?? []) {
         const at = this.index.get(sub.id);
         if (at !== undefined) candidates.add(at);
@@ -138,8 +185,8 @@ export class Draft implements FlowView {
     }
     const unblocked: string[] = [];
     for (const v of [...candidates].sort((a, b) => a - b)) {
-      const task = this.state.tasks[v];
-      if (!task || v >= before.state.tasks.length) continue;
+      const task = this.at(v);
+      if (!task || v >= before.size) continue;
       if (
         before.statusCode(task.id) === STATUS_BLOCKED &&
         this.statusCode(task.id) === STATUS_READY

@@ -70,26 +70,35 @@ export function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord
  * How a change kept the graph's shape: the positions of the tasks it replaced (the same
  * tasks in the same places, each with the same parent and dependencies) and how many tasks
  * it appended after them. Null when it removed, moved or relinked any. Commands replace a
- * changed task's record and keep the others, so this compares references.
+ * changed task's record and keep the others, so this compares references: at every position,
+ * or at `replaced` alone when the caller knows the others are the same records.
  */
 export function shapeChanges(
   before: readonly TaskRecord[],
   after: readonly TaskRecord[],
+  replaced?: readonly number[],
 ): { changed: number[]; added: number } | null {
   if (after.length < before.length) return null;
   const changed: number[] = [];
-  for (let i = 0; i < before.length; i++) {
+  /** Whether position i holds the same task, with the same parent and dependencies. */
+  const kept = (i: number): boolean => {
     const a = before[i]!;
     const b = after[i]!;
-    if (a === b) continue;
-    if (a.id !== b.id || a.parentId !== b.parentId) return null;
+    if (a === b) return true;
+    if (a.id !== b.id || a.parentId !== b.parentId) return false;
     if (
       a.dependsOn !== b.dependsOn &&
       (a.dependsOn.length !== b.dependsOn.length ||
         a.dependsOn.some((d, k) => d !== b.dependsOn[k]))
     )
-      return null;
+      return false;
     changed.push(i);
+    return true;
+  };
+  if (replaced) {
+    for (const i of replaced) if (!kept(i)) return null;
+  } else {
+    for (let i = 0; i < before.length; i++) if (!kept(i)) return null;
   }
   return { changed, added: after.length - before.length };
 }

@@ -18,18 +18,21 @@ export function nextFlow(
   return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
 }
 
+/** What a command does to a flow's tasks: some replaced, some removed, some added (in that order). */
+export interface TaskChanges {
+  replace?: readonly TaskRecord[];
+  remove?: ReadonlySet<string>;
+  add?: readonly TaskRecord[];
+}
+
 /**
- * The next state with some tasks replaced, some removed and some added (in that order).
- * With the state's `index` (task id → position), a change that removes nothing copies the
- * list and sets the replaced places: no lookup per task of a large flow.
+ * The next state with `changes` applied. With the state's `index` (task id → position), a
+ * change that removes nothing copies the list and sets the replaced places: no lookup per task
+ * of a large flow.
  */
 export function withTasks(
   state: FlowState,
-  changes: {
-    replace?: readonly TaskRecord[];
-    remove?: ReadonlySet<string>;
-    add?: readonly TaskRecord[];
-  },
+  changes: TaskChanges,
   index?: ReadonlyMap<string, number>,
 ): TaskRecord[] {
   if (index && !changes.remove?.size) {
@@ -48,11 +51,56 @@ export function withTasks(
   return next;
 }
 
+/** A state and its index, which a command's next state is built from. */
+interface Before {
+  readonly state: FlowState;
+  readonly flow: FlowRecord;
+  readonly index: ReadonlyMap<string, number>;
+}
+
+/**
+ * A command's next state, at the flow's next version: its task list is built (withTasks) when
+ * first read, so a command list's steps (draft.ts) take the changes alone and never copy a large
+ * flow's list per command. Spread or read, it is a plain FlowState.
+ */
+export class NextState implements FlowState {
+  readonly flow: FlowRecord;
+  declare readonly tasks: readonly TaskRecord[];
+  /** Until the list is built: what it is built from (then let go, so no version holds another). */
+  #before: Before | null;
+  readonly #changes: TaskChanges;
+
+  constructor(before: Before, changes: TaskChanges) {
+    this.flow = nextFlow(before.flow);
+    this.#before = before;
+    this.#changes = changes;
+    let tasks: TaskRecord[] | null = null;
+    Object.defineProperty(this, 'tasks', {
+      enumerable: true,
+      get: () => {
+        if (!tasks) {
+          tasks = withTasks(this.#before!.state, changes, this.#before!.index);
+          this.#before = null;
+        }
+        return tasks;
+      },
+    });
+  }
+
+  /** The changes, when this is the state after `before` and its list was never built. */
+  changesAfter(before: Before): TaskChanges | null {
+    return this.#before === before ? this.#changes : null;
+  }
+}
+
 /**
  * The position after every task's: tasks are held in position order (loaded by it, new ones
  * appended after the last), so the last one's is the largest, read without a pass over a
  * large flow.
  */
-export function nextPosition(state: FlowState): number {
-  return (state.tasks.at(-1)?.position ?? 0) + 1;
+export function nextPosition(view: {
+  readonly size: number;
+  at(position: number): TaskRecord | undefined;
+}): number {
+  return (view.at(view.size - 1)?.position ?? 0) + 1;
 }

@@ -16,7 +16,18 @@ export interface ChangedTask {
   after?: TaskOutlook;
 }
 
+/** The last outlook of each snapshot asked for: every what-if on a version answers its `current`. */
+const outlooks = new WeakMap<Snapshot, { start: string; outlook: Outlook }>();
+
 export function outlook(snapshot: Snapshot, start: string): Outlook {
+  const known = outlooks.get(snapshot);
+  if (known?.start === start) return known.outlook;
+  const made = outlookOf(snapshot, start);
+  outlooks.set(snapshot, { start, outlook: made });
+  return made;
+}
+
+function outlookOf(snapshot: Snapshot, start: string): Outlook {
   const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
   const critical: { id: string; es: number; i: number }[] = [];
@@ -86,7 +97,8 @@ export function changedTasks(
   const before = current.state.tasks;
   const after = scenario.state.tasks;
   let kept = 0;
-  for (const [j, task] of after.entries()) {
+  for (let j = 0; j < after.length; j++) {
+    const task = after[j]!;
     // Most tasks are the same record in the same place: no lookup, and no read of the record.
     const i = before[j] === task || before[j]?.id === task.id ? j : current.index.get(task.id);
     if (i === undefined) {
@@ -107,7 +119,8 @@ export function changedTasks(
   }
   // Every task of the current flow is still there: nothing removed to look for.
   if (kept === before.length) return changed;
-  for (const [i, { id }] of before.entries()) {
+  for (let i = 0; i < before.length; i++) {
+    const { id } = before[i]!;
     if (after[i]?.id !== id && !scenario.index.has(id))
       changed.push({ taskId: id, before: taskOutlook(current, i, day) });
   }

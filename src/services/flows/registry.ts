@@ -139,9 +139,16 @@ export class SessionRegistry {
     for (const listener of this.listeners) listener(workspaceId, flowId);
   }
 
-  /** `previous`: the flow's snapshot before this change, whose serialized tasks may be reused. */
-  derive(state: FlowState, previous: Snapshot | null = null): Promise<Snapshot> {
-    return Snapshot.derive(state, this.recompute, this.publicUrlBase, previous);
+  /**
+   * `previous`: the flow's snapshot before this change, whose serialized tasks may be reused;
+   * `replaced`: see Derive.
+   */
+  derive(
+    state: FlowState,
+    previous: Snapshot | null = null,
+    replaced?: readonly number[],
+  ): Promise<Snapshot> {
+    return Snapshot.derive(state, this.recompute, this.publicUrlBase, previous, replaced);
   }
 
   /** The flow's session; 404 when it does not exist in this workspace. */
@@ -167,7 +174,7 @@ export class SessionRegistry {
     const { workspaceId, id } = snapshot.flow;
     return new FlowSession(snapshot, {
       sql: this.sql,
-      derive: (state, previous) => this.derive(state, previous),
+      derive: (state, previous, replaced) => this.derive(state, previous, replaced),
       reload: async (tx) => {
         if (tx) await lockFlow(tx, id);
         const state = await loadFlowState(tx ?? this.sql, workspaceId, id);

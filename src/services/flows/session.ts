@@ -37,8 +37,15 @@ export interface Plan<R> {
 /** One change judged on the current snapshot: what a single route sends, and a batch's step. */
 export type Decide<R> = (current: FlowView) => Plan<R>;
 
-/** Derives a next state from the snapshot before it (the session's own engine and pool). */
-export type Derive = (state: FlowState, previous: Snapshot) => Promise<Snapshot>;
+/**
+ * Derives a next state from the snapshot before it (the session's own engine and pool).
+ * `replaced`, when known: the only positions below previous's size whose records differ.
+ */
+export type Derive = (
+  state: FlowState,
+  previous: Snapshot,
+  replaced?: readonly number[],
+) => Promise<Snapshot>;
 
 export type Command<R> = (current: Snapshot, derive: Derive) => Plan<R> | Promise<Plan<R>>;
 

@@ -25,7 +25,7 @@ import {
   type Fragments,
   type TaskView,
 } from './flow-body.ts';
-import type { FlowState, TaskRecord } from './model.ts';
+import { NextState, type FlowState, type TaskChanges, type TaskRecord } from './model.ts';
 import { AppendedIndex } from './task-index.ts';
 
 export interface Recompute {
@@ -49,11 +49,17 @@ export interface FlowView {
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly flow: FlowState['flow'];
+  /** How many tasks, sub-tasks included. */
+  readonly size: number;
+  /** The task at a position. */
+  at(position: number): TaskRecord | undefined;
   task(id: string): TaskRecord | undefined;
   /** The task's status as the API shows it, as its engine/status.ts code. */
   statusCode(id: string): number;
   statusOf(id: string): TaskStatus;
   graph(): Graph;
+  /** The state after `changes`, at the flow's next version. */
+  next(changes: TaskChanges): FlowState;
 }
 
 export class Snapshot implements FlowView {
@@ -104,13 +110,17 @@ export class Snapshot implements FlowView {
    * recomputed.
    */
   static async derive(
-    state: FlowState,
+    next: FlowState,
     recompute: Recompute,
     publicUrlBase: string,
     previous: Snapshot | null = null,
+    /** The only positions below previous's size whose records differ, when the caller knows them. */
+    replaced?: readonly number[],
   ): Promise<Snapshot> {
+    // Held plain: a NextState's list is read once, here.
+    const state: FlowState = { flow: next.flow, tasks: next.tasks };
     const base = previous ? (previous.fragments ?? previous.base) : null;
-    const shape = previous ? shapeChanges(previous.state.tasks, state.tasks) : null;
+    const shape = previous ? shapeChanges(previous.state.tasks, state.tasks, replaced) : null;
     if (previous && shape) {
       const { changed, added } = shape;
       const old = previous.state.tasks.length;
@@ -198,9 +208,21 @@ export class Snapshot implements FlowView {
     return this.state.flow;
   }
 
+  get size(): number {
+    return this.state.tasks.length;
+  }
+
+  at(position: number): TaskRecord | undefined {
+    return this.state.tasks[position];
+  }
+
   task(id: string): TaskRecord | undefined {
     const i = this.index.get(id);
     return i === undefined ? undefined : this.state.tasks[i];
+  }
+
+  next(changes: TaskChanges): FlowState {
+    return new NextState(this, changes);
   }
 
   statusCode(id: string): number {

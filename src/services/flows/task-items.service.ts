@@ -28,7 +28,7 @@ import {
 } from '../../storage/task-items.store.ts';
 import { actorId } from './actor.ts';
 import type { FlowContext } from './flows.service.ts';
-import { nextFlow, PROGRESS, withTasks } from './model.ts';
+import { PROGRESS } from './model.ts';
 import { requireTask } from './tasks.service.ts';
 import type { PageRequest } from '../../platform/paging.ts';
 
@@ -173,10 +173,7 @@ export async function addAttachment(
     };
     let created: AttachmentRow | null = null;
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: async (tx) => {
         created = await store(tx);
       },
@@ -205,10 +202,7 @@ export async function addDeliverable(
     const deliverable = { id, name, satisfied: false };
     const updated = { ...task, deliverables: [...task.deliverables, deliverable] };
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: (tx) => insertDeliverable(tx, flowId, taskId, deliverable),
       events: [
         { type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } },

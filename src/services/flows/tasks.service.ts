@@ -22,7 +22,7 @@ import {
 } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
-import { nextFlow, nextPosition, PROGRESS, withTasks, type TaskRecord } from './model.ts';
+import { nextPosition, PROGRESS, type TaskRecord } from './model.ts';
 import type { Decide } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
 
@@ -185,7 +185,7 @@ export function planCreateTask(
       estimateHours: body.estimateHours ?? null,
       assigneeId: body.assigneeId ?? null,
       progress: PROGRESS.open,
-      position: nextPosition(current.state),
+      position: nextPosition(current),
       dependsOn: after,
       deliverables: [],
       createdAt: now,
@@ -203,10 +203,7 @@ export function planCreateTask(
       return { ...waiting, dependsOn: [...kept, id], updatedAt: now };
     });
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: relinked, add: [task] }, current.index),
-      },
+      next: current.next({ replace: relinked, add: [task] }),
       write: async (tx) => {
         await insertTasks(tx, flowId, [task]);
         await deleteDependencies(tx, removed);
@@ -247,10 +244,7 @@ export function planUpdateTask(
       updatedAt: new Date().toISOString(),
     };
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: (tx) => updateTask(tx, updated),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
       result: (next) => next,
@@ -282,10 +276,7 @@ export function planDeleteTask(flowId: string, taskId: string): Decide<void> {
         };
       });
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: relinked, remove: removed }, current.index),
-      },
+      next: current.next({ replace: relinked, remove: removed }),
       write: async (tx) => {
         await insertDependencies(tx, flowId, bridged);
         await deleteTasks(tx, [...removed]);
@@ -350,10 +341,7 @@ export function planAddDependency(
       updatedAt: new Date().toISOString(),
     };
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: (tx) => insertDependencies(tx, flowId, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
@@ -386,10 +374,7 @@ export function planRemoveDependency(
       updatedAt: new Date().toISOString(),
     };
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: (tx) => deleteDependencies(tx, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,

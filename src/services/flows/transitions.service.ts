@@ -9,7 +9,7 @@ import { updateTask } from '../../storage/flows.store.ts';
 import type { DomainEvent } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
-import { nextFlow, PROGRESS, withTasks, type Progress, type TaskRecord } from './model.ts';
+import { PROGRESS, type Progress, type TaskRecord } from './model.ts';
 import { unblockedIds, type Decide } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
 import { downstream, requireTask, startedTasks } from './tasks.service.ts';
@@ -45,10 +45,7 @@ function transition<R>(
     const now = new Date().toISOString();
     const updated = changes.map(([task, progress]) => ({ ...task, progress, updatedAt: now }));
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: updated }, current.index),
-      },
+      next: current.next({ replace: updated }),
       write: async (tx) => {
         for (const task of updated) await updateTask(tx, task);
       },
@@ -194,10 +191,7 @@ export function planAssign(
     if (task.assigneeId === assigneeId) return { next: null, result: (next) => next };
     const updated = { ...task, assigneeId, updatedAt: new Date().toISOString() };
     return {
-      next: {
-        flow: nextFlow(current.flow),
-        tasks: withTasks(current.state, { replace: [updated] }, current.index),
-      },
+      next: current.next({ replace: [updated] }),
       write: (tx) => updateTask(tx, updated),
       events: [
         event('task.assigned', flowId, taskId, { assigneeId, previousAssigneeId: task.assigneeId }),
