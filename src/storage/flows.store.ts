@@ -258,7 +258,8 @@ export async function writeTaskChanges(
   const made: [string, string][] = [];
   const dropped: [string, string][] = [];
   for (let j = 0; j < after.tasks.length; j++) {
-    const task = after.tasks[j]!;
+    const task = after.tasks[j];
+    if (task === undefined) continue;
     // Most tasks are the same record in the same place: no lookup.
     const same = before.tasks[j];
     const i = same === task || same?.id === task.id ? j : beforeIndex.get(task.id);

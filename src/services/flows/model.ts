@@ -74,13 +74,14 @@ export class NextState implements FlowState {
     this.flow = nextFlow(before.flow);
     this.#before = before;
     this.#changes = changes;
-    let tasks: TaskRecord[] | null = null;
+    let from: Before | null = before;
+    let tasks: TaskRecord[] = [];
     Object.defineProperty(this, 'tasks', {
       enumerable: true,
       get: () => {
-        if (!tasks) {
-          tasks = withTasks(this.#before!.state, changes, this.#before!.index);
-          this.#before = null;
+        if (from) {
+          tasks = withTasks(from.state, changes, from.index);
+          from = this.#before = null;
         }
         return tasks;
       },

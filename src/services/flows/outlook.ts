@@ -98,7 +98,8 @@ export function changedTasks(
   const after = scenario.state.tasks;
   let kept = 0;
   for (let j = 0; j < after.length; j++) {
-    const task = after[j]!;
+    const task = after[j];
+    if (task === undefined) continue;
     // Most tasks are the same record in the same place: no lookup, and no read of the record.
     const i = before[j] === task || before[j]?.id === task.id ? j : current.index.get(task.id);
     if (i === undefined) {
@@ -120,8 +121,8 @@ export function changedTasks(
   // Every task of the current flow is still there: nothing removed to look for.
   if (kept === before.length) return changed;
   for (let i = 0; i < before.length; i++) {
-    const { id } = before[i]!;
-    if (after[i]?.id !== id && !scenario.index.has(id))
+    const id = before[i]?.id;
+    if (id !== undefined && after[i]?.id !== id && !scenario.index.has(id))
       changed.push({ taskId: id, before: taskOutlook(current, i, day) });
   }
   return changed;
