@@ -111,46 +111,70 @@ export function deriveNext(
   const touched: number[] = Array.from(changed);
   let finishLost = false;
   let raised = -1;
-  // Forward: a task's earliest dates follow from its predecessors' (done ones count as −1).
-  const forward = new PositionHeap(n, false);
-  for (let c = 0; c < changed.length; c++) forward.push(pos[changed[c]!]!);
-  while (forward.size > 0) {
-    const v = order[forward.pop()]!;
+  // Forward, in topological order: a task's earliest dates follow from its predecessors' (done
+  // ones count as −1). A sweep over the positions marked since, not a heap: a change early in a
+  // flow moves most of it, and a flag check per position costs less than a heap step per task.
+  const marked = new Uint8Array(n);
+  let first = n;
+  let last = -1;
+  for (let c = 0; c < changed.length; c++) {
+    const p = pos[changed[c]!]!;
+    marked[p] = 1;
+    if (p < first) first = p;
+    if (p > last) last = p;
+  }
+  for (let p = first; p <= last; p++) {
+    if (marked[p] === 0) continue;
+    marked[p] = 0;
+    const v = order[p]!;
     let start = -1;
-    let last = -1;
+    let end = -1;
     if (progress[v] !== PROGRESS.done) {
       start = 0;
-      for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++) {
+      for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) {
         const after = ef[pred[k]!]! + 1;
         if (after > start) start = after;
       }
-      last = start + days(v) - 1;
+      end = start + days(v) - 1;
     }
-    if (start === es[v] && last === ef[v]) continue;
+    if (start === es[v] && end === ef[v]) continue;
     // The task that set the finish ends earlier (or is done): the finish must be looked for again.
-    if (ef[v] === previous.finish && last < previous.finish) finishLost = true;
-    if (last > raised) raised = last;
+    if (ef[v] === previous.finish && end < previous.finish) finishLost = true;
+    if (end > raised) raised = end;
     es[v] = start;
-    ef[v] = last;
+    ef[v] = end;
     touched.push(v);
-    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) forward.push(pos[succ[k]!]!);
+    for (let k = succStart[v]!, stop = succStart[v + 1]!; k < stop; k++) {
+      const q = pos[succ[k]!]!;
+      marked[q] = 1;
+      if (q > last) last = q;
+    }
   }
 
-  // Backward: a tail follows from the unfinished successors' tails and durations, so the
-  // predecessors of a changed task are looked at even where its own tail stays.
-  const backward = new PositionHeap(n, true);
+  // Backward, in reverse topological order: a tail follows from the unfinished successors'
+  // tails and durations, so the predecessors of a changed task are looked at even where its
+  // own tail stays. (The forward sweep left every mark cleared.)
+  first = n;
+  last = -1;
+  const mark = (v: number) => {
+    const p = pos[v]!;
+    marked[p] = 1;
+    if (p < first) first = p;
+    if (p > last) last = p;
+  };
   for (let c = 0; c < changed.length; c++) {
     const v = changed[c]!;
-    backward.push(pos[v]!);
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
-      backward.push(pos[pred[k]!]!);
+    mark(v);
+    for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) mark(pred[k]!);
   }
-  while (backward.size > 0) {
-    const v = order[backward.pop()]!;
+  for (let p = last; p >= first; p--) {
+    if (marked[p] === 0) continue;
+    marked[p] = 0;
+    const v = order[p]!;
     let t = -1;
     if (progress[v] !== PROGRESS.done) {
       t = 0;
-      for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++) {
+      for (let k = succStart[v]!, stop = succStart[v + 1]!; k < stop; k++) {
         const s = succ[k]!;
         if (progress[s] === PROGRESS.done) continue;
         const through = tail[s]! + days(s);
@@ -160,8 +184,7 @@ export function deriveNext(
     if (t === tail[v]) continue;
     tail[v] = t;
     touched.push(v);
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
-      backward.push(pos[pred[k]!]!);
+    for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) mark(pred[k]!);
   }
 
   // The finish: the task that set it still does unless it ended earlier; then one flat scan.
@@ -217,64 +240,6 @@ function statusOf(g: Graph, progress: Uint8Array, v: number): number {
   for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++)
     if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
   return STATUS_READY;
-}
-
-/** Topological positions, each at most once in the heap at a time; smallest (or largest) first. */
-class PositionHeap {
-  private items: number[] = [];
-  private readonly queued: Uint8Array;
-
-  constructor(
-    n: number,
-    private readonly largestFirst: boolean,
-  ) {
-    this.queued = new Uint8Array(n);
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  push(p: number): void {
-    if (this.queued[p] === 1) return;
-    this.queued[p] = 1;
-    const items = this.items;
-    let i = items.length;
-    items.push(p);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(p, items[parent]!)) break;
-      items[i] = items[parent]!;
-      i = parent;
-    }
-    items[i] = p;
-  }
-
-  pop(): number {
-    const items = this.items;
-    const top = items[0]!;
-    const last = items.pop()!;
-    this.queued[top] = 0;
-    if (items.length > 0) {
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= items.length) break;
-        const right = left + 1;
-        const child =
-          right < items.length && this.before(items[right]!, items[left]!) ? right : left;
-        if (!this.before(items[child]!, last)) break;
-        items[i] = items[child]!;
-        i = child;
-      }
-      items[i] = last;
-    }
-    return top;
-  }
-
-  private before(a: number, b: number): boolean {
-    return this.largestFirst ? a > b : a < b;
-  }
 }
 
 /**
