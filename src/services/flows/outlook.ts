@@ -7,6 +7,7 @@ import type { Outlook, TaskOutlook } from '../../contract/plan.schema.ts';
 import { addWorkingDays } from '../../engine/calendar.ts';
 import { STATUS_DONE, statusName } from '../../engine/status.ts';
 import type { Snapshot } from './snapshot.ts';
+import { AppendedIndex } from './task-index.ts';
 
 /** A task whose outlook the scenario changes: made (no `before`), removed (no `after`) or moved. */
 export interface ChangedTask {
@@ -33,11 +34,12 @@ function outlookOf(snapshot: Snapshot, start: string): Outlook {
   const critical: { id: string; es: number; i: number }[] = [];
   const { tasks } = snapshot.state;
   // Off the engine's arrays: only the critical tasks' records are read.
-  snapshot.critical.forEach((flag, i) => {
+  const flags = snapshot.critical;
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] !== 1) continue;
     const task = tasks[i];
-    if (flag === 1 && task?.parentId === null)
-      critical.push({ id: task.id, es: snapshot.es[i] ?? 0, i });
-  });
+    if (task?.parentId === null) critical.push({ id: task.id, es: snapshot.es[i] ?? 0, i });
+  }
   critical.sort((a, b) => a.es - b.es || a.i - b.i);
   return {
     projectedFinish,
@@ -96,6 +98,30 @@ export function changedTasks(
   const changed: ChangedTask[] = [];
   const before = current.state.tasks;
   const after = scenario.state.tasks;
+  if (AppendedIndex.extends(scenario.index, current.index)) {
+    // Tasks only appended (a what-if's drafts, or derivations that kept each task's place): the
+    // current tasks hold their positions, and only the engine's arrays are compared.
+    for (let i = 0; i < before.length; i++) {
+      if (!differs(current, i, scenario, i)) continue;
+      const task = after[i];
+      if (task)
+        changed.push({
+          taskId: task.id,
+          before: taskOutlook(current, i, day),
+          after: taskOutlook(scenario, i, day),
+        });
+    }
+    for (let j = before.length; j < after.length; j++) {
+      const task = after[j];
+      if (task)
+        changed.push({
+          taskId: task.id,
+          ref: refs.get(task.id),
+          after: taskOutlook(scenario, j, day),
+        });
+    }
+    return changed;
+  }
   let kept = 0;
   for (let j = 0; j < after.length; j++) {
     const task = after[j];

@@ -27,6 +27,13 @@ export class AppendedIndex implements ReadonlyMap<string, number> {
     return flat;
   }
 
+  /** Whether `index` is `base` itself or `base` with tasks appended (as far as its chain tells). */
+  static extends(index: ReadonlyMap<string, number>, base: ReadonlyMap<string, number>): boolean {
+    let at = index;
+    while (at !== base && at instanceof AppendedIndex) at = at.base;
+    return at === base;
+  }
+
   get(id: string): number | undefined {
     return this.added.get(id) ?? this.base.get(id);
   }

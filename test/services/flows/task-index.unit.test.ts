@@ -47,3 +47,20 @@ t.test('a long chain of appends to a large index is flattened, not left deep', a
   t.equal(index.get('t0'), 0);
   t.equal(index.size, 1040);
 });
+
+t.test('an index tells whether it is another with tasks appended', async (t) => {
+  const base: ReadonlyMap<string, number> = new Map(
+    Array.from({ length: 1000 }, (_, i) => [`t${i}`, i]),
+  );
+  const once = AppendedIndex.of(base, ['a'], 1000);
+  const twice = AppendedIndex.of(once, ['b'], 1001);
+  t.ok(AppendedIndex.extends(base, base), 'itself');
+  t.ok(AppendedIndex.extends(twice, base), 'through its chain');
+  t.ok(AppendedIndex.extends(twice, once));
+  t.notOk(AppendedIndex.extends(once, twice), 'not the other way');
+  t.notOk(AppendedIndex.extends(new Map(base), base), 'a copy is another index');
+  // Flattened (the chain was let go): not known to extend it, so callers compare task by task.
+  let long: ReadonlyMap<string, number> = base;
+  for (let k = 0; k < 40; k++) long = AppendedIndex.of(long, [`n${k}`], 1000 + k);
+  t.notOk(AppendedIndex.extends(long, base));
+});
