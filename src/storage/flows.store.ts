@@ -292,11 +292,15 @@ export async function writeTaskChanges(
     const ids = new Set(after.tasks.map((task) => task.id));
     removed = before.tasks.filter((task) => !ids.has(task.id)).map((task) => task.id);
   }
-  await deleteDependencies(sql, dropped);
-  await deleteTasks(sql, removed);
-  await insertTasks(sql, flowId, added);
-  await insertDependencies(sql, flowId, made);
-  await updateTasks(sql, changed);
+  // Sent together, in this order (a batch makes far fewer than a chunk of rows of each): on one
+  // connection they run one after another without a round trip each.
+  await Promise.all([
+    deleteDependencies(sql, dropped),
+    deleteTasks(sql, removed),
+    insertTasks(sql, flowId, added),
+    insertDependencies(sql, flowId, made),
+    updateTasks(sql, changed),
+  ]);
 }
 
 export async function insertDeliverable(
@@ -357,10 +361,14 @@ export async function insertEvents(
     data: sql.json(e.data as never),
     actor_id: actorId,
   }));
+  const inserts: Promise<unknown>[] = [];
   for (let i = 0; i < rows.length; i += 5000) {
-    await sql`insert into outbox ${sql(rows.slice(i, i + 5000), 'workspace_id', 'flow_id', 'type', 'data', 'actor_id')}`;
+    inserts.push(
+      sql`insert into outbox ${sql(rows.slice(i, i + 5000), 'workspace_id', 'flow_id', 'type', 'data', 'actor_id')}`,
+    );
   }
-  await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`;
+  // Sent with the inserts, after them: one round trip.
+  await Promise.all([...inserts, sql`select pg_notify(${OUTBOX_CHANNEL}, '')`]);
 }
 
 /** One page of a workspace's flow ids, newest first, with the count of every match. */

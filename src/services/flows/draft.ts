@@ -73,12 +73,13 @@ export class Draft implements FlowView {
       changed.push(i);
     }
     appended.push(...add);
+    // Over the base's index, all appended ids at once: a chain one deep, however many steps.
     const index =
       add.length > 0
         ? AppendedIndex.of(
-            view.index,
-            add.map((task) => task.id),
-            view.size,
+            base.index,
+            appended.map((task) => task.id),
+            base.size,
           )
         : view.index;
     return {

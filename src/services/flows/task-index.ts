@@ -5,6 +5,8 @@
  */
 const MAX_DEPTH = 16;
 
+const flattened = new WeakMap<AppendedIndex, Map<string, number>>();
+
 export class AppendedIndex implements ReadonlyMap<string, number> {
   private constructor(
     private readonly base: ReadonlyMap<string, number>,
@@ -18,12 +20,38 @@ export class AppendedIndex implements ReadonlyMap<string, number> {
     ids: readonly string[],
     from: number,
   ): ReadonlyMap<string, number> {
-    const depth = base instanceof AppendedIndex ? base.depth + 1 : 1;
     const added = new Map(ids.map((id, k) => [id, from + k]));
-    if (depth <= MAX_DEPTH && added.size * 8 < base.size)
-      return new AppendedIndex(base, added, depth);
-    const flat = new Map(base);
+    let under = base;
+    let depth = base instanceof AppendedIndex ? base.depth + 1 : 1;
+    if (depth > MAX_DEPTH && base instanceof AppendedIndex) {
+      under = base.flat();
+      depth = 1;
+    }
+    if (added.size * 8 < under.size) return new AppendedIndex(under, added, depth);
+    const flat = new Map(under instanceof AppendedIndex ? under.flat() : under);
     for (const [id, at] of added) flat.set(id, at);
+    return flat;
+  }
+
+  /**
+   * This index as one map, made once: a command list's drafts each add to the same deep index,
+   * and a flattening per draft copied a large flow's map per command.
+   */
+  private flat(): ReadonlyMap<string, number> {
+    let flat = flattened.get(this);
+    if (!flat) {
+      const layers: ReadonlyMap<string, number>[] = [];
+      let root: ReadonlyMap<string, number> = this;
+      while (root instanceof AppendedIndex) {
+        layers.push(root.added);
+        root = root.base;
+      }
+      // A native copy of the first map, then each layer on it.
+      flat = new Map(root);
+      for (let k = layers.length - 1; k >= 0; k--)
+        for (const [id, at] of layers[k] ?? []) flat.set(id, at);
+      flattened.set(this, flat);
+    }
     return flat;
   }
 
