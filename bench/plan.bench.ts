@@ -4,7 +4,8 @@
  * of tasks: few tasks follow them), `wide` (the same anywhere, with an early task started and
  * completed: most of the flow moves, and the answer lists thousands of tasks; `changedTasksP50`),
  * `wideWithNewDependency` (one dependency added, which changes the graph's shape: the scenario
- * is derived in full), and a 100-command batch (committed: Postgres included). Beside them, a plain
+ * is derived in full), interleaved; the local mix alone, request after request
+ * (`whatIf10LocalAlone`); and a 100-command batch (committed: Postgres included). Beside them, a plain
  * copy-and-recompute of the same flow (a deep copy of its tasks, derived whole), the baseline a
  * what-if must beat. Memory: the heap and buffers a what-if allocates (measured from a
  * collected heap to its answer, no collection in between) and what it leaves behind after one.
@@ -136,6 +137,13 @@ async function run(n: number, repeats: number) {
       into.changed.push(json.changed.length);
     }
   }
+  // The local mix again, request after request: the interleaved figures above include the
+  // collections of the wide mixes' answers (thousands of tasks each), this one does not.
+  const alone: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const { ms } = await post(path, { commands: commands(late, ready, assignee, false, 'local') });
+    alone.push(ms);
+  }
   // Memory apart from time: a collection just before a request made it slower by several ms.
   for (let i = 0; i < 10; i++) {
     for (const into of Object.values(mixes)) {
@@ -228,6 +236,7 @@ async function run(n: number, repeats: number) {
         },
       ]),
     ),
+    whatIf10LocalAlone: summary(alone),
     whatIfRetainedMB: Number(retainedMB.toFixed(2)),
     copyAndRecompute: { ...summary(copies), allocatedMBp50: mb(copyMB) },
     batch100: summary(batches),
