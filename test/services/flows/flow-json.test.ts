@@ -26,30 +26,13 @@ import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
 import { request, until } from '../../helpers/server.ts';
 import { rng } from '../../engine/random-dag.ts';
 import type { Task } from '../../helpers/wire.ts';
+import { taskRecord as task } from '../../helpers/task-record.ts';
 
 const engine = Object.assign(async (input: Parameters<typeof recompute>[0]) => recompute(input), {
   incremental: <T>(derive: () => T): T => derive(),
 });
 const fresh = (s: Snapshot) =>
   JSON.stringify({ ...s.summary(), tasks: s.state.tasks.map((task) => s.taskView(task.id)) });
-
-function task(id: string, position: number, patch: Partial<TaskRecord> = {}): TaskRecord {
-  return {
-    id,
-    parentId: null,
-    name: id,
-    description: null,
-    estimateHours: 4,
-    assigneeId: null,
-    progress: PROGRESS.open,
-    position,
-    dependsOn: [],
-    deliverables: [],
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...patch,
-  };
-}
 
 type Step =
   | { kind: 'progress'; pick: number; to: Progress }

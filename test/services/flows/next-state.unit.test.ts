@@ -4,28 +4,9 @@
  * came from, so no version holds the one before.
  */
 import t from 'tap';
-import {
-  NextState,
-  PROGRESS,
-  withTasks,
-  type TaskRecord,
-} from '../../../src/services/flows/model.ts';
+import { NextState, withTasks, type TaskRecord } from '../../../src/services/flows/model.ts';
 import type { FlowRecord, FlowState } from '../../../src/storage/flows.store.ts';
-
-const task = (id: string, position: number): TaskRecord => ({
-  id,
-  parentId: null,
-  name: id,
-  description: null,
-  estimateHours: 8,
-  assigneeId: null,
-  progress: PROGRESS.open,
-  position,
-  dependsOn: [],
-  deliverables: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
+import { taskRecord as task } from '../../helpers/task-record.ts';
 
 const flow = { id: 'flw_1', version: 7, updatedAt: '2026-01-01T00:00:00.000Z' } as FlowRecord;
 
