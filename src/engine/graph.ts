@@ -23,6 +23,14 @@ export class CycleError extends Error {
   }
 }
 
+/** The graph's edges as buildGraph takes them, by the row of the task that waits. */
+export function edgeLists(g: Graph): { from: Uint32Array; to: Uint32Array } {
+  const from = g.pred.slice(0, g.predStart[g.n]);
+  const to = new Uint32Array(from.length);
+  for (let v = 0; v < g.n; v++) to.fill(v, g.predStart[v], g.predStart[v + 1]);
+  return { from, to };
+}
+
 /** Edge i: node to[i] depends on (waits for) node from[i]. Duplicate edges are kept. */
 export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<number>): Graph {
   const m = from.length;

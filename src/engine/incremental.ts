@@ -91,13 +91,20 @@ export function deriveNext(
   changed: ArrayLike<number>,
   progress: Uint8Array,
   duration: Uint32Array,
+  /**
+   * `previous`'s per-task arrays are this call's to change (appendNodes made them for it, and
+   * nothing else holds them): changed in place, not copied again.
+   */
+  owned = false,
 ): Derived {
   const { n, g, order, pos } = previous;
   const { predStart, pred, succStart, succ } = g;
-  const status = previous.status.slice();
-  const es = previous.es.slice();
-  const ef = previous.ef.slice();
-  const tail = previous.tail.slice();
+  const own = <T extends Uint8Array | Int32Array>(array: T): T =>
+    owned ? array : (array.slice() as T);
+  const status = own(previous.status);
+  const es = own(previous.es);
+  const ef = own(previous.ef);
+  const tail = own(previous.tail);
   const days = (v: number) => Math.max(1, duration[v]!);
 
   for (let c = 0; c < changed.length; c++) {
@@ -196,10 +203,13 @@ export function deriveNext(
   }
   // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
   const moved = finish !== previous.finish;
-  const ls = moved ? new Int32Array(n) : previous.ls.slice();
-  const lf = moved ? new Int32Array(n) : previous.lf.slice();
-  const slack = moved ? new Int32Array(n) : previous.slack.slice();
-  const critical = moved ? new Uint8Array(n) : previous.critical.slice();
+  // Every task's are written again when the finish moved: owned ones are reused as they are.
+  const measured = <T extends Uint8Array | Int32Array>(array: T, fresh: () => T): T =>
+    owned ? array : moved ? fresh() : (array.slice() as T);
+  const ls = measured(previous.ls, () => new Int32Array(n));
+  const lf = measured(previous.lf, () => new Int32Array(n));
+  const slack = measured(previous.slack, () => new Int32Array(n));
+  const critical = measured(previous.critical, () => new Uint8Array(n));
   const late = (v: number) => {
     if (progress[v] === PROGRESS.done) {
       ls[v] = lf[v] = slack[v] = -1;

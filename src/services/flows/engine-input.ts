@@ -7,6 +7,7 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../../engine/calendar.ts';
+import { edgeLists, type Graph } from '../../engine/graph.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
 import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
 
@@ -104,20 +105,26 @@ export function shapeChanges(
 }
 
 /**
- * The engine input of the next version from the last one's: its edges, progress and
- * durations copied, the appended tasks (from position `old`) and their edges added, and
- * progress and durations set again for the changed and new objectives and the objectives
- * of changed or new sub-tasks (whose hours their open sub-tasks make). `touched`: the engine
- * nodes set; `newFrom`/`newTo`: the new edges.
+ * The engine facts of the next version from the last one's: progress and durations copied,
+ * the appended tasks' (from position `old`) added, and progress and durations set again for
+ * the changed and new objectives and the objectives of changed or new sub-tasks (whose hours
+ * their open sub-tasks make). `touched`: the engine nodes set; `newFrom`/`newTo`: the edges
+ * the appended tasks bring (the graph is extended with them: see inputOver).
  */
 export function patchedInput(
-  previous: RecomputeInput,
+  previous: Pick<RecomputeInput, 'progress' | 'duration'>,
   tasks: readonly TaskRecord[],
   index: ReadonlyMap<string, number>,
   children: ReadonlyMap<string, readonly TaskRecord[]>,
   changed: readonly number[],
   old: number,
-): { input: RecomputeInput; touched: number[]; newFrom: Uint32Array; newTo: Uint32Array } {
+): {
+  progress: Uint8Array;
+  duration: Uint32Array;
+  touched: number[];
+  newFrom: Uint32Array;
+  newTo: Uint32Array;
+} {
   const n = tasks.length;
   const progress = new Uint8Array(n);
   progress.set(previous.progress);
@@ -147,26 +154,26 @@ export function patchedInput(
     duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
     touched.add(i);
   }
-  const newFrom = Uint32Array.from(edges, ([f]) => f);
-  const newTo = Uint32Array.from(edges, ([, t]) => t);
-  const append = (before: Uint32Array, added: Uint32Array) => {
-    if (added.length === 0) return before;
-    const all = new Uint32Array(before.length + added.length);
-    all.set(before);
-    all.set(added, before.length);
-    return all;
-  };
   return {
-    input: {
-      ...previous,
-      n,
-      from: append(previous.from, newFrom),
-      to: append(previous.to, newTo),
-      progress,
-      duration,
-    },
+    progress,
+    duration,
     touched: [...touched],
-    newFrom,
-    newTo,
+    newFrom: Uint32Array.from(edges, ([f]) => f),
+    newTo: Uint32Array.from(edges, ([, t]) => t),
   };
+}
+
+/**
+ * The engine input of a version derived from the one before: its edge lists are read off the
+ * graph when first asked for (only a whole recompute needs them, as for blocking counts), not
+ * copied with every version. Spread, it is a plain input.
+ */
+export function inputOver(g: Graph, progress: Uint8Array, duration: Uint32Array): RecomputeInput {
+  let edges: { from: Uint32Array; to: Uint32Array } | null = null;
+  const input = { n: g.n, progress, duration, withCounts: false } as RecomputeInput;
+  Object.defineProperties(input, {
+    from: { enumerable: true, get: () => (edges ??= edgeLists(g)).from },
+    to: { enumerable: true, get: () => (edges ??= edgeLists(g)).to },
+  });
+  return input;
 }

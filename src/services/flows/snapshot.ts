@@ -13,6 +13,7 @@ import { BlockingCounts, doneFlips, taskStates, type CountsBase } from './derive
 import {
   childrenOf,
   engineInput,
+  inputOver,
   objectiveHours,
   patchedInput,
   shapeChanges,
@@ -143,7 +144,7 @@ export class Snapshot implements FlowView {
           appended.some((task) => task.parentId !== null) ||
           changed.some((i) => state.tasks[i]!.parentId !== null);
         const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
-        const { input, touched, newFrom, newTo } = patchedInput(
+        const { progress, duration, touched, newFrom, newTo } = patchedInput(
           previous.input,
           state.tasks,
           index,
@@ -151,16 +152,22 @@ export class Snapshot implements FlowView {
           changed,
           old,
         );
-        const output = recompute.incremental(() => {
-          const engine =
-            added > 0 ? appendNodes(previous.engine(), added, newFrom, newTo) : previous.engine();
-          return deriveNext(engine, touched, input.progress, input.duration);
-        });
+        const output = recompute.incremental(() =>
+          added > 0
+            ? // appendNodes' arrays are new and this derivation's alone: changed in place.
+              deriveNext(
+                appendNodes(previous.engine(), added, newFrom, newTo),
+                touched,
+                progress,
+                duration,
+                true,
+              )
+            : deriveNext(previous.engine(), touched, progress, duration),
+        );
+        const input = inputOver(output.g, progress, duration);
         const countsBase =
           added === 0
-            ? previous.blockingCounts.carry(
-                doneFlips(touched, previous.input.progress, input.progress),
-              )
+            ? previous.blockingCounts.carry(doneFlips(touched, previous.input.progress, progress))
             : null;
         return new Snapshot(
           state,
