@@ -16,7 +16,8 @@ import {
  * The backward pass is kept as `tail`: the working days between a task's latest finish and
  * the project's finish (lf = finish − tail). It depends on the task's successors only, never
  * on the finish itself, so a change that moves the finish does not touch every task's tail;
- * ls, lf, slack and critical are then one flat pass over arrays, no edge walked.
+ * slack and critical are then one flat pass over arrays, no edge walked. The latest dates
+ * are not kept: they follow from these (lf = finish − tail, ls = es + slack).
  */
 export interface Derived {
   readonly n: number;
@@ -29,8 +30,6 @@ export interface Derived {
   readonly status: Uint8Array;
   readonly es: Int32Array;
   readonly ef: Int32Array;
-  readonly ls: Int32Array;
-  readonly lf: Int32Array;
   readonly slack: Int32Array;
   readonly critical: Uint8Array;
   /** finish − lf for unfinished tasks, −1 for done ones. */
@@ -41,24 +40,21 @@ export interface Derived {
 /**
  * The state deriveNext starts from, rebuilt from a whole flow's recompute (its input and
  * output), as a flow's first version in a session is derived: no sort or CPM runs again;
- * ls, lf and tail follow from es, slack and the finish.
+ * tail follows from es, slack and the finish.
  */
 export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Derived {
   const { n, from, to, progress, duration } = input;
   const { order, status, es, ef, slack, critical, finish } = output;
   const pos = new Uint32Array(n);
   for (let i = 0; i < n; i++) pos[order[i]!] = i;
-  const ls = new Int32Array(n);
-  const lf = new Int32Array(n);
   const tail = new Int32Array(n);
   for (let v = 0; v < n; v++) {
     if (progress[v] === PROGRESS.done) {
-      ls[v] = lf[v] = tail[v] = -1;
+      tail[v] = -1;
       continue;
     }
-    ls[v] = es[v]! + slack[v]!;
-    lf[v] = ls[v]! + Math.max(1, duration[v]!) - 1;
-    tail[v] = finish - lf[v]!;
+    const lf = es[v]! + slack[v]! + Math.max(1, duration[v]!) - 1;
+    tail[v] = finish - lf;
   }
   return {
     n,
@@ -70,8 +66,6 @@ export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Der
     status,
     es,
     ef,
-    ls,
-    lf,
     slack,
     critical,
     tail,
@@ -206,20 +200,15 @@ export function deriveNext(
   // Every task's are written again when the finish moved: owned ones are reused as they are.
   const measured = <T extends Uint8Array | Int32Array>(array: T, fresh: () => T): T =>
     owned ? array : moved ? fresh() : (array.slice() as T);
-  const ls = measured(previous.ls, () => new Int32Array(n));
-  const lf = measured(previous.lf, () => new Int32Array(n));
   const slack = measured(previous.slack, () => new Int32Array(n));
   const critical = measured(previous.critical, () => new Uint8Array(n));
   const late = (v: number) => {
     if (progress[v] === PROGRESS.done) {
-      ls[v] = lf[v] = slack[v] = -1;
+      slack[v] = -1;
       critical[v] = 0;
       return;
     }
-    const latest = finish - tail[v]!;
-    const s = latest - days(v) + 1;
-    lf[v] = latest;
-    ls[v] = s;
+    const s = finish - tail[v]! - days(v) + 1;
     slack[v] = s - es[v]!;
     critical[v] = s === es[v] ? 1 : 0;
   };
@@ -235,8 +224,6 @@ export function deriveNext(
     status,
     es,
     ef,
-    ls,
-    lf,
     slack,
     critical,
     tail,
@@ -358,8 +345,6 @@ export function appendNodes(
     status: grow(previous.status, STATUS_DONE),
     es: grow(previous.es, -1),
     ef: grow(previous.ef, -1),
-    ls: grow(previous.ls, -1),
-    lf: grow(previous.lf, -1),
     slack: grow(previous.slack, -1),
     critical: grow(previous.critical, 0),
     tail: grow(previous.tail, -1),

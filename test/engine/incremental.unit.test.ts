@@ -23,7 +23,7 @@ import { dagArb, toInput } from './arbitraries.ts';
 import { rng } from './random-dag.ts';
 import { refCpm, refStatus } from './reference.ts';
 
-const FIELDS = ['status', 'es', 'ef', 'ls', 'lf', 'slack', 'critical', 'tail'] as const;
+const FIELDS = ['status', 'es', 'ef', 'slack', 'critical', 'tail'] as const;
 
 /** The first field and task where two derivations differ, or null. */
 function difference(a: Derived, b: Derived): string | null {
@@ -63,8 +63,6 @@ function referenceDifference(derived: Derived, from: Uint32Array, to: Uint32Arra
     status: refStatus(g).map((name) => TASK_STATUSES.indexOf(name as TaskStatus)),
     es: cpm.es,
     ef: cpm.ef,
-    ls: cpm.ls,
-    lf: cpm.lf,
     slack: cpm.slack,
     critical: cpm.critical.map(Number),
     tail: cpm.lf.map((lf, v) => (progress[v] === PROGRESS.done ? -1 : cpm.finish - lf)),
