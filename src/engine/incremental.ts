@@ -301,28 +301,38 @@ export function appendNodes(
   const pFill = predStart.slice(old, n);
   for (let e = 0; e < to.length; e++) pred[pFill[to[e]! - old]!++] = from[e]!;
   // Successor rows: each old row copied with its new successors after it.
-  const extra = new Uint32Array(n);
-  for (let e = 0; e < from.length; e++) extra[from[e]!]!++;
+  // Rows start where they did, moved by the new edges from tasks before them: counted off the
+  // new edges' sources in order, with no per-task array beside the rows.
+  const sourcesInOrder = Uint32Array.from(from).sort();
   const succStart = new Uint32Array(n + 1);
-  for (let v = 0; v < n; v++)
-    succStart[v + 1] =
-      succStart[v]! + (v < old ? g.succStart[v + 1]! - g.succStart[v]! : 0) + extra[v]!;
+  for (let v = 0, e = 0; v < n; v++) {
+    while (e < sourcesInOrder.length && sourcesInOrder[e] === v) e++;
+    succStart[v + 1] = g.succStart[Math.min(v + 1, old)]! + e;
+  }
   const succ = new Uint32Array(succStart[n]!);
-  const sFill = new Uint32Array(n);
+  // Where each source's next new successor goes.
+  const fill = new Map<number, number>();
   // The old rows move in runs: each run ends at a task that gains successors, whose new ones
   // go right after its own. A handful of copies, not one per task of a large flow.
-  const sources = [...new Set(from)].filter((v) => v < old).sort((a, b) => a - b);
+  const sources = [...new Set(from)].sort((a, b) => a - b);
   const oldRow = (v: number) => g.succStart[v] ?? 0;
   const newRow = (v: number) => succStart[v] ?? 0;
   let runStart = 0;
   for (const s of sources) {
+    if (s >= old) {
+      fill.set(s, newRow(s));
+      continue;
+    }
     succ.set(g.succ.subarray(oldRow(runStart), oldRow(s + 1)), newRow(runStart));
-    sFill[s] = newRow(s) + oldRow(s + 1) - oldRow(s);
+    fill.set(s, newRow(s) + oldRow(s + 1) - oldRow(s));
     runStart = s + 1;
   }
   succ.set(g.succ.subarray(oldRow(runStart), oldRow(old)), newRow(runStart));
-  for (let v = old; v < n; v++) sFill[v] = succStart[v]!;
-  for (let e = 0; e < from.length; e++) succ[sFill[from[e]!]!++] = to[e]!;
+  for (let e = 0; e < from.length; e++) {
+    const at = fill.get(from[e]!) ?? 0;
+    succ[at] = to[e]!;
+    fill.set(from[e]!, at + 1);
+  }
 
   const order = new Uint32Array(n);
   order.set(previous.order);
