@@ -132,17 +132,19 @@ async function run(n: number, repeats: number) {
     wide: { pool: tasks, dependency: false, ms: [], allocatedMB: [], changed: [] },
     wideWithNewDependency: { pool: tasks, dependency: true, ms: [], allocatedMB: [], changed: [] },
   };
+  /** A fresh list of ten commands in a mix. */
+  const bodyOf = (into: { pool: string[]; dependency: boolean }) => ({
+    commands: commands(
+      into.pool,
+      ready,
+      assignee,
+      into.dependency,
+      into.pool === late ? 'local' : 'wide',
+    ),
+  });
   for (let i = 0; i < repeats; i++) {
     for (const into of Object.values(mixes)) {
-      const body = {
-        commands: commands(
-          into.pool,
-          ready,
-          assignee,
-          into.dependency,
-          into.pool === late ? 'local' : 'wide',
-        ),
-      };
+      const body = bodyOf(into);
       const { ms, json } = await post(path, body);
       into.ms.push(ms);
       into.changed.push(json.changed.length);
@@ -158,15 +160,7 @@ async function run(n: number, repeats: number) {
   // Memory apart from time: a collection just before a request made it slower by several ms.
   for (let i = 0; i < 10; i++) {
     for (const into of Object.values(mixes)) {
-      const body = {
-        commands: commands(
-          into.pool,
-          ready,
-          assignee,
-          into.dependency,
-          into.pool === late ? 'local' : 'wide',
-        ),
-      };
+      const body = bodyOf(into);
       await settle();
       const before = heapMB();
       await post(path, body);
