@@ -115,6 +115,7 @@ for (const n of SIZES) {
       name: task.name,
       status: 'ready',
       estimateHours: task.estimateHours,
+      estimateRange: null,
       critical: false,
       dependsOn: task.after,
     })),

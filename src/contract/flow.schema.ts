@@ -23,6 +23,24 @@ export const MAX_TASKS_PER_CALL = 10_000;
 export const name = (max = 200) => nameText(max);
 export const description = freeText(20_000);
 export const estimate = Type.Number({ minimum: 0, maximum: 100_000 });
+/** A ranged estimate, as given: checked against estimateHours by the service (0 ≤ low ≤ estimateHours ≤ high). */
+export const estimateRange = Type.Object(
+  { low: estimate, high: estimate },
+  {
+    additionalProperties: false,
+    description:
+      'Hours: the least and the most the task may take, around estimateHours (0 ≤ low ≤ estimateHours ≤ high); the forecast draws between them',
+  },
+);
+export const EstimateRangeSchema = Nullable(
+  Type.Object(
+    { low: Type.Number(), high: Type.Number() },
+    {
+      additionalProperties: false,
+      description: 'The least and the most hours the task may take; null without a range',
+    },
+  ),
+);
 
 export const SubTaskSchema = Type.Object({
   id: Type.String(),
@@ -30,6 +48,7 @@ export const SubTaskSchema = Type.Object({
   done: Type.Boolean(),
   assigneeId: Nullable(Type.String()),
   estimateHours: Nullable(Type.Number()),
+  estimateRange: EstimateRangeSchema,
 });
 
 export const DeliverableSchema = Type.Object({
@@ -51,6 +70,7 @@ export const TaskSchema = Type.Object({
   }),
   assigneeId: Nullable(Type.String()),
   estimateHours: Nullable(Type.Number()),
+  estimateRange: EstimateRangeSchema,
   criticalPath: Type.Boolean(),
   subtasks: Type.Array(SubTaskSchema),
   requiredDeliverables: Type.Array(DeliverableSchema),
@@ -93,6 +113,7 @@ export const CreateFlowBody = Type.Object(
             name: name(500),
             description: Type.Optional(description),
             estimateHours: Type.Optional(estimate),
+            estimateRange: Type.Optional(estimateRange),
             assigneeId: Type.Optional(idParam('usr')),
             after: Type.Optional(
               Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 1000, uniqueItems: true }),

@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.schema.ts';
+import { EstimateRangeSchema } from './flow.schema.ts';
 import { TASK_STATUSES } from './vocabulary.ts';
 
 /** A published link's token; anything of another shape is a 404 (never a 400: it names nothing). */
@@ -34,6 +35,7 @@ export const PublicFlowSchema = Type.Object(
           name: Type.String(),
           status: StringEnum(TASK_STATUSES),
           estimateHours: Nullable(Type.Number({ description: 'null when unestimated' })),
+          estimateRange: EstimateRangeSchema,
           critical: Type.Boolean({ description: 'On the critical path' }),
           dependsOn: Type.Array(Type.String(), {
             description: 'Ids of the tasks this one waits for',

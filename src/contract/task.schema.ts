@@ -11,7 +11,7 @@ import {
   pageQuery,
   StringEnum,
 } from './common.schema.ts';
-import { description, estimate, name, TaskSchema } from './flow.schema.ts';
+import { description, estimate, estimateRange, name, TaskSchema } from './flow.schema.ts';
 
 const taskIds = Type.Array(lookupId(), { maxItems: 1000, uniqueItems: true });
 
@@ -20,6 +20,7 @@ export const CreateTaskBody = Type.Object(
     name: name(500),
     description: Type.Optional(description),
     estimateHours: Type.Optional(estimate),
+    estimateRange: Type.Optional(estimateRange),
     assigneeId: Type.Optional(idParam('usr')),
     parentId: Type.Optional(lookupId({ description: 'Makes a sub-task of that objective' })),
     after: Type.Optional({ ...taskIds, description: 'Tasks that must finish first' }),
@@ -36,6 +37,9 @@ export const PatchTaskBody = Type.Object(
     name: Type.Optional(name(500)),
     description: Type.Optional(Nullable(description)),
     estimateHours: Type.Optional(Nullable(estimate)),
+    estimateRange: Type.Optional(
+      Nullable({ ...estimateRange, description: `${estimateRange.description}; null clears it` }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

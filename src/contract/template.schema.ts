@@ -22,6 +22,10 @@ export const TemplateTaskSchema = Type.Object({
   name: Type.String(),
   description: Nullable(Type.String()),
   estimateHours: Type.Number(),
+  estimateRange: Type.Object(
+    { low: Type.Number(), high: Type.Number() },
+    { description: 'The least and the most hours such a task takes' },
+  ),
   after: Type.Array(Type.Integer({ minimum: 0 }), {
     description: 'Indexes of the tasks that must finish first',
   }),

@@ -8,12 +8,19 @@ export interface Deliverable {
   readonly satisfied: boolean;
 }
 
+export interface EstimateRange {
+  readonly low: number;
+  readonly high: number;
+}
+
 export interface TaskRecord {
   readonly id: string;
   readonly parentId: string | null;
   readonly name: string;
   readonly description: string | null;
   readonly estimateHours: number | null;
+  /** The least and the most hours the task may take, around estimateHours (CONTRACT §5). */
+  readonly estimateRange: EstimateRange | null;
   readonly assigneeId: string | null;
   /** A progress code (the engine's PROGRESS, src/engine/status.ts), kept as stored: storage does not import the engine. */
   readonly progress: 0 | 1 | 2;
@@ -65,6 +72,8 @@ interface TaskRow {
   name: string;
   description: string | null;
   estimateHours: number | null;
+  estimateLow: number | null;
+  estimateHigh: number | null;
   assigneeId: string | null;
   progress: TaskRecord['progress'];
   position: string;
@@ -105,7 +114,8 @@ export async function loadFlowState(
   if (!flow) return null;
   const rows = await sql<
     TaskRow[]
-  >`select t.id, t.parent_id, t.name, t.description, t.estimate_hours, t.assignee_id,
+  >`select t.id, t.parent_id, t.name, t.description, t.estimate_hours, t.estimate_low,
+      t.estimate_high, t.assignee_id,
       t.progress, t.position, t.created_at, t.updated_at,
       coalesce((select array_agg(d.depends_on_id order by d.depends_on_id) from task_dependencies d where d.task_id = t.id), '{}') as depends_on,
       coalesce((select json_agg(json_build_object('id', v.id, 'name', v.name, 'satisfied',
@@ -118,6 +128,10 @@ export async function loadFlowState(
     name: row.name,
     description: row.description,
     estimateHours: row.estimateHours,
+    estimateRange:
+      row.estimateLow === null || row.estimateHigh === null
+        ? null
+        : { low: row.estimateLow, high: row.estimateHigh },
     assigneeId: row.assigneeId,
     progress: row.progress,
     position: Number(row.position),
@@ -168,6 +182,8 @@ export async function insertTasks(
     name: t.name,
     description: t.description,
     estimate_hours: t.estimateHours,
+    estimate_low: t.estimateRange?.low ?? null,
+    estimate_high: t.estimateRange?.high ?? null,
     assignee_id: t.assigneeId,
     progress: t.progress,
     position: t.position,
@@ -186,6 +202,7 @@ export async function insertTasks(
 
 export async function updateTask(sql: Db, task: TaskRecord): Promise<void> {
   await sql`update tasks set name = ${task.name}, description = ${task.description}, estimate_hours = ${task.estimateHours},
+      estimate_low = ${task.estimateRange?.low ?? null}, estimate_high = ${task.estimateRange?.high ?? null},
       assignee_id = ${task.assigneeId}, progress = ${task.progress}, updated_at = ${task.updatedAt},
       started_at = case when ${task.progress} >= 1 then coalesce(started_at, now()) else null end,
       completed_at = case when ${task.progress} = 2 then coalesce(completed_at, now()) else null end
@@ -196,14 +213,18 @@ export async function updateTask(sql: Db, task: TaskRecord): Promise<void> {
 export async function updateTasks(sql: Db, tasks: readonly TaskRecord[]): Promise<void> {
   if (tasks.length === 0) return;
   const column = <K extends keyof TaskRecord>(key: K) => tasks.map((task) => task[key]);
+  const range = (end: keyof EstimateRange) =>
+    tasks.map((task) => task.estimateRange?.[end] ?? null) as number[];
   await sql`update tasks as t set name = u.name, description = u.description, estimate_hours = u.estimate_hours,
+      estimate_low = u.estimate_low, estimate_high = u.estimate_high,
       assignee_id = u.assignee_id, progress = u.progress, updated_at = u.updated_at,
       started_at = case when u.progress >= 1 then coalesce(t.started_at, now()) else null end,
       completed_at = case when u.progress = 2 then coalesce(t.completed_at, now()) else null end
     from unnest(${column('id')}::text[], ${column('name')}::text[], ${column('description') as string[]}::text[],
-      ${column('estimateHours') as number[]}::double precision[], ${column('assigneeId') as string[]}::text[],
+      ${column('estimateHours') as number[]}::double precision[], ${range('low')}::double precision[],
+      ${range('high')}::double precision[], ${column('assigneeId') as string[]}::text[],
       ${column('progress')}::smallint[], ${column('updatedAt')}::timestamptz[])
-      as u(id, name, description, estimate_hours, assignee_id, progress, updated_at)
+      as u(id, name, description, estimate_hours, estimate_low, estimate_high, assignee_id, progress, updated_at)
     where t.id = u.id`;
 }
 
@@ -280,6 +301,7 @@ export async function writeTaskChanges(
       old.name !== task.name ||
       old.description !== task.description ||
       old.estimateHours !== task.estimateHours ||
+      old.estimateRange !== task.estimateRange ||
       old.assigneeId !== task.assigneeId ||
       old.progress !== task.progress ||
       old.updatedAt !== task.updatedAt

@@ -12,6 +12,7 @@ export function taskRecord(
     name: id,
     description: null,
     estimateHours: 4,
+    estimateRange: null,
     assigneeId: null,
     progress: PROGRESS.open,
     position,

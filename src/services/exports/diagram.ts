@@ -7,6 +7,7 @@
 import type { TaskStatus } from '../../contract/vocabulary.ts';
 import { statusName } from '../../engine/status.ts';
 import { buildSchedule, scheduleStart } from '../flows/schedule.ts';
+import type { EstimateRange } from '../flows/model.ts';
 import type { Snapshot } from '../flows/snapshot.ts';
 
 export interface DiagramTask {
@@ -15,6 +16,8 @@ export interface DiagramTask {
   status: TaskStatus;
   /** The objective's hours (its open sub-tasks' when estimated), null when unestimated. */
   estimateHours: number | null;
+  /** The range those hours may fall in; null without one. */
+  estimateRange: EstimateRange | null;
   critical: boolean;
   /** Indexes into `tasks` of the tasks this one waits for. */
   dependsOn: number[];
@@ -52,6 +55,7 @@ export function diagramModel(
       name: task.name,
       status: statusName(snapshot.status[i]!),
       estimateHours: snapshot.hours(task, false),
+      estimateRange: snapshot.hoursRange(task, false),
       critical: snapshot.critical[i] === 1,
       dependsOn: task.dependsOn.map((dep) => position.get(dep)!).sort((a, b) => a - b),
     };

@@ -51,6 +51,7 @@ export async function exportFlow(
         name: entry.taskName,
         status: snapshot.statusOf(entry.taskId),
         estimateHours: snapshot.hours(snapshot.state.tasks[i]!, false),
+        estimateRange: snapshot.hoursRange(snapshot.state.tasks[i]!, false),
         critical: entry.criticalPath,
         startDay: open ? snapshot.es[i]! + 1 : null,
         finishDay: open ? snapshot.ef[i]! + 1 : null,

@@ -24,13 +24,23 @@ import { drawLine, drawTile, HEADER_H, tileSize } from './pdf-diagram.ts';
 import { cut, rightToLeft, wrap } from './text.ts';
 import { oneLine } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
-import { CRITICAL, finishText, FONT_SMALL, hoursText, INK, STATUS_LABEL } from './svg.ts';
+import type { EstimateRange } from '../flows/model.ts';
+import {
+  CRITICAL,
+  finishText,
+  FONT_SMALL,
+  hoursText,
+  INK,
+  rangeText,
+  STATUS_LABEL,
+} from './svg.ts';
 
 /** One row of the schedule table (objectives: done ones first, then by start and finish day). */
 export interface PlanRow {
   name: string;
   status: string;
   estimateHours: number | null;
+  estimateRange: EstimateRange | null;
   critical: boolean;
   /** 1-based working days from the schedule start; null for a done task. */
   startDay: number | null;
@@ -72,9 +82,16 @@ const BODY = 9;
 const TABLE = 8;
 
 const COLUMNS: { title: string; width: number; cell: (r: PlanRow) => string }[] = [
-  { title: 'Task', width: 290, cell: (r) => r.name },
+  { title: 'Task', width: 260, cell: (r) => r.name },
   { title: 'Status', width: 70, cell: (r) => r.status.replace('_', ' ') },
-  { title: 'Estimate', width: 60, cell: (r) => hoursText(r.estimateHours) },
+  {
+    title: 'Estimate',
+    width: 90,
+    cell: (r) =>
+      r.estimateRange
+        ? `${hoursText(r.estimateHours)} (${rangeText(r.estimateRange)})`
+        : hoursText(r.estimateHours),
+  },
   {
     title: 'Start (working day)',
     width: 120,

@@ -144,6 +144,10 @@ export function boxLines(task: DiagramTask, measure: Measure): BoxLine[] {
 export const hoursText = (h: number | null): string =>
   h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`;
 
+/** A ranged estimate's ends, as hoursText writes hours: "8–40 h". */
+export const rangeText = ({ low, high }: { low: number; high: number }): string =>
+  `${Number(low.toFixed(1))}–${Number(high.toFixed(1))} h`;
+
 export function finishText(model: DiagramModel): string {
   const finish = model.projectedFinish
     ? `Projected finish ${model.projectedFinish}`

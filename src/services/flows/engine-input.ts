@@ -9,7 +9,7 @@
 import { durationDays } from '../../engine/calendar.ts';
 import { edgeLists, type Graph } from '../../engine/graph.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
-import { PROGRESS, type FlowState, type TaskRecord } from './model.ts';
+import { PROGRESS, type EstimateRange, type FlowState, type TaskRecord } from './model.ts';
 
 /** Hours an objective lasts: its open sub-tasks' when any is estimated, else its own estimate. */
 export function objectiveHours(
@@ -21,6 +21,29 @@ export function objectiveHours(
   const estimated = counted.filter((s) => s.estimateHours !== null);
   if (estimated.length > 0) return estimated.reduce((sum, s) => sum + s.estimateHours!, 0);
   return task.estimateHours;
+}
+
+/**
+ * The range an objective's hours may fall in, as objectiveHours counts them: its sub-tasks'
+ * ranges summed (an estimated sub-task without one counting its estimate at both ends) when
+ * its hours are theirs, else its own range; null when nothing counted has a range.
+ */
+export function objectiveRange(
+  task: TaskRecord,
+  subtasks: readonly TaskRecord[],
+  openOnly: boolean,
+): EstimateRange | null {
+  const counted = (openOnly ? subtasks.filter((s) => s.progress !== PROGRESS.done) : subtasks)
+    .filter((s) => s.estimateHours !== null);
+  if (counted.length === 0) return task.estimateRange;
+  if (counted.every((s) => s.estimateRange === null)) return null;
+  let low = 0;
+  let high = 0;
+  for (const s of counted) {
+    low += s.estimateRange?.low ?? s.estimateHours!;
+    high += s.estimateRange?.high ?? s.estimateHours!;
+  }
+  return { low, high };
 }
 
 /** A whole version's engine input, without blocking counts (they are asked for on their own). */

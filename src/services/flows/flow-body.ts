@@ -61,6 +61,18 @@ export function summaryView(
   };
 }
 
+/** A sub-task as its objective's Task and work item show it. */
+export function subtaskView(s: TaskRecord): TaskView['subtasks'][number] {
+  return {
+    id: s.id,
+    name: s.name,
+    done: s.progress === PROGRESS.done,
+    assigneeId: s.assigneeId,
+    estimateHours: s.estimateHours,
+    estimateRange: s.estimateRange,
+  };
+}
+
 export function taskView(version: ViewedVersion, id: string): TaskView {
   const { state, index, children } = version;
   const i = index.get(id)!;
@@ -68,13 +80,7 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
   const status = version.status[i]!;
   // Creation order, whatever order the edges were stored or added in: one version, one body.
   const dependsOn = [...task.dependsOn].sort((a, b) => index.get(a)! - index.get(b)!);
-  const subtasks = (children.get(task.id) ?? []).map((s) => ({
-    id: s.id,
-    name: s.name,
-    done: s.progress === PROGRESS.done,
-    assigneeId: s.assigneeId,
-    estimateHours: s.estimateHours,
-  }));
+  const subtasks = (children.get(task.id) ?? []).map(subtaskView);
   return {
     id: task.id,
     flowId: state.flow.id,
@@ -89,6 +95,7 @@ export function taskView(version: ViewedVersion, id: string): TaskView {
         : [],
     assigneeId: task.assigneeId,
     estimateHours: task.estimateHours,
+    estimateRange: task.estimateRange,
     criticalPath: version.critical[i] === 1,
     subtasks,
     requiredDeliverables: [...task.deliverables],

@@ -23,7 +23,7 @@ import {
 import { existingMembers } from '../../storage/members.store.ts';
 import { actorId } from './actor.ts';
 import { parseDateInput } from './dates.ts';
-import { nextFlow, PROGRESS, type FlowRecord, type TaskRecord } from './model.ts';
+import { checkedRange, nextFlow, PROGRESS, type FlowRecord, type TaskRecord } from './model.ts';
 import type { SessionRegistry } from './registry.ts';
 import type { FlowSummaryView } from './flow-body.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -136,6 +136,11 @@ export async function createFlow(
     name: t.name,
     description: t.description ?? null,
     estimateHours: t.estimateHours ?? null,
+    estimateRange: checkedRange(
+      t.estimateHours ?? null,
+      t.estimateRange ?? null,
+      `/tasks/${i}/estimateRange`,
+    ),
     assigneeId: t.assigneeId ?? null,
     progress: PROGRESS.open,
     position: i + 1,

@@ -3,10 +3,43 @@
  * state by structural sharing (a new tasks array, new records only for what changed), so
  * a failed transaction leaves the current state untouched and readers never see a half.
  */
-import type { FlowRecord, FlowState, TaskRecord } from '../../storage/flows.store.ts';
+import { validationFailed } from '../../platform/errors.ts';
+import type {
+  EstimateRange,
+  FlowRecord,
+  FlowState,
+  TaskRecord,
+} from '../../storage/flows.store.ts';
 
 export { PROGRESS, type Progress } from '../../engine/status.ts';
-export type { Deliverable, FlowRecord, FlowState, TaskRecord } from '../../storage/flows.store.ts';
+export type {
+  Deliverable,
+  EstimateRange,
+  FlowRecord,
+  FlowState,
+  TaskRecord,
+} from '../../storage/flows.store.ts';
+
+/**
+ * A task's range as its estimate allows it (CONTRACT §5: 0 ≤ low ≤ estimateHours ≤ high), or
+ * VALIDATION_FAILED at `pointer` (the request's place of the range, or of the estimate when
+ * only the estimate changed).
+ */
+export function checkedRange(
+  estimateHours: number | null,
+  range: EstimateRange | null,
+  pointer: string,
+): EstimateRange | null {
+  if (range === null) return null;
+  const problem =
+    estimateHours === null
+      ? 'needs estimateHours: a range is around an estimate'
+      : range.low > estimateHours || estimateHours > range.high
+        ? `must hold estimateHours (${estimateHours}) between low and high`
+        : null;
+  if (problem) throw validationFailed([{ in: 'body', pointer, message: problem }]);
+  return { low: range.low, high: range.high };
+}
 
 /** The flow record of the next version: every command that changes a flow goes through here. */
 export function nextFlow(

@@ -15,6 +15,7 @@ import {
   engineInput,
   inputOver,
   objectiveHours,
+  objectiveRange,
   patchedInput,
   shapeChanges,
 } from './engine-input.ts';
@@ -26,7 +27,13 @@ import {
   type Fragments,
   type TaskView,
 } from './flow-body.ts';
-import { NextState, type FlowState, type TaskChanges, type TaskRecord } from './model.ts';
+import {
+  NextState,
+  type EstimateRange,
+  type FlowState,
+  type TaskChanges,
+  type TaskRecord,
+} from './model.ts';
 import { AppendedIndex } from './task-index.ts';
 
 export interface Recompute {
@@ -252,6 +259,13 @@ export class Snapshot implements FlowView {
     return task.parentId
       ? task.estimateHours
       : objectiveHours(task, this.children.get(task.id) ?? [], openOnly);
+  }
+
+  /** The range `hours` may fall in (see objectiveRange). */
+  hoursRange(task: TaskRecord, openOnly = true): EstimateRange | null {
+    return task.parentId
+      ? task.estimateRange
+      : objectiveRange(task, this.children.get(task.id) ?? [], openOnly);
   }
 
   summary(): FlowSummaryView {

@@ -22,7 +22,7 @@ import {
 } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
 import { checkAssignees, type FlowContext } from './flows.service.ts';
-import { nextPosition, PROGRESS, type TaskRecord } from './model.ts';
+import { checkedRange, nextPosition, PROGRESS, type TaskRecord } from './model.ts';
 import type { Decide } from './session.ts';
 import type { FlowView, Snapshot } from './snapshot.ts';
 
@@ -183,6 +183,11 @@ export function planCreateTask(
       name: body.name,
       description: body.description ?? null,
       estimateHours: body.estimateHours ?? null,
+      estimateRange: checkedRange(
+        body.estimateHours ?? null,
+        body.estimateRange ?? null,
+        '/estimateRange',
+      ),
       assigneeId: body.assigneeId ?? null,
       progress: PROGRESS.open,
       position: nextPosition(current),
@@ -236,11 +241,19 @@ export function planUpdateTask(
   return (current) => {
     const task = requireTask(current, taskId);
     refuseStarted(current, task);
+    const estimateHours =
+      body.estimateHours !== undefined ? body.estimateHours : task.estimateHours;
     const updated: TaskRecord = {
       ...task,
       name: body.name ?? task.name,
       description: body.description !== undefined ? body.description : task.description,
-      estimateHours: body.estimateHours !== undefined ? body.estimateHours : task.estimateHours,
+      estimateHours,
+      // A new estimate outside the kept range is refused where the estimate was given.
+      estimateRange: checkedRange(
+        estimateHours,
+        body.estimateRange !== undefined ? body.estimateRange : task.estimateRange,
+        body.estimateRange !== undefined ? '/estimateRange' : '/estimateHours',
+      ),
       updatedAt: new Date().toISOString(),
     };
     return {

@@ -11,6 +11,8 @@ export interface TemplateTask {
   name: string;
   description?: string;
   estimateHours: number;
+  /** The least and the most hours such a task takes (a flow started from the template keeps it). */
+  estimateRange: { low: number; high: number };
   /** Indexes of earlier tasks in this array that must finish first. */
   after: number[];
 }
@@ -30,7 +32,9 @@ function t(
   after: number[],
   description: string,
 ): TemplateTask {
-  return { name, description, estimateHours, after };
+  // Typical work lands between three quarters of its estimate and half as much again.
+  const estimateRange = { low: Math.round(estimateHours * 1.5) / 2, high: estimateHours * 1.5 };
+  return { name, description, estimateHours, estimateRange, after };
 }
 
 function tpl(

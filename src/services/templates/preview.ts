@@ -35,6 +35,7 @@ export function previewTemplate(def: TemplateDef): TemplatePreview {
       name: task.name,
       description: task.description ?? null,
       estimateHours: task.estimateHours,
+      estimateRange: { ...task.estimateRange },
       after: [...task.after],
       criticalPath: result.critical[i] === 1,
     })),

@@ -104,6 +104,7 @@ export async function startFlowFromTemplate(
         name: task.name,
         ...(task.description !== undefined ? { description: task.description } : {}),
         estimateHours: task.estimateHours,
+        estimateRange: { ...task.estimateRange },
         after: [...task.after],
       })),
     },

@@ -9,7 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import type { OverviewSchema, WorkItemSchema, WorkQuery } from '../../contract/work.schema.ts';
 import { addWorkingDays, startOfSchedule } from '../../engine/calendar.ts';
 import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
-import { PROGRESS } from '../flows/model.ts';
+import { subtaskView } from '../flows/flow-body.ts';
 import { TOP_BLOCKERS } from '../flows/report.ts';
 import { compareBlockers, compareTasks, type ListView, type RankedFlow } from './flow-ranks.ts';
 import { mergeFirst } from './merge.ts';
@@ -48,13 +48,7 @@ function workItem(flow: RankedFlow, i: number): WorkItem {
     assigneeId: task.assigneeId,
     estimateHours: task.estimateHours,
     criticalPath: snapshot.critical[i] === 1,
-    subtasks: (snapshot.children.get(task.id) ?? []).map((s) => ({
-      id: s.id,
-      name: s.name,
-      done: s.progress === PROGRESS.done,
-      assigneeId: s.assigneeId,
-      estimateHours: s.estimateHours,
-    })),
+    subtasks: (snapshot.children.get(task.id) ?? []).map(subtaskView),
   };
   if (status === STATUS_BLOCKED) {
     item.blockedBy = task.dependsOn

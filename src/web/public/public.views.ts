@@ -11,6 +11,7 @@ import { gzip } from 'node:zlib';
 import type { Static } from '@sinclair/typebox';
 import type { PublicBrainstormSchema, PublicFlowSchema } from '../../contract/public.schema.ts';
 import type { DiagramModel } from '../../services/exports/diagram.ts';
+import { hoursText, rangeText } from '../../services/exports/svg.ts';
 import { html, trusted, type Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply } from '../http/route.ts';
@@ -78,8 +79,6 @@ const STATUS_TEXT: Record<DiagramModel['tasks'][number]['status'], string> = {
   done: 'Done',
 };
 
-const hoursText = (hours: number | null) =>
-  hours === null ? 'no estimate' : `${Number(hours.toFixed(1))} h`;
 const day = (value: string | null) => (value ? value.slice(0, 10) : null);
 
 /** The JSON document of a published flow (PublicFlowSchema). */
@@ -94,6 +93,7 @@ export function publicFlowDocument(model: DiagramModel): Static<typeof PublicFlo
       name: task.name,
       status: task.status,
       estimateHours: task.estimateHours,
+      estimateRange: task.estimateRange,
       critical: task.critical,
       dependsOn: task.dependsOn.map((i) => model.tasks[i]!.id),
     })),
@@ -141,7 +141,7 @@ function taskList(model: DiagramModel): Html {
   // <bdi>: a right-to-left name keeps its own direction without turning the words around it.
   return html`<ol class="task-list">${model.tasks.map(
     (task) => html`<li${task.critical ? html` class="critical"` : ''}><bdi>${task.name}</bdi>
-<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}<bdi>${model.tasks[i]!.name}</bdi>`)}` : ''}</span></li>`,
+<span class="muted">· ${STATUS_TEXT[task.status]} · ${hoursText(task.estimateHours)}${task.estimateRange ? ` (${rangeText(task.estimateRange)})` : ''}${task.critical ? ' · critical path' : ''}${task.dependsOn.length > 0 ? html` · after ${task.dependsOn.map((i, n) => html`${n > 0 ? ', ' : ''}<bdi>${model.tasks[i]!.name}</bdi>`)}` : ''}</span></li>`,
   )}</ol>`;
 }
 
