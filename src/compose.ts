@@ -214,6 +214,7 @@ async function assemble(
     metrics,
     log,
     registry,
+    pool,
     work,
     mailer,
     jobs,

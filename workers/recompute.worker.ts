@@ -7,6 +7,12 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { threadId } from 'node:worker_threads';
 import { recompute } from '../src/engine/recompute.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
+import {
+  forecastPart,
+  type ForecastModel,
+  type ForecastPart,
+  type ForecastRun,
+} from '../src/engine/forecast.ts';
 import { markStarted, type FromWorker, type Started } from '../src/platform/worker-pool.ts';
 
 type WorkerOutput = FromWorker<RecomputeOutput>;
@@ -28,4 +34,21 @@ export default function run(input: RecomputeInput & Started): WorkerOutput {
       return value;
     },
   }) as unknown as WorkerOutput;
+}
+
+/** Piscina runs this for `name: 'forecast'`: one part of a forecast's samples. */
+export function forecast(
+  task: { model: ForecastModel; run: ForecastRun } & Started,
+): FromWorker<ForecastPart> {
+  markStarted(task);
+  const value = { ...forecastPart(task.model, task.run), threadId };
+  const buffers = [value.finishes.buffer, value.critical.buffer];
+  return move({
+    get [transferableSymbol]() {
+      return buffers;
+    },
+    get [valueSymbol]() {
+      return value;
+    },
+  }) as unknown as FromWorker<ForecastPart>;
 }

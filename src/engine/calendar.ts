@@ -5,7 +5,7 @@
 import { LAST_DAY } from '../contract/vocabulary.ts';
 
 const DAY_MS = 86_400_000;
-const HOURS_PER_DAY = 8;
+export const HOURS_PER_DAY = 8;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`);
 

@@ -38,6 +38,8 @@ export async function runTimed<T extends object, R>(
   task: T,
   timeoutMs: number,
   transferList: Transferable[] = [],
+  /** The worker module's export to run; its default when absent. */
+  name?: string,
 ): Promise<R> {
   const { port1, port2 } = new MessageChannel();
   const abort = new AbortController();
@@ -49,7 +51,11 @@ export async function runTimed<T extends object, R>(
   try {
     return await pool.run(
       { ...task, started: port2 },
-      { transferList: [...transferList, port2] as never, signal: abort.signal },
+      {
+        transferList: [...transferList, port2] as never,
+        signal: abort.signal,
+        ...(name ? { name } : {}),
+      },
     );
   } finally {
     settled = true;

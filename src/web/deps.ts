@@ -7,6 +7,7 @@ import type { Mailer } from '../services/mail/mailer.ts';
 import type { Jobs } from '../services/jobs/jobs.ts';
 import type { Notifications } from '../services/notifications/notifications.ts';
 import type { SessionRegistry } from '../services/flows/registry.ts';
+import type { RecomputePool } from '../services/flows/recompute-pool.ts';
 import type { RenderService } from '../services/exports/render.service.ts';
 import type { Sql } from '../platform/database.ts';
 import type { WorkIndexes } from '../services/work/workspace-index.ts';
@@ -21,6 +22,8 @@ export interface Services {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly registry: SessionRegistry;
+  /** The worker pool: recomputes of large flows, and forecasts' samples. */
+  readonly pool: RecomputePool;
   readonly work: WorkIndexes;
   /** Outgoing mail: SMTP_URL, or the local maildir. */
   readonly mailer: Mailer;

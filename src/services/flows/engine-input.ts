@@ -33,8 +33,9 @@ export function objectiveRange(
   subtasks: readonly TaskRecord[],
   openOnly: boolean,
 ): EstimateRange | null {
-  const counted = (openOnly ? subtasks.filter((s) => s.progress !== PROGRESS.done) : subtasks)
-    .filter((s) => s.estimateHours !== null);
+  const counted = (
+    openOnly ? subtasks.filter((s) => s.progress !== PROGRESS.done) : subtasks
+  ).filter((s) => s.estimateHours !== null);
   if (counted.length === 0) return task.estimateRange;
   if (counted.every((s) => s.estimateRange === null)) return null;
   let low = 0;

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
+import type { ForecastModel, ForecastPart, ForecastRun } from '../../engine/forecast.ts';
 import {
   runTimed,
   workerModule,
@@ -91,29 +92,65 @@ export class RecomputePool {
    * by Piscina; its run answers SERVICE_UNAVAILABLE too, since a retry may well succeed.
    */
   async run(input: RecomputeInput): Promise<WorkerOutput> {
+    const { from, to, progress, duration } = input;
+    const transferList = [
+      ...new Set([from.buffer, to.buffer, progress.buffer, duration.buffer]),
+    ] as ArrayBuffer[];
+    return this.#dispatch(undefined, input, transferList, 'Recompute', { n: input.n });
+  }
+
+  /**
+   * Samples of a forecast in a worker (the model is copied to it, not transferred: the other
+   * parts' workers take it too). Refused and failed as `run` is.
+   */
+  async forecast(model: ForecastModel, run: ForecastRun): Promise<FromWorker<ForecastPart>> {
+    return this.#dispatch('forecast', { model, run }, [], 'Forecast', {
+      tasks: model.m,
+      samples: run.count,
+    });
+  }
+
+  /** The worker threads the pool runs: how many parts a forecast is split into. */
+  get threads(): number {
+    return this.#opts.threads;
+  }
+
+  async #dispatch<T extends object, R>(
+    name: string | undefined,
+    task: T,
+    transferList: ArrayBuffer[],
+    /** The run's name in messages, capitalised. */
+    what: string,
+    size: Record<string, number>,
+  ): Promise<R> {
     if (this.#inFlight >= this.#opts.maxInFlight) {
       throw unavailable('Recompute pool is saturated, retry shortly');
     }
     this.#inFlight++;
     try {
-      const { from, to, progress, duration } = input;
-      const transferList = [
-        ...new Set([from.buffer, to.buffer, progress.buffer, duration.buffer]),
-      ] as ArrayBuffer[];
-      const result = await runTimed(this.#piscina(), input, this.#opts.timeoutMs, transferList);
+      const result = (await runTimed(
+        this.#piscina() as unknown as Piscina<T & Started, R>,
+        task,
+        this.#opts.timeoutMs,
+        transferList,
+        name,
+      )) as R;
       this.#completed++;
       return result;
     } catch (err) {
       this.#failed++;
       if (err instanceof Error && err.name === 'AbortError') {
         this.#opts.log?.error(
-          { n: input.n, timeoutMs: this.#opts.timeoutMs },
-          'recompute timed out: its worker was stopped and is replaced',
+          { ...size, timeoutMs: this.#opts.timeoutMs },
+          `${what.toLowerCase()} timed out: its worker was stopped and is replaced`,
         );
-        throw unavailable('Recompute timed out, retry shortly');
+        throw unavailable(`${what} timed out, retry shortly`);
       }
-      this.#opts.log?.error({ err, n: input.n }, 'recompute worker failed: it is replaced');
-      throw unavailable('Recompute failed in its worker, retry shortly');
+      this.#opts.log?.error(
+        { err, ...size },
+        `${what.toLowerCase()} worker failed: it is replaced`,
+      );
+      throw unavailable(`${what} failed in its worker, retry shortly`);
     } finally {
       this.#inFlight--;
     }

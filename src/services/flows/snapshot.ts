@@ -211,6 +211,11 @@ export class Snapshot implements FlowView {
     return this.engine().g;
   }
 
+  /** The tasks by position, in an order where each comes after everything it waits on. */
+  topologicalOrder(): Uint32Array {
+    return this.engine().order;
+  }
+
   /** The engine's state for deriveNext: kept from the last one, or rebuilt from a full recompute's output once. */
   private engine(): Derived {
     if (isDerived(this.output)) return this.output;

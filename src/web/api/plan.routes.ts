@@ -1,10 +1,13 @@
-/** Commands as data under /v1/flows/{flowId} (CONTRACT §5): a batch, and a what-if. */
+/** Planning under /v1/flows/{flowId} (CONTRACT §5): commands as data (a batch, a what-if), and the forecast. */
 import { json, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
 import { runBatch, whatIf } from '../../services/flows/commands.service.ts';
 import { FlowParams } from '../../contract/flow.schema.ts';
 import { BatchBody, BatchSchema, WhatIfBody, WhatIfSchema } from '../../contract/plan.schema.ts';
+import { ForecastQuery, ForecastSchema } from '../../contract/forecast.schema.ts';
+import { forecastOf } from '../../services/flows/forecast.ts';
+import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Services } from '../deps.ts';
 
 /** Every refusal a single command's route may answer, each with the command's `details.index`. */
@@ -19,7 +22,7 @@ const COMMAND_REFUSALS = [
 ] as const;
 
 export function planRoutes(services: Services): Route[] {
-  const { sql, registry } = services;
+  const { sql, registry, pool } = services;
   const context = (ctx: { principal: Principal }): FlowContext => ({
     sql,
     registry,
@@ -65,5 +68,39 @@ export function planRoutes(services: Services): Route[] {
       },
       handler: async (ctx) => json(200, await whatIf(context(ctx), ctx.params.flowId, ctx.body)),
     }),
+    route({
+      auth: 'bearer',
+      scopes: ['flows:read'],
+      guest: 'read',
+      tags: ['Flows'],
+      method: 'GET',
+      path: '/v1/flows/{flowId}/forecast',
+      operationId: 'getForecast',
+      summary:
+        'How sure the finish is: schedules drawn from the ranged estimates, their finish quantiles, the chance of meeting the due date and how often each task was critical',
+      params: FlowParams,
+      query: ForecastQuery,
+      // Only a seeded forecast is the same answer again.
+      etag: async (ctx) => {
+        if (ctx.query.seed === undefined) return null;
+        const { version } = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
+        return forecastTag(ctx.params.flowId, version, ctx.query);
+      },
+      responses: { 200: { description: 'The forecast', schema: ForecastSchema } },
+      handler: async (ctx) => {
+        const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
+        const forecast = await forecastOf(pool, snapshot, ctx.query);
+        return json(200, forecast, {
+          etag: forecastTag(ctx.params.flowId, snapshot.version, forecast),
+        });
+      },
+    }),
   ];
 }
+
+const forecastTag = (
+  flowId: string,
+  version: number,
+  query: { samples?: number; seed?: number; startDate?: string },
+) =>
+  `${flowId}.v${version}.${scheduleStart(query.startDate)}.${query.samples ?? 2000}.${query.seed}`;

@@ -1,0 +1,207 @@
+/**
+ * How sure the finish is (CONTRACT §5): the flow's open objectives as the forecast engine takes
+ * them (built once per version), its samples run on the event loop when few, else split across
+ * the worker pool, and the answer read off the samples.
+ */
+import { randomInt } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import {
+  CRITICAL_TASKS_LISTED,
+  MAX_FORECAST_WORK,
+  type ForecastQuery,
+  type ForecastSchema,
+} from '../../contract/forecast.schema.ts';
+import { addWorkingDays } from '../../engine/calendar.ts';
+import { forecastPart, type ForecastModel, type ForecastPart } from '../../engine/forecast.ts';
+import { validationFailed } from '../../platform/errors.ts';
+import type { RecomputePool } from './recompute-pool.ts';
+import { PROGRESS } from './model.ts';
+import { refuseLateFinish, scheduleStart } from './schedule.ts';
+import type { Snapshot } from './snapshot.ts';
+
+export type ForecastView = Static<typeof ForecastSchema>;
+
+/**
+ * Below this many `samples × open tasks` a forecast runs on the event loop: a few ms, less than
+ * sending the model to the workers and back (bench:forecast measures where the two meet).
+ */
+export const IN_THREAD_WORK = 2_000_000;
+
+interface Built {
+  model: ForecastModel;
+  /** Each engine task's position in the flow. */
+  positions: Uint32Array;
+}
+
+const built = new WeakMap<Snapshot, Built>();
+
+/** The open objectives in topological order, with their durations and the pieces drawn for them. */
+export function forecastModel(snapshot: Snapshot): Built {
+  let done = built.get(snapshot);
+  if (done) return done;
+  const { progress, duration } = snapshot.input;
+  const g = snapshot.graph();
+  const order = snapshot.topologicalOrder();
+  const n = snapshot.size;
+  const number = new Int32Array(n).fill(-1);
+  const positionsOf: number[] = [];
+  for (const v of order) {
+    if (progress[v] === PROGRESS.done) continue;
+    number[v] = positionsOf.length;
+    positionsOf.push(v);
+  }
+  const m = positionsOf.length;
+  const rows = (start: Uint32Array, targets: Uint32Array) => {
+    const rowStart = new Uint32Array(m + 1);
+    const kept: number[] = [];
+    for (let k = 0; k < m; k++) {
+      const v = positionsOf[k]!;
+      for (let e = start[v]!; e < start[v + 1]!; e++) {
+        const w = number[targets[e]!]!;
+        if (w >= 0) kept.push(w);
+      }
+      rowStart[k + 1] = kept.length;
+    }
+    return { rowStart, row: Uint32Array.from(kept) };
+  };
+  const preds = rows(g.predStart, g.pred);
+  const succs = rows(g.succStart, g.succ);
+  const days = new Uint32Array(m);
+  const ranged: number[] = [];
+  const fixedHours: number[] = [];
+  const pieceStart = [0];
+  const low: number[] = [];
+  const mode: number[] = [];
+  const high: number[] = [];
+  for (let k = 0; k < m; k++) {
+    const v = positionsOf[k]!;
+    days[k] = Math.max(1, duration[v]!);
+    const task = snapshot.at(v)!;
+    // Hours as objectiveHours counts them: the open sub-tasks' when any is estimated, else its own.
+    const counted = (snapshot.children.get(task.id) ?? []).filter(
+      (s) => s.progress !== PROGRESS.done && s.estimateHours !== null,
+    );
+    const parts = counted.length > 0 ? counted : [task];
+    if (parts.every((part) => part.estimateRange === null)) continue;
+    let fixed = 0;
+    for (const part of parts) {
+      if (part.estimateRange === null) {
+        fixed += part.estimateHours!;
+        continue;
+      }
+      low.push(part.estimateRange.low);
+      mode.push(part.estimateHours!);
+      high.push(part.estimateRange.high);
+    }
+    ranged.push(k);
+    fixedHours.push(fixed);
+    pieceStart.push(low.length);
+  }
+  done = {
+    model: {
+      m,
+      predStart: preds.rowStart,
+      pred: preds.row,
+      succStart: succs.rowStart,
+      succ: succs.row,
+      days,
+      ranged: Uint32Array.from(ranged),
+      fixedHours: Float64Array.from(fixedHours),
+      pieceStart: Uint32Array.from(pieceStart),
+      low: Float64Array.from(low),
+      mode: Float64Array.from(mode),
+      high: Float64Array.from(high),
+    },
+    positions: Uint32Array.from(positionsOf),
+  };
+  built.set(snapshot, done);
+  return done;
+}
+
+/** The samples of a forecast: in this thread when few, else one part per pool worker. */
+async function sampled(
+  pool: RecomputePool,
+  model: ForecastModel,
+  seed: number,
+  samples: number,
+): Promise<ForecastPart[]> {
+  // A flow without ranges draws nothing: every sample is the same schedule.
+  if (model.ranged.length === 0) {
+    const one = forecastPart(model, { seed, first: 0, count: 1 });
+    return [
+      {
+        finishes: new Int32Array(samples).fill(one.finishes[0]!),
+        critical: one.critical.map((c) => c * samples),
+      },
+    ];
+  }
+  if (samples * model.m <= IN_THREAD_WORK)
+    return [forecastPart(model, { seed, first: 0, count: samples })];
+  const parts = Math.min(pool.threads, samples);
+  return Promise.all(
+    Array.from({ length: parts }, (_, i) => {
+      const first = Math.floor((i * samples) / parts);
+      const next = Math.floor(((i + 1) * samples) / parts);
+      return pool.forecast(model, { seed, first, count: next - first });
+    }),
+  );
+}
+
+/** The forecast of the snapshot's finish from `query`'s start, seed and samples. */
+export async function forecastOf(
+  pool: RecomputePool,
+  snapshot: Snapshot,
+  query: Static<typeof ForecastQuery>,
+): Promise<ForecastView> {
+  const samples = query.samples ?? 2000;
+  const { model, positions } = forecastModel(snapshot);
+  if (samples * model.m > MAX_FORECAST_WORK)
+    throw validationFailed(
+      [
+        {
+          in: 'query',
+          pointer: '/samples',
+          message: `${samples} samples of ${model.m} open tasks is more than the ${MAX_FORECAST_WORK.toLocaleString('en')} task schedules one forecast may draw: ask for at most ${Math.floor(MAX_FORECAST_WORK / model.m)} samples`,
+        },
+      ],
+      undefined,
+      { bound: MAX_FORECAST_WORK },
+    );
+  const start = scheduleStart(query.startDate);
+  const seed = query.seed ?? randomInt(0, 2 ** 32);
+  const parts = await sampled(pool, model, seed, samples);
+
+  // Sorted, not counted by day: a hostile flow's finish may be a billion working days out.
+  const finishes = new Int32Array(samples);
+  const critical = new Uint32Array(model.m);
+  let at = 0;
+  for (const part of parts) {
+    finishes.set(part.finishes, at);
+    at += part.finishes.length;
+    for (let k = 0; k < model.m; k++) critical[k]! += part.critical[k]!;
+  }
+  finishes.sort();
+  const quantile = (p: number): number => finishes[Math.ceil(p * samples) - 1]!;
+  const [p50, p80, p95] = [quantile(0.5), quantile(0.8), quantile(0.95)];
+  if (query.startDate !== undefined) refuseLateFinish(start, p95, 'query');
+  const date = (offset: number) => (offset < 0 ? null : addWorkingDays(start, offset));
+  const dueDate = snapshot.flow.dueDate?.slice(0, 10) ?? null;
+  let onTime = 0;
+  if (dueDate !== null)
+    while (onTime < samples && (date(finishes[onTime]!) ?? dueDate) <= dueDate) onTime++;
+  const ranked = Array.from(critical.keys())
+    .filter((k) => critical[k]! > 0)
+    .sort((a, b) => critical[b]! - critical[a]! || positions[a]! - positions[b]!)
+    .slice(0, CRITICAL_TASKS_LISTED);
+  return {
+    samples,
+    seed,
+    startDate: start,
+    finish: { p50: date(p50), p80: date(p80), p95: date(p95) },
+    onTimeProbability: dueDate === null ? null : onTime / samples,
+    tasks: ranked.map((k) => ({
+      taskId: snapshot.at(positions[k]!)!.id,
+      criticality: critical[k]! / samples,
+    })),
+  };
+}
