@@ -5,6 +5,8 @@ import { ScheduleQuery } from './schedule.schema.ts';
 
 /** The most `samples × open tasks` one forecast may cost: a bound on how long it holds the pool. */
 export const MAX_FORECAST_WORK = 100_000_000;
+/** A forecast spends one more token of the credential's rate budget for each this many task schedules. */
+export const FORECAST_WORK_PER_TOKEN = 10_000_000;
 /** The most tasks `tasks` lists. */
 export const CRITICAL_TASKS_LISTED = 50;
 
@@ -14,7 +16,7 @@ export const ForecastQuery = Type.Object({
       minimum: 100,
       maximum: 100_000,
       default: 2000,
-      description: `How many schedules to draw; samples × open tasks may be at most ${MAX_FORECAST_WORK.toLocaleString('en')}`,
+      description: `How many schedules to draw; samples × open tasks may be at most ${MAX_FORECAST_WORK.toLocaleString('en')}, and each ${FORECAST_WORK_PER_TOKEN.toLocaleString('en')} of them costs one more request of the rate budget`,
     }),
   ),
   seed: Type.Optional(

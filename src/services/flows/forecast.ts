@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import {
   CRITICAL_TASKS_LISTED,
+  FORECAST_WORK_PER_TOKEN,
   MAX_FORECAST_WORK,
   type ForecastQuery,
   type ForecastSchema,
@@ -118,6 +119,16 @@ export function forecastModel(snapshot: Snapshot): Built {
   return done;
 }
 
+/**
+ * What a forecast costs of the rate budget: one request, and one more for each
+ * FORECAST_WORK_PER_TOKEN task schedules it draws (samples × open tasks).
+ */
+export function forecastCost(snapshot: Snapshot, samples = 2000): number {
+  const work = samples * forecastModel(snapshot).model.m;
+  // One past the bound is refused before any sample is drawn: a request's price.
+  return work > MAX_FORECAST_WORK ? 1 : 1 + Math.floor(work / FORECAST_WORK_PER_TOKEN);
+}
+
 /** The samples of a forecast: in this thread when few, else one part per pool worker. */
 async function sampled(
   pool: RecomputePool,
@@ -153,7 +164,7 @@ export async function forecastOf(
   snapshot: Snapshot,
   query: Static<typeof ForecastQuery>,
 ): Promise<ForecastView> {
-  const samples = query.samples ?? 2000;
+  const { samples = 2000 } = query;
   const { model, positions } = forecastModel(snapshot);
   if (samples * model.m > MAX_FORECAST_WORK)
     throw validationFailed(

@@ -23,7 +23,8 @@ export interface RateState {
 export interface Limiter {
   readonly perMinute: number;
   readonly burst: number;
-  take(key: string): RateState | Promise<RateState>;
+  /** Spends `cost` tokens (1 by default) if the bucket holds them: all or none. */
+  take(key: string, cost?: number): RateState | Promise<RateState>;
   refund(key: string): void;
   peek(key: string): RateState;
   headers(state: RateState): Record<string, string>;
@@ -54,12 +55,13 @@ export class RateLimiter implements Limiter {
     return this.buckets.size;
   }
 
-  /** Spends one token if there is one. */
-  take(key: string): RateState {
+  /** Spends `cost` tokens if there are that many (never more than the burst: it could not be). */
+  take(key: string, cost = 1): RateState {
     const bucket = this.refill(key);
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
-    return this.state(bucket, allowed);
+    const price = Math.min(cost, this.burst);
+    const allowed = bucket.tokens >= price;
+    if (allowed) bucket.tokens -= price;
+    return this.state(bucket, allowed, price);
   }
 
   /** Gives back a token spent by a request that turned out to be free (a 304). */
@@ -85,13 +87,13 @@ export class RateLimiter implements Limiter {
     return bucket;
   }
 
-  private state(bucket: Bucket, allowed: boolean): RateState {
+  private state(bucket: Bucket, allowed: boolean, price = 1): RateState {
     const remaining = Math.floor(bucket.tokens);
     return {
       allowed,
       remaining,
       resetSeconds: Math.ceil((this.burst - bucket.tokens) / this.perMs / 1000),
-      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)),
+      retryAfterSeconds: Math.max(1, Math.ceil((price - bucket.tokens) / this.perMs / 1000)),
     };
   }
 

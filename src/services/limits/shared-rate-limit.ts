@@ -73,28 +73,30 @@ export class SharedRateLimiter implements Limiter {
     this.timer.unref();
   }
 
-  /** Answers at once while this process holds a token for the key; otherwise after a lease. */
-  take(key: string): RateState | Promise<RateState> {
+  /** Answers at once while this process holds the tokens for the key; otherwise after a lease. */
+  take(key: string, cost = 1): RateState | Promise<RateState> {
+    const price = Math.min(cost, this.burst);
     const lease = this.leaseOf(key);
-    if (lease.tokens >= 1 || Date.now() < lease.emptyUntil) return this.spend(key, lease);
-    return this.takeLeased(key, lease);
+    if (lease.tokens >= price || Date.now() < lease.emptyUntil)
+      return this.spend(key, lease, price);
+    return this.takeLeased(key, lease, price);
   }
 
-  private async takeLeased(key: string, lease: Lease): Promise<RateState> {
+  private async takeLeased(key: string, lease: Lease, price: number): Promise<RateState> {
     // Requests of this process that waited on one lease may find its tokens taken by the
     // others: they lease again, until the bucket itself says it is empty.
-    while (lease.tokens < 1 && Date.now() >= lease.emptyUntil) {
-      const leased = await this.refill(key, lease);
-      if (!leased) return this.fallback.take(key);
+    while (lease.tokens < price && Date.now() >= lease.emptyUntil) {
+      const leased = await this.refill(key, lease, price - lease.tokens);
+      if (!leased) return this.fallback.take(key, price);
     }
-    return this.spend(key, lease);
+    return this.spend(key, lease, price);
   }
 
-  private spend(key: string, lease: Lease): RateState {
-    const allowed = lease.tokens >= 1;
+  private spend(key: string, lease: Lease, price: number): RateState {
+    const allowed = lease.tokens >= price;
     if (allowed) {
-      lease.tokens -= 1;
-      lease.spent += 1;
+      lease.tokens -= price;
+      lease.spent += price;
       lease.usedAt = Date.now();
       if (lease.tokens >= 1) this.holding.add(key);
       // A busy credential leases its next tokens while half of these remain: requests do not queue behind the round trip.
@@ -144,15 +146,18 @@ export class SharedRateLimiter implements Limiter {
     return lease;
   }
 
-  /** Leases tokens (one request at a time per key in this process; the others wait for it). Returns false when the database did not answer in time. */
-  private async refill(key: string, lease: Lease): Promise<boolean> {
+  /**
+   * Leases tokens (one request at a time per key in this process; the others wait for it),
+   * `needed` at least. Returns false when the database did not answer in time.
+   */
+  private async refill(key: string, lease: Lease, needed = 1): Promise<boolean> {
     if (!lease.pending) {
       const now = Date.now();
       const perSecond = lease.leasedAt
         ? lease.spent / Math.max(0.001, (now - lease.leasedAt) / 1000)
         : 0;
       const want = Math.max(
-        1,
+        Math.ceil(needed),
         Math.min(
           Math.ceil(perSecond * LEASE_WINDOW_S),
           Math.floor(this.burst * LEASE_SHARE_OF_BURST),

@@ -6,7 +6,7 @@ import { runBatch, whatIf } from '../../services/flows/commands.service.ts';
 import { FlowParams } from '../../contract/flow.schema.ts';
 import { BatchBody, BatchSchema, WhatIfBody, WhatIfSchema } from '../../contract/plan.schema.ts';
 import { ForecastQuery, ForecastSchema } from '../../contract/forecast.schema.ts';
-import { forecastOf } from '../../services/flows/forecast.ts';
+import { forecastCost, forecastOf } from '../../services/flows/forecast.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Services } from '../deps.ts';
 
@@ -86,6 +86,11 @@ export function planRoutes(services: Services): Route[] {
         const { version } = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
         return forecastTag(ctx.params.flowId, version, ctx.query);
       },
+      cost: async (ctx) =>
+        forecastCost(
+          await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId),
+          ctx.query.samples,
+        ),
       responses: { 200: { description: 'The forecast', schema: ForecastSchema } },
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);

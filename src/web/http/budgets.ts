@@ -51,6 +51,11 @@ export class Budgets {
     return undefined;
   }
 
+  /** Spends `tokens` more of the credential's budget (a costly request's rest): all or none. */
+  async spendMore(rateKey: string, tokens: number, headers: Record<string, string>): Promise<void> {
+    this.settle(await this.limiters.limiter.take(rateKey, tokens), headers);
+  }
+
   private settle(rate: RateState, headers: Record<string, string>): void {
     const { limiter } = this.limiters;
     Object.assign(headers, limiter.headers(rate));

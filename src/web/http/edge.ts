@@ -391,6 +391,10 @@ export class Edge {
     /** MessagePack asked for (GET): its type, and the key its bytes are cached under with the tag. */
     representation: Representation | null,
   ): Promise<OutgoingResponse> {
+    if (route.cost && rateKey) {
+      const more = (await route.cost(ctx)) - 1;
+      if (more > 0) await this.budgets.spendMore(rateKey, more, headers);
+    }
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);
     const cookies = reply.cookies;

@@ -137,6 +137,12 @@ export interface Route extends RouteOptions {
   // Methods, not properties: a handler typed for its own route's context still fits here.
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?(ctx: RequestContext): Promise<string | null> | string | null;
+  /**
+   * Tokens of the credential's rate budget the request costs in all, for a route whose work
+   * grows with what it is asked (a forecast): the one every request spends, and the rest
+   * spent before the handler runs (a 429 when the budget lacks them). Not spent on a 304.
+   */
+  cost?(ctx: RequestContext): Promise<number> | number;
   handler(ctx: RequestContext): Promise<AnyReply> | AnyReply;
   /**
    * A refusal the head alone decides, checked before any byte of the body is read (a storage
@@ -228,6 +234,8 @@ export interface RouteSpec<
   // NoInfer: the schemas decide the context, never a handler built elsewhere (a helper's generic).
   /** A cheap validator (a version) checked against If-None-Match before the handler runs. */
   etag?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<string | null> | string | null;
+  /** Tokens of the rate budget the request costs in all (see Route). */
+  cost?: (ctx: NoInfer<ContextOf<P, Q, B, K, A>>) => Promise<number> | number;
   handler: (
     ctx: NoInfer<ContextOf<P, Q, B, K, A>>,
   ) => Promise<NoInfer<ReplyOf<R>>> | NoInfer<ReplyOf<R>>;

@@ -275,3 +275,24 @@ t.test('bad questions are refused with the bound, and change nothing', async (t)
   t.match(tooMuch.body, { error: { details: { bound: 100_000_000 } } });
   t.match((tooMuch.body as unknown as Refusal).error.message, /at most 50000 samples/);
 });
+
+t.test(
+  'a forecast costs rate budget by its work: one request and one more per 10 million task schedules',
+  async (t) => {
+    const s = await startFlowServer(t, { rateLimitPerMinute: 1, rateLimitBurst: 20 });
+    const flow = await newFlow(t, s, layered(2000));
+    const remaining = (res: { headers: Headers }) =>
+      Number(res.headers.get('x-ratelimit-remaining'));
+    const small = await forecast(s, flow.id, 'samples=100&seed=1');
+    t.equal(small.status, 200);
+    // 2,000 open tasks × 50,000 samples: 100 million, ten more tokens.
+    const large = await forecast(s, flow.id, 'samples=50000&seed=1');
+    t.equal(large.status, 200, large.text);
+    t.equal(remaining(small) - remaining(large), 11, 'the large one spent 11');
+    const refused = await forecast(s, flow.id, 'samples=50000&seed=2');
+    assertError(t, refused, 429, 'RATE_LIMITED');
+    t.ok(Number(refused.headers.get('retry-after')) >= 1, 'with Retry-After');
+    // What the large one could not spend is still there for a cheap request.
+    t.equal((await forecast(s, flow.id, 'samples=100&seed=1')).status, 200);
+  },
+);
