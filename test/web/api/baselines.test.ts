@@ -8,6 +8,7 @@ import { startApp } from '../../../src/compose.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
+import { createPerson, personToken } from '../../helpers/people.ts';
 import {
   assertUnchanged,
   newFlow,
@@ -290,6 +291,46 @@ t.test('a viewer reads baselines but cannot take one', async (t) => {
     viewer,
   );
   t.equal(read.slipDays, 0);
+});
+
+t.test('a guest the flow is shared with reads its baselines, and takes none', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, LAUNCH);
+  const plan = await ok<Baseline>(t, s, 'POST', baselines(flow.id), { name: 'Plan' }, 201);
+  const { id: home } = await createWorkspace(s.sql, { name: 'Guest home' });
+  const { id: guestId } = await createPerson(s.sql, {
+    email: 'gia@example.com',
+    name: 'Gia Guest',
+    password: 'long enough password',
+    workspaceId: home,
+    role: 'admin',
+  });
+  const guest = await personToken(s, guestId, home);
+  await ok(
+    t,
+    s,
+    'POST',
+    `/v1/flows/${flow.id}/shares`,
+    { email: 'gia@example.com', role: 'viewer' },
+    201,
+  );
+  t.strictSame(await ok(t, s, 'GET', baselines(flow.id), undefined, 200, guest), {
+    total: 1,
+    items: [plan],
+  });
+  const read = await ok<Variance>(
+    t,
+    s,
+    'GET',
+    `${baselines(flow.id)}/${plan.id}/variance`,
+    undefined,
+    200,
+    guest,
+  );
+  t.equal(read.baseline.id, plan.id);
+  // Only the routes open to guests reach a shared flow; taking a baseline is not one.
+  const refused = await s.api('POST', baselines(flow.id), { token: guest, body: { name: 'Mine' } });
+  assertError(t, refused, 404, 'NOT_FOUND');
 });
 
 t.test(
