@@ -40,6 +40,7 @@ import { brainstormRoutes } from './web/api/brainstorms.routes.ts';
 import { WorkIndexes } from './services/work/workspace-index.ts';
 import { taskRoutes } from './web/api/tasks.routes.ts';
 import { planRoutes } from './web/api/plan.routes.ts';
+import { baselineRoutes } from './web/api/baselines.routes.ts';
 import { eventRoutes, eventSocket, STREAM_PATH } from './web/api/events.routes.ts';
 import { EventHub } from './services/events/hub.ts';
 import { EventLogRetention } from './services/events/retention.ts';
@@ -247,6 +248,7 @@ async function assemble(
   edge.add(flowRoutes(services));
   edge.add(taskRoutes(services));
   edge.add(planRoutes(services));
+  edge.add(baselineRoutes(services));
   edge.add(teamRoutes(services));
   edge.add(shareRoutes(services));
   edge.add(templateRoutes(services));

@@ -1,5 +1,5 @@
 /**
- * The webhook event types (CONTRACT §3) and the `data` each carries, for the OpenAPI
+ * The webhook event types (CONTRACT §3, and §5's baseline.created) and the `data` each carries, for the OpenAPI
  * document's `webhooks`: the domain event as the flows code wrote it to the outbox in the
  * change's own transaction. Payloads are thin (ids and what changed); a receiver fetches the
  * current resource when it needs more.
@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'task.unblocked',
   'task.assigned',
   'comment.created',
+  'baseline.created',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -109,5 +110,14 @@ export const WEBHOOK_EVENTS: readonly (readonly [WebhookEventType, string, Schem
     'comment.created',
     'A comment was added to a task',
     taskEvent({ commentId: id('The comment') }, ['commentId']),
+  ],
+  [
+    'baseline.created',
+    'The schedule of a flow was kept as a baseline (CONTRACT §5)',
+    {
+      type: 'object',
+      required: ['flowId', 'baselineId', 'name'],
+      properties: { flowId, baselineId: id('The baseline (`bsl_…`)'), name: { type: 'string' } },
+    },
   ],
 ];

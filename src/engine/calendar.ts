@@ -49,6 +49,24 @@ function workingDayMs(start: string, offset: number): number {
   return ms + days * DAY_MS;
 }
 
+/**
+ * Working days from one working day to another (negative when `to` is earlier): the inverse
+ * of addWorkingDays, so `workingDaysBetween(a, addWorkingDays(a, n))` is n.
+ */
+export function workingDaysBetween(from: string, to: string): number {
+  return workingDayNumber(to) - workingDayNumber(from);
+}
+
+/** A working day's count of working days since Monday 1969-12-29 (negative before it). */
+function workingDayNumber(date: string): number {
+  // 1970-01-01, day 0, was a Thursday: three days after that Monday.
+  const days = Math.round(parseDate(date) / DAY_MS) + 3;
+  const week = Math.floor(days / 7);
+  const weekday = days - week * 7;
+  if (weekday > 4) throw new RangeError(`${date} is not a working day`);
+  return week * 5 + weekday;
+}
+
 export function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }

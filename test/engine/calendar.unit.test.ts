@@ -6,6 +6,7 @@ import {
   durationDays,
   isoDate,
   startOfSchedule,
+  workingDaysBetween,
 } from '../../src/engine/calendar.ts';
 
 // Naive counterparts: walk the calendar one day at a time.
@@ -48,6 +49,22 @@ t.test('addWorkingDays equals stepping over weekends day by day', async (t) => {
   t.throws(() => addWorkingDays('2024-06-08', 0), RangeError, 'start on a weekend');
   t.throws(() => addWorkingDays('2024-06-10', -1), RangeError);
   t.throws(() => addWorkingDays('2024-02-30', 0), RangeError, 'impossible date');
+});
+
+t.test('workingDaysBetween undoes addWorkingDays, either way round', async (t) => {
+  fc.assert(
+    fc.property(dayArb, fc.nat(400), (ms, offset) => {
+      const start = startOfSchedule(isoDate(new Date(ms)));
+      const end = addWorkingDays(start, offset);
+      assert.equal(workingDaysBetween(start, end), offset);
+      assert.equal(workingDaysBetween(end, start), 0 - offset);
+    }),
+    { numRuns: 300 },
+  );
+  t.equal(workingDaysBetween('2024-06-07', '2024-06-10'), 1, 'Friday to Monday');
+  t.equal(workingDaysBetween('1969-12-26', '1970-01-05'), 6, 'across day 0');
+  t.equal(workingDaysBetween('0001-01-08', '0001-01-08'), 0, 'year 1');
+  t.throws(() => workingDaysBetween('2024-06-08', '2024-06-10'), RangeError, 'from a weekend');
 });
 
 t.test('durationDays: whole 8-hour days, at least one', async (t) => {

@@ -101,6 +101,7 @@ const TABLES = [
   'deliverables',
   'attachments',
   'comments',
+  'baselines',
   'outbox',
 ] as const;
 

@@ -11,6 +11,7 @@ import type {
   IdeaCommentSchema,
   IdeaSchema,
 } from '../../src/contract/brainstorm.schema.ts';
+import type { BaselineSchema, VarianceSchema } from '../../src/contract/baseline.schema.ts';
 import type { ErrorSchema, listOf } from '../../src/contract/common.schema.ts';
 import type { ContextSchema, TokenSchema } from '../../src/contract/context.schema.ts';
 import type { EventPageSchema, EventSchema } from '../../src/contract/event.schema.ts';
@@ -70,6 +71,8 @@ export type Schedule = Static<typeof ScheduleSchema>;
 export type Report = Static<typeof ReportSchema>;
 export type BatchResult = Static<typeof BatchSchema>;
 export type WhatIf = Static<typeof WhatIfSchema>;
+export type Baseline = Static<typeof BaselineSchema>;
+export type Variance = Static<typeof VarianceSchema>;
 export type { Command } from '../../src/contract/plan.schema.ts';
 export type WorkItem = Static<typeof WorkItemSchema>;
 export type Overview = Static<typeof OverviewSchema>;
@@ -103,6 +106,7 @@ export type PublicBrainstorm = Static<typeof PublicBrainstormSchema>;
 export type FlowList = ListOf<typeof FlowSummarySchema>;
 export type TaskList = ListOf<typeof TaskSchema>;
 export type CommentList = ListOf<typeof CommentSchema>;
+export type BaselineList = ListOf<typeof BaselineSchema>;
 export type AttachmentList = ListOf<typeof AttachmentSchema>;
 export type WorkList = ListOf<typeof WorkItemSchema>;
 export type BrainstormList = ListOf<typeof BrainstormSummarySchema>;

@@ -13,6 +13,7 @@ import { callsFor, operations, send, type IdMap } from './openapi-sweep.ts';
 import { until, type TestServer } from './server.ts';
 import type {
   Attachment,
+  Baseline,
   Brainstorm,
   BrainstormShare,
   Comment,
@@ -42,7 +43,7 @@ let accounts = 0;
 
 /**
  * Fills the workspace: a member, a webhook with a finished delivery, a flow with an
- * objective, a sub-task and a dependency, a comment, a file and a deliverable, a share, a
+ * objective, a sub-task and a dependency, a comment, a file, a deliverable, a baseline, a share, a
  * brainstorm with two ideas, a comment and a file on one, a share, a pending invite, a flow
  * started from a template, and notification settings. Every name and text carries `marker`,
  * so a response that leaks any of it can be found by searching for the marker.
@@ -130,6 +131,7 @@ export async function furnish(
       name: `${marker} deliverable`,
     },
   );
+  const baseline = await call<Baseline>('POST', `${F}/baselines`, { name: `${marker} baseline` });
   const flowShare = await call<Share>('POST', `${F}/shares`, {
     email: guestEmail,
     role: 'commenter',
@@ -191,6 +193,7 @@ export async function furnish(
       attachmentId: [file.id],
       commentId: [comment.id],
       deliverableId: [deliverable.id],
+      baselineId: [baseline.id],
       memberId: [memberId, ownerId],
       assigneeId: [memberId],
       inviteId: [invite.id],

@@ -46,6 +46,7 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
   await ok(t, s, 'POST', `${F}/tasks/${a}/comments`, { body: 'on it' }, 201);
   await ok(t, s, 'POST', `${F}/tasks/${a}/complete`);
   await ok(t, s, 'POST', `${F}/tasks/${a}/reopen`);
+  await ok(t, s, 'POST', `${F}/baselines`, { name: 'Plan' }, 201);
   await ok(t, s, 'DELETE', F, undefined, 204);
   await ok(t, s, 'POST', `${F}/restore`);
 
@@ -63,13 +64,14 @@ t.test('every event type arrives once, signed so that standardwebhooks verifies 
     'task.completed',
     'task.unblocked',
     'task.reopened',
+    'baseline.created',
     'flow.archived',
     'flow.restored',
   ];
   t.strictSame(
     [...expected].sort(),
     [...WEBHOOK_EVENT_TYPES].sort(),
-    'the scenario covers all 15 types',
+    'the scenario covers all 16 types',
   );
   const got = await receiver.waitFor(expected.length);
   await deliveriesSettled(s.sql);

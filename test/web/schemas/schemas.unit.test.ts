@@ -9,6 +9,7 @@ import { Kind } from '@sinclair/typebox';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import t from 'tap';
+import * as baselineSchemas from '../../../src/contract/baseline.schema.ts';
 import * as brainstormSchemas from '../../../src/contract/brainstorm.schema.ts';
 import * as commonSchemas from '../../../src/contract/common.schema.ts';
 import * as contextSchemas from '../../../src/contract/context.schema.ts';
@@ -30,6 +31,7 @@ import * as workSchemas from '../../../src/contract/work.schema.ts';
 
 /** Each schema module by file name (static imports, so test/tiers.unit.test.ts sees what they load). */
 const MODULES: Record<string, Record<string, unknown>> = {
+  'baseline.schema.ts': baselineSchemas,
   'brainstorm.schema.ts': brainstormSchemas,
   'common.schema.ts': commonSchemas,
   'context.schema.ts': contextSchemas,
