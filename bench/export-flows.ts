@@ -42,6 +42,7 @@ export function plan(n: number): PlanDocument {
     dueDate: body.dueDate,
     projectedFinish: '2030-11-29',
     onTrack: true,
+    finishP80: null,
     tasks: body.tasks.map((task, i) => ({
       id: `t${i}`,
       name: task.name,

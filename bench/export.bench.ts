@@ -110,6 +110,7 @@ for (const n of SIZES) {
     dueDate: null,
     projectedFinish: null,
     onTrack: null,
+    finishP80: null,
     tasks: body.tasks.map((task, i) => ({
       id: `t${i}`,
       name: task.name,

@@ -28,6 +28,13 @@ export const PublicFlowSchema = Type.Object(
     onTrack: Nullable(
       Type.Boolean({ description: 'projectedFinish <= dueDate; null without a due date' }),
     ),
+    finishP80: Nullable(
+      Type.String({
+        format: 'date',
+        description:
+          'The day four in five of the forecast’s samples finish by (2,000 samples, seed 0); null when no open task has a ranged estimate',
+      }),
+    ),
     tasks: Type.Array(
       Type.Object(
         {

@@ -31,6 +31,11 @@ export interface DiagramModel {
   dueDate: string | null;
   projectedFinish: string | null;
   onTrack: boolean | null;
+  /**
+   * The day four in five of the forecast's samples finish by (services/flows/forecast.ts
+   * finishP80), shown beside projectedFinish; null when no open task has a ranged estimate.
+   */
+  finishP80: string | null;
   /** Objectives in creation order; sub-tasks are not drawn (they have no dependencies). */
   tasks: DiagramTask[];
 }
@@ -39,6 +44,7 @@ export interface DiagramModel {
 export function diagramModel(
   snapshot: Snapshot,
   start: string = scheduleStart(undefined),
+  finishP80: string | null = null,
 ): DiagramModel {
   const all = snapshot.state.tasks;
   const position = new Map<string, number>();
@@ -68,6 +74,7 @@ export function diagramModel(
     dueDate,
     projectedFinish,
     onTrack,
+    finishP80,
     tasks,
   };
 }

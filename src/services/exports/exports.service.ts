@@ -5,6 +5,8 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { flowReport } from '../flows/report.service.ts';
+import { finishP80 } from '../flows/forecast.ts';
+import type { RecomputePool } from '../flows/recompute-pool.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import { buildSchedule, scheduleStart } from '../flows/schedule.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -25,6 +27,7 @@ export interface ExportContext {
   sql: Sql;
   registry: SessionRegistry;
   render: RenderService;
+  pool: RecomputePool;
   principal: Principal;
 }
 
@@ -36,7 +39,7 @@ export async function exportFlow(
 ): Promise<ExportFile> {
   const snapshot = await ctx.registry.snapshot(ctx.principal.workspaceId, flowId);
   const start = scheduleStart(undefined, now);
-  const model = diagramModel(snapshot, start);
+  const model = diagramModel(snapshot, start, await finishP80(ctx.pool, snapshot, start));
   const disposition = contentDisposition(model.flowName, format);
   if (format === 'png')
     return { bytes: await ctx.render.png(model), contentType: 'image/png', disposition };

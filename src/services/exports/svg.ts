@@ -154,7 +154,9 @@ export function finishText(model: DiagramModel): string {
     : 'Nothing left to do';
   const due = model.dueDate ? `due ${model.dueDate}` : 'no due date';
   const verdict = model.onTrack === null ? '' : model.onTrack ? ' (on track)' : ' (late)';
-  return `${finish}, ${due}${verdict}`;
+  // Beside the critical-path date: the one the ranged estimates make four in five likely.
+  const likely = model.finishP80 ? ` · 80% sure by ${model.finishP80}` : '';
+  return `${finish}${likely}, ${due}${verdict}`;
 }
 
 function criticalNames(model: DiagramModel): string {

@@ -165,7 +165,7 @@ export async function forecastOf(
   query: Static<typeof ForecastQuery>,
 ): Promise<ForecastView> {
   const { samples = 2000 } = query;
-  const { model, positions } = forecastModel(snapshot);
+  const { model } = forecastModel(snapshot);
   if (samples * model.m > MAX_FORECAST_WORK)
     throw validationFailed(
       [
@@ -180,8 +180,54 @@ export async function forecastOf(
     );
   const start = scheduleStart(query.startDate);
   const seed = query.seed ?? randomInt(0, 2 ** 32);
-  const parts = await sampled(pool, model, seed, samples);
+  const { view, p95 } = await forecastFrom(pool, snapshot, start, samples, seed);
+  // Refused where the caller chose the start, as the schedule is.
+  if (query.startDate !== undefined) refuseLateFinish(start, p95, 'query');
+  return view;
+}
 
+/** The samples the p80 date beside a published flow's or a PDF's projected finish is read from. */
+const SHOWN_SAMPLES = 2000;
+const shownP80 = new WeakMap<Snapshot, Map<string, Promise<string | null>>>();
+
+/**
+ * The day four in five samples finish by, from `start` (seed 0, so a page shows one date for a
+ * version); null when no open task has a range (the date is then the projected finish itself).
+ */
+export function finishP80(
+  pool: RecomputePool,
+  snapshot: Snapshot,
+  start: string,
+): Promise<string | null> {
+  const { model } = forecastModel(snapshot);
+  if (model.ranged.length === 0 || SHOWN_SAMPLES * model.m > MAX_FORECAST_WORK)
+    return Promise.resolve(null);
+  let byStart = shownP80.get(snapshot);
+  if (!byStart) shownP80.set(snapshot, (byStart = new Map()));
+  let p80 = byStart.get(start);
+  if (!p80) {
+    p80 = forecastFrom(pool, snapshot, start, SHOWN_SAMPLES, 0).then(
+      ({ view }) => view.finish.p80,
+      (error: unknown) => {
+        // A pool that could not take it now (a 503) may next time: not kept.
+        byStart.delete(start);
+        throw error;
+      },
+    );
+    byStart.set(start, p80);
+  }
+  return p80;
+}
+
+async function forecastFrom(
+  pool: RecomputePool,
+  snapshot: Snapshot,
+  start: string,
+  samples: number,
+  seed: number,
+): Promise<{ view: ForecastView; p95: number }> {
+  const { model, positions } = forecastModel(snapshot);
+  const parts = await sampled(pool, model, seed, samples);
   // Sorted, not counted by day: a hostile flow's finish may be a billion working days out.
   const finishes = new Int32Array(samples);
   const critical = new Uint32Array(model.m);
@@ -194,7 +240,6 @@ export async function forecastOf(
   finishes.sort();
   const quantile = (p: number): number => finishes[Math.ceil(p * samples) - 1]!;
   const [p50, p80, p95] = [quantile(0.5), quantile(0.8), quantile(0.95)];
-  if (query.startDate !== undefined) refuseLateFinish(start, p95, 'query');
   const date = (offset: number) => (offset < 0 ? null : addWorkingDays(start, offset));
   const dueDate = snapshot.flow.dueDate?.slice(0, 10) ?? null;
   let onTime = 0;
@@ -204,7 +249,7 @@ export async function forecastOf(
     .filter((k) => critical[k]! > 0)
     .sort((a, b) => critical[b]! - critical[a]! || positions[a]! - positions[b]!)
     .slice(0, CRITICAL_TASKS_LISTED);
-  return {
+  const view = {
     samples,
     seed,
     startDate: start,
@@ -215,4 +260,5 @@ export async function forecastOf(
       criticality: critical[k]! / samples,
     })),
   };
+  return { view, p95 };
 }

@@ -6,7 +6,7 @@ import { BinaryFile, EXPORT_MEDIA_TYPES, ExportBody } from '../../contract/expor
 import type { Services } from '../deps.ts';
 
 export function exportRoutes(services: Services): Route[] {
-  const { sql, registry, render } = services;
+  const { sql, registry, render, pool } = services;
   return [
     route({
       method: 'POST',
@@ -33,7 +33,7 @@ export function exportRoutes(services: Services): Route[] {
       handler: async (ctx) => {
         const format: ExportFormat = ctx.body.format;
         const file = await exportFlow(
-          { sql, registry, render, principal: ctx.principal },
+          { sql, registry, render, pool, principal: ctx.principal },
           ctx.params.flowId,
           format,
         );

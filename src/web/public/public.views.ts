@@ -88,6 +88,7 @@ export function publicFlowDocument(model: DiagramModel): Static<typeof PublicFlo
     dueDate: model.dueDate,
     projectedFinish: model.projectedFinish,
     onTrack: model.onTrack,
+    finishP80: model.finishP80,
     tasks: model.tasks.map((task) => ({
       id: task.id,
       name: task.name,
@@ -113,7 +114,12 @@ function flowFacts(model: DiagramModel): Html {
   return html`<dl class="facts">
 <div><dt>Due date</dt><dd>${day(model.dueDate) ?? 'None'}</dd></div>
 <div><dt>Projected finish</dt><dd>${day(model.projectedFinish) ?? (model.tasks.length > done ? 'Not scheduled' : 'Everything is done')}</dd></div>
-<div><dt>Verdict</dt>${verdict(model)}</div>
+${
+  model.finishP80
+    ? html`<div><dt>80% sure by</dt><dd>${model.finishP80}</dd></div>
+`
+    : ''
+}<div><dt>Verdict</dt>${verdict(model)}</div>
 <div><dt>Tasks done</dt><dd>${done} of ${model.tasks.length}</dd></div>
 </dl>`;
 }

@@ -22,6 +22,8 @@ import {
   publishedSnapshot,
   type PublishedFlowRow,
 } from '../../services/flows/published.service.ts';
+import { finishP80 } from '../../services/flows/forecast.ts';
+import type { RecomputePool } from '../../services/flows/recompute-pool.ts';
 import type { SessionRegistry } from '../../services/flows/registry.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import type { Sql } from '../../platform/database.ts';
@@ -68,6 +70,7 @@ export interface RepresentationCacheDeps {
   sql: Sql;
   registry: SessionRegistry;
   render: RenderService;
+  pool: RecomputePool;
 }
 
 export class RepresentationCache {
@@ -92,7 +95,7 @@ export class RepresentationCache {
       const snapshot = await publishedSnapshot(this.deps.sql, this.deps.registry, row);
       // Unpublished, republished or archived since the look-up: never show it under the old token.
       if (snapshot?.flow.publicToken !== token || snapshot.flow.archived) return null;
-      const model = diagramModel(snapshot, start);
+      const model = diagramModel(snapshot, start, await finishP80(this.deps.pool, snapshot, start));
       return {
         json: await jsonReply(publicFlowDocument(model)),
         draw: async () => flowDrawing(model, await this.deps.render.diagramSvg(model), token),

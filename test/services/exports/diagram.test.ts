@@ -63,6 +63,7 @@ t.test('the model is public-safe: no assignee, description, comment, file or not
   t.notMatch(text, person, 'no assignee id');
   t.strictSame(Object.keys(model).sort(), [
     'dueDate',
+    'finishP80',
     'flowId',
     'flowName',
     'onTrack',
@@ -152,6 +153,7 @@ t.test('the render pool refuses past its bound with 503 and Retry-After', async 
     dueDate: null,
     projectedFinish: null,
     onTrack: null,
+    finishP80: null,
     tasks: [],
   };
   const first = render.png(model);
@@ -211,6 +213,7 @@ function randomModel(n: number, seed: number, fanIn: number) {
     dueDate: null,
     projectedFinish: null,
     onTrack: null,
+    finishP80: null,
     tasks: dependsOn.map((deps, i) => ({
       id: `t${i}`,
       name: `T${i}`,

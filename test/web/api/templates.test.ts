@@ -109,6 +109,7 @@ t.test(
         name: task.name,
         description: task.description,
         estimateHours: task.estimateHours,
+        estimateRange: task.estimateRange,
         after: [...task.after],
         criticalPath: critical[index],
       })),
@@ -182,6 +183,11 @@ t.test("POST /v1/templates/{id}/flows creates the template's flow", async (t) =>
     t.equal(task.name, def.name, `task ${i} name`);
     t.equal(task.description, def.description, `task ${i} description`);
     t.equal(task.estimateHours, def.estimateHours, `task ${i} estimate`);
+    t.strictSame(task.estimateRange, def.estimateRange, `task ${i} keeps the template's range`);
+    t.ok(
+      def.estimateRange.low <= def.estimateHours && def.estimateHours <= def.estimateRange.high,
+      `task ${i}: its range holds its estimate`,
+    );
     t.equal(task.flowId, flow.id);
     t.equal(task.parentId, null);
     t.same(

@@ -16,6 +16,7 @@ import * as contextSchemas from '../../../src/contract/context.schema.ts';
 import * as eventSchemas from '../../../src/contract/event.schema.ts';
 import * as exportSchemas from '../../../src/contract/export.schema.ts';
 import * as flowSchemas from '../../../src/contract/flow.schema.ts';
+import * as forecastSchemas from '../../../src/contract/forecast.schema.ts';
 import * as notificationSchemas from '../../../src/contract/notification.schema.ts';
 import * as oauthSchemas from '../../../src/contract/oauth.schema.ts';
 import * as planSchemas from '../../../src/contract/plan.schema.ts';
@@ -38,6 +39,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'event.schema.ts': eventSchemas,
   'export.schema.ts': exportSchemas,
   'flow.schema.ts': flowSchemas,
+  'forecast.schema.ts': forecastSchemas,
   'notification.schema.ts': notificationSchemas,
   'oauth.schema.ts': oauthSchemas,
   'plan.schema.ts': planSchemas,
