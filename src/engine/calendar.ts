@@ -9,10 +9,13 @@ const HOURS_PER_DAY = 8;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`);
 
-/** Working days a task lasts: max(1, ceil(hours / 8)); unknown (null) or nonsense counts as 1. */
-export function durationDays(hours: number | null): number {
+/**
+ * Working days a task lasts: max(1, ceil(hours / hoursPerDay)), 8 hours a day unless its
+ * person works others (levelling, CONTRACT §5); unknown (null) or nonsense counts as 1.
+ */
+export function durationDays(hours: number | null, hoursPerDay = HOURS_PER_DAY): number {
   if (hours === null || !Number.isFinite(hours)) return 1;
-  return Math.max(1, Math.ceil(hours / HOURS_PER_DAY));
+  return Math.max(1, Math.ceil(hours / hoursPerDay));
 }
 
 /** The date itself, or the following Monday when it falls on a weekend. */
