@@ -35,6 +35,19 @@ export function addWorkingDays(start: string, offset: number): string {
   return ms > LAST_MS ? LAST_DAY : isoDate(new Date(ms));
 }
 
+/**
+ * addWorkingDays from one start, each day's date made once: laying thousands of tasks on the
+ * calendar names far fewer distinct days, and making a date string is most of the cost.
+ */
+export function workingDayNames(start: string): (offset: number) => string {
+  const names = new Map<number, string>();
+  return (offset) => {
+    let name = names.get(offset);
+    if (name === undefined) names.set(offset, (name = addWorkingDays(start, offset)));
+    return name;
+  };
+}
+
 /** Whether the working day `offset` after `start` is on or before LAST_DAY. */
 export function fitsCalendar(start: string, offset: number): boolean {
   return workingDayMs(start, offset) <= LAST_MS;

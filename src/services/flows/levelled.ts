@@ -3,7 +3,7 @@
  * decide the order, engine/level.ts places each objective on its assignee's free days, and the
  * result is laid on the calendar like the unlevelled schedule (schedule.ts).
  */
-import { addWorkingDays, durationDays } from '../../engine/calendar.ts';
+import { durationDays, workingDayNames } from '../../engine/calendar.ts';
 import { level, type Levelled } from '../../engine/level.ts';
 import { PROGRESS, STATUS_DONE } from '../../engine/status.ts';
 import { refuseLateFinish, type ScheduleView } from './schedule.ts';
@@ -34,39 +34,45 @@ export function buildLevelledSchedule(
   hours: ReadonlyMap<string, number>,
   chosen: boolean,
 ): LevelledScheduleView {
-  const levelled = levelSnapshot(snapshot, hours);
-  if (chosen) refuseLateFinish(start, levelled.last, 'query');
   const tasks = snapshot.state.tasks;
+  const taskHours = tasks.map((task) => (task.parentId === null ? snapshot.hours(task) : null));
+  const levelled = levelSnapshot(snapshot, taskHours, hours);
+  if (chosen) refuseLateFinish(start, levelled.last, 'query');
+  const day = workingDayNames(start);
   const entries: LevelledScheduleView['entries'] = [];
   const unscheduled: string[] = [];
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i];
     if (task === undefined || task.parentId !== null) continue;
-    const base = { taskId: task.id, taskName: task.name, estimated: snapshot.hours(task) !== null };
-    if (snapshot.status[i] === STATUS_DONE) entries.push({ ...base, criticalPath: false });
+    const estimated = taskHours[i] !== null;
+    if (snapshot.status[i] === STATUS_DONE)
+      entries.push({ taskId: task.id, taskName: task.name, criticalPath: false, estimated });
     else if (levelled.unscheduled[i] === 1) {
       unscheduled.push(task.id);
       entries.push({
-        ...base,
+        taskId: task.id,
+        taskName: task.name,
         earliestStart: null,
         earliestFinish: null,
         criticalPath: false,
+        estimated,
         delayDays: null,
       });
     } else {
       const from = levelled.start[i] ?? 0;
       entries.push({
-        ...base,
-        earliestStart: addWorkingDays(start, from),
-        earliestFinish: addWorkingDays(start, levelled.finish[i] ?? 0),
+        taskId: task.id,
+        taskName: task.name,
+        earliestStart: day(from),
+        earliestFinish: day(levelled.finish[i] ?? 0),
         criticalPath: levelled.critical[i] === 1,
+        estimated,
         delayDays: from - (snapshot.es[i] ?? 0),
       });
     }
   }
   // Work nobody can do means the flow cannot land: no finish, and not on track.
-  const projectedFinish =
-    unscheduled.length > 0 || levelled.last < 0 ? null : addWorkingDays(start, levelled.last);
+  const projectedFinish = unscheduled.length > 0 || levelled.last < 0 ? null : day(levelled.last);
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
   const onTrack =
     dueDate === null
@@ -88,7 +94,11 @@ export function buildLevelledSchedule(
  * its days at that person's hours (0 hours: 0 days, not schedulable); unassigned objectives
  * keep their unlevelled days. Sub-tasks are finished nodes there already, holding no one.
  */
-function levelSnapshot(snapshot: Snapshot, hours: ReadonlyMap<string, number>): Levelled {
+function levelSnapshot(
+  snapshot: Snapshot,
+  taskHours: readonly (number | null)[],
+  hours: ReadonlyMap<string, number>,
+): Levelled {
   const tasks = snapshot.state.tasks;
   const n = tasks.length;
   const person = new Int32Array(n).fill(-1);
@@ -97,16 +107,15 @@ function levelSnapshot(snapshot: Snapshot, hours: ReadonlyMap<string, number>): 
   for (let i = 0; i < n; i++) {
     const task = tasks[i];
     if (task === undefined || task.parentId !== null || task.progress === PROGRESS.done) continue;
-    const taskHours = snapshot.hours(task);
     if (task.assigneeId === null) {
-      duration[i] = durationDays(taskHours);
+      duration[i] = durationDays(taskHours[i] ?? null);
       continue;
     }
     let who = people.get(task.assigneeId);
     if (who === undefined) people.set(task.assigneeId, (who = people.size));
     person[i] = who;
     const perDay = hours.get(task.assigneeId) ?? DEFAULT_HOURS_PER_DAY;
-    duration[i] = perDay === 0 ? 0 : durationDays(taskHours, perDay);
+    duration[i] = perDay === 0 ? 0 : durationDays(taskHours[i] ?? null, perDay);
   }
   return level({
     g: snapshot.graph(),
