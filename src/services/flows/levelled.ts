@@ -12,9 +12,6 @@ import type { Snapshot } from './snapshot.ts';
 /** The levelled schedule always says what it left unscheduled. */
 export type LevelledScheduleView = ScheduleView & { unscheduled: string[] };
 
-/** A member's day when the membership is gone (the assignee left the workspace): CONTRACT's default. */
-const DEFAULT_HOURS_PER_DAY = 8;
-
 /** The assignees of the open objectives, whose hours a levelled schedule of this version reads. */
 export function levelledAssignees(snapshot: Snapshot): string[] {
   const ids = new Set<string>();
@@ -92,7 +89,7 @@ export function buildLevelledSchedule(
 /**
  * The engine's input from a version: each open objective's person (by first appearance) and
  * its days at that person's hours (0 hours: 0 days, not schedulable); unassigned objectives
- * keep their unlevelled days. Sub-tasks are finished nodes there already, holding no one.
+ * keep their plain days (8 hours a day). Sub-tasks are finished nodes there already, holding no one.
  */
 function levelSnapshot(
   snapshot: Snapshot,
@@ -107,15 +104,22 @@ function levelSnapshot(
   for (let i = 0; i < n; i++) {
     const task = tasks[i];
     if (task === undefined || task.parentId !== null || task.progress === PROGRESS.done) continue;
+    const plainDays = snapshot.input.duration[i] ?? 1;
     if (task.assigneeId === null) {
-      duration[i] = durationDays(taskHours[i] ?? null);
+      duration[i] = plainDays;
       continue;
     }
     let who = people.get(task.assigneeId);
     if (who === undefined) people.set(task.assigneeId, (who = people.size));
     person[i] = who;
-    const perDay = hours.get(task.assigneeId) ?? DEFAULT_HOURS_PER_DAY;
-    duration[i] = perDay === 0 ? 0 : durationDays(taskHours[i] ?? null, perDay);
+    // An assignee with no membership here (hours unknown) works the default 8-hour day.
+    const perDay = hours.get(task.assigneeId);
+    duration[i] =
+      perDay === undefined
+        ? plainDays
+        : perDay === 0
+          ? 0
+          : durationDays(taskHours[i] ?? null, perDay);
   }
   return level({
     g: snapshot.graph(),
