@@ -31,6 +31,19 @@ export const MemberSchema = Type.Object({
   role: StringEnum(MEMBER_ROLES, {
     description: '`owner` acts as `admin` on the API and cannot be changed here',
   }),
+  hoursPerDay: Type.Number({
+    description:
+      'Working hours the member gives a working day (0–24, quarter hours, default 8): a task assigned to them lasts max(1, ceil(hours / hoursPerDay)) working days on the levelled schedule; 0: their tasks are not scheduled there (`GET /v1/flows/{flowId}/schedule?level=true`)',
+  }),
+});
+
+/** Quarter hours: a 7.5-hour day is said exactly, and every division by it is exact. */
+const hoursPerDayInput = Type.Number({
+  minimum: 0,
+  maximum: 24,
+  multipleOf: 0.25,
+  description:
+    "Working hours a day, 0–24 in quarter hours (7.5 yes, 7.3 no). The owner's may be changed too; 0 leaves the member's tasks off levelled schedules",
 });
 
 export const InviteSchema = Type.Object({
@@ -61,8 +74,15 @@ export const ListInvitesQuery = Type.Object({
 export const ListSharesQuery = Type.Object({ ...pageQuery(25) });
 
 export const PatchMemberBody = Type.Object(
-  { role: StringEnum(INVITE_ROLES) },
-  { additionalProperties: false },
+  {
+    role: Type.Optional(StringEnum(INVITE_ROLES)),
+    hoursPerDay: Type.Optional(hoursPerDayInput),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'At least one of `role` and `hoursPerDay`; a refusal of either changes neither',
+  },
 );
 
 export const CreateInviteBody = Type.Object(

@@ -9,10 +9,13 @@ export const HOURS_PER_DAY = 8;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`);
 
-/** Working days a task lasts: max(1, ceil(hours / 8)); unknown (null) or nonsense counts as 1. */
-export function durationDays(hours: number | null): number {
+/**
+ * Working days a task lasts: max(1, ceil(hours / hoursPerDay)), 8 hours a day unless its
+ * person works others (levelling, CONTRACT §5); unknown (null) or nonsense counts as 1.
+ */
+export function durationDays(hours: number | null, hoursPerDay = HOURS_PER_DAY): number {
   if (hours === null || !Number.isFinite(hours)) return 1;
-  return Math.max(1, Math.ceil(hours / HOURS_PER_DAY));
+  return Math.max(1, Math.ceil(hours / hoursPerDay));
 }
 
 /** The date itself, or the following Monday when it falls on a weekend. */
@@ -30,6 +33,19 @@ export function startOfSchedule(date: string): string {
 export function addWorkingDays(start: string, offset: number): string {
   const ms = workingDayMs(start, offset);
   return ms > LAST_MS ? LAST_DAY : isoDate(new Date(ms));
+}
+
+/**
+ * addWorkingDays from one start, each day's date made once: laying thousands of tasks on the
+ * calendar names far fewer distinct days, and making a date string is most of the cost.
+ */
+export function workingDayNames(start: string): (offset: number) => string {
+  const names = new Map<number, string>();
+  return (offset) => {
+    let name = names.get(offset);
+    if (name === undefined) names.set(offset, (name = addWorkingDays(start, offset)));
+    return name;
+  };
 }
 
 /** Whether the working day `offset` after `start` is on or before LAST_DAY. */

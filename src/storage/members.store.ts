@@ -1,4 +1,4 @@
-/** Workspace membership look-ups: to check assignees, name authors and address mail. */
+/** Workspace membership look-ups: check assignees, name authors, address mail, level schedules. */
 import type { Db } from './db.ts';
 
 /** The subset of `ids` that are members (people) of the workspace. */
@@ -25,6 +25,22 @@ export async function memberNames(sql: Db, ids: readonly string[]): Promise<Map<
     { id: string; name: string }[]
   >`select id, name from users where id in ${sql([...new Set(ids)])}`;
   return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/**
+ * Working hours a day of those of `ids` who are members of the workspace (levelling); read
+ * on every levelled schedule, so a change shows on the next one.
+ */
+export async function memberHours(
+  sql: Db,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ userId: string; hoursPerDay: number }[]>`
+    select user_id, hours_per_day::float8 as hours_per_day from memberships
+    where workspace_id = ${workspaceId} and user_id in ${sql([...new Set(ids)])}`;
+  return new Map(rows.map((r) => [r.userId, r.hoursPerDay]));
 }
 
 /** A member's address and name, for mail (null: not a member of the workspace). */

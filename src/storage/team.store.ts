@@ -9,7 +9,13 @@ export interface MemberRow {
   name: string;
   email: string;
   role: MemberRole;
+  /** Working hours a day (quarter hours, 0–24): what levelling turns a task's hours into days by. */
+  hoursPerDay: number;
 }
+
+// numeric(4, 2) arrives as a string: quarter hours are exact as a float8.
+const memberColumns = (sql: Db) =>
+  sql`u.id, u.name, u.email, m.role, m.hours_per_day::float8 as hours_per_day`;
 
 export interface InviteRow {
   id: string;
@@ -40,7 +46,7 @@ export async function pageMembers(
   return pageOf<MemberRow>(
     sql,
     {
-      columns: sql`u.id, u.name, u.email, m.role`,
+      columns: memberColumns(sql),
       source: sql`from memberships m join users u on u.id = m.user_id where m.workspace_id = ${workspaceId}`,
       order: sql`m.created_at, m.user_id`,
     },
@@ -55,7 +61,7 @@ export async function lockMember(
   userId: string,
 ): Promise<MemberRow | null> {
   const [row] = await sql<MemberRow[]>`
-    select u.id, u.name, u.email, m.role
+    select ${memberColumns(sql)}
     from memberships m join users u on u.id = m.user_id
     where m.workspace_id = ${workspaceId} and m.user_id = ${userId}
     for update of m`;
@@ -69,6 +75,16 @@ export async function setMemberRole(
   role: MemberRole,
 ): Promise<void> {
   await sql`update memberships set role = ${role} where workspace_id = ${workspaceId} and user_id = ${userId}`;
+}
+
+/** The member's working hours a day (levelling). */
+export async function setMemberHours(
+  sql: Db,
+  workspaceId: string,
+  userId: string,
+  hoursPerDay: number,
+): Promise<void> {
+  await sql`update memberships set hours_per_day = ${hoursPerDay} where workspace_id = ${workspaceId} and user_id = ${userId}`;
 }
 
 /** Makes the person a member with this role; one who already is keeps the role they have. */

@@ -6,6 +6,7 @@ import {
   durationDays,
   isoDate,
   startOfSchedule,
+  workingDayNames,
   workingDaysBetween,
 } from '../../src/engine/calendar.ts';
 
@@ -80,6 +81,34 @@ t.test('durationDays: whole 8-hour days, at least one', async (t) => {
   t.equal(durationDays(8), 1);
   t.equal(durationDays(8.5), 2);
   t.equal(durationDays(0), 1);
+});
+
+t.test("durationDays at a person's hours a day: whole days of them, at least one", async (t) => {
+  const quarterHours = fc.integer({ min: 1, max: 96 }).map((q) => q / 4);
+  fc.assert(
+    fc.property(fc.double({ min: 0, max: 1000, noNaN: true }), quarterHours, (hours, perDay) => {
+      let days = 1;
+      while (days * perDay < hours) days++;
+      assert.equal(durationDays(hours, perDay), days);
+    }),
+    { numRuns: 300 },
+  );
+  t.equal(durationDays(16, 4), 4, '4 hours a day doubles an 8-hour day');
+  t.equal(durationDays(15, 7.5), 2);
+  t.equal(durationDays(null, 4), 1, 'no estimate: one day whatever the hours');
+});
+
+t.test('workingDayNames names each day as addWorkingDays does', async (t) => {
+  fc.assert(
+    fc.property(dayArb, fc.array(fc.nat(400), { maxLength: 30 }), (ms, offsets) => {
+      const start = startOfSchedule(isoDate(new Date(ms)));
+      const day = workingDayNames(start);
+      for (const offset of [...offsets, ...offsets])
+        assert.equal(day(offset), addWorkingDays(start, offset));
+    }),
+    { numRuns: 200 },
+  );
+  t.pass('asked twice, the same name');
 });
 
 t.test(

@@ -10,6 +10,7 @@ import { listOrgsOfUser, type OrgRow } from '../../storage/workspaces.store.ts';
 import {
   lockMember,
   pageMembers,
+  setMemberHours,
   setMemberRole,
   type MemberRow,
   type Page,
@@ -29,6 +30,7 @@ const memberView = (row: MemberRow): MemberView => ({
   name: row.name,
   email: row.email,
   role: row.role,
+  hoursPerDay: row.hoursPerDay,
 });
 
 export async function listMembers(ctx: TeamContext, page: PageRequest): Promise<Page<MemberView>> {
@@ -37,18 +39,21 @@ export async function listMembers(ctx: TeamContext, page: PageRequest): Promise<
 }
 
 /**
- * Changes a member's role. Person tokens resolve their role from the membership, so the
- * cached principals are dropped: here at once, in other processes through NOTIFY on commit.
+ * Changes a member's role, working hours a day, or both, in one transaction: a refused role
+ * change (the owner's) changes neither. Person tokens resolve their role from the membership,
+ * so on a role change the cached principals are dropped: here at once, in other processes
+ * through NOTIFY on commit. Hours are read by every levelled schedule, so nothing is cached.
  */
-export async function changeMemberRole(
+export async function updateMember(
   ctx: TeamContext,
   memberId: string,
-  role: Role,
+  change: { role?: Role; hoursPerDay?: number },
 ): Promise<MemberView> {
+  const { role, hoursPerDay } = change;
   const member = await ctx.sql.begin(async (tx) => {
     const row = await lockMember(tx, ctx.principal.workspaceId, memberId);
     if (!row) throw notFound('Member');
-    if (row.role === 'owner') {
+    if (role !== undefined && row.role === 'owner') {
       throw new DomainError(
         'FORBIDDEN',
         "The workspace owner's role cannot be changed through the API; ownership is transferred in the app",
@@ -58,12 +63,16 @@ export async function changeMemberRole(
         },
       );
     }
-    if (row.role === role) return row;
-    await setMemberRole(tx, ctx.principal.workspaceId, memberId, role);
-    await announceAuthChange(tx);
-    return { ...row, role };
+    const next = { ...row, role: role ?? row.role, hoursPerDay: hoursPerDay ?? row.hoursPerDay };
+    if (next.hoursPerDay !== row.hoursPerDay)
+      await setMemberHours(tx, ctx.principal.workspaceId, memberId, next.hoursPerDay);
+    if (next.role !== row.role) {
+      await setMemberRole(tx, ctx.principal.workspaceId, memberId, next.role);
+      await announceAuthChange(tx);
+    }
+    return next;
   });
-  ctx.auth.invalidate();
+  if (role !== undefined) ctx.auth.invalidate();
   return memberView(member);
 }
 

@@ -12,6 +12,7 @@ import {
   type FlowContext,
 } from '../../services/flows/flows.service.ts';
 import { flowReport } from '../../services/flows/report.service.ts';
+import { levelledSchedule, levelledTag } from '../../services/flows/levelled.service.ts';
 import { requestedSchedule, scheduleStart } from '../../services/flows/schedule.ts';
 import type { Snapshot } from '../../services/flows/snapshot.ts';
 import { listOf } from '../../contract/common.schema.ts';
@@ -165,16 +166,32 @@ export function flowRoutes(services: Services): Route[] {
       path: '/v1/flows/{flowId}/schedule',
       guest: 'read',
       operationId: 'getSchedule',
-      summary: 'Working-day schedule and projected finish',
+      summary: 'Working-day schedule and projected finish, levelled by person with level=true',
       tags: ['Flows'],
       auth: 'bearer',
       scopes: ['flows:read'],
       params: FlowParams,
       query: ScheduleQuery,
-      etag: async (ctx) => `${await versionTag(ctx)}.${scheduleStart(ctx.query.startDate)}`,
-      responses: { 200: { description: 'The schedule', schema: ScheduleSchema } },
+      etag: async (ctx) =>
+        ctx.query.level === true
+          ? levelledTag(
+              sql,
+              await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId),
+              ctx.query.startDate,
+            )
+          : `${await versionTag(ctx)}.${scheduleStart(ctx.query.startDate)}`,
+      responses: {
+        200: {
+          description: 'The schedule; with level=true, the levelled schedule',
+          schema: ScheduleSchema,
+        },
+      },
       handler: async (ctx) => {
         const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
+        if (ctx.query.level === true) {
+          const { schedule, tag } = await levelledSchedule(sql, snapshot, ctx.query.startDate);
+          return json(200, schedule, { etag: tag });
+        }
         const schedule = requestedSchedule(snapshot, ctx.query.startDate);
         return json(200, schedule, {
           etag: `${ctx.params.flowId}.v${snapshot.version}.${schedule.startDate}`,

@@ -2,8 +2,8 @@
 import { json, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import {
-  changeMemberRole,
   listMembers,
+  updateMember,
   type TeamContext,
 } from '../../services/team/members.service.ts';
 import { createInvite, listInvites, revokeInvite } from '../../services/team/invites.service.ts';
@@ -55,13 +55,13 @@ export function teamRoutes(services: Services): Route[] {
       path: '/v1/team/members/{memberId}',
       operationId: 'updateMember',
       summary:
-        "Change a member's role (not the owner's); person tokens see the change on their next request",
+        "Change a member's role (not the owner's) or working hours a day; person tokens see a role change on their next request, the next levelled schedule the hours",
       params: MemberParams,
       body: PatchMemberBody,
       errors: ['FORBIDDEN', 'NOT_FOUND'],
       responses: { 200: { description: 'The member', schema: MemberSchema } },
       handler: async (ctx) =>
-        json(200, await changeMemberRole(context(ctx), ctx.params.memberId, ctx.body.role)),
+        json(200, await updateMember(context(ctx), ctx.params.memberId, ctx.body)),
     }),
     route({
       ...read,

@@ -94,6 +94,7 @@ t.test(
       name: p.name,
       email: p.email,
       role: p.role,
+      hoursPerDay: 8,
     });
     t.same(res.body, { total: 4, items: [owner, admin, bob, vic].map(view) });
     t.ok(res.headers.get('etag'));
@@ -156,7 +157,7 @@ t.test(
       body: { role: 'admin' },
     });
     t.equal(res.status, 200);
-    t.same(res.body, { id: bob.id, name: 'Bob', email: bob.email, role: 'admin' });
+    t.same(res.body, { id: bob.id, name: 'Bob', email: bob.email, role: 'admin', hoursPerDay: 8 });
     const listed = await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey });
     t.equal(listed.body.items.find((m: { id: string }) => m.id === bob.id)?.role, 'admin');
     const again = await s.api<Member>('PATCH', `/v1/team/members/${bob.id}`, {
@@ -234,6 +235,73 @@ t.test(
     });
     t.notOk(otherRefusal.body.error.details, 'a 404 says nothing about the other workspace');
     t.same(await stored(s), before, 'nothing written by any refusal');
+  },
+);
+
+t.test(
+  "PATCH hoursPerDay: 0–24 in quarter hours, the owner's too, shown on members; bad input changes nothing",
+  async (t) => {
+    const s = await server(t);
+    const owner = await person(s, 'Olive', { role: 'owner' });
+    const bob = await person(s, 'Bob');
+    const hoursOf = async () =>
+      Object.fromEntries(
+        (await s.api<MemberList>('GET', '/v1/team/members', { token: s.adminKey })).body.items.map(
+          (m) => [m.id, m.hoursPerDay],
+        ),
+      );
+    t.match(await hoursOf(), { [owner.id]: 8, [bob.id]: 8 }, 'a day is 8 hours unless said');
+
+    const patch = (id: string, body: unknown, token = s.adminKey) =>
+      s.api<Member>('PATCH', `/v1/team/members/${id}`, { token, body });
+    const half = await patch(bob.id, { hoursPerDay: 7.5 });
+    t.equal(half.status, 200);
+    t.strictSame(half.body, {
+      id: bob.id,
+      name: 'Bob',
+      email: bob.email,
+      role: 'member',
+      hoursPerDay: 7.5,
+    });
+    t.match((await patch(owner.id, { hoursPerDay: 0 })).body, { role: 'owner', hoursPerDay: 0 });
+    t.match((await patch(bob.id, { role: 'viewer', hoursPerDay: 24 })).body, {
+      role: 'viewer',
+      hoursPerDay: 24,
+    });
+    const said = await hoursOf();
+    t.match(said, { [owner.id]: 0, [bob.id]: 24 });
+
+    const memberKey = await createKey(s.sql, {
+      workspaceId: s.workspaceId,
+      role: 'member',
+      scopes: [...SCOPES],
+    });
+    const refusals: [string, string, unknown, string, number, string][] = [
+      ['more than a day', bob.id, { hoursPerDay: 24.25 }, s.adminKey, 400, 'VALIDATION_FAILED'],
+      ['negative', bob.id, { hoursPerDay: -1 }, s.adminKey, 400, 'VALIDATION_FAILED'],
+      ['not a quarter hour', bob.id, { hoursPerDay: 7.3 }, s.adminKey, 400, 'VALIDATION_FAILED'],
+      ['a string', bob.id, { hoursPerDay: '8' }, s.adminKey, 400, 'VALIDATION_FAILED'],
+      ['null', bob.id, { hoursPerDay: null }, s.adminKey, 400, 'VALIDATION_FAILED'],
+      ['member key', bob.id, { hoursPerDay: 4 }, memberKey.key, 403, 'FORBIDDEN'],
+      // The owner's role is refused, and so is the whole change: the hours stay.
+      [
+        "with the owner's role",
+        owner.id,
+        { role: 'admin', hoursPerDay: 6 },
+        s.adminKey,
+        403,
+        'FORBIDDEN',
+      ],
+      ['unknown member', 'usr_nobody', { hoursPerDay: 4 }, s.adminKey, 404, 'NOT_FOUND'],
+    ];
+    for (const [what, id, body, token, status, code] of refusals)
+      assertError(t, await patch(id, body, token), status, code, what);
+    const refusal = await s.api<Refusal>('PATCH', `/v1/team/members/${bob.id}`, {
+      token: s.adminKey,
+      body: { hoursPerDay: 25 },
+    });
+    t.equal(refusal.body.error.details.errors?.[0]?.pointer, '/hoursPerDay', 'names the field');
+    t.strictSame(await hoursOf(), said, "no refusal changed anyone's hours");
   },
 );
 
@@ -534,7 +602,7 @@ t.test('an accepted invite makes a member and cannot be revoked', async (t) => {
   const members = await s.api('GET', '/v1/team/members', { token: ws.key });
   t.same(members.body, {
     total: 1,
-    items: [{ id: finn, name: 'Finn', email: 'finn@example.com', role: 'viewer' }],
+    items: [{ id: finn, name: 'Finn', email: 'finn@example.com', role: 'viewer', hoursPerDay: 8 }],
   });
   const before = await stored(s);
   const refused = await s.api<Refusal>('DELETE', `/v1/team/invites/${invite.body.id}`, {
