@@ -6,7 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import postgres from 'postgres';
 import { startApp, type RunningApp } from '../src/compose.ts';
-import { loadConfig } from '../src/platform/config.ts';
+import { loadConfig, type Overrides } from '../src/platform/config.ts';
 import { startEmbedded, type EmbeddedCluster } from '../src/storage/embedded.ts';
 
 export function machine() {
@@ -54,6 +54,7 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
 export function startBenchApp(
   databaseUrl: string,
   transport = process.env.HTTP_TRANSPORT,
+  overrides: Overrides = {},
 ): Promise<RunningApp> {
   const log = pino({ level: 'warn', base: { service: 'flowplan' } }, pino.destination(2));
   return startApp(
@@ -66,6 +67,7 @@ export function startBenchApp(
         rateLimitBurst: 1e9,
         addressRateLimitPerMinute: 1e9,
         addressRateLimitBurst: 1e9,
+        ...overrides,
       },
     ),
     { log },

@@ -80,38 +80,38 @@ export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPa
     // mulberry32, inline: a call per draw would cost more than the draw.
     let state = sampleState(run.seed, run.first + k);
     for (let j = 0; j < r; j++) {
-      let hours = fixedHours[j]!;
-      for (let p = pieceStart[j]!, end = pieceStart[j + 1]!; p < end; p++) {
+      let hours = fixedHours[j] ?? 0;
+      for (let p = pieceStart[j] ?? 0, end = pieceStart[j + 1] ?? 0; p < end; p++) {
         state = (state + 0x6d2b79f5) | 0;
         let t = Math.imul(state ^ (state >>> 15), 1 | state);
         t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
         const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-        hours += triangular(u, low[p]!, mode[p]!, high[p]!);
+        hours += triangular(u, low[p] ?? 0, mode[p] ?? 0, high[p] ?? 0);
       }
       const d = Math.ceil(hours / HOURS_PER_DAY);
-      days[ranged[j]!] = d > 1 ? d : 1;
+      days[ranged[j] ?? 0] = d > 1 ? d : 1;
     }
     let finish = -1;
     for (let v = 0; v < m; v++) {
       let start = 0;
-      for (let e = predStart[v]!, end = predStart[v + 1]!; e < end; e++) {
-        const after = ef[pred[e]!]! + 1;
+      for (let e = predStart[v] ?? 0, end = predStart[v + 1] ?? 0; e < end; e++) {
+        const after = (ef[pred[e] ?? 0] ?? 0) + 1;
         if (after > start) start = after;
       }
-      const last = start + days[v]! - 1;
+      const last = start + (days[v] ?? 1) - 1;
       es[v] = start;
       ef[v] = last;
       if (last > finish) finish = last;
     }
     for (let v = m - 1; v >= 0; v--) {
       let latest = finish;
-      for (let e = succStart[v]!, end = succStart[v + 1]!; e < end; e++) {
-        const before = ls[succ[e]!]! - 1;
+      for (let e = succStart[v] ?? 0, end = succStart[v + 1] ?? 0; e < end; e++) {
+        const before = (ls[succ[e] ?? 0] ?? 0) - 1;
         if (before < latest) latest = before;
       }
-      const start = latest - days[v]! + 1;
+      const start = latest - (days[v] ?? 1) + 1;
       ls[v] = start;
-      if (start === es[v]) critical[v]!++;
+      if (start === es[v]) critical[v] = (critical[v] ?? 0) + 1;
     }
     finishes[k] = finish;
   }

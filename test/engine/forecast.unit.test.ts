@@ -28,10 +28,10 @@ interface Case {
   seed: number;
 }
 
-const pieceArb = fc
-  .tuple(fc.nat(80), fc.nat(80), fc.nat(80))
-  .map(([a, b, c]) => [a, b, c].sort((x, y) => x - y))
-  .map(([low, mode, high]) => ({ low: low!, mode: mode!, high: high! }));
+const pieceArb = fc.tuple(fc.nat(80), fc.nat(80), fc.nat(80)).map(([a, b, c]) => {
+  const [low = 0, mode = 0, high = 0] = [a, b, c].sort((x, y) => x - y);
+  return { low, mode, high };
+});
 
 const caseArb: fc.Arbitrary<Case> = dagArb(25).chain((dag) =>
   fc.record({
@@ -57,10 +57,10 @@ function modelOf({ dag, draws }: Case): ForecastModel {
     const lists = Array.from({ length: m }, () => [] as number[]);
     for (const edge of dag.edges) {
       const [row, target] = pick(edge);
-      lists[at.get(row)!]!.push(at.get(target)!);
+      lists[at.get(row) ?? 0]?.push(at.get(target) ?? 0);
     }
     const start = new Uint32Array(m + 1);
-    lists.forEach((list, k) => (start[k + 1] = start[k]! + list.length));
+    lists.forEach((list, k) => (start[k + 1] = (start[k] ?? 0) + list.length));
     return { start, row: Uint32Array.from(lists.flat()) };
   };
   const preds = rows(([from, to]) => [to, from]);
@@ -82,7 +82,7 @@ function modelOf({ dag, draws }: Case): ForecastModel {
     pred: preds.row,
     succStart: succs.start,
     succ: succs.row,
-    days: Uint32Array.from(dag.perm, (v) => dag.duration[v]!),
+    days: Uint32Array.from(dag.perm, (v) => dag.duration[v] ?? 1),
     ranged: Uint32Array.from(ranged),
     fixedHours: Float64Array.from(fixedHours),
     pieceStart: Uint32Array.from(pieceStart),
@@ -117,7 +117,7 @@ function refSample(c: Case, k: number): { finish: number; critical: boolean[] } 
   const next = mulberry32(sampleState(c.seed, k));
   const duration = c.dag.perm.map((v, place) => {
     const draw = c.draws[place];
-    if (!draw) return c.dag.duration[v]!;
+    if (!draw) return c.dag.duration[v] ?? 1;
     const hours = draw.pieces.reduce(
       (sum, piece) => sum + refTriangular(next(), piece),
       draw.fixed,
@@ -141,7 +141,7 @@ t.test('each sample equals refCpm over the same draws', (t) => {
       for (let k = 0; k < count; k++) {
         const ref = refSample(c, k);
         if (part.finishes[k] !== ref.finish) return false;
-        ref.critical.forEach((on, v) => (critical[v]! += on ? 1 : 0));
+        ref.critical.forEach((on, v) => (critical[v] = (critical[v] ?? 0) + (on ? 1 : 0)));
       }
       return critical.every((times, v) => part.critical[v] === times);
     }),
@@ -165,7 +165,7 @@ t.test('samples split at any points sum to the whole', (t) => {
         for (const count of sizes) {
           const part = forecastPart(model, { seed: c.seed, first, count });
           finishes.push(...part.finishes);
-          part.critical.forEach((times, v) => (critical[v]! += times));
+          part.critical.forEach((times, v) => (critical[v] = (critical[v] ?? 0) + times));
           first += count;
         }
         return (

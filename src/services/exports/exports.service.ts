@@ -49,12 +49,13 @@ export async function exportFlow(
   const rows = schedule.entries
     .map((entry): PlanRow => {
       const i = snapshot.index.get(entry.taskId)!;
+      const task = snapshot.state.tasks[i]!;
       const open = entry.earliestStart !== undefined;
       return {
         name: entry.taskName,
         status: snapshot.statusOf(entry.taskId),
-        estimateHours: snapshot.hours(snapshot.state.tasks[i]!, false),
-        estimateRange: snapshot.hoursRange(snapshot.state.tasks[i]!, false),
+        estimateHours: snapshot.hours(task, false),
+        estimateRange: snapshot.hoursRange(task, false),
         critical: entry.criticalPath,
         startDay: open ? snapshot.es[i]! + 1 : null,
         finishDay: open ? snapshot.ef[i]! + 1 : null,

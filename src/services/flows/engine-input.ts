@@ -40,9 +40,9 @@ export function objectiveRange(
   if (counted.every((s) => s.estimateRange === null)) return null;
   let low = 0;
   let high = 0;
-  for (const s of counted) {
-    low += s.estimateRange?.low ?? s.estimateHours!;
-    high += s.estimateRange?.high ?? s.estimateHours!;
+  for (const { estimateHours, estimateRange } of counted) {
+    low += estimateRange?.low ?? estimateHours ?? 0;
+    high += estimateRange?.high ?? estimateHours ?? 0;
   }
   return { low, high };
 }

@@ -55,14 +55,13 @@ export function forecastModel(snapshot: Snapshot): Built {
   const rows = (start: Uint32Array, targets: Uint32Array) => {
     const rowStart = new Uint32Array(m + 1);
     const kept: number[] = [];
-    for (let k = 0; k < m; k++) {
-      const v = positionsOf[k]!;
-      for (let e = start[v]!; e < start[v + 1]!; e++) {
-        const w = number[targets[e]!]!;
+    positionsOf.forEach((v, k) => {
+      for (let e = start[v] ?? 0, end = start[v + 1] ?? 0; e < end; e++) {
+        const w = number[targets[e] ?? 0] ?? -1;
         if (w >= 0) kept.push(w);
       }
       rowStart[k + 1] = kept.length;
-    }
+    });
     return { rowStart, row: Uint32Array.from(kept) };
   };
   const preds = rows(g.predStart, g.pred);
@@ -74,30 +73,32 @@ export function forecastModel(snapshot: Snapshot): Built {
   const low: number[] = [];
   const mode: number[] = [];
   const high: number[] = [];
-  for (let k = 0; k < m; k++) {
-    const v = positionsOf[k]!;
-    days[k] = Math.max(1, duration[v]!);
-    const task = snapshot.at(v)!;
+  positionsOf.forEach((v, k) => {
+    days[k] = Math.max(1, duration[v] ?? 1);
+    const task = snapshot.state.tasks[v];
+    if (!task) return;
     // Hours as objectiveHours counts them: the open sub-tasks' when any is estimated, else its own.
     const counted = (snapshot.children.get(task.id) ?? []).filter(
       (s) => s.progress !== PROGRESS.done && s.estimateHours !== null,
     );
     const parts = counted.length > 0 ? counted : [task];
-    if (parts.every((part) => part.estimateRange === null)) continue;
+    if (parts.every((part) => part.estimateRange === null)) return;
     let fixed = 0;
-    for (const part of parts) {
-      if (part.estimateRange === null) {
-        fixed += part.estimateHours!;
+    for (const { estimateHours, estimateRange } of parts) {
+      // A range is only ever stored around an estimate (checkedRange).
+      const hours = estimateHours ?? 0;
+      if (estimateRange === null) {
+        fixed += hours;
         continue;
       }
-      low.push(part.estimateRange.low);
-      mode.push(part.estimateHours!);
-      high.push(part.estimateRange.high);
+      low.push(estimateRange.low);
+      mode.push(hours);
+      high.push(estimateRange.high);
     }
     ranged.push(k);
     fixedHours.push(fixed);
     pieceStart.push(low.length);
-  }
+  });
   done = {
     model: {
       m,
@@ -141,7 +142,7 @@ async function sampled(
     const one = forecastPart(model, { seed, first: 0, count: 1 });
     return [
       {
-        finishes: new Int32Array(samples).fill(one.finishes[0]!),
+        finishes: new Int32Array(samples).fill(one.finishes[0] ?? -1),
         critical: one.critical.map((c) => c * samples),
       },
     ];
@@ -235,19 +236,23 @@ async function forecastFrom(
   for (const part of parts) {
     finishes.set(part.finishes, at);
     at += part.finishes.length;
-    for (let k = 0; k < model.m; k++) critical[k]! += part.critical[k]!;
+    part.critical.forEach((times, k) => (critical[k] = (critical[k] ?? 0) + times));
   }
   finishes.sort();
-  const quantile = (p: number): number => finishes[Math.ceil(p * samples) - 1]!;
+  const quantile = (p: number): number => finishes[Math.ceil(p * samples) - 1] ?? -1;
   const [p50, p80, p95] = [quantile(0.5), quantile(0.8), quantile(0.95)];
   const date = (offset: number) => (offset < 0 ? null : addWorkingDays(start, offset));
   const dueDate = snapshot.flow.dueDate?.slice(0, 10) ?? null;
   let onTime = 0;
   if (dueDate !== null)
-    while (onTime < samples && (date(finishes[onTime]!) ?? dueDate) <= dueDate) onTime++;
-  const ranked = Array.from(critical.keys())
-    .filter((k) => critical[k]! > 0)
-    .sort((a, b) => critical[b]! - critical[a]! || positions[a]! - positions[b]!)
+    while (onTime < samples && (date(finishes[onTime] ?? -1) ?? dueDate) <= dueDate) onTime++;
+  const ranked = Array.from(critical, (times, k) => ({
+    times,
+    task: snapshot.state.tasks[positions[k] ?? 0],
+    position: positions[k] ?? 0,
+  }))
+    .filter(({ times }) => times > 0)
+    .sort((a, b) => b.times - a.times || a.position - b.position)
     .slice(0, CRITICAL_TASKS_LISTED);
   const view = {
     samples,
@@ -255,9 +260,9 @@ async function forecastFrom(
     startDate: start,
     finish: { p50: date(p50), p80: date(p80), p95: date(p95) },
     onTimeProbability: dueDate === null ? null : onTime / samples,
-    tasks: ranked.map((k) => ({
-      taskId: snapshot.at(positions[k]!)!.id,
-      criticality: critical[k]! / samples,
+    tasks: ranked.map(({ times, task }) => ({
+      taskId: task?.id ?? '',
+      criticality: times / samples,
     })),
   };
   return { view, p95 };
