@@ -5,7 +5,7 @@
  * set), with the event loop's delay meanwhile (it must stay free for other requests). Beside
  * them, the work rate in task schedules (samples × open tasks) per second per core: on the pool,
  * in this thread (the same engine, no pool), and a plain loop over the same arrays that draws
- * nothing (a forward and a backward pass: the floor a sample cannot beat). Then the levelled
+ * and marks nothing (one forward pass: the floor a sample cannot beat). Then the levelled
  * schedule of a 10,000-task flow with 50 people. Prints one JSON line.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -44,11 +44,10 @@ function rangedFlow(n: number) {
   };
 }
 
-/** The floor: a forward and a backward pass per sample over the model's arrays, nothing drawn. */
+/** The floor: a forward pass per sample over the model's arrays, nothing drawn, nothing marked. */
 function plainLoop(model: ForecastModel, samples: number): number {
-  const { m, predStart, pred, succStart, succ, days } = model;
+  const { m, predStart, pred, days } = model;
   const ef = new Int32Array(m);
-  const ls = new Int32Array(m);
   let total = 0;
   for (let k = 0; k < samples; k++) {
     let finish = -1;
@@ -58,12 +57,6 @@ function plainLoop(model: ForecastModel, samples: number): number {
         start = Math.max(start, (ef[pred[e] ?? 0] ?? 0) + 1);
       ef[v] = start + (days[v] ?? 1) - 1;
       finish = Math.max(finish, ef[v] ?? 0);
-    }
-    for (let v = m - 1; v >= 0; v--) {
-      let latest = finish;
-      for (let e = succStart[v] ?? 0, end = succStart[v + 1] ?? 0; e < end; e++)
-        latest = Math.min(latest, (ls[succ[e] ?? 0] ?? 0) - 1);
-      ls[v] = latest - (days[v] ?? 1) + 1;
     }
     total += finish;
   }

@@ -2,7 +2,8 @@
  * Monte Carlo forecast of a flow's finish (CONTRACT §5): each sample draws the hours of every
  * ranged task from its triangular distribution (low, estimate, high), schedules the open tasks
  * as CPM does (working days, max(1, ceil(hours / 8))) and notes the finish and which tasks were
- * critical. Pure and over typed arrays, so a sample costs one forward and one backward pass.
+ * critical. Pure and over typed arrays: a sample costs a forward pass over every task, and a
+ * walk back over the critical ones.
  *
  * Every sample has a generator of its own, seeded from the forecast's seed and the sample's
  * number: samples split across any number of workers give the same draws, so the same seed
@@ -19,8 +20,6 @@ export interface ForecastModel {
   m: number;
   predStart: Uint32Array;
   pred: Uint32Array;
-  succStart: Uint32Array;
-  succ: Uint32Array;
   /** Working days of each task when nothing is drawn for it. */
   days: Uint32Array;
   /** The tasks whose hours are drawn, ascending. */
@@ -66,54 +65,101 @@ export function triangular(u: number, low: number, mode: number, high: number): 
     : high - Math.sqrt((1 - u) * span * (high - mode));
 }
 
+/** Samples scheduled together: each pass over a task's edges serves this many. */
+function blockSize(m: number): number {
+  // Four arrays of m × block numbers: kept to a few megabytes on the largest flows.
+  return m <= 20_000 ? 16 : 8;
+}
+
+/**
+ * The samples of `run`, a block of them at a time: each task's numbers for the block's samples
+ * sit side by side (task v, sample k at v × K + k), so a pass reads each edge once per block,
+ * not once per sample. Each sample still draws from its own generator, in task order.
+ */
 export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPart {
-  const { m, predStart, pred, succStart, succ, ranged, fixedHours, pieceStart } = model;
+  const { m, predStart, pred, ranged, fixedHours, pieceStart } = model;
   const { low, mode, high } = model;
-  const days = model.days.slice();
-  const es = new Int32Array(m);
-  const ef = new Int32Array(m);
-  const ls = new Int32Array(m);
+  const K = blockSize(m);
+  const days = new Int32Array(m * K);
+  for (let v = 0; v < m; v++) days.fill(model.days[v] ?? 1, v * K, v * K + K);
+  const es = new Int32Array(m * K);
+  const ef = new Int32Array(m * K);
+  const states = new Int32Array(K);
+  const finish = new Int32Array(K);
+  // A task is marked when its number is this sample's stamp: no clearing between samples.
+  const seen = new Uint32Array(m);
+  let stamp = 0;
+  const stack = new Uint32Array(m);
   const critical = new Uint32Array(m);
   const finishes = new Int32Array(run.count);
   const r = ranged.length;
-  for (let k = 0; k < run.count; k++) {
-    // mulberry32, inline: a call per draw would cost more than the draw.
-    let state = sampleState(run.seed, run.first + k);
+  for (let first = 0; first < run.count; first += K) {
+    const size = Math.min(K, run.count - first);
+    for (let k = 0; k < size; k++) states[k] = sampleState(run.seed, run.first + first + k);
     for (let j = 0; j < r; j++) {
-      let hours = fixedHours[j] ?? 0;
-      for (let p = pieceStart[j] ?? 0, end = pieceStart[j + 1] ?? 0; p < end; p++) {
-        state = (state + 0x6d2b79f5) | 0;
-        let t = Math.imul(state ^ (state >>> 15), 1 | state);
-        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-        const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-        hours += triangular(u, low[p] ?? 0, mode[p] ?? 0, high[p] ?? 0);
+      const at = (ranged[j] ?? 0) * K;
+      const from = pieceStart[j] ?? 0;
+      const to = pieceStart[j + 1] ?? 0;
+      for (let k = 0; k < size; k++) {
+        // mulberry32, inline: a call per draw would cost more than the draw.
+        let state = states[k] ?? 0;
+        let hours = fixedHours[j] ?? 0;
+        for (let p = from; p < to; p++) {
+          state = (state + 0x6d2b79f5) | 0;
+          let t = Math.imul(state ^ (state >>> 15), 1 | state);
+          t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+          // × 2⁻³² and × ⅛ below: exact, as the divisions are, and cheaper.
+          const u = ((t ^ (t >>> 14)) >>> 0) * 2.3283064365386963e-10;
+          hours += triangular(u, low[p] ?? 0, mode[p] ?? 0, high[p] ?? 0);
+        }
+        states[k] = state;
+        const d = Math.ceil(hours * (1 / HOURS_PER_DAY));
+        days[at + k] = d > 1 ? d : 1;
       }
-      const d = Math.ceil(hours / HOURS_PER_DAY);
-      days[ranged[j] ?? 0] = d > 1 ? d : 1;
     }
-    let finish = -1;
+    finish.fill(-1);
     for (let v = 0; v < m; v++) {
-      let start = 0;
+      const at = v * K;
+      for (let k = 0; k < size; k++) es[at + k] = 0;
       for (let e = predStart[v] ?? 0, end = predStart[v + 1] ?? 0; e < end; e++) {
-        const after = (ef[pred[e] ?? 0] ?? 0) + 1;
-        if (after > start) start = after;
+        const before = (pred[e] ?? 0) * K;
+        for (let k = 0; k < size; k++) {
+          const after = (ef[before + k] ?? 0) + 1;
+          if (after > (es[at + k] ?? 0)) es[at + k] = after;
+        }
       }
-      const last = start + (days[v] ?? 1) - 1;
-      es[v] = start;
-      ef[v] = last;
-      if (last > finish) finish = last;
-    }
-    for (let v = m - 1; v >= 0; v--) {
-      let latest = finish;
-      for (let e = succStart[v] ?? 0, end = succStart[v + 1] ?? 0; e < end; e++) {
-        const before = (ls[succ[e] ?? 0] ?? 0) - 1;
-        if (before < latest) latest = before;
+      for (let k = 0; k < size; k++) {
+        const last = (es[at + k] ?? 0) + (days[at + k] ?? 1) - 1;
+        ef[at + k] = last;
+        if (last > (finish[k] ?? 0)) finish[k] = last;
       }
-      const start = latest - (days[v] ?? 1) + 1;
-      ls[v] = start;
-      if (start === es[v]) critical[v] = (critical[v] ?? 0) + 1;
     }
-    finishes[k] = finish;
+    // Critical: on a chain of tight dependencies (a task starting the day after the one it
+    // waits on ends) back from a task that ends on the finish. The same tasks as zero slack,
+    // for the cost of the critical ones' edges instead of a backward pass over every task.
+    for (let k = 0; k < size; k++) {
+      const end = finish[k] ?? 0;
+      stamp++;
+      let depth = 0;
+      for (let v = 0; v < m; v++)
+        if (ef[v * K + k] === end) {
+          seen[v] = stamp;
+          stack[depth++] = v;
+        }
+      while (depth > 0) {
+        const v = stack[--depth] ?? 0;
+        critical[v] = (critical[v] ?? 0) + 1;
+        const start = es[v * K + k] ?? 0;
+        for (let e = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; e < stop; e++) {
+          const p = pred[e] ?? 0;
+          if (seen[p] !== stamp && (ef[p * K + k] ?? 0) + 1 === start) {
+            seen[p] = stamp;
+            stack[depth++] = p;
+          }
+        }
+      }
+    }
+    finishes.set(finish.subarray(0, size), first);
   }
   return { finishes, critical };
 }

@@ -53,18 +53,10 @@ const caseArb: fc.Arbitrary<Case> = dagArb(25).chain((dag) =>
 function modelOf({ dag, draws }: Case): ForecastModel {
   const m = dag.n;
   const at = new Map(dag.perm.map((v, k) => [v, k]));
-  const rows = (pick: (edge: [number, number]) => [number, number]) => {
-    const lists = Array.from({ length: m }, () => [] as number[]);
-    for (const edge of dag.edges) {
-      const [row, target] = pick(edge);
-      lists[at.get(row) ?? 0]?.push(at.get(target) ?? 0);
-    }
-    const start = new Uint32Array(m + 1);
-    lists.forEach((list, k) => (start[k + 1] = (start[k] ?? 0) + list.length));
-    return { start, row: Uint32Array.from(lists.flat()) };
-  };
-  const preds = rows(([from, to]) => [to, from]);
-  const succs = rows(([from, to]) => [from, to]);
+  const lists = Array.from({ length: m }, () => [] as number[]);
+  for (const [from, to] of dag.edges) lists[at.get(to) ?? 0]?.push(at.get(from) ?? 0);
+  const predStart = new Uint32Array(m + 1);
+  lists.forEach((list, k) => (predStart[k + 1] = (predStart[k] ?? 0) + list.length));
   const ranged: number[] = [];
   const fixedHours: number[] = [];
   const pieceStart = [0];
@@ -78,10 +70,8 @@ function modelOf({ dag, draws }: Case): ForecastModel {
   });
   return {
     m,
-    predStart: preds.start,
-    pred: preds.row,
-    succStart: succs.start,
-    succ: succs.row,
+    predStart,
+    pred: Uint32Array.from(lists.flat()),
     days: Uint32Array.from(dag.perm, (v) => dag.duration[v] ?? 1),
     ranged: Uint32Array.from(ranged),
     fixedHours: Float64Array.from(fixedHours),

@@ -52,6 +52,7 @@ export function forecastModel(snapshot: Snapshot): Built {
     positionsOf.push(v);
   }
   const m = positionsOf.length;
+  // Each open task's open predecessors, by their numbers here.
   const rows = (start: Uint32Array, targets: Uint32Array) => {
     const rowStart = new Uint32Array(m + 1);
     const kept: number[] = [];
@@ -65,7 +66,6 @@ export function forecastModel(snapshot: Snapshot): Built {
     return { rowStart, row: Uint32Array.from(kept) };
   };
   const preds = rows(g.predStart, g.pred);
-  const succs = rows(g.succStart, g.succ);
   const days = new Uint32Array(m);
   const ranged: number[] = [];
   const fixedHours: number[] = [];
@@ -104,8 +104,6 @@ export function forecastModel(snapshot: Snapshot): Built {
       m,
       predStart: preds.rowStart,
       pred: preds.row,
-      succStart: succs.rowStart,
-      succ: succs.row,
       days,
       ranged: Uint32Array.from(ranged),
       fixedHours: Float64Array.from(fixedHours),
