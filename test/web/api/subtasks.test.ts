@@ -36,8 +36,15 @@ t.test('sub-tasks: creation, status through the objective, completion through th
   );
   const objective = taskNamed(current, 'O');
   t.strictSame(objective.subtasks, [
-    { id: s1.id, name: 'S1', done: false, assigneeId: null, estimateHours: 4 },
-    { id: s2.id, name: 'S2', done: false, assigneeId: null, estimateHours: null },
+    { id: s1.id, name: 'S1', done: false, assigneeId: null, estimateHours: 4, estimateRange: null },
+    {
+      id: s2.id,
+      name: 'S2',
+      done: false,
+      assigneeId: null,
+      estimateHours: null,
+      estimateRange: null,
+    },
   ]);
   t.equal(objective.status, 'blocked');
 

@@ -161,7 +161,16 @@ t.test(
         assigneeId: null,
         estimateHours: 16,
         criticalPath: true,
-        subtasks: [{ id: sub.id, name: 'A.1', done: false, assigneeId: bob, estimateHours: 4 }],
+        subtasks: [
+          {
+            id: sub.id,
+            name: 'A.1',
+            done: false,
+            assigneeId: bob,
+            estimateHours: 4,
+            estimateRange: null,
+          },
+        ],
       },
       'a WorkItem with its sub-tasks, no blockedBy on ready work',
     );

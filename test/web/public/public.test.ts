@@ -100,7 +100,7 @@ t.test(
       const doc = (await s.api<PublicFlow>('GET', `${seeded.flowPath}.json`)).body;
       t.same(
         Object.keys(doc).sort(),
-        ['dueDate', 'name', 'onTrack', 'projectedFinish', 'tasks'],
+        ['dueDate', 'finishP80', 'name', 'onTrack', 'projectedFinish', 'tasks'],
         'the public JSON holds exactly its documented fields',
       );
       t.same(
@@ -121,6 +121,7 @@ t.test(
         'critical',
         'dependsOn',
         'estimateHours',
+        'estimateRange',
         'id',
         'name',
         'status',
