@@ -6,12 +6,13 @@
  * them, the work rate in task schedules (samples × open tasks) per second per core: on the pool,
  * in this thread (the same engine, no pool), and a plain loop over the same arrays that draws
  * and marks nothing (one forward pass: the floor a sample cannot beat). Then the levelled
- * schedule of a 10,000-task flow with 50 people. Prints one JSON line.
+ * schedule of a 10,000-task flow with 50 people, and where a forecast on the event loop stops
+ * being cheaper than one on the pool (`crossover`). Prints one JSON line.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { forecastPart, type ForecastModel } from '../src/engine/forecast.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
-import { forecastModel } from '../src/services/flows/forecast.ts';
+import { forecastModel, IN_THREAD_WORK } from '../src/services/flows/forecast.ts';
 import { createPerson } from '../test/helpers/people.ts';
 import { benchDatabase, benchFlowBody, machine, quantile, startBenchApp } from './support.ts';
 
@@ -132,6 +133,36 @@ async function levelled(repeats: number) {
   return { tasks: 10_000, people: 50, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99) };
 }
 
+/**
+ * Where the event loop stops being cheaper than the pool: the same forecast of a 1,000-task
+ * model in this thread and as one part on the pool (the model copied there, the answer back),
+ * at sizes around IN_THREAD_WORK.
+ */
+async function inThreadOrPool() {
+  const snapshot = await createFlow(ctx, rangedFlow(1_000));
+  const { model } = forecastModel(snapshot);
+  const sizes = [];
+  for (const samples of [250, 500, 1_000, 2_000, 4_000]) {
+    const thread: number[] = [];
+    const pooled: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      let started = performance.now();
+      forecastPart(model, { seed: i, first: 0, count: samples });
+      thread.push(performance.now() - started);
+      started = performance.now();
+      await app.services.pool.forecast(model, { seed: i, first: 0, count: samples });
+      pooled.push(performance.now() - started);
+    }
+    sizes.push({
+      work: samples * model.m,
+      inThreadP50Ms: quantile(thread.slice(2), 0.5),
+      poolP50Ms: quantile(pooled.slice(2), 0.5),
+    });
+  }
+  return { inThreadWork: IN_THREAD_WORK, sizes };
+}
+
+const crossover = await inThreadOrPool();
 const runs = [
   await run(1_000, 10_000, 30),
   await run(10_000, 2_000, 20),
@@ -145,6 +176,7 @@ process.stdout.write(
     transport: app.transport,
     workers: config.workers,
     runs,
+    crossover,
     levelledSchedule,
   })}\n`,
 );

@@ -23,10 +23,11 @@ import type { Snapshot } from './snapshot.ts';
 export type ForecastView = Static<typeof ForecastSchema>;
 
 /**
- * Below this many `samples × open tasks` a forecast runs on the event loop: a few ms, less than
- * sending the model to the workers and back (bench:forecast measures where the two meet).
+ * Up to this many `samples × open tasks` a forecast runs on the event loop: about 12 ms here,
+ * 2 ms less than handing it to a worker and back. From twice that the pool takes no longer
+ * and the event loop stays free (bench:forecast's crossover).
  */
-export const IN_THREAD_WORK = 2_000_000;
+export const IN_THREAD_WORK = 250_000;
 
 interface Built {
   model: ForecastModel;
