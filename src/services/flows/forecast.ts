@@ -158,6 +158,27 @@ async function sampled(
   );
 }
 
+/**
+ * The CRITICAL_TASKS_LISTED tasks most often critical (never-critical ones left out), most
+ * often first, then in flow order: one pass keeping the best few in order, not a sort of every
+ * task (a 100k-task flow's would hold the event loop for tens of milliseconds).
+ */
+function mostCritical(critical: Uint32Array, positions: Uint32Array): number[] {
+  const best: number[] = [];
+  const before = (a: number, b: number) =>
+    (critical[a] ?? 0) - (critical[b] ?? 0) || (positions[b] ?? 0) - (positions[a] ?? 0);
+  for (let k = 0; k < critical.length; k++) {
+    if (critical[k] === 0) continue;
+    if (best.length === CRITICAL_TASKS_LISTED && before(k, best[best.length - 1] ?? 0) <= 0)
+      continue;
+    let at = best.length;
+    while (at > 0 && before(k, best[at - 1] ?? 0) > 0) at--;
+    best.splice(at, 0, k);
+    if (best.length > CRITICAL_TASKS_LISTED) best.pop();
+  }
+  return best;
+}
+
 /** The forecast of the snapshot's finish from `query`'s start, seed and samples. */
 export async function forecastOf(
   pool: RecomputePool,
@@ -245,14 +266,10 @@ async function forecastFrom(
   let onTime = 0;
   if (dueDate !== null)
     while (onTime < samples && (date(finishes[onTime] ?? -1) ?? dueDate) <= dueDate) onTime++;
-  const ranked = Array.from(critical, (times, k) => ({
-    times,
+  const ranked = mostCritical(critical, positions).map((k) => ({
+    times: critical[k] ?? 0,
     task: snapshot.state.tasks[positions[k] ?? 0],
-    position: positions[k] ?? 0,
-  }))
-    .filter(({ times }) => times > 0)
-    .sort((a, b) => b.times - a.times || a.position - b.position)
-    .slice(0, CRITICAL_TASKS_LISTED);
+  }));
   const view = {
     samples,
     seed,
