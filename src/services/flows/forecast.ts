@@ -12,7 +12,7 @@ import {
   type ForecastQuery,
   type ForecastSchema,
 } from '../../contract/forecast.schema.ts';
-import { addWorkingDays } from '../../engine/calendar.ts';
+import { workingDayNames } from '../../engine/calendar.ts';
 import { forecastPart, type ForecastModel, type ForecastPart } from '../../engine/forecast.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import type { RecomputePool } from './recompute-pool.ts';
@@ -261,7 +261,8 @@ async function forecastFrom(
   finishes.sort();
   const quantile = (p: number): number => finishes[Math.ceil(p * samples) - 1] ?? -1;
   const [p50, p80, p95] = [quantile(0.5), quantile(0.8), quantile(0.95)];
-  const date = (offset: number) => (offset < 0 ? null : addWorkingDays(start, offset));
+  const day = workingDayNames(start);
+  const date = (offset: number) => (offset < 0 ? null : day(offset));
   const dueDate = snapshot.flow.dueDate?.slice(0, 10) ?? null;
   let onTime = 0;
   if (dueDate !== null)

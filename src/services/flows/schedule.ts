@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ScheduleSchema } from '../../contract/schedule.schema.ts';
 import { LAST_DAY } from '../../contract/vocabulary.ts';
-import { addWorkingDays, fitsCalendar, isoDate, startOfSchedule } from '../../engine/calendar.ts';
+import { fitsCalendar, isoDate, startOfSchedule, workingDayNames } from '../../engine/calendar.ts';
 import { STATUS_DONE } from '../../engine/status.ts';
 import { validationFailed } from '../../platform/errors.ts';
 import { parseInstant } from './dates.ts';
@@ -50,6 +50,7 @@ export function refuseLateFinish(start: string, finish: number, where: 'query' |
 }
 
 export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {
+  const day = workingDayNames(start);
   const entries: ScheduleView['entries'] = [];
   const tasks = snapshot.state.tasks;
   for (let i = 0; i < tasks.length; i++) {
@@ -63,13 +64,13 @@ export function buildSchedule(snapshot: Snapshot, start: string): ScheduleView {
     entries.push({
       taskId: task.id,
       taskName: task.name,
-      earliestStart: addWorkingDays(start, snapshot.es[i]!),
-      earliestFinish: addWorkingDays(start, snapshot.ef[i]!),
+      earliestStart: day(snapshot.es[i]!),
+      earliestFinish: day(snapshot.ef[i]!),
       criticalPath: snapshot.critical[i] === 1,
       estimated,
     });
   }
-  const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
+  const projectedFinish = snapshot.finish >= 0 ? day(snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
   return {
     flowId: snapshot.flow.id,
