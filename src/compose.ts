@@ -36,6 +36,8 @@ import { teamRoutes } from './web/api/team.routes.ts';
 import { templateRoutes } from './web/api/templates.routes.ts';
 import { workRoutes } from './web/api/work.routes.ts';
 import { appRoutes } from './web/app/app.routes.ts';
+import { errorPage } from './web/app/render.ts';
+import { appPrefix } from './web/app-url.ts';
 import { brainstormRoutes } from './web/api/brainstorms.routes.ts';
 import { WorkIndexes } from './services/work/workspace-index.ts';
 import { taskRoutes } from './web/api/tasks.routes.ts';
@@ -255,6 +257,7 @@ async function assemble(
   edge.add(searchRoutes(services));
   edge.add(workRoutes(services));
   edge.add(appRoutes(services));
+  edge.pagesUnder(appPrefix(config), errorPage);
   edge.add(assetRoutes);
   edge.add(publicRoutes(services));
   edge.add(brainstormRoutes(services));

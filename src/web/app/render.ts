@@ -120,7 +120,9 @@ export function errorPage(error: DomainError): Reply {
         : status >= 500
           ? 'Something went wrong'
           : 'That did not work';
-  const reply = view(title, messageView(title, error.message), { status });
+  // The base URL leads into the app wherever it is mounted: a way home from any page.
+  const home = { href: '/', text: 'Go to your home page' };
+  const reply = view(title, messageView(title, error.message, home), { status });
   return { ...reply, headers: { ...reply.headers, ...errorHeaders(error) } };
 }
 

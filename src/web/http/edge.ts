@@ -59,6 +59,7 @@ export class Edge {
   private readonly metrics: HttpMetrics;
   private readonly budgets: Budgets;
   private readonly conditional: Conditional;
+  private pages: { prefix: string; renderError: NonNullable<Route['renderError']> } | null = null;
 
   constructor(private readonly deps: EdgeDeps) {
     this.metrics = new HttpMetrics(deps.metrics);
@@ -138,7 +139,7 @@ export class Edge {
         headers,
         head,
         requestId,
-        match.kind === 'found' ? match.route : null,
+        this.rendererOf(match, head.path),
       );
       this.observe(head, match, response, started, requestId);
       return { refused: response, error: toDomainError(error) };
@@ -203,7 +204,13 @@ export class Edge {
       const counted = route?.failedCredentials
         ? this.budgets.failedCredential(error, request, route.failedCredentials)
         : error;
-      response = this.failure(counted, headers, request, requestId, route);
+      response = this.failure(
+        counted,
+        headers,
+        request,
+        requestId,
+        this.rendererOf(match, request.path),
+      );
     }
     this.observe(request, match, response, started, requestId);
     return response;
@@ -427,12 +434,28 @@ export class Edge {
     return { status: reply.status, headers, body: payload, cookies };
   }
 
+  /**
+   * Paths under `prefix` that match no route (or not with their method) are refused as its
+   * pages refuse (`renderError`: an HTML page with a way home), not in the API's envelope.
+   * An app mounted at the root shares its paths with the API: there the envelope stays.
+   */
+  pagesUnder(prefix: string, renderError: NonNullable<Route['renderError']>): void {
+    if (prefix !== '') this.pages = { prefix, renderError };
+  }
+
+  /** What renders a refusal of this request: its route's page, the pages' under their prefix, or the envelope. */
+  private rendererOf(match: Match, path: string): Pick<Route, 'renderError'> | null {
+    if (match.kind === 'found') return match.route;
+    const pages = this.pages;
+    return pages && (path === pages.prefix || path.startsWith(`${pages.prefix}/`)) ? pages : null;
+  }
+
   private failure(
     error: unknown,
     headers: Record<string, string>,
     request: RequestHead,
     requestId: string,
-    route: Route | null,
+    route: Pick<Route, 'renderError'> | null,
   ): OutgoingResponse {
     return failureResponse(this.deps.log, error, headers, request, requestId, route);
   }

@@ -18,7 +18,8 @@ export function failureResponse(
   headers: Record<string, string>,
   request: RequestHead,
   requestId: string,
-  route: Route | null,
+  /** The matched route, or what renders refusals where no route matched (the app's pages). */
+  route: Pick<Route, 'renderError'> | null,
 ): OutgoingResponse {
   const domainError = toDomainError(error);
   if (isDatabaseUnavailable(error)) {

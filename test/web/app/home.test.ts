@@ -187,3 +187,38 @@ t.test('home and notification settings', async (t) => {
     t.equal((await agent.get('/app')).location, '/app/signin');
   });
 });
+
+t.test(
+  'an app address that names nothing is an HTML page with a way home, never JSON',
+  async (t) => {
+    const s = await startTestServer(t);
+    for (const [method, path, status] of [
+      ['GET', '/app/flows', 404],
+      ['GET', '/app/flows/flw_nothing/tasks', 404],
+      ['DELETE', '/app/notifications', 405],
+    ] as const) {
+      const res = await fetch(`${s.url}${path}`, { method, headers: { accept: 'text/html' } });
+      const text = await res.text();
+      t.equal(res.status, status, `${method} ${path}`);
+      t.match(res.headers.get('content-type'), /^text\/html/, 'a page');
+      t.match(text, '<a href="/">Go to your home page</a>', 'with a way home');
+      t.notMatch(text, '"error"', 'not the envelope');
+    }
+    // The way home leads into the app; the API's own paths keep the envelope.
+    const home = await fetch(`${s.url}/`, { redirect: 'manual' });
+    t.equal(home.status, 303);
+    t.equal(home.headers.get('location'), '/app');
+    const api = await s.api<{ error: { code: string } }>('GET', '/v1/nothing', {
+      token: s.adminKey,
+    });
+    t.equal(api.status, 404);
+    t.equal(api.body.error.code, 'NOT_FOUND');
+    t.match(api.headers.get('content-type'), /^application\/json/);
+    const appish = await fetch(`${s.url}/application`);
+    t.match(
+      appish.headers.get('content-type'),
+      /^application\/json/,
+      'a path that only starts alike',
+    );
+  },
+);
