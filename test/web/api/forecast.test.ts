@@ -297,3 +297,44 @@ t.test(
     t.equal((await forecast(s, flow.id, 'samples=100&seed=1')).status, 200);
   },
 );
+
+t.test(
+  'an objective of sub-tasks draws its open ones’ ranges and adds the others’ hours',
+  async (t) => {
+    const s = await startFlowServer(t);
+    // O's hours: S1 (0–24 around 8) drawn, S2's 16 added: 16 + T(0, 8, 24).
+    const objective = await newFlow(t, s, {
+      name: 'Objective',
+      tasks: [
+        { name: 'Start', estimateHours: 8 },
+        { name: 'O', after: [0] },
+      ],
+    });
+    const id = taskIdOf(objective);
+    const sub = (body: Record<string, unknown>) =>
+      ok<{ id: string }>(
+        t,
+        s,
+        'POST',
+        `/v1/flows/${objective.id}/tasks`,
+        { parentId: id('O'), ...body },
+        201,
+      );
+    await sub({ name: 'S1', estimateHours: 8, estimateRange: { low: 0, high: 24 } });
+    await sub({ name: 'S2', estimateHours: 16 });
+    // The same hours as one task: T(16, 24, 40) is 16 + T(0, 8, 24), draw for draw.
+    const single = await newFlow(t, s, {
+      name: 'Single',
+      tasks: [
+        { name: 'Start', estimateHours: 8 },
+        { name: 'O', estimateHours: 24, estimateRange: { low: 16, high: 40 }, after: [0] },
+      ],
+    });
+    const [a, b] = await Promise.all(
+      [objective, single].map((flow) => forecast(s, flow.id, 'samples=5000&seed=9')),
+    );
+    t.equal(a?.status, 200, a?.text ?? '');
+    t.strictSame(a?.body.finish, b?.body.finish, 'the same finishes');
+    t.not(a?.body.finish.p50, a?.body.finish.p95, 'and they spread');
+  },
+);
