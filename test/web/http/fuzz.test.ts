@@ -11,6 +11,7 @@ import { SCOPES } from '../../../src/services/auth/principal.ts';
 import { createKey, createWorkspace } from '../../../src/services/auth/provision.ts';
 import { revokeCredential } from '../../../src/storage/credentials.store.ts';
 import { HTTP_STATUS } from '../../../src/web/http/error-status.ts';
+import { appPrefix } from '../../../src/web/app-url.ts';
 import { addTestRoutes } from '../../helpers/routes.ts';
 import { rawRequest, type RawResponse } from '../../helpers/raw.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -388,6 +389,7 @@ t.test('fuzz', async (t) => {
   let dropped = 0;
   const statuses = new Map<number, number>();
 
+  const appPath = appPrefix(s.app.services.config);
   /** Web pages (app, public views, unsubscribe) answer refusals as HTML pages (route.renderError). */
   const rendersPages = (g: Generated): boolean => {
     const [pathOnly] = g.target.split('?');
@@ -399,7 +401,9 @@ t.test('fuzz', async (t) => {
     }
     return [pathOnly!, decoded].some((path) => {
       const match = s.app.edge.match(g.method, path);
-      return match.kind === 'found' && match.route.renderError !== undefined;
+      if (match.kind === 'found') return match.route.renderError !== undefined;
+      // An address under the app that names nothing is refused as the app's pages are.
+      return appPath !== '' && (path === appPath || path.startsWith(`${appPath}/`));
     });
   };
 
