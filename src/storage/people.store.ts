@@ -283,6 +283,28 @@ export async function flowShareOf(
   return row ?? null;
 }
 
+/** A flow of another workspace shared with a person (by their account's email), as their guest list shows it. */
+export interface SharedFlowRow {
+  flowId: string;
+  flowName: string;
+  workspaceName: string;
+  role: ShareRole;
+}
+
+/** The live flows shared with a person outside the workspaces they belong to, by name. */
+export async function sharedFlowsOf(sql: Db, userId: string): Promise<SharedFlowRow[]> {
+  return sql<
+    SharedFlowRow[]
+  >`select f.id as flow_id, f.name as flow_name, w.name as workspace_name, s.role
+    from users u
+    join shares s on lower(s.email) = lower(u.email)
+    join flows f on f.id = s.flow_id and not f.archived
+    join workspaces w on w.id = f.workspace_id
+    where u.id = ${userId}
+      and not exists (select 1 from memberships m where m.user_id = u.id and m.workspace_id = f.workspace_id)
+    order by lower(f.name), f.id`;
+}
+
 // ── ending a person's sign-ins (flowplan user set-password) ─────────────────────────
 
 /**

@@ -81,12 +81,13 @@ export interface OrgRow {
   name: string;
   role: MemberRole;
   plan: Plan;
+  pastDue: boolean;
 }
 
 export async function listOrgsOfUser(sql: Db, userId: string): Promise<OrgRow[]> {
   return sql<
     OrgRow[]
-  >`select w.id, w.name, m.role, w.plan from memberships m join workspaces w on w.id = m.workspace_id
+  >`select w.id, w.name, m.role, w.plan, w.past_due from memberships m join workspaces w on w.id = m.workspace_id
     where m.user_id = ${userId} order by w.created_at, w.id`;
 }
 

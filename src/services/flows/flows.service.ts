@@ -174,14 +174,20 @@ export async function listFlows(
   ctx: FlowContext,
   query: Static<typeof ListFlowsQuery>,
 ): Promise<Page<FlowSummaryView>> {
+  const { total, items } = await pageFlowSnapshots(ctx, query);
+  return { total, items: items.map((s) => s.summary()) };
+}
+
+/** A page of the workspace's flows as their hot snapshots (one deleted meanwhile is left out). */
+export async function pageFlowSnapshots(
+  ctx: FlowContext,
+  query: Static<typeof ListFlowsQuery>,
+): Promise<Page<Snapshot>> {
   const { total, items } = await pageFlowIds(ctx.sql, ctx.principal.workspaceId, query);
   const snapshots = await Promise.all(
     items.map(({ id }) => ctx.registry.snapshot(ctx.principal.workspaceId, id).catch(() => null)),
   );
-  return {
-    total,
-    items: snapshots.filter((s): s is Snapshot => s !== null).map((s) => s.summary()),
-  };
+  return { total, items: snapshots.filter((s): s is Snapshot => s !== null) };
 }
 
 type FlowPatch = {

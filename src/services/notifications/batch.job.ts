@@ -174,7 +174,9 @@ export class BatchEmails {
     }
     const items: BatchItem[] = wanted.map((p) => ({
       kind: p.kind,
+      taskId: p.taskId,
       taskName: facts.get(p.taskId)!.name,
+      flowId: p.flowId,
       flowName: facts.get(p.taskId)!.flowName,
     }));
     const message = batchEmail(items, {
@@ -182,6 +184,7 @@ export class BatchEmails {
       name: person!.name,
       unsubscribeUrl: await unsubscribeUrl(tx, this.config.baseUrl, workspaceId, memberId, 'batch'),
       settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
+      appUrl: this.config.appUrl,
     });
     return insertDelivery(tx, {
       ...base,

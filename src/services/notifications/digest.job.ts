@@ -136,6 +136,7 @@ export class DigestEmails {
           'digest',
         ),
         settingsUrl: settingsUrl(this.config.appUrl, workspaceId),
+        appUrl: this.config.appUrl,
       });
       row = await insertDelivery(this.sql, {
         ...base,

@@ -11,7 +11,9 @@ import type { Digest, DigestItem } from './digest.ts';
 
 export interface BatchItem {
   kind: 'assigned' | 'unlocked';
+  taskId: string;
   taskName: string;
+  flowId: string;
   flowName: string;
 }
 
@@ -21,6 +23,13 @@ export interface Envelope {
   unsubscribeUrl: string;
   /** The app's notification settings page for this workspace (linked from the footer). */
   settingsUrl: string;
+  /** `{app_url}`: each task links to itself on its flow's page there. */
+  appUrl: string;
+}
+
+/** A task on its flow's page in the app: where every email's task lands. */
+export function taskUrl(appUrl: string, flowId: string, taskId: string): string {
+  return `${appUrl.replace(/\/$/, '')}/flows/${encodeURIComponent(flowId)}#task-${encodeURIComponent(taskId)}`;
 }
 
 /** Where the app shows a member's notification settings, under `{app_url}`. */
@@ -78,10 +87,11 @@ export function batchEmail(items: readonly BatchItem[], envelope: Envelope): Sto
     },
   ].filter((s) => s.items.length > 0);
   const what = 'email about assignments and unblocked work';
-  const text = `Hello ${envelope.name},\n\n${sections.map((s) => `${s.title}:\n${s.items.map((i) => `  - ${i.taskName} (${i.flowName})`).join('\n')}\n`).join('\n')}${textFooter(envelope, what)}`;
+  const link = (i: BatchItem) => taskUrl(envelope.appUrl, i.flowId, i.taskId);
+  const text = `Hello ${envelope.name},\n\n${sections.map((s) => `${s.title}:\n${s.items.map((i) => `  - ${i.taskName} (${i.flowName})\n    ${link(i)}`).join('\n')}\n`).join('\n')}${textFooter(envelope, what)}`;
   const body = sections.map(
     (s) => html`<h2 style="${mailStyle.h2}">${s.title}</h2>
-<ul style="${mailStyle.ul}">${s.items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.taskName}</strong> in ${i.flowName}</li>`)}</ul>`,
+<ul style="${mailStyle.ul}">${s.items.map((i) => html`<li style="${mailStyle.li}">${mailLink(link(i), html`<strong>${i.taskName}</strong>`)} in ${i.flowName}</li>`)}</ul>`,
   );
   return {
     to: envelope.to,
@@ -99,8 +109,8 @@ const SECTIONS: { key: 'ready' | 'inProgress' | 'blocked' | 'available'; title: 
   { key: 'available', title: 'Unassigned and ready' },
 ];
 
-function itemLine(i: DigestItem): string {
-  return `  - ${i.nodeTitle} (${i.questName})${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? ', on the critical path' : ''}`;
+function itemLine(i: DigestItem, appUrl: string): string {
+  return `  - ${i.nodeTitle} (${i.questName})${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? ', on the critical path' : ''}\n    ${taskUrl(appUrl, i.questId, i.nodeId)}`;
 }
 
 export function digestSubject(digest: Digest): string {
@@ -126,10 +136,10 @@ export function digestEmail(digest: Digest, envelope: Envelope): StoredMessage {
     if (items.length === 0) continue;
     const extra = more(key, items.length);
     textParts.push(
-      `${title} (${digest.counts[key]}):\n${items.map(itemLine).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`,
+      `${title} (${digest.counts[key]}):\n${items.map((i) => itemLine(i, envelope.appUrl)).join('\n')}${extra ? `\n  … and ${extra} more` : ''}\n`,
     );
     htmlParts.push(html`<h2 style="${mailStyle.h2}">${title} (${digest.counts[key]})</h2>
-<ul style="${mailStyle.ul}">${items.map((i) => html`<li style="${mailStyle.li}"><strong>${i.nodeTitle}</strong> in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p style="${mailStyle.p}">… and ${extra} more</p>` : ''}`);
+<ul style="${mailStyle.ul}">${items.map((i) => html`<li style="${mailStyle.li}">${mailLink(taskUrl(envelope.appUrl, i.questId, i.nodeId), html`<strong>${i.nodeTitle}</strong>`)} in ${i.questName}${i.hours !== null ? `, ${i.hours} h` : ''}${i.criticalPath ? html` <em>critical path</em>` : ''}</li>`)}</ul>${extra ? html`<p style="${mailStyle.p}">… and ${extra} more</p>` : ''}`);
   }
   if (digest.completed.length) {
     textParts.push(

@@ -8,6 +8,12 @@ import { newId } from '../../platform/ids.ts';
 import type { Sql } from '../../storage/db.ts';
 import type { SessionRegistry } from '../flows/registry.ts';
 import {
+  flowShareOf,
+  sharedFlowsOf,
+  type FlowShareRow,
+  type SharedFlowRow,
+} from '../../storage/people.store.ts';
+import {
   deleteShare,
   pageShares,
   setShareRole,
@@ -94,4 +100,18 @@ export async function revokeShare(
 ): Promise<void> {
   await requireFlow(ctx, flowId);
   if (!(await deleteShare(ctx.sql, flowId, shareId))) throw notFound('Share');
+}
+
+/** The live flows of other workspaces shared with a person: what a guest can open. */
+export function flowsSharedWith(sql: Sql, userId: string): Promise<SharedFlowRow[]> {
+  return sharedFlowsOf(sql, userId);
+}
+
+/** The workspace a flow belongs to and the person's share of it (null: no such flow). */
+export function flowAccessOf(
+  sql: Sql,
+  flowId: string,
+  userId: string,
+): Promise<FlowShareRow | null> {
+  return flowShareOf(sql, flowId, userId);
 }

@@ -6,9 +6,10 @@ import { homeRoutes } from './home.routes.ts';
 import { appLink } from '../app-url.ts';
 import { appDeps, appRoute, seeOther } from './render.ts';
 import { signinRoutes } from './signin.routes.ts';
+import { flowRoutes } from './flows.routes.ts';
 
 export function appRoutes(services: Services): Route[] {
-  const deps = appDeps(services.sql, services.config, services.auth, services.work);
+  const deps = appDeps(services);
   // Someone who opens the base URL in a browser lands in the app (hidden, as every app page is).
   // An app mounted at the root already answers `/` itself.
   const root =
@@ -23,5 +24,11 @@ export function appRoutes(services: Services): Route[] {
             handler: () => seeOther(appLink(services.config, '')),
           }),
         ];
-  return [...root, ...homeRoutes(deps), ...signinRoutes(deps), ...accessRoutes(deps)];
+  return [
+    ...root,
+    ...homeRoutes(deps),
+    ...flowRoutes(deps),
+    ...signinRoutes(deps),
+    ...accessRoutes(deps),
+  ];
 }

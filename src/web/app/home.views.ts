@@ -13,13 +13,14 @@ export interface Who {
 /** Where a signed-in person can go from any page, and Sign out. */
 export function appNav(
   form: FormContext,
-  input: { who: Who; admin: boolean; current: 'home' | 'notifications' | 'access' },
+  input: { who: Who; admin: boolean; current: 'home' | 'flows' | 'notifications' | 'access' },
 ): Html {
   const { prefix } = form;
   const link = (key: typeof input.current, href: string, text: string) =>
     html`<li><a href="${href}"${input.current === key ? html` aria-current="page"` : ''}>${text}</a></li>`;
   return html`<nav aria-label="App" class="app-nav"><ul>
   ${link('home', prefix || '/', 'Home')}
+  ${link('flows', `${prefix}/flows`, 'Flows')}
   ${link('notifications', `${prefix}/notifications`, 'Notification settings')}
   ${input.admin ? link('access', `${prefix}/access`, 'API access') : ''}
 </ul></nav>
@@ -56,8 +57,8 @@ ${appNav(form, { who: input.who, admin, current: 'home' })}
     <thead><tr><th scope="col">Task</th><th scope="col">Flow</th><th scope="col">Status</th></tr></thead>
     <tbody>${input.work.items.map(
       (item) => html`<tr>
-      <td>${item.taskName}${item.criticalPath ? html` <span class="tag">critical path</span>` : ''}</td>
-      <td>${item.publicUrl ? html`<a href="${item.publicUrl}">${item.flowName}</a>` : item.flowName}</td>
+      <td><a href="${prefix}/flows/${encodeURIComponent(item.flowId)}#task-${item.taskId}"><bdi>${item.taskName}</bdi></a>${item.criticalPath ? html` <span class="tag">critical path</span>` : ''}</td>
+      <td><a href="${prefix}/flows/${encodeURIComponent(item.flowId)}"><bdi>${item.flowName}</bdi></a></td>
       <td>${STATUS_TEXT[item.status]}</td>
     </tr>`,
     )}</tbody>

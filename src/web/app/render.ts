@@ -11,6 +11,10 @@ import {
 import { errorHeaders, httpStatus } from '../http/error-status.ts';
 import type { Authenticator } from '../../services/auth/authenticate.ts';
 import type { WorkIndexes } from '../../services/work/workspace-index.ts';
+import type { SessionRegistry } from '../../services/flows/registry.ts';
+import type { RecomputePool } from '../../services/flows/recompute-pool.ts';
+import type { RenderService } from '../../services/exports/render.service.ts';
+import type { Services } from '../deps.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Html } from '../../platform/html.ts';
 import { mediaType } from '../http/input.ts';
@@ -35,14 +39,24 @@ export interface AppDeps {
   readonly issuer: string;
   /** The work views' indexes (the home page lists a person's own work). */
   readonly work: WorkIndexes;
+  /** The hot flows the flow pages read and act on, as the API does. */
+  readonly registry: SessionRegistry;
+  /** The recompute pool (a flow page's 80% date). */
+  readonly pool: RecomputePool;
+  /** The render pool (a flow page's diagram). */
+  readonly render: RenderService;
 }
 
-export function appDeps(sql: Sql, config: Config, auth: Authenticator, work: WorkIndexes): AppDeps {
+export function appDeps(services: Services): AppDeps {
+  const { sql, config, auth, work, registry, pool, render } = services;
   return {
     sql,
     config,
     auth,
     work,
+    registry,
+    pool,
+    render,
     names: cookieNames(config),
     prefix: appPrefix(config),
     issuer: config.baseUrl,
@@ -62,7 +76,15 @@ function formTarget(redirectUri: string): { formAction?: string[]; dropFormActio
 export function view(
   title: string,
   body: Html,
-  options: { status?: number; cookies?: string[]; formTarget?: string; scripts?: string[] } = {},
+  options: {
+    status?: number;
+    cookies?: string[];
+    formTarget?: string;
+    scripts?: string[];
+    /** A page that revalidates (`private, no-cache`) by this tag instead of `no-store`. */
+    etag?: string;
+    head?: Html;
+  } = {},
 ): Reply {
   const target = options.formTarget ? formTarget(options.formTarget) : {};
   const reply = page({
@@ -72,6 +94,10 @@ export function view(
     cookies: options.cookies,
     ...(target.formAction ? { formAction: target.formAction } : {}),
     ...(options.scripts ? { scripts: options.scripts } : {}),
+    ...(options.head ? { head: options.head } : {}),
+    ...(options.etag !== undefined
+      ? { etag: options.etag, cacheControl: 'private, no-cache' }
+      : {}),
   });
   if (!target.dropFormAction) return reply;
   const csp = reply
@@ -84,6 +110,16 @@ export function view(
 /** A visitor with a live session. */
 export type SignedInVisitor = Visitor & { session: NonNullable<Visitor['session']> };
 
+/** The signed-in visitor and their workspaces, none for a guest who belongs to none; null when a sign-in is needed. */
+export async function signedInPerson(
+  deps: AppDeps,
+  headers: RequestContext['headers'],
+): Promise<{ v: SignedInVisitor; orgs: OrgRow[] } | null> {
+  const v = await visitor(deps.sql, deps.names, headers);
+  if (!v.session) return null;
+  return { v: v as SignedInVisitor, orgs: await workspacesOf(deps.sql, v.session.userId) };
+}
+
 /**
  * The signed-in visitor, their workspaces and the one a page is about: `asked` when given (an
  * email's link names its workspace; not one of theirs: 404), else the session's. Null when a
@@ -94,15 +130,33 @@ export async function signedIn(
   headers: RequestContext['headers'],
   asked = '',
 ): Promise<{ v: SignedInVisitor; orgs: OrgRow[]; workspace: OrgRow } | null> {
-  const v = await visitor(deps.sql, deps.names, headers);
-  if (!v.session) return null;
-  const orgs = await workspacesOf(deps.sql, v.session.userId);
+  const person = await signedInPerson(deps, headers);
+  if (!person) return null;
+  const { v, orgs } = person;
   const workspace = asked
     ? orgs.find((org) => org.id === asked)
     : (orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0]);
   if (asked && !workspace) throw notMember();
   if (!workspace) throw noWorkspaceYet();
-  return { v: v as SignedInVisitor, orgs, workspace };
+  return { v, orgs, workspace };
+}
+
+/**
+ * A path of an app page, safe to go on to after sign-in: under the app's prefix, on this
+ * origin (never `//host` or a backslash a browser reads as one), no control characters.
+ */
+export function isAppPath(prefix: string, path: string): boolean {
+  return (
+    path.startsWith(`${prefix}/`) &&
+    !path.startsWith('//') &&
+    !/[\\\u0000-\u001f\u007f]/.test(path) &&
+    path.length <= 2048
+  );
+}
+
+/** The sign-in page, coming back to `path` (a page asked for while signed out) after. */
+export function signinFirst(prefix: string, path: string): Reply {
+  return seeOther(`${prefix}/signin?next=${encodeURIComponent(path)}`);
 }
 
 export function seeOther(location: string, cookies: string[] = []): Reply {

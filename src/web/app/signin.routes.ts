@@ -11,7 +11,7 @@ import {
 } from '../../services/auth/authorization-endpoint.ts';
 import type { Route } from '../http/route.ts';
 import { workspacesOf } from '../../services/team/members.service.ts';
-import { appRoute, field, formFields, seeOther, view, type AppDeps } from './render.ts';
+import { appRoute, field, formFields, isAppPath, seeOther, view, type AppDeps } from './render.ts';
 import { checkCsrf, chooseWorkspace, endSession, startSession, visitor } from './session.ts';
 import {
   checkPassword,
@@ -25,8 +25,9 @@ const query = (value: unknown) => (typeof value === 'string' ? value : '');
 export function signinRoutes(deps: AppDeps): Route[] {
   const { sql, names, prefix, issuer } = deps;
   prepareSignin();
-  /** Where a person lands once signed in. */
+  /** Where a person lands once signed in: the app page they were sent from, else home. */
   const home = prefix || '/';
+  const landing = (next: string) => (isAppPath(prefix, next) ? next : home);
   const consentPath = (request: string) =>
     `${prefix}/consent?request=${encodeURIComponent(request)}`;
   return [
@@ -40,13 +41,21 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const request = query(q.request) || null;
         const pending = request ? await pendingAuthorization(sql, request) : null;
         if (request && !pending) throw signInRequestExpired();
-        if (v.session) return seeOther(request ? consentPath(request) : home, v.cookies);
+        const next = query(q.next);
+        if (v.session) return seeOther(request ? consentPath(request) : landing(next), v.cookies);
         const notice = q.signedout ? 'You are signed out.' : null;
         return view(
           'Sign in',
           signinView(
             { prefix, csrf: v.csrf },
-            { request, clientName: pending?.clientName ?? null, email: '', error: null, notice },
+            {
+              request,
+              next: isAppPath(prefix, next) ? next : null,
+              clientName: pending?.clientName ?? null,
+              email: '',
+              error: null,
+              notice,
+            },
           ),
           { cookies: v.cookies },
         );
@@ -65,12 +74,20 @@ export function signinRoutes(deps: AppDeps): Route[] {
         const pending = request ? await pendingAuthorization(sql, request) : null;
         if (request && !pending) throw signInRequestExpired();
         const email = field(fields, 'email').trim();
+        const next = field(fields, 'next');
         const again = (status: number, error: string, headers: Record<string, string> = {}) => {
           const reply = view(
             'Sign in',
             signinView(
               { prefix, csrf: v.csrf },
-              { request, clientName: pending?.clientName ?? null, email, error, notice: null },
+              {
+                request,
+                next: isAppPath(prefix, next) ? next : null,
+                clientName: pending?.clientName ?? null,
+                email,
+                error,
+                notice: null,
+              },
             ),
             { status },
           );
@@ -93,7 +110,7 @@ export function signinRoutes(deps: AppDeps): Route[] {
         if (!user) return again(401, 'That email and password do not match an account.');
         const orgs = await workspacesOf(sql, user.id);
         const session = await startSession(sql, names, v.sessionHash, user.id, orgs[0]?.id ?? null);
-        return seeOther(request ? consentPath(request) : home, session.cookies);
+        return seeOther(request ? consentPath(request) : landing(next), session.cookies);
       },
     }),
     appRoute({

@@ -28,6 +28,8 @@ export function signinView(
   form: FormContext,
   input: {
     request: string | null;
+    /** The app page to go on to once signed in (a link followed while signed out). */
+    next?: string | null;
     clientName: string | null;
     email: string;
     error: string | null;
@@ -41,6 +43,7 @@ ${errorBox('signin-error', input.error)}
 <form method="post" action="${form.prefix}/signin" class="stack">
   ${csrfField(form)}
   ${input.request ? html`<input type="hidden" name="request" value="${input.request}">` : ''}
+  ${input.next ? html`<input type="hidden" name="next" value="${input.next}">` : ''}
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${input.email}"${describedBy('signin-error', input.error)}>
   <label for="password">Password</label>

@@ -476,7 +476,11 @@ function found(head: RequestHead, match: Match): Route {
 }
 
 /** Plan, scope and role, in that order, before any handler runs. */
-function authorize(route: Route, principal: Principal): void {
+/** What the head decides for a route (the web app asks the same of its form posts). */
+export function authorize(
+  route: Pick<Route, 'method' | 'scopes' | 'write' | 'minRole' | 'freePlan'>,
+  principal: Principal,
+): void {
   if (principal.plan === 'free' && !route.freePlan) {
     throw new DomainError('PLAN_REQUIRED', 'API access needs the pro plan', {
       plan: principal.plan,

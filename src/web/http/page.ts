@@ -47,6 +47,8 @@ export function contentSecurityPolicy(
   return [
     "default-src 'none'",
     input.scripts?.length ? "script-src 'self'" : null,
+    // A page's own script may ask its own origin whether the page changed (the app's live flow page).
+    input.scripts?.length ? "connect-src 'self'" : null,
     "style-src 'self'",
     "img-src 'self' data:",
     ['form-action', "'self'", ...(input.formAction ?? [])].join(' '),

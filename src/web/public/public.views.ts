@@ -109,7 +109,8 @@ function verdict(model: DiagramModel): Html {
     : html`<dd class="verdict-late">Late: finishes after the due date</dd>`;
 }
 
-function flowFacts(model: DiagramModel): Html {
+/** Due date, projected finish, 80% date, verdict and progress: the public page's and the app's. */
+export function flowFacts(model: DiagramModel): Html {
   const done = model.tasks.filter((t) => t.status === 'done').length;
   return html`<dl class="facts">
 <div><dt>Due date</dt><dd>${day(model.dueDate) ?? 'None'}</dd></div>
@@ -132,7 +133,7 @@ const FITS_ANY_SCREEN = 360;
  * `zoom` adds the control that shows it at full size, scrolling inside the box (a details
  * toggle: no script needed). The page never scrolls sideways.
  */
-function diagramBox(svg: string, label: string, zoom: boolean): Html {
+export function diagramBox(svg: string, label: string, zoom: boolean): Html {
   const width = Number(/ width="([\d.]+)"/.exec(svg)?.[1] ?? 0);
   const control =
     zoom && width > FITS_ANY_SCREEN

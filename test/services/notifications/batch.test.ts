@@ -97,12 +97,12 @@ t.test('batch emails', async (t) => {
       t.equal(m.parsed.subject, '2 tasks assigned to you, 1 task ready to start');
       t.match(
         m.parsed.text,
-        /Assigned to you:\n {2}- Build <script> \(Launch & <b>party<\/b>\)\n {2}- Ship/,
+        /Assigned to you:\n {2}- Build <script> \(Launch & <b>party<\/b>\)\n {4}\S+\n {2}- Ship/,
       );
       t.match(m.parsed.text, /ready to start:\n {2}- Build <script>/);
       t.match(
         m.parsed.html,
-        /<strong>Build &lt;script&gt;<\/strong> in Launch &amp; &lt;b&gt;party&lt;\/b&gt;/,
+        /<strong>Build &lt;script&gt;<\/strong><\/a> in Launch &amp; &lt;b&gt;party&lt;\/b&gt;/,
       );
       t.notMatch(m.parsed.html, /<script>|<b>party/, 'user text never becomes markup');
       t.match(m.parsed.html, /Hello Ada &lt;Lovelace&gt;/);
@@ -115,13 +115,23 @@ t.test('batch emails', async (t) => {
       // The footer links to the app's settings page (no API call named) and keeps the unsubscribe link.
       const unsubscribe = /^<(.+)>$/.exec(m.header('list-unsubscribe')!)![1]!;
       const settings = `https://plan.example.com/app/notifications?workspace=${hand.workspaceId}`;
+      // Each task links to itself on its flow's page in the app, in the order listed.
+      const onPage = (name: string) =>
+        `https://plan.example.com/app/flows/${flow.id}#task-${ids[name]}`;
+      const links = [
+        onPage('Build <script>'),
+        onPage('Ship'),
+        onPage('Build <script>'),
+        settings,
+        unsubscribe,
+      ];
       t.same(
         textLinks(plainTextAsSent(m)),
-        [settings, unsubscribe],
+        links,
         'each link whole on a line of the raw text part',
       );
-      t.same(textLinks(m.parsed.text!), [settings, unsubscribe]);
-      t.same(htmlLinks(m.parsed.html as string), [settings, unsubscribe]);
+      t.same(textLinks(m.parsed.text!), links);
+      t.same(htmlLinks(m.parsed.html as string), links);
       t.notMatch(m.parsed.text, /PATCH|\/v1\//, 'no API call named');
       t.same(
         emailHtmlProblems(m.parsed.html as string),

@@ -331,13 +331,24 @@ t.test('digest', async (t) => {
     t.equal(mail!.header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
     const unsubscribe = /^<(.+)>$/.exec(mail!.header('list-unsubscribe')!)![1]!;
     const settings = `${s.app.services.config.appUrl}/notifications?workspace=${s.workspaceId}`;
+    const links = textLinks(plainTextAsSent(mail!));
     t.same(
-      textLinks(plainTextAsSent(mail!)),
+      links.slice(-2),
       [settings, unsubscribe],
       'the footer links to the settings page, each link whole in the raw text part',
     );
-    t.same(textLinks(mail!.parsed.text!), [settings, unsubscribe]);
-    t.same(htmlLinks(mail!.parsed.html as string), [settings, unsubscribe]);
+    const onPage = new RegExp(
+      `^${s.app.services.config.appUrl.replace(/[.?]/g, '\\$&')}/flows/flw_[\\w-]+#task-tsk_[\\w-]+$`,
+    );
+    const tasks = links.slice(0, -2);
+    t.ok(tasks.length >= 11, 'the ten ready tasks shown and the one in progress link…');
+    t.same(
+      tasks.filter((link) => !onPage.test(link)),
+      [],
+      "…each to itself on its flow's page in the app",
+    );
+    t.same(textLinks(mail!.parsed.text!), links);
+    t.same(htmlLinks(mail!.parsed.html as string), links);
     t.notMatch(mail!.parsed.text, /PATCH|\/v1\//, 'no API call named');
     t.same(
       emailHtmlProblems(mail!.parsed.html as string),

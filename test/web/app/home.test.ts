@@ -12,7 +12,7 @@ import { upsertMembership } from '../../../src/storage/workspaces.store.ts';
 import { settingsUrl } from '../../../src/services/notifications/email.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { Agent } from '../../services/auth/agent.ts';
-import type { Flow, FlowList, FlowSummary, Preferences } from '../../helpers/wire.ts';
+import type { Flow, FlowList, Preferences } from '../../helpers/wire.ts';
 
 t.test('home and notification settings', async (t) => {
   const s = await startTestServer(t);
@@ -65,18 +65,19 @@ t.test('home and notification settings', async (t) => {
     t.equal(home.status, 200);
     t.match(home.text, /Welcome, Mo Member/);
     t.match(home.text, /You are a member of <strong>Demo<\/strong>/);
-    t.match(home.text, /<td>Measure walls/, 'her ready task');
-    t.notMatch(home.text, /Order units|Not mine/, "not her blocked task, not others' work");
-    t.match(home.text, /<td>Kitchen refit<\/td>/, 'an unpublished flow is named, not linked');
-    t.notMatch(home.text, /href="[^"]*\/access"/, 'no API access link for a member');
-    const published = (
-      await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })
-    ).body;
+    const measure = flow.tasks.find((task) => task.name === 'Measure walls')!;
     t.match(
-      (await agent.get('/app')).text,
-      `<a href="${published.publicUrl}">Kitchen refit</a>`,
-      'a published one links to its page',
+      home.text,
+      `<a href="/app/flows/${flow.id}#task-${measure.id}"><bdi>Measure walls</bdi></a>`,
+      "her ready task, linked to itself on its flow's page",
     );
+    t.notMatch(home.text, /Order units|Not mine/, "not her blocked task, not others' work");
+    t.match(
+      home.text,
+      `<a href="/app/flows/${flow.id}"><bdi>Kitchen refit</bdi></a>`,
+      "its flow, linked to the flow's page in the app, published or not",
+    );
+    t.notMatch(home.text, /href="[^"]*\/access"/, 'no API access link for a member');
 
     const switched = await agent.post('/app/workspaces', { workspace: second.id }, home);
     t.equal(switched.location, '/app');
@@ -193,7 +194,7 @@ t.test(
   async (t) => {
     const s = await startTestServer(t);
     for (const [method, path, status] of [
-      ['GET', '/app/flows', 404],
+      ['GET', '/app/flowz', 404],
       ['GET', '/app/flows/flw_nothing/tasks', 404],
       ['DELETE', '/app/notifications', 405],
     ] as const) {
