@@ -135,7 +135,7 @@ export async function signedIn(
   const { v, orgs } = person;
   const workspace = asked
     ? orgs.find((org) => org.id === asked)
-    : (orgs.find((org) => org.id === v.session!.workspaceId) ?? orgs[0]);
+    : (orgs.find((org) => org.id === v.session.workspaceId) ?? orgs[0]);
   if (asked && !workspace) throw notMember();
   if (!workspace) throw noWorkspaceYet();
   return { v, orgs, workspace };

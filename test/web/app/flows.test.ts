@@ -54,10 +54,11 @@ t.test('the flow pages of the app', async (t) => {
     ],
   });
   const id = ids(flow);
+  const idOf = (name: string) => id[name] ?? '';
   const flowPath = `/app/flows/${flow.id}`;
 
   t.test('signed out, the pages send to sign-in', async (t) => {
-    for (const path of ['/app/flows', flowPath, `${flowPath}/tasks/${id['Paint']}`]) {
+    for (const path of ['/app/flows', flowPath, `${flowPath}/tasks/${idOf('Paint')}`]) {
       const page = await new Agent(s.url).get(path);
       t.equal(page.status, 303, path);
       t.equal(page.location, `/app/signin?next=${encodeURIComponent(path)}`, 'and back after');
@@ -68,18 +69,18 @@ t.test('the flow pages of the app', async (t) => {
     'a link followed while signed out lands after sign-in; one to elsewhere goes home',
     async (t) => {
       const agent = new Agent(s.url);
-      const sent = await agent.get(`${flowPath}/tasks/${id['Paint']}`);
-      const form = await agent.get(sent.location!);
+      const sent = await agent.get(`${flowPath}/tasks/${idOf('Paint')}`);
+      const form = await agent.get(sent.location ?? '');
       t.match(
         form.text,
-        `<input type="hidden" name="next" value="${flowPath}/tasks/${id['Paint']}">`,
+        `<input type="hidden" name="next" value="${flowPath}/tasks/${idOf('Paint')}">`,
       );
       const signin = await agent.post(
         '/app/signin',
-        { email: 'mo@example.com', password, next: `${flowPath}/tasks/${id['Paint']}` },
+        { email: 'mo@example.com', password, next: `${flowPath}/tasks/${idOf('Paint')}` },
         form,
       );
-      t.equal(signin.location, `${flowPath}/tasks/${id['Paint']}`, 'the page she asked for');
+      t.equal(signin.location, `${flowPath}/tasks/${idOf('Paint')}`, 'the page she asked for');
       for (const next of [
         '//evil.example/app/x',
         'https://evil.example/',
@@ -124,7 +125,7 @@ t.test('the flow pages of the app', async (t) => {
     const second = await mo.agent.get('/app/flows?size=2&from=2');
     t.match(second.text, /rel="prev"/);
     t.match(second.text, /Kitchen/, 'the oldest on the last page');
-    await api('DELETE', `/v1/flows/${others[0]!.id}`);
+    await api('DELETE', `/v1/flows/${others[0]?.id}`);
     const archived = await mo.agent.get('/app/flows?archived=true');
     t.match(archived.text, /Archived flows/);
     t.match(archived.text, /Extra 0/);
@@ -145,14 +146,16 @@ t.test('the flow pages of the app', async (t) => {
       t.notMatch(page.text, /group-in_progress|group-done/, 'no empty groups');
       t.match(
         page.text,
-        new RegExp(`<li id="task-${id['Measure walls']}" class="task-card critical">`),
+        new RegExp(`<li id="task-${idOf('Measure walls')}" class="task-card critical">`),
       );
       t.match(page.text, /Measure walls<\/bdi> <span class="tag">critical path/);
       t.match(page.text, /Assigned to you · 4 h/);
       t.match(page.text, /Unassigned · 8 h \(6–16 h\)/, 'the estimate with its range');
       t.match(
         page.text,
-        new RegExp(`Waits on <a href="${flowPath}#task-${id['Measure walls']}"><bdi>Measure walls`),
+        new RegExp(
+          `Waits on <a href="${flowPath}#task-${idOf('Measure walls')}"><bdi>Measure walls`,
+        ),
       );
       t.match(
         page.text,
@@ -160,12 +163,12 @@ t.test('the flow pages of the app', async (t) => {
       );
       t.match(
         page.text,
-        new RegExp(`action="${flowPath}/tasks/${id['Measure walls']}/start"`),
+        new RegExp(`action="${flowPath}/tasks/${idOf('Measure walls')}/start"`),
         'Start on a ready task',
       );
       t.notMatch(
         page.text,
-        new RegExp(`/tasks/${id['Order units']}/start"`),
+        new RegExp(`/tasks/${idOf('Order units')}/start"`),
         'no Start on a blocked one',
       );
       t.match(page.text, /aria-label="Assign to me: Paint"/, 'Assign to me on what is not hers');
@@ -200,18 +203,18 @@ t.test('the flow pages of the app', async (t) => {
     async (t) => {
       const page = await mo.agent.get(flowPath);
       const started = await mo.agent.post(
-        `${flowPath}/tasks/${id['Measure walls']}/start`,
+        `${flowPath}/tasks/${idOf('Measure walls')}/start`,
         {},
         page,
       );
       t.equal(started.status, 303);
       t.equal(
         started.location,
-        `${flowPath}#task-${id['Measure walls']}`,
+        `${flowPath}#task-${idOf('Measure walls')}`,
         'back to the task on its page',
       );
       t.equal(
-        (await task(flow.id, id['Measure walls']!)).status,
+        (await task(flow.id, idOf('Measure walls'))).status,
         'in_progress',
         'the API sees it started',
       );
@@ -227,7 +230,7 @@ t.test('the flow pages of the app', async (t) => {
       t.notMatch(again.text, /Started Measure walls/, 'the message is read once');
 
       const done = await mo.agent.post(
-        `${flowPath}/tasks/${id['Measure walls']}/complete`,
+        `${flowPath}/tasks/${idOf('Measure walls')}/complete`,
         {},
         again,
       );
@@ -238,57 +241,60 @@ t.test('the flow pages of the app', async (t) => {
         /Completed Measure walls; 1 task now ready\.<\/p><p>Now ready: <bdi>Order units<\/bdi>\.<\/p>/,
       );
       t.match(completed.text, /Done \(1\)/);
-      t.equal((await task(flow.id, id['Order units']!)).status, 'ready', 'the next task is ready');
+      t.equal((await task(flow.id, idOf('Order units'))).status, 'ready', 'the next task is ready');
 
       // Fit units waits on Order units: a forged Start is judged, refused in words, changes nothing.
       const blocked = await mo.agent.post(
-        `${flowPath}/tasks/${id['Fit units']}/start`,
+        `${flowPath}/tasks/${idOf('Fit units')}/start`,
         {},
         completed,
       );
       t.equal(blocked.status, 303);
       const refused = await mo.agent.get(flowPath);
       t.match(refused.text, /role="alert">Not started: it waits on Order units\.<\/p>/);
-      t.equal((await task(flow.id, id['Fit units']!)).status, 'blocked');
+      t.equal((await task(flow.id, idOf('Fit units'))).status, 'blocked');
 
       const reopen = await mo.agent.post(
-        `${flowPath}/tasks/${id['Measure walls']}/reopen`,
+        `${flowPath}/tasks/${idOf('Measure walls')}/reopen`,
         {},
         refused,
       );
       t.equal(reopen.status, 303);
       t.match((await mo.agent.get(flowPath)).text, /Reopened Measure walls\./);
-      t.equal((await task(flow.id, id['Measure walls']!)).status, 'in_progress');
+      t.equal((await task(flow.id, idOf('Measure walls'))).status, 'in_progress');
 
-      const mine = await mo.agent.post(`${flowPath}/tasks/${id['Paint']}/assign`, {}, refused);
+      const mine = await mo.agent.post(`${flowPath}/tasks/${idOf('Paint')}/assign`, {}, refused);
       t.equal(mine.status, 303);
-      t.equal((await task(flow.id, id['Paint']!)).assigneeId, mo.id, 'assigned to her');
+      t.equal((await task(flow.id, idOf('Paint'))).assigneeId, mo.id, 'assigned to her');
 
-      const taskPage = await mo.agent.get(`${flowPath}/tasks/${id['Paint']}`);
+      const taskPage = await mo.agent.get(`${flowPath}/tasks/${idOf('Paint')}`);
       t.equal(taskPage.status, 200);
       t.match(taskPage.text, /No comments yet/);
       const said = await mo.agent.post(
-        `${flowPath}/tasks/${id['Paint']}/comment`,
+        `${flowPath}/tasks/${idOf('Paint')}/comment`,
         { body: 'Which <white>?' },
         taskPage,
       );
-      t.equal(said.location, `${flowPath}/tasks/${id['Paint']}`);
-      const withComment = await mo.agent.get(said.location!);
+      t.equal(said.location, `${flowPath}/tasks/${idOf('Paint')}`);
+      const withComment = await mo.agent.get(said.location ?? '');
       t.match(withComment.text, /Comment added\./);
       t.match(
         withComment.text,
         /<strong>Mo Member<\/strong>.*<p class="prose">Which &lt;white&gt;\?<\/p>/s,
       );
       const blank = await mo.agent.post(
-        `${flowPath}/tasks/${id['Paint']}/comment`,
+        `${flowPath}/tasks/${idOf('Paint')}/comment`,
         { body: '   ' },
         taskPage,
       );
       t.equal(blank.status, 303);
-      t.match((await mo.agent.get(blank.location!)).text, /role="alert">Not saved: the comment/);
+      t.match(
+        (await mo.agent.get(blank.location ?? '')).text,
+        /role="alert">Not saved: the comment/,
+      );
       const comments = await api<{ total: number }>(
         'GET',
-        `/v1/flows/${flow.id}/tasks/${id['Paint']}/comments`,
+        `/v1/flows/${flow.id}/tasks/${idOf('Paint')}/comments`,
       );
       t.equal(comments.body.total, 1, 'the blank one was not kept');
     },
@@ -299,25 +305,25 @@ t.test('the flow pages of the app', async (t) => {
     t.equal(page.status, 200);
     t.notMatch(page.text, /\/(start|complete|reopen|assign)"/, 'no action forms');
     t.match(page.text, /You can read this flow; members of its workspace move its work/);
-    const forged = await vi.agent.post(`${flowPath}/tasks/${id['Paint']}/start`, {}, page);
+    const forged = await vi.agent.post(`${flowPath}/tasks/${idOf('Paint')}/start`, {}, page);
     t.equal(forged.status, 403);
     t.match(forged.headers.get('content-type'), /text\/html/);
     t.match(forged.text, /A viewer credential cannot make changes/);
-    t.equal((await task(flow.id, id['Paint']!)).status, 'ready', 'nothing changed');
+    t.equal((await task(flow.id, idOf('Paint'))).status, 'ready', 'nothing changed');
     const commented = await vi.agent.post(
-      `${flowPath}/tasks/${id['Paint']}/comment`,
+      `${flowPath}/tasks/${idOf('Paint')}/comment`,
       { body: 'hi' },
       page,
     );
     t.equal(commented.status, 403);
-    const noToken = await mo.agent.post(`${flowPath}/tasks/${id['Paint']}/start`, {
+    const noToken = await mo.agent.post(`${flowPath}/tasks/${idOf('Paint')}/start`, {
       csrf: 'x'.repeat(43),
     });
     t.equal(noToken.status, 403, "a post without the page's token is refused");
     t.match(noToken.text, /did not come from this site/);
-    t.equal((await task(flow.id, id['Paint']!)).status, 'ready');
+    t.equal((await task(flow.id, idOf('Paint'))).status, 'ready');
     const unknown = await mo.agent.post(
-      `${flowPath}/tasks/${id['Paint']}/delete`,
+      `${flowPath}/tasks/${idOf('Paint')}/delete`,
       {},
       await mo.agent.get(flowPath),
     );
@@ -348,25 +354,25 @@ t.test('the flow pages of the app', async (t) => {
       t.equal(page.status, 200);
       t.match(page.text, /Shared with you as a commenter/);
       t.notMatch(page.text, /\/(start|complete|reopen|assign)"/);
-      const forged = await gus.agent.post(`${flowPath}/tasks/${id['Paint']}/start`, {}, page);
+      const forged = await gus.agent.post(`${flowPath}/tasks/${idOf('Paint')}/start`, {}, page);
       t.equal(forged.status, 403);
-      const taskPage = await gus.agent.get(`${flowPath}/tasks/${id['Paint']}`);
+      const taskPage = await gus.agent.get(`${flowPath}/tasks/${idOf('Paint')}`);
       t.match(taskPage.text, /<label for="comment-body">Add a comment<\/label>/);
       const said = await gus.agent.post(
-        `${flowPath}/tasks/${id['Paint']}/comment`,
+        `${flowPath}/tasks/${idOf('Paint')}/comment`,
         { body: 'Looks good' },
         taskPage,
       );
       t.equal(said.status, 303);
-      t.match((await gus.agent.get(said.location!)).text, /Gus Guest/);
+      t.match((await gus.agent.get(said.location ?? '')).text, /Gus Guest/);
       await api('POST', `/v1/flows/${flow.id}/shares`, {
         email: 'gus@elsewhere.example',
         role: 'viewer',
       });
-      const asViewer = await gus.agent.get(`${flowPath}/tasks/${id['Paint']}`);
+      const asViewer = await gus.agent.get(`${flowPath}/tasks/${idOf('Paint')}`);
       t.notMatch(asViewer.text, /Add a comment/, 'a viewer guest has no comment form');
       const refused = await gus.agent.post(
-        `${flowPath}/tasks/${id['Paint']}/comment`,
+        `${flowPath}/tasks/${idOf('Paint')}/comment`,
         { body: 'again' },
         taskPage,
       );
@@ -407,16 +413,19 @@ t.test('the flow pages of the app', async (t) => {
       const etag = page.headers.get('etag');
       t.ok(etag, 'an ETag');
       t.equal(page.headers.get('cache-control'), 'private, no-cache');
-      const same = await mo.agent.request('GET', flowPath, undefined, { 'if-none-match': etag! });
+      const same = await mo.agent.request('GET', flowPath, undefined, {
+        'if-none-match': etag ?? '',
+      });
       t.equal(same.status, 304);
       t.equal(
-        (await vi.agent.request('GET', flowPath, undefined, { 'if-none-match': etag! })).status,
+        (await vi.agent.request('GET', flowPath, undefined, { 'if-none-match': etag ?? '' }))
+          .status,
         200,
         "another person's copy is not theirs",
       );
       await api('PATCH', `/v1/flows/${flow.id}`, { name: 'Kitchen refit' });
       const changed = await mo.agent.request('GET', flowPath, undefined, {
-        'if-none-match': etag!,
+        'if-none-match': etag ?? '',
       });
       t.equal(changed.status, 200);
       t.match(changed.text, /<h1><bdi>Kitchen refit<\/bdi>/);
@@ -430,12 +439,14 @@ t.test('the flow pages of the app', async (t) => {
     const home = await mo.agent.get('/app');
     t.match(
       home.text,
-      new RegExp(`<a href="${flowPath}#task-${id['Measure walls']}"><bdi>Measure walls</bdi></a>`),
+      new RegExp(
+        `<a href="${flowPath}#task-${idOf('Measure walls')}"><bdi>Measure walls</bdi></a>`,
+      ),
       'a work row leads to the task on its page',
     );
     const free = await createWorkspace(s.sql, { name: 'Free shop', plan: 'free' });
     await upsertMembership(s.sql, free.id, mo.id, 'member');
-    const csrf = csrfOf(home.text)!;
+    const csrf = csrfOf(home.text) ?? '';
     const switched = await mo.agent.post('/app/workspaces', { workspace: free.id, csrf });
     t.equal(switched.status, 303);
     const list = await mo.agent.get('/app/flows');
