@@ -122,7 +122,12 @@ export function taskRoutes(services: Services): Route[] {
       etag: async (ctx) => pageTag(ctx, await versionOf(ctx)),
       responses: { 200: { description: 'A page of tasks', schema: TaskPageSchema } },
       handler: async (ctx) => {
-        const snapshot = await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId);
+        const { workspaceId } = ctx.principal;
+        const snapshot = await registry.snapshotAtLeast(
+          workspaceId,
+          ctx.params.flowId,
+          ctx.query.changedSince ?? 0,
+        );
         return json(200, taskPage(snapshot, ctx.query), {
           etag: pageTag(ctx, snapshot.version),
         });

@@ -230,6 +230,26 @@ t.test(
   },
 );
 
+t.test(
+  'changedSince of a version committed by another server, not announced here yet',
+  async (t) => {
+    const s = await startFlowServer(t);
+    const flow = await newFlow(t, s, LAUNCH);
+    // Committed elsewhere; its NOTIFY is still on the way (never sent here).
+    await s.sql`update flows set version = version + 1, name = 'Renamed' where id = ${flow.id}`;
+    const got = await page(t, s, flow.id, `?changedSince=${flow.version + 1}`);
+    t.strictSame([got.version, got.items], [flow.version + 1, []], 'read again, not refused');
+    assertError(
+      t,
+      await s.api('GET', tasks(flow.id, `?changedSince=${flow.version + 2}`), {
+        token: s.adminKey,
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  },
+);
+
 t.test('ETag: a repeated read is 304; a change or another query is not', async (t) => {
   const s = await startFlowServer(t);
   const flow = await newFlow(t, s, LAUNCH);
