@@ -53,9 +53,9 @@ export const Nullable = <T extends TSchema>(
  */
 export const Defaulted = <T extends TSchema>(schema: T): T => Type.Optional(schema) as TSchema as T;
 
-/** Offset pagination shared by every list: `size` 1–100 (default 25) and `from`. */
-export const pageQuery = (defaultSize = 25) => ({
-  size: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: defaultSize })),
+/** Offset pagination shared by every list: `size` 1–`maxSize` (100 unless a list allows more), default `defaultSize`, and `from`. */
+export const pageQuery = (defaultSize = 25, maxSize = 100) => ({
+  size: Defaulted(Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })),
   from: Defaulted(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 

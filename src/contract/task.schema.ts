@@ -10,8 +10,10 @@ import {
   Nullable,
   pageQuery,
   StringEnum,
+  wordedPattern,
 } from './common.schema.ts';
 import { description, estimate, estimateRange, name, TaskSchema } from './flow.schema.ts';
+import { TASK_STATUSES } from './vocabulary.ts';
 
 const taskIds = Type.Array(lookupId(), { maxItems: 1000, uniqueItems: true });
 
@@ -104,4 +106,46 @@ export const ItemsQuery = Type.Object(pageQuery(25));
 export const CompleteSchema = Type.Object({
   task: TaskSchema,
   unblocked: Type.Array(TaskSchema, { description: 'Tasks this completion made ready' }),
+});
+
+const page = pageQuery(100, 1000);
+const anyStatus = `(${TASK_STATUSES.join('|')})`;
+
+/** GET /flows/{flowId}/tasks (CONTRACT §6): a page of a large flow's tasks, in flow order. */
+export const TaskPageQuery = Type.Object({
+  size: page.size,
+  from: {
+    ...page.from,
+    description:
+      'Where the page starts: 0 for the first, else the `next` of the page before (a place in flow order, not a count: a walk skips no task when others are deleted meanwhile)',
+  },
+  status: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      pattern: wordedPattern(
+        `^${anyStatus}(,${anyStatus})*$`,
+        `must be a comma list of task statuses: ${TASK_STATUSES.join(', ')}`,
+      ),
+      description: `Only tasks in these statuses (comma list of ${TASK_STATUSES.join(', ')})`,
+    }),
+  ),
+  changedSince: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 2_147_483_647,
+      description:
+        "A flow `version` (a page's or the flow's): only tasks whose Task changed after it, derived fields (status, blockedBy, criticalPath, subtasks) included; created tasks too, deleted ones never (the event feed's task.deleted tells those). After the server loaded the flow afresh (a restart, another server's write), a version from before that load lists every task. One after the flow's version is 400 VALIDATION_FAILED",
+    }),
+  ),
+});
+
+export const TaskPageSchema = Type.Object({
+  total: Type.Integer({ minimum: 0, description: 'Tasks that match, on every page' }),
+  items: Type.Array(TaskSchema, { description: 'In flow order (creation order)' }),
+  version: Type.Integer({
+    description: "The flow's version this page was read at: keep it, to ask for what changed since",
+  }),
+  next: Nullable(Type.Integer({ minimum: 1 }), {
+    description: '`from` of the next page; null on the last',
+  }),
 });

@@ -35,6 +35,7 @@ import type {
   AttachmentSchema,
   CommentSchema,
   CompleteSchema,
+  TaskPageSchema,
 } from '../../src/contract/task.schema.ts';
 import type { InviteSchema, MemberSchema, ShareSchema } from '../../src/contract/team.schema.ts';
 import type { TemplateDetailSchema, TemplateSchema } from '../../src/contract/template.schema.ts';
@@ -65,6 +66,7 @@ export type FlowSummary = Static<typeof FlowSummarySchema>;
 export type Task = Static<typeof TaskSchema>;
 export type Deliverable = Static<typeof DeliverableSchema>;
 export type Completed = Static<typeof CompleteSchema>;
+export type TaskPage = Static<typeof TaskPageSchema>;
 export type Comment = Static<typeof CommentSchema>;
 export type Attachment = Static<typeof AttachmentSchema>;
 export type Schedule = Static<typeof ScheduleSchema>;

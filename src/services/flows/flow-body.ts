@@ -163,22 +163,39 @@ export function flowBody(
 
 /** The position of task i's fragment in `base` when everything its view shows is unchanged; else -1. */
 function reusable(version: ViewedVersion, base: Fragments, i: number): number {
+  return base.flowId === version.state.flow.id ? sameView(version, base, i) : -1;
+}
+
+/** What a task's view was made from at an earlier version of the same flow. */
+export interface ViewInputs {
+  readonly tasks: readonly TaskRecord[];
+  readonly index: ReadonlyMap<string, number>;
+  readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
+  readonly status: Uint8Array;
+  readonly critical: Uint8Array;
+}
+
+/**
+ * The position of task i in `before` when everything its view (taskView) shows is the same
+ * there; else -1 (also when the task is new).
+ */
+export function sameView(version: ViewedVersion, before: ViewInputs, i: number): number {
   const { state, index, children, status, critical } = version;
   const task = state.tasks[i]!;
   // Mostly in the same place (only removals shift tasks): no lookup then.
-  const j = base.tasks[i] === task ? i : base.index.get(task.id);
+  const j = before.tasks[i] === task ? i : before.index.get(task.id);
   // Commands replace a changed task's record, so the same record means the same fields.
-  if (j === undefined || base.tasks[j] !== task || base.flowId !== state.flow.id) return -1;
-  if (base.status[j] !== status[i] || base.critical[j] !== critical[i]) return -1;
-  const before = base.children.get(task.id) ?? [];
+  if (j === undefined || before.tasks[j] !== task) return -1;
+  if (before.status[j] !== status[i] || before.critical[j] !== critical[i]) return -1;
+  const earlier = before.children.get(task.id) ?? [];
   const now = children.get(task.id) ?? [];
-  if (before.length !== now.length || before.some((child, k) => child !== now[k])) return -1;
+  if (earlier.length !== now.length || earlier.some((child, k) => child !== now[k])) return -1;
   // A blocked task's blockedBy lists its open dependencies (any other's is empty). (dependsOn
   // is listed in task order, which never changes: tasks keep their creation position.)
   if (status[i] !== STATUS_BLOCKED) return j;
   for (const dep of task.dependsOn) {
     if (
-      (base.status[base.index.get(dep)!] === STATUS_DONE) !==
+      (before.status[before.index.get(dep)!] === STATUS_DONE) !==
       (status[index.get(dep)!] === STATUS_DONE)
     )
       return -1;

@@ -162,6 +162,18 @@ export class SessionRegistry {
     return (await this.get(workspaceId, flowId)).snapshot;
   }
 
+  /**
+   * The flow's snapshot at `version` or later when Postgres has that version: a client may have
+   * read it from another process whose announcement has not reached this one yet.
+   */
+  async snapshotAtLeast(workspaceId: string, flowId: string, version: number): Promise<Snapshot> {
+    const held = await this.snapshot(workspaceId, flowId);
+    if (held.version >= version || ((await flowVersion(this.sql, flowId)) ?? 0) < version)
+      return held;
+    this.sessions.delete(flowId);
+    return this.snapshot(workspaceId, flowId);
+  }
+
   /** Makes a just-created flow hot without reading it back. */
   adopt(snapshot: Snapshot): FlowSession {
     const session = this.newSession(snapshot);

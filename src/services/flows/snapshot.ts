@@ -35,6 +35,12 @@ import {
   type TaskRecord,
 } from './model.ts';
 import { AppendedIndex } from './task-index.ts';
+import {
+  changesAnyShape,
+  changesKeptShape,
+  loadedChanges,
+  type ChangeMarks,
+} from './task-changes.ts';
 
 export interface Recompute {
   /** A whole flow's derivation (in this thread or on the pool). */
@@ -80,6 +86,9 @@ export class Snapshot implements FlowView {
   readonly slack: Int32Array;
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
+  /** Per task, the last version its Task changed at, exact after `knownSince` (task-changes.ts). */
+  readonly changedAt: Int32Array;
+  readonly knownSince: number;
   private readonly blockingCounts: BlockingCounts;
   /** This version's Flow body and its slices, once serialized. */
   private fragments: Fragments | null = null;
@@ -97,6 +106,8 @@ export class Snapshot implements FlowView {
     private base: Fragments | null,
     /** Counts of an earlier version and the done-ness changes since, to derive this version's from. */
     countsBase: CountsBase | null,
+    /** This version's change marks, from its status and critical flags. */
+    marks: (self: Snapshot) => ChangeMarks,
   ) {
     this.version = state.flow.version;
     const states = taskStates(index, children, output);
@@ -108,6 +119,7 @@ export class Snapshot implements FlowView {
     this.slack = output.slack;
     this.finish = output.finish;
     this.blockingCounts = new BlockingCounts(countsBase);
+    ({ changedAt: this.changedAt, knownSince: this.knownSince } = marks(this));
   }
 
   /**
@@ -186,6 +198,7 @@ export class Snapshot implements FlowView {
           publicUrlBase,
           base,
           countsBase,
+          (self) => changesKeptShape(previous.viewInputs(), self, output.g, changed, self.version),
         );
       }
     }
@@ -203,7 +216,17 @@ export class Snapshot implements FlowView {
       publicUrlBase,
       base,
       null,
+      (self) =>
+        previous
+          ? changesAnyShape(previous.viewInputs(), self, self.version)
+          : loadedChanges(self.size, self.version),
     );
+  }
+
+  /** What this version's task views were made from, and its change marks: for the next version's marks. */
+  private viewInputs() {
+    const { index, children, status, critical, changedAt, knownSince } = this;
+    return { tasks: this.state.tasks, index, children, status, critical, changedAt, knownSince };
   }
 
   /** The dependency graph as the engine holds it (successor and predecessor rows by task position). */

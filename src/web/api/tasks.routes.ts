@@ -1,4 +1,5 @@
-/** Task routes under /v1/flows/{flowId} (CONTRACT §3): thin handlers over the task services. */
+/** Task routes under /v1/flows/{flowId} (CONTRACT §3, §6): thin handlers over the task services. */
+import type { Static } from '@sinclair/typebox';
 import { json, noContent, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
@@ -44,7 +45,10 @@ import {
   DependencyBody,
   ItemsQuery,
   PatchTaskBody,
+  TaskPageQuery,
+  TaskPageSchema,
 } from '../../contract/task.schema.ts';
+import { taskPage } from '../../services/flows/task-page.ts';
 import { fileReply, quotaBeforeBody, uploadType } from './files.ts';
 import type { Services } from '../deps.ts';
 
@@ -77,6 +81,16 @@ export function taskRoutes(services: Services): Route[] {
   } as const;
   const read = { auth: 'bearer', scopes: ['flows:read'], tags: ['Tasks'] } as const;
   const taskResponse = (description: string) => ({ 200: { description, schema: TaskSchema } });
+  const versionOf = async (ctx: { principal: Principal; params: { flowId: string } }) =>
+    (await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId)).version;
+  // The query's values as validated: integers, and statuses the schema's pattern allows.
+  const pageTag = (
+    ctx: { params: { flowId: string }; query: Static<typeof TaskPageQuery> },
+    version: number,
+  ) => {
+    const { size, from, status = '', changedSince = '' } = ctx.query;
+    return `${ctx.params.flowId}.v${version}.tasks.${size}.${from}.${status}.${changedSince}`;
+  };
 
   return [
     route({
@@ -92,6 +106,31 @@ export function taskRoutes(services: Services): Route[] {
       handler: async (ctx) => {
         const { snapshot, taskId } = await createTask(context(ctx), ctx.params.flowId, ctx.body);
         return taskReply(201, snapshot, taskId);
+      },
+    }),
+    route({
+      ...read,
+      method: 'GET',
+      path: TASKS,
+      guest: 'read',
+      operationId: 'listTasks',
+      summary:
+        "A page of the flow's tasks in flow order; changedSince: only what changed after a version",
+      params: FlowParams,
+      query: TaskPageQuery,
+      // Before the snapshot is read: a poll that changed nothing is answered 304 at once.
+      etag: async (ctx) => pageTag(ctx, await versionOf(ctx)),
+      responses: { 200: { description: 'A page of tasks', schema: TaskPageSchema } },
+      handler: async (ctx) => {
+        const { workspaceId } = ctx.principal;
+        const snapshot = await registry.snapshotAtLeast(
+          workspaceId,
+          ctx.params.flowId,
+          ctx.query.changedSince ?? 0,
+        );
+        return json(200, taskPage(snapshot, ctx.query), {
+          etag: pageTag(ctx, snapshot.version),
+        });
       },
     }),
     route({

@@ -2,7 +2,8 @@
  * The Flow body is assembled from per-task fragments reused across versions: after any
  * sequence of changes its bytes equal a fresh JSON.stringify of the summary and every
  * taskView (and the blocking counts, carried across versions, a full count), and a change
- * re-serializes only the tasks it changed. Then the same through
+ * re-serializes only the tasks it changed. Each version's change marks (task-changes.ts) name
+ * exactly the tasks whose Task differs from the version before's. Then the same through
  * HTTP: random commands on one process (whose transitions are derived incrementally), every
  * body, schedule and report equal to what a second process derives and serializes from
  * scratch after loading the flow from Postgres.
@@ -192,6 +193,58 @@ t.test(
           t.equal(snapshot.flowJson().toString(), fresh(snapshot));
         },
       ),
+      { numRuns: 200 },
+    );
+  },
+);
+
+t.test(
+  "change marks: a task is marked at a version exactly when its Task differs from the version before's",
+  async (t) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (steps) => {
+        let state: FlowState = {
+          flow: {
+            id: 'flw_1',
+            workspaceId: 'wsp_1',
+            name: 'Flow',
+            description: null,
+            dueDate: null,
+            archived: false,
+            publicToken: null,
+            version: 1,
+            createdAt: '2026-01-01T00:00:00.000Z',
+            updatedAt: '2026-01-01T00:00:00.000Z',
+          },
+          tasks: [
+            task('a', 1),
+            task('b', 2),
+            task('c', 3, { dependsOn: ['a', 'b'] }),
+            task('d', 4, { dependsOn: ['c'] }),
+            task('e', 5, { dependsOn: ['a'] }),
+            task('s', 6, { parentId: 'c' }),
+          ],
+        };
+        let snapshot = await Snapshot.derive(state, engine, 'http://x');
+        t.strictSame([...new Set(snapshot.changedAt)], [1], 'loaded: all marked at its version');
+        for (const [step, serial] of steps.map((s, i) => [s, i] as const)) {
+          state = apply(state, step, serial);
+          const previous = snapshot;
+          snapshot = await Snapshot.derive(state, engine, 'http://x', previous);
+          t.equal(snapshot.knownSince, 1);
+          for (const [i, { id }] of snapshot.state.tasks.entries()) {
+            const was = previous.task(id) ? JSON.stringify(previous.taskView(id)) : null;
+            const moved = was !== JSON.stringify(snapshot.taskView(id));
+            const expected = moved
+              ? snapshot.version
+              : previous.changedAt[previous.index.get(id) ?? -1];
+            if (snapshot.changedAt[i] !== expected)
+              t.fail(
+                `${id} at version ${snapshot.version}: ${snapshot.changedAt[i]}, not ${expected}`,
+              );
+          }
+        }
+      }),
       { numRuns: 200 },
     );
   },
