@@ -435,7 +435,7 @@ t.test('the flow pages of the app', async (t) => {
     },
   );
 
-  t.test('home rows and the free plan', async (t) => {
+  t.test('home rows, a past-due subscription and the free plan', async (t) => {
     const home = await mo.agent.get('/app');
     t.match(
       home.text,
@@ -444,6 +444,15 @@ t.test('the flow pages of the app', async (t) => {
       ),
       'a work row leads to the task on its page',
     );
+    // A past-due subscription: the flow reads, and every move is refused as on the API.
+    await s.sql`update workspaces set past_due = true where id = ${s.workspaceId}`;
+    const page = await mo.agent.get(flowPath);
+    t.equal(page.status, 200, 'a past-due workspace still reads');
+    const refused = await mo.agent.post(`${flowPath}/tasks/${idOf('Paint')}/start`, {}, page);
+    t.equal(refused.status, 403);
+    t.match(refused.text, /The subscription is past due/);
+    t.equal((await task(flow.id, idOf('Paint'))).status, 'ready', 'nothing moved');
+    await s.sql`update workspaces set past_due = false where id = ${s.workspaceId}`;
     const free = await createWorkspace(s.sql, { name: 'Free shop', plan: 'free' });
     await upsertMembership(s.sql, free.id, mo.id, 'member');
     const csrf = csrfOf(home.text) ?? '';
