@@ -196,6 +196,8 @@ export class FlowSession {
     this.snapshot = next;
     this.committing = 0;
     this.deps.committed(next);
+    // After the reply is on its way: a later version's marks are made from these.
+    setImmediate(() => next.settleMarks());
   }
 }
 

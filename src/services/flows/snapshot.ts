@@ -86,9 +86,13 @@ export class Snapshot implements FlowView {
   readonly slack: Int32Array;
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
-  /** Per task, the last version its Task changed at, exact after `knownSince` (task-changes.ts). */
-  readonly changedAt: Int32Array;
-  readonly knownSince: number;
+  /**
+   * This version's change marks (task-changes.ts), made when first read: a what-if's scenario
+   * and a batch's steps never pay for them, and a committed version has them made off the
+   * request's path (settleMarks). Until then the maker holds the version before.
+   */
+  #marks: ChangeMarks | null = null;
+  #makeMarks: ((self: Snapshot) => ChangeMarks) | null;
   private readonly blockingCounts: BlockingCounts;
   /** This version's Flow body and its slices, once serialized. */
   private fragments: Fragments | null = null;
@@ -106,9 +110,10 @@ export class Snapshot implements FlowView {
     private base: Fragments | null,
     /** Counts of an earlier version and the done-ness changes since, to derive this version's from. */
     countsBase: CountsBase | null,
-    /** This version's change marks, from its status and critical flags. */
+    /** Makes this version's change marks, from its status and critical flags. */
     marks: (self: Snapshot) => ChangeMarks,
   ) {
+    this.#makeMarks = marks;
     this.version = state.flow.version;
     const states = taskStates(index, children, output);
     this.status = states.status;
@@ -119,7 +124,25 @@ export class Snapshot implements FlowView {
     this.slack = output.slack;
     this.finish = output.finish;
     this.blockingCounts = new BlockingCounts(countsBase);
-    ({ changedAt: this.changedAt, knownSince: this.knownSince } = marks(this));
+  }
+
+  /** Per task, the last version its Task changed at, exact after `knownSince`. */
+  get changedAt(): Int32Array {
+    return this.settleMarks().changedAt;
+  }
+
+  /** The earliest version the marks are exact after (the one this flow was loaded at). */
+  get knownSince(): number {
+    return this.settleMarks().knownSince;
+  }
+
+  /** Makes the marks now if they are not yet, and lets the version before go. */
+  settleMarks(): ChangeMarks {
+    if (!this.#marks) {
+      this.#marks = (this.#makeMarks ?? ((self) => loadedChanges(self.size, self.version)))(this);
+      this.#makeMarks = null;
+    }
+    return this.#marks;
   }
 
   /**
