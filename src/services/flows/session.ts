@@ -185,11 +185,17 @@ export class FlowSession {
     actorId: string | null,
   ): Promise<void> {
     const { flow } = state;
-    // The guard first: it locks the flow row, so writers from other processes queue here.
-    if (!(await bumpVersion(tx, flow))) throw new VersionConflict();
-    await plan.write?.(tx);
-    await insertEvents(tx, flow.workspaceId, flow.id, actorId, events);
-    await announceFlowChange(tx, flow.workspaceId, flow.id, flow.version);
+    // One pipeline, not a round trip each: the guard is sent first, so it locks the flow row
+    // before anything else runs (writers from other processes queue there), and when it finds
+    // the version moved on, the conflict is what is reported (the rest is rolled back with it).
+    const [bumped, ...rest] = await Promise.allSettled([
+      bumpVersion(tx, flow),
+      plan.write?.(tx),
+      insertEvents(tx, flow.workspaceId, flow.id, actorId, events),
+      announceFlowChange(tx, flow.workspaceId, flow.id, flow.version),
+    ]);
+    if (bumped.status === 'fulfilled' && !bumped.value) throw new VersionConflict();
+    for (const settled of [bumped, ...rest]) if (settled.status === 'rejected') throw settled.reason;
   }
 
   private adopt(next: Snapshot): void {
