@@ -160,6 +160,8 @@ export class Snapshot implements FlowView {
     /** The only positions below previous's size whose records differ, when the caller knows them. */
     replaced?: readonly number[],
   ): Promise<Snapshot> {
+    // A command's next state knows which records it replaced: no pass over a large flow to find them.
+    replaced ??= previous ? replacedBy(previous, next) : undefined;
     // Held plain: a NextState's list is read once, here.
     const state: FlowState = { flow: next.flow, tasks: next.tasks };
     const base = previous ? (previous.fragments ?? previous.base) : null;
@@ -336,4 +338,20 @@ export class Snapshot implements FlowView {
     }
     return this.fragments.bytes;
   }
+}
+
+/**
+ * The positions a command's next state replaced in `previous`, when it was made from it
+ * (`previous.next(changes)`) and removed nothing; undefined when that is not known.
+ */
+function replacedBy(previous: Snapshot, next: FlowState): number[] | undefined {
+  const changes = next instanceof NextState ? next.changesAfter(previous) : null;
+  if (!changes || changes.remove?.size) return undefined;
+  const positions: number[] = [];
+  for (const task of changes.replace ?? []) {
+    const at = previous.index.get(task.id);
+    if (at === undefined) return undefined;
+    positions.push(at);
+  }
+  return positions;
 }
