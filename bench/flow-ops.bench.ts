@@ -5,6 +5,7 @@
  * write with the task bytes it serialized anew (flowplan_flow_json_task_bytes_total), and of a
  * repeated GET of the flow, which must not recompute (checked with the recompute counter of
  * /metrics). Also the heap a hot session holds (run with --expose-gc).
+ * BENCH_SIZES picks the flow sizes (default `10000,100000`).
  * Prints one JSON line: { name, machine, offloadTasks, runs: [{ tasks, sessionHeapMB, start,
  * complete, addTask, get: {…, recomputes}, getAfterWrite }] }.
  */
@@ -166,7 +167,10 @@ async function create(tasks: number): Promise<{ flowId: string; ready: string[] 
   return { flowId: snapshot.flow.id, ready };
 }
 
-const runs = [await run(10_000, GETS), await run(100_000, GETS / 10)];
+// BENCH_SIZES (a comma list, as bench:check runs it: 10000) picks the flows measured.
+const sizes = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const runs = [];
+for (const tasks of sizes) runs.push(await run(tasks, tasks >= 100_000 ? GETS / 10 : GETS));
 process.stdout.write(
   `${JSON.stringify({
     name: 'flow-ops',
