@@ -59,8 +59,26 @@ export function sendWhole(
       if (!response.stream)
         res.writeHeader('Content-Length', String(Buffer.byteLength(response.body ?? '')));
       res.endWithoutBody();
-    } else res.end(response.body ?? '', close);
+    } else if (!close && Buffer.isBuffer(response.body) && response.body.length > LARGE_BODY)
+      // (A closing answer is rare, and a force-close after tryEnd could cut its tail: it is ended whole.)
+      sendLarge(res, response.body);
+    else res.end(response.body ?? '', close);
   });
+}
+
+/** Past this size a body goes out as the socket takes it, not copied into uWS's buffer at once. */
+const LARGE_BODY = 256 * 1024;
+
+/**
+ * A large body (a 100k-task flow is tens of MB) written as the socket drains: tryEnd sends what
+ * the socket takes now and keeps nothing, and each onWritable resumes from the write offset. A
+ * cached body is shared by every reader of its version, so no reader costs a copy of it.
+ */
+function sendLarge(res: HttpResponse, body: Buffer): void {
+  const start = res.getWriteOffset();
+  const [, done] = res.tryEnd(body, body.length);
+  if (done) return;
+  res.onWritable((offset) => res.tryEnd(body.subarray(offset - start), body.length)[0]);
 }
 
 /**
