@@ -11,7 +11,7 @@ import { artifact, openBrowser } from '../../helpers/browser.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
 import { startTestServer, item } from '../../helpers/server.ts';
 import { authorizePath, pkce, setUpPerson } from '../../services/auth/agent.ts';
-import type { Flow, FlowSummary, MemberList, Preferences, Token } from '../../helpers/wire.ts';
+import type { Flow, MemberList, Preferences, Token } from '../../helpers/wire.ts';
 
 t.test('sign-in and consent in Chromium', async (t) => {
   const browser = await openBrowser(t);
@@ -167,7 +167,7 @@ t.test('sign-in and consent in Chromium', async (t) => {
     joined.body.items.filter((m: { email: string }) => m.email === 'browser.invitee@example.com'),
   );
   t.match(ivy, { role: 'member', name: 'Ivy Invitee' });
-  // Work assigned to her shows on the home page, linking to the published flow.
+  // Work assigned to her shows on the home page, each task linking to itself on its flow's page.
   const flow = (
     await s.api<Flow>('POST', '/v1/flows', {
       token: s.adminKey,
@@ -180,16 +180,14 @@ t.test('sign-in and consent in Chromium', async (t) => {
       },
     })
   ).body;
-  const published = (
-    await s.api<FlowSummary>('POST', `/v1/flows/${flow.id}/publish`, { token: s.adminKey })
-  ).body;
   await invitePage.reload();
   t.match(await invitePage.textContent('tbody tr td'), /^Pack the archive/, 'her ready task');
   t.notMatch(await invitePage.textContent('tbody'), /Book movers/, 'not the blocked one');
+  const pack = flow.tasks.find((task) => task.name === 'Pack the archive');
   t.equal(
     await invitePage.getAttribute('tbody a', 'href'),
-    published.publicUrl,
-    'linked to the published flow',
+    `/app/flows/${flow.id}#task-${pack?.id ?? ''}`,
+    "linked to the task on its flow's page",
   );
   await invitePage.screenshot({ path: artifact('app-home.png'), fullPage: true });
   // The notification settings page, from the home page: every setting, saved with the form.
