@@ -14,7 +14,7 @@ import { PROGRESS } from './status.ts';
  *     whose list outgrows the sparse limit, or that has a dense successor, or that no
  *     longer fits in LIST_BUDGET, becomes dense; dense tasks thus form a
  *     predecessor-closed set (in practice the early, highly connected part of the graph).
- *  2. Dense: reach-pass.ts counts the dense tasks 128 at a time, one bit each, in
+ *  2. Dense: reach-pass.ts counts the dense tasks 512 at a time, one bit each, in
  *     passes over the whole graph (WebAssembly SIMD). It needs nothing from phase 1.
  * Lists hold unfinished tasks only (a done task reached adds nothing to a count), and
  * an unfinished successor already listed through an earlier one is skipped: its list
@@ -87,55 +87,56 @@ function sparseCounts(
   budget: number,
 ): Int32Array {
   const n = open.length;
-  // Slice [first, last) of `arena` lists the open positions reachable from position i.
-  const first = new Int32Array(n).fill(-1);
-  const last = new Int32Array(n);
+  const counts = new Int32Array(n).fill(-1);
+  // Slice [first[i], first[i] + counts[i]) of `arena` lists the open positions reachable
+  // from position i. A list is built in place at the arena's end (no copy), so the arena
+  // grows ahead of it by a whole list.
+  const first = new Int32Array(n);
   let arena = new Uint32Array(Math.min(budget, 1 << 16));
   let used = 0;
   // stamp[x] === i: x is already in the list being built for position i.
   const stamp = new Int32Array(n).fill(-1);
-  const cur = new Uint32Array(limit);
   for (let i = n - 1; i >= 0; i--) {
-    let len = 0;
     // A dense successor makes i dense: check them all before merging any list.
     let dense = false;
     for (let k = start[i]!, end = start[i + 1]!; k < end && !dense; k++)
-      dense = first[adj[k]!]! < 0;
+      dense = counts[adj[k]!]! < 0;
     if (dense) continue;
+    const cap = Math.min(used + limit, budget);
+    if (cap > arena.length) {
+      const grown = new Uint32Array(Math.min(budget, Math.max(arena.length * 2, cap)));
+      grown.set(arena.subarray(0, used));
+      arena = grown;
+    }
+    let w = used;
     succs: for (let k = start[i]!, end = start[i + 1]!; k < end; k++) {
       const j = adj[k]!;
       if (open[j] === 1) {
         if (stamp[j] === i) continue; // reached through an earlier successor
-        if (len === limit) {
+        if (w === cap) {
           dense = true;
           break;
         }
         stamp[j] = i;
-        cur[len++] = j;
+        arena[w++] = j;
       }
-      for (let p = first[j]!, pEnd = last[j]!; p < pEnd; p++) {
+      for (let p = first[j]!, pEnd = p + counts[j]!; p < pEnd; p++) {
         const x = arena[p]!;
         if (stamp[x] === i) continue;
-        if (len === limit) {
+        if (w === cap) {
           dense = true;
           break succs;
         }
         stamp[x] = i;
-        cur[len++] = x;
+        arena[w++] = x;
       }
     }
-    if (dense || used + len > budget) continue;
-    if (used + len > arena.length) {
-      const grown = new Uint32Array(Math.min(budget, Math.max(arena.length * 2, used + len)));
-      grown.set(arena.subarray(0, used));
-      arena = grown;
-    }
-    arena.set(cur.subarray(0, len), used);
+    if (dense) continue;
     first[i] = used;
-    last[i] = used + len;
-    used += len;
+    counts[i] = w - used;
+    used = w;
   }
-  return first.map((f, i) => (f < 0 ? -1 : last[i]! - f));
+  return counts;
 }
 
 /** Successor lists by topological position, each sorted ascending. */

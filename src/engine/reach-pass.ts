@@ -2,33 +2,44 @@ import type { Graph } from './graph.ts';
 
 /**
  * Dense phase of blocking counts: exact downstream counts for a set of source tasks,
- * 128 sources per pass, with a small WebAssembly SIMD kernel.
+ * 512 sources per pass, with a small WebAssembly SIMD kernel.
  *
- * Each pass walks positions upward from its first source. A task's v128 `out` holds one
- * bit (lane) per source that reaches it, the OR of its predecessors' `out`, plus its own
- * lane if it is a source; every unfinished task adds its lanes to 128 bit-sliced counters.
- * Why WebAssembly: the same pass in JS has 32 lanes (Int32) and costs 4x as many passes;
- * measured at 100k tasks, the dense tasks' counts took 260 ms as JS bitset rows and
- * take ~35 ms here. Memory is O(n + edges): 16 bytes a task plus 4 an edge.
+ * Each pass walks positions upward from its first source. A task's 64-byte `out` holds
+ * one bit (lane) per source that reaches it, the OR of its predecessors' `out`, plus its
+ * own lane if it is a source; the open tasks' lanes are then added to 512 bit-sliced
+ * counters, eight tasks at a time through a carry-save adder tree.
+ * Why 512 lanes: a predecessor's lanes are one cache line, and the random reads of those
+ * lines are most of a pass; at 128 lanes (16 bytes) each line served one quarter as many
+ * sources. Why WebAssembly: the same pass in JS has 32 lanes (Int32).
+ * Memory is O(n + edges): 64 bytes a task plus 4 an edge.
  *
- * KERNEL is src/engine/reach-pass.wat assembled (681 bytes). After editing the .wat:
- *   npx -y wabt@1.0.39 wat2wasm src/engine/reach-pass.wat --output=- | base64 -w 100
+ * KERNEL is src/engine/reach-pass.wat assembled. After editing the .wat:
+ *   npx -y -p wabt@1.0.39 wat2wasm src/engine/reach-pass.wat -o /tmp/k.wasm && base64 -w 100 /tmp/k.wasm
  * and paste the output below; the blocking-count property tests exercise every path.
  */
 const KERNEL =
-  'AGFzbQEAAAABEQJgAn97AGAIf39/f39/f38AAg8BA2VudgZtZW1vcnkCAAADAwIAAQcIAQRwYXNzAAEK6wQCMAEBewNAIAD9AAQA' +
-  'IQIgACACIAH9Uf0LBAAgAiAB/U4hASAAQRBqIQAgAf1TDQALC7cEAgR/C3sgBSgCACEKA0AgAEH/AWogASAAQf8BaiABSRshCwNA' +
-  '/QwAAAAAAAAAAAAAAAAAAAAAIQwgAiAAQQJ0aigCACEIIAIgAEECdGooAgQhCQJAA0AgCCAJTw0BIAwgCCgCAP0ABAD9UCEMIAhB' +
-  'BGohCAwACwsgDCADIABqLQAA/Q/9TiENIA8gDf1OIQ4gDyAN/VEhDyAQIA79TiENIBAgDv1RIRAgESAN/U4hDiARIA39USERIBIg' +
-  'Dv1OIQ0gEiAO/VEhEiATIA39TiEOIBMgDf1RIRMgFCAO/U4hDSAUIA79USEUIBUgDf1OIQ4gFSAN/VEhFSAWIA79USEWIAAgCkYE' +
-  'QCAMIAb9AAQA/VAhDCAGQRBqIQYgBUEEaiEFIAUoAgAhCgsgBCAAQQR0aiAM/QsEACAAQQFqIQAgACALSQ0ACyAHIA8QACAHQRBq' +
-  'IBAQACAHQSBqIBEQACAHQTBqIBIQACAHQcAAaiATEAAgB0HQAGogFBAAIAdB4ABqIBUQACAHQfAAaiAWEAD9DAAAAAAAAAAAAAAA' +
-  'AAAAAAAhD/0MAAAAAAAAAAAAAAAAAAAAACEQ/QwAAAAAAAAAAAAAAAAAAAAAIRH9DAAAAAAAAAAAAAAAAAAAAAAhEv0MAAAAAAAA' +
-  'AAAAAAAAAAAAACET/QwAAAAAAAAAAAAAAAAAAAAAIRT9DAAAAAAAAAAAAAAAAAAAAAAhFf0MAAAAAAAAAAAAAAAAAAAAACEWIAAg' +
-  'AUkNAAsL';
+  'AGFzbQEAAAABEQJgAn97AGAIf39/f39/f38AAg8BA2VudgZtZW1vcnkCAAADAwIAAQcIAQRwYXNzAAEKtQkCMAEBewNAIAD9AAQA' +
+  'IQIgACACIAH9Uf0LBAAgAiAB/U4hASAAQRBqIQAgAf1TDQALC4EJAgh/FHsgBCgCACEKA0AgAEHwAWogASAAQfABaiABSRshCwNA' +
+  '/QwAAAAAAAAAAAAAAAAAAAAAIRD9DAAAAAAAAAAAAAAAAAAAAAAhEf0MAAAAAAAAAAAAAAAAAAAAACES/QwAAAAAAAAAAAAAAAAA' +
+  'AAAAIRMgAiAAQQJ0aigCACEIIAIgAEECdGooAgQhCQJAA0AgCCAJTw0BIAgoAgAhDCAQIAz9AAQA/VAhECARIAz9AAQQ/VAhESAS' +
+  'IAz9AAQg/VAhEiATIAz9AAQw/VAhEyAIQQRqIQgMAAsLIAAgCkYEQCAQIAX9AAQA/VAhECARIAX9AAQQ/VAhESASIAX9AAQg/VAh' +
+  'EiATIAX9AAQw/VAhEyAFQcAAaiEFIARBBGohBCAEKAIAIQoLIAMgAEEGdGohDCAMIBD9CwQAIAwgEf0LBBAgDCAS/QsEICAMIBP9' +
+  'CwQwIABBAWohACAAIAtJDQALIAchDwJAA0AgDygCACAATw0BIA9BBGohDwwACwsgByAPIAdrQR9qIA8gB2sgACABTxtBYHFqIQ9B' +
+  'ACENA0D9DAAAAAAAAAAAAAAAAAAAAAAhHP0MAAAAAAAAAAAAAAAAAAAAACEd/QwAAAAAAAAAAAAAAAAAAAAAIR79DAAAAAAAAAAA' +
+  'AAAAAAAAAAAhH/0MAAAAAAAAAAAAAAAAAAAAACEg/QwAAAAAAAAAAAAAAAAAAAAAISH9DAAAAAAAAAAAAAAAAAAAAAAhIv0MAAAA' +
+  'AAAAAAAAAAAAAAAAACEjIAMgDWohDCAHIQ4CQANAIA4gD08NASAMIA4oAgBBBnRq/QAEACEUIAwgDigCBEEGdGr9AAQAIRUgHCAU' +
+  '/VEhFiAcIBT9TiAWIBX9Tv1QIRggFiAV/VEhHCAMIA4oAghBBnRq/QAEACEUIAwgDigCDEEGdGr9AAQAIRUgHCAU/VEhFiAcIBT9' +
+  'TiAWIBX9Tv1QIRkgFiAV/VEhHCAdIBj9USEWIB0gGP1OIBYgGf1O/VAhGiAWIBn9USEdIAwgDigCEEEGdGr9AAQAIRQgDCAOKAIU' +
+  'QQZ0av0ABAAhFSAcIBT9USEWIBwgFP1OIBYgFf1O/VAhGCAWIBX9USEcIAwgDigCGEEGdGr9AAQAIRQgDCAOKAIcQQZ0av0ABAAh' +
+  'FSAcIBT9USEWIBwgFP1OIBYgFf1O/VAhGSAWIBX9USEcIB0gGP1RIRYgHSAY/U4gFiAZ/U79UCEbIBYgGf1RIR0gHiAa/VEhFiAe' +
+  'IBr9TiAWIBv9Tv1QIRQgFiAb/VEhHiAfIBT9TiEXIB8gFP1RIR8gICAX/U4hFCAgIBf9USEgICEgFP1OIRcgISAU/VEhISAiIBf9' +
+  'TiEUICIgF/1RISIgIyAU/VEhIyAOQSBqIQ4MAAsLIAYgDUEFdGohDCAMIBwQACAMQRBqIB0QACAMQSBqIB4QACAMQTBqIB8QACAM' +
+  'QcAAaiAgEAAgDEHQAGogIRAAIAxB4ABqICIQACAMQfAAaiAjEAAgDUEQaiENIA1BwABJDQALIA8hByAAIAFJDQALCw==';
 
-export const PASS_LANES = 128;
+export const PASS_LANES = 512;
 const PLANES = 32;
+/** The kernel reads the open positions eight at a time; padding completes the last eight. */
+const PAD = 7;
 
 /** The few WebAssembly calls used here, typed locally: our tsconfig has no DOM lib. */
 interface Wasm {
@@ -40,11 +51,11 @@ type Pass = (
   v: number,
   n: number,
   starts: number,
-  open: number,
   out: number,
   sources: number,
   lanes: number,
   planes: number,
+  opens: number,
 ) => void;
 
 const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
@@ -52,7 +63,7 @@ const kernel = new wasm.Module(Buffer.from(KERNEL, 'base64'));
 
 /**
  * counts[s] for each position in `sources` (ascending): how many open positions it
- * reaches. `pos` maps a node to its position in `order`; `perPass` (at most 128) is
+ * reaches. `pos` maps a node to its position in `order`; `perPass` (at most 512) is
  * lowered only by tests, to cross pass boundaries on small graphs.
  */
 export function reachCounts(
@@ -67,29 +78,32 @@ export function reachCounts(
   const { predStart, pred } = g;
   const counts = new Uint32Array(sources.length);
   if (sources.length === 0) return counts;
-  // Byte layout, as documented in the .wat; v128 areas 16-byte aligned.
+  let openTasks = 0;
+  for (let i = 0; i < n; i++) openTasks += open[i]!;
+  // Byte layout, as documented in the .wat; out 64-byte aligned, other v128 areas 16.
   const out = 0;
-  const starts = out + 16 * n;
+  const starts = out + 64 * (n + 1);
   const preds = starts + 4 * (n + 1);
-  const openAt = preds + 4 * pred.length;
-  const sourceAt = (openAt + n + 15) & ~15;
-  const lanes = sourceAt + 4 * (PASS_LANES + 1);
-  const planes = lanes + 16 * PASS_LANES;
-  const memory = new wasm.Memory({ initial: Math.ceil((planes + 16 * PLANES) / 65536) });
+  const opens = preds + 4 * pred.length;
+  const sourceAt = opens + 4 * (openTasks + PAD);
+  const lanes = (sourceAt + 4 * (PASS_LANES + 1) + 15) & ~15;
+  const planes = lanes + 64 * PASS_LANES;
+  const memory = new wasm.Memory({ initial: Math.ceil((planes + 64 * PLANES) / 65536) });
   const { pass } = new wasm.Instance(kernel, { env: { memory } }).exports;
   const words = new Int32Array(memory.buffer);
-  const bytes = new Uint8Array(memory.buffer);
 
   let e = preds >> 2;
+  let o = opens >> 2;
   for (let i = 0; i < n; i++) {
     words[(starts >> 2) + i] = e << 2;
     const v = order[i]!;
     for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
-      words[e++] = out + 16 * pos[pred[k]!]!;
-    bytes[openAt + i] = open[i] === 1 ? 0xff : 0;
+      words[e++] = out + 64 * pos[pred[k]!]!;
+    if (open[i] === 1) words[o++] = i;
   }
   words[(starts >> 2) + n] = e << 2;
-  for (let l = 0; l < PASS_LANES; l++) words[(lanes >> 2) + 4 * l + (l >>> 5)] = 1 << (l & 31);
+  words.fill(n, o, o + PAD);
+  for (let l = 0; l < PASS_LANES; l++) words[(lanes >> 2) + 16 * l + (l >>> 5)] = 1 << (l & 31);
 
   const bits = 32 - Math.clz32(n); // a count is below n < 2^bits
   // Last group first: each pass starts lower than the one before, so positions below
@@ -97,15 +111,19 @@ export function reachCounts(
   const lastGroup = Math.floor((sources.length - 1) / perPass) * perPass;
   for (let s0 = lastGroup; s0 >= 0; s0 -= perPass) {
     const group = Math.min(perPass, sources.length - s0);
+    const first = sources[s0]!;
     words.set(sources.subarray(s0, s0 + group), sourceAt >> 2);
     words[(sourceAt >> 2) + group] = n;
-    words.fill(0, planes >> 2, (planes >> 2) + 4 * PLANES);
-    pass(sources[s0]!, n, starts, openAt, out, sourceAt, lanes, planes);
+    words.fill(0, planes >> 2, (planes >> 2) + 16 * PLANES);
+    while (o > opens >> 2 && words[o - 1]! >= first) o--;
+    pass(first, n, starts, out, sourceAt, lanes, planes, o << 2);
     for (let l = 0; l < group; l++) {
+      // Lane l: bit l % 128 of the planes of quarter l / 128.
+      const at = (planes >> 2) + 4 * PLANES * (l >>> 7) + ((l & 127) >>> 5);
       let c = 0;
-      for (let b = 0; b < bits; b++)
-        c |= ((words[(planes >> 2) + 4 * b + (l >>> 5)]! >>> (l & 31)) & 1) << b;
-      counts[s0 + l] = c;
+      for (let b = 0; b < bits; b++) c |= ((words[at + 4 * b]! >>> (l & 31)) & 1) << b;
+      // The kernel counts an open source as reaching itself; a task does not block itself.
+      counts[s0 + l] = c - open[sources[s0 + l]!]!;
     }
   }
   return counts;

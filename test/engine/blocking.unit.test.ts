@@ -33,6 +33,23 @@ t.test('dense passes: every lane of a pass, many passes, chunks of 255 tasks', a
   t.pass('dense passes match the reference');
 });
 
+t.test('a full pass: all 512 lanes, every quarter, then a partial pass', async (t) => {
+  // 520 to 700 tasks, all dense, done anywhere: the four quarters of a 512-lane pass,
+  // each counted in groups of 8 open tasks (padded at the end), and chunks of 240 tasks.
+  const bigDag = dagArb(700, 520).chain((dag) =>
+    fc
+      .array(fc.integer({ min: 0, max: 2 }), { minLength: dag.n, maxLength: dag.n })
+      .map((progress) => ({ ...dag, progress })),
+  );
+  fc.assert(
+    fc.property(bigDag, (dag) => {
+      assert.deepEqual(countsWith(dag, { sparseLimit: 0 }), refBlockingCounts(dag));
+    }),
+    { numRuns: 8 },
+  );
+  t.pass('full passes match the reference');
+});
+
 t.test('the sparse limit may fall anywhere', async (t) => {
   fc.assert(
     fc.property(dagArb(200), fc.nat(64), fc.nat(300), (dag, sparseLimit, listBudget) => {
