@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { buildGraph, topoOrder } from '../../src/engine/graph.ts';
 import { blockingCounts, type BlockingLimits } from '../../src/engine/blocking.ts';
-import { PASS_LANES } from '../../src/engine/reach-pass.ts';
+import { PASS_LANES } from '../../src/engine/blocking-kernel.ts';
 import { dagArb, toInput } from './arbitraries.ts';
 import { refBlockingCounts, type RefGraph } from './reference.ts';
 
