@@ -54,7 +54,7 @@ export function blockingCounts(
   const budget = Math.min(limits.listBudget ?? LIST_BUDGET, n * limit);
   const perPass = limits.passSources ?? PASS_LANES;
   // The kernel's memory, areas as its .wat describes; the arena last, so that the part
-  // no list reaches is never touched.
+  // no list reaches is never touched. Areas the kernel reads before it writes are cleared.
   let top = 0;
   const area = (bytes: number, align = 16): number => {
     const at = Math.ceil(top / align) * align;
@@ -88,6 +88,7 @@ export function blockingCounts(
   words.set(predStart, predStartAt >> 2);
   words.set(pred, predAt >> 2);
   new Uint8Array(buffer).set(progress, progressAt);
+  words.fill(0, sstart >> 2, (sstart >> 2) + n + 1);
 
   kernel.prepare(
     n,
@@ -110,6 +111,8 @@ export function blockingCounts(
   const denseTasks = kernel.denseTasks(n, counts, dense);
   if (denseTasks > 0) {
     const openEnd = kernel.openTasks(n, open, opens);
+    words.fill(0, out >> 2, (out + 64 * (n + 1)) >> 2);
+    words.fill(0, lanes >> 2, (lanes + 64 * PASS_LANES) >> 2);
     for (let l = 0; l < PASS_LANES; l++) words[(lanes >> 2) + 16 * l + (l >>> 5)] = 1 << (l & 31);
     const bits = 32 - Math.clz32(n); // a count is below n < 2^bits
     // Last group first: each pass starts lower than the one before, so positions below
