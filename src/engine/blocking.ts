@@ -21,8 +21,8 @@ import { PROGRESS } from './status.ts';
  * adds nothing (a transitively implied edge).
  * Memory: one WebAssembly memory of ~115 bytes a task and 12 an edge (64 of them the
  * pass's lanes), plus the lists, 16 MB at most: ~31 MB at 100k tasks / 300k edges.
- * Measured there (2 shared cores, least CPU time of 21): ~11k dense tasks, ~48 ms in
- * all, of which ~20 ms sparse, ~20 ms in the passes and ~8 ms laying out the rows.
+ * Measured there (2 shared cores): ~11k dense tasks, ~35-45 ms in all, about 55% of it in
+ * the passes, 30% merging lists and 10% laying out the rows (docs/performance.md).
  */
 const LIST_BUDGET = 4 * 1024 * 1024;
 /** Bit planes of the dense counters, per quarter of a pass's lanes: counts below 2^32. */
