@@ -1,5 +1,5 @@
 import type { Graph } from './graph.ts';
-import { PASS_LANES, reachCounts } from './reach-pass.ts';
+import { blockingKernel, PASS_LANES } from './blocking-kernel.ts';
 import { PROGRESS } from './status.ts';
 
 /**
@@ -7,23 +7,26 @@ import { PROGRESS } from './status.ts';
  * it (its downstream reachable set, itself excluded, done tasks not counted).
  *
  * Exact, in two phases over topological positions (successors always sit at higher
- * positions):
+ * positions), both run by the WebAssembly kernel (blocking-kernel.wat):
  *  1. Sparse, in reverse position order so every successor comes first: most tasks
  *     reach few others, so their reachable unfinished tasks are kept as position lists,
  *     each the union of its successors' lists (deduplicated with a stamp array). A task
  *     whose list outgrows the sparse limit, or that has a dense successor, or that no
  *     longer fits in LIST_BUDGET, becomes dense; dense tasks thus form a
  *     predecessor-closed set (in practice the early, highly connected part of the graph).
- *  2. Dense: reach-pass.ts counts the dense tasks 128 at a time, one bit each, in
- *     passes over the whole graph (WebAssembly SIMD). It needs nothing from phase 1.
+ *  2. Dense: passes over the whole graph count the dense tasks 512 at a time, one bit
+ *     each (SIMD). It needs nothing from phase 1.
  * Lists hold unfinished tasks only (a done task reached adds nothing to a count), and
  * an unfinished successor already listed through an earlier one is skipped: its list
  * adds nothing (a transitively implied edge).
- * Memory stays under ~50 MB whatever the graph: 16 MB of lists plus O(n + edges).
- * Measured at 100k tasks / 300k edges (2 cores, best of 21): ~11k dense tasks, ~72 ms
- * in all, of which ~27 ms sparse and ~35 ms in the passes (was ~300 ms with JS bitsets).
+ * Memory: one WebAssembly memory of ~115 bytes a task and 12 an edge (64 of them the
+ * pass's lanes), plus the lists, 16 MB at most: ~31 MB at 100k tasks / 300k edges.
+ * Measured there (2 shared cores): ~11k dense tasks, ~35-45 ms in all, about 55% of it in
+ * the passes, 30% merging lists and 10% laying out the rows (docs/performance.md).
  */
 const LIST_BUDGET = 4 * 1024 * 1024;
+/** Bit planes of the dense counters, per quarter of a pass's lanes: counts below 2^32. */
+const PLANES = 32;
 /**
  * Beyond ~512 entries merging lists costs more than a dense task's share of a pass; at
  * 100k tasks, limits from 256 to 768 measured within 1 ms of each other.
@@ -34,7 +37,7 @@ const sparseLimitFor = (n: number): number => Math.min(512, Math.max(16, n >>> 6
 export interface BlockingLimits {
   listBudget?: number;
   sparseLimit?: number;
-  /** Dense tasks per pass, 1 to 128. */
+  /** Dense tasks per pass, 1 to 512. */
   passSources?: number;
 }
 
@@ -44,119 +47,85 @@ export function blockingCounts(
   progress: Uint8Array,
   limits: BlockingLimits = {},
 ): Uint32Array {
-  const n = g.n;
-  const pos = new Uint32Array(n);
-  const open = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    pos[order[i]!] = i;
-    open[i] = progress[order[i]!] === PROGRESS.done ? 0 : 1;
-  }
-  const { start, adj } = successorsByPosition(g, order, pos);
-  const sparse = sparseCounts(
-    start,
-    adj,
-    open,
-    limits.sparseLimit ?? sparseLimitFor(n),
-    limits.listBudget ?? LIST_BUDGET,
-  );
-  const counts = new Uint32Array(n);
-  const dense = new Int32Array(n);
-  let denseTasks = 0;
-  for (let i = 0; i < n; i++) {
-    if (sparse[i]! >= 0) counts[order[i]!] = sparse[i]!;
-    else dense[denseTasks++] = i;
-  }
-  const denseCounts = reachCounts(
-    g,
-    order,
+  const { n, predStart, pred } = g;
+  const edges = pred.length;
+  const limit = limits.sparseLimit ?? sparseLimitFor(n);
+  // Lists never hold more than `limit` entries a task.
+  const budget = Math.min(limits.listBudget ?? LIST_BUDGET, n * limit);
+  const perPass = limits.passSources ?? PASS_LANES;
+  // The kernel's memory, areas as its .wat describes; the arena last, so that the part
+  // no list reaches is never touched. Areas the kernel reads before it writes are cleared.
+  let top = 0;
+  const area = (bytes: number, align = 16): number => {
+    const at = Math.ceil(top / align) * align;
+    top = at + bytes;
+    return at;
+  };
+  const orderAt = area(4 * n);
+  const predStartAt = area(4 * (n + 1));
+  const predAt = area(4 * edges);
+  const progressAt = area(n);
+  const pos = area(4 * n);
+  const open = area(n);
+  const pstart = area(4 * (n + 1));
+  const ppos = area(4 * edges);
+  const sstart = area(4 * (n + 1));
+  const sadj = area(4 * edges);
+  const first = area(4 * n); // also prepare's fill cursors
+  const counts = area(4 * n);
+  const stamp = area(4 * n);
+  const dense = area(4 * n);
+  const opens = area(4 * (n + 7));
+  const sources = area(4 * (PASS_LANES + 1));
+  const lanes = area(64 * PASS_LANES);
+  const planes = area(4 * 16 * PLANES);
+  const out = area(64 * (n + 1), 64);
+  const result = area(4 * n);
+  const arena = area(4 * budget);
+  const { kernel, buffer } = blockingKernel(top);
+  const words = new Int32Array(buffer);
+  words.set(order, orderAt >> 2);
+  words.set(predStart, predStartAt >> 2);
+  words.set(pred, predAt >> 2);
+  new Uint8Array(buffer).set(progress, progressAt);
+  words.fill(0, sstart >> 2, (sstart >> 2) + n + 1);
+
+  kernel.prepare(
+    n,
+    PROGRESS.done,
+    orderAt,
+    predStartAt,
+    predAt,
+    progressAt,
     pos,
     open,
-    dense.subarray(0, denseTasks),
-    limits.passSources ?? PASS_LANES,
+    pstart,
+    ppos,
+    sstart,
+    sadj,
+    first,
   );
-  for (let d = 0; d < denseTasks; d++) counts[order[dense[d]!]!] = denseCounts[d]!;
-  return counts;
-}
-
-/** Per position: the number of unfinished tasks it reaches, or -1 for a dense task. */
-function sparseCounts(
-  start: Uint32Array,
-  adj: Uint32Array,
-  open: Uint8Array,
-  limit: number,
-  budget: number,
-): Int32Array {
-  const n = open.length;
-  // Slice [first, last) of `arena` lists the open positions reachable from position i.
-  const first = new Int32Array(n).fill(-1);
-  const last = new Int32Array(n);
-  let arena = new Uint32Array(Math.min(budget, 1 << 16));
-  let used = 0;
-  // stamp[x] === i: x is already in the list being built for position i.
-  const stamp = new Int32Array(n).fill(-1);
-  const cur = new Uint32Array(limit);
-  for (let i = n - 1; i >= 0; i--) {
-    let len = 0;
-    // A dense successor makes i dense: check them all before merging any list.
-    let dense = false;
-    for (let k = start[i]!, end = start[i + 1]!; k < end && !dense; k++)
-      dense = first[adj[k]!]! < 0;
-    if (dense) continue;
-    succs: for (let k = start[i]!, end = start[i + 1]!; k < end; k++) {
-      const j = adj[k]!;
-      if (open[j] === 1) {
-        if (stamp[j] === i) continue; // reached through an earlier successor
-        if (len === limit) {
-          dense = true;
-          break;
-        }
-        stamp[j] = i;
-        cur[len++] = j;
-      }
-      for (let p = first[j]!, pEnd = last[j]!; p < pEnd; p++) {
-        const x = arena[p]!;
-        if (stamp[x] === i) continue;
-        if (len === limit) {
-          dense = true;
-          break succs;
-        }
-        stamp[x] = i;
-        cur[len++] = x;
-      }
+  words.fill(-1, counts >> 2, (counts >> 2) + n);
+  words.fill(-1, stamp >> 2, (stamp >> 2) + n);
+  kernel.sparse(n, sstart, sadj, open, counts, first, stamp, arena, limit, budget);
+  const denseTasks = kernel.denseTasks(n, counts, dense);
+  if (denseTasks > 0) {
+    const openEnd = kernel.openTasks(n, open, opens);
+    words.fill(0, out >> 2, (out + 64 * (n + 1)) >> 2);
+    words.fill(0, lanes >> 2, (lanes + 64 * PASS_LANES) >> 2);
+    for (let l = 0; l < PASS_LANES; l++) words[(lanes >> 2) + 16 * l + (l >>> 5)] = 1 << (l & 31);
+    const bits = 32 - Math.clz32(n); // a count is below n < 2^bits
+    // Last group first: each pass starts lower than the one before, so positions below
+    // its start were never written and still hold the zero the kernel expects there.
+    for (let s0 = Math.floor((denseTasks - 1) / perPass) * perPass; s0 >= 0; s0 -= perPass) {
+      const group = Math.min(perPass, denseTasks - s0);
+      words.copyWithin(sources >> 2, (dense >> 2) + s0, (dense >> 2) + s0 + group);
+      words[(sources >> 2) + group] = n;
+      words.fill(0, planes >> 2, (planes >> 2) + 4 * 4 * PLANES);
+      kernel.pass(n, pstart, ppos, out, sources, lanes, planes, opens, openEnd);
+      kernel.settle(group, bits, planes, sources, open, counts);
     }
-    if (dense || used + len > budget) continue;
-    if (used + len > arena.length) {
-      const grown = new Uint32Array(Math.min(budget, Math.max(arena.length * 2, used + len)));
-      grown.set(arena.subarray(0, used));
-      arena = grown;
-    }
-    arena.set(cur.subarray(0, len), used);
-    first[i] = used;
-    last[i] = used + len;
-    used += len;
   }
-  return first.map((f, i) => (f < 0 ? -1 : last[i]! - f));
-}
-
-/** Successor lists by topological position, each sorted ascending. */
-function successorsByPosition(
-  g: Graph,
-  order: Uint32Array,
-  pos: Uint32Array,
-): { start: Uint32Array; adj: Uint32Array } {
-  const { n, predStart, pred, succStart } = g;
-  const start = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const v = order[i]!;
-    start[i + 1] = start[i]! + succStart[v + 1]! - succStart[v]!;
-  }
-  const fill = start.slice(0, n);
-  const adj = new Uint32Array(start[n]!);
-  // Visiting targets in ascending position appends to every source list in ascending order.
-  for (let i = 0; i < n; i++) {
-    const v = order[i]!;
-    for (let k = predStart[v]!, end = predStart[v + 1]!; k < end; k++)
-      adj[fill[pos[pred[k]!]!]!++] = i;
-  }
-  return { start, adj };
+  kernel.byNode(n, orderAt, counts, result);
+  return new Uint32Array(buffer, result, n).slice();
 }

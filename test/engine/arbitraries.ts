@@ -12,8 +12,8 @@ export interface DagCase extends RefGraph {
   perm: number[];
 }
 
-export function dagArb(maxNodes = 60): fc.Arbitrary<DagCase> {
-  return fc.integer({ min: 1, max: maxNodes }).chain((n) =>
+export function dagArb(maxNodes = 60, minNodes = 1): fc.Arbitrary<DagCase> {
+  return fc.integer({ min: minNodes, max: maxNodes }).chain((n) =>
     fc
       .record({
         perm: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),

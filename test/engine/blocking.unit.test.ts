@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { buildGraph, topoOrder } from '../../src/engine/graph.ts';
 import { blockingCounts, type BlockingLimits } from '../../src/engine/blocking.ts';
-import { PASS_LANES } from '../../src/engine/reach-pass.ts';
+import { PASS_LANES } from '../../src/engine/blocking-kernel.ts';
 import { dagArb, toInput } from './arbitraries.ts';
+import { randomDag } from './random-dag.ts';
 import { refBlockingCounts, type RefGraph } from './reference.ts';
 
 // Properties assert by throwing (node:assert) so fast-check can shrink a failure.
@@ -31,6 +32,23 @@ t.test('dense passes: every lane of a pass, many passes, chunks of 255 tasks', a
     { numRuns: 40 },
   );
   t.pass('dense passes match the reference');
+});
+
+t.test('a full pass: all 512 lanes, every quarter, then a partial pass', async (t) => {
+  // 520 to 700 tasks, all dense, done anywhere: the four quarters of a 512-lane pass,
+  // each counted in groups of 8 open tasks (padded at the end), and chunks of 240 tasks.
+  const bigDag = dagArb(700, 520).chain((dag) =>
+    fc
+      .array(fc.integer({ min: 0, max: 2 }), { minLength: dag.n, maxLength: dag.n })
+      .map((progress) => ({ ...dag, progress })),
+  );
+  fc.assert(
+    fc.property(bigDag, (dag) => {
+      assert.deepEqual(countsWith(dag, { sparseLimit: 0 }), refBlockingCounts(dag));
+    }),
+    { numRuns: 8 },
+  );
+  t.pass('full passes match the reference');
 });
 
 t.test('the sparse limit may fall anywhere', async (t) => {
@@ -102,4 +120,20 @@ t.test('a 50,000-deep chain with done stretches, all dense', async (t) => {
   const expected = new Uint32Array(n);
   for (let i = n - 2; i >= 0; i--) expected[i] = expected[i + 1]! + (progress[i + 1] === 2 ? 0 : 1);
   t.same([...blockingCounts(g, order, progress, { sparseLimit: 0 })], [...expected]);
+});
+
+t.test('a count after a larger one reads nothing the larger one left behind', async (t) => {
+  // The kernel's memory is kept between counts: fill all of it with a 20k-task count first.
+  const big = randomDag(20_000, { seed: 7, doneShare: 0.5 });
+  const g = buildGraph(big.n, big.from, big.to);
+  const order = topoOrder(g).order;
+  assert.ok(order !== null, 'a DAG has an order');
+  blockingCounts(g, order, big.progress, { sparseLimit: 8 });
+  fc.assert(
+    fc.property(hubbyArb, fc.nat(64), (dag, sparseLimit) => {
+      assert.deepEqual(countsWith(dag, { sparseLimit }), refBlockingCounts(dag));
+    }),
+    { numRuns: 30 },
+  );
+  t.pass('later counts match the reference');
 });
