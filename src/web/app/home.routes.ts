@@ -6,7 +6,16 @@ import { DomainError } from '../../platform/errors.ts';
 import type { Reply, RequestContext, Route } from '../http/route.ts';
 import { homeWork } from '../../services/account/home.service.ts';
 import { ownSettings, saveOwnSettings } from '../../services/notifications/preferences.service.ts';
-import { appRoute, field, formFields, seeOther, signedIn, view, type AppDeps } from './render.ts';
+import {
+  appRoute,
+  field,
+  formFields,
+  seeOther,
+  signedIn,
+  signedInPerson,
+  view,
+  type AppDeps,
+} from './render.ts';
 import { checkCsrf } from './session.ts';
 import { homeView, settingsView } from './home.views.ts';
 
@@ -50,6 +59,10 @@ export function homeRoutes(deps: AppDeps): Route[] {
       operationId: 'appHome',
       summary: 'Home: your work and workspaces when signed in, else sign-in',
       handler: async ({ headers }) => {
+        const person = await signedInPerson(deps, headers);
+        if (!person) return seeOther(`${prefix}/signin`);
+        // A guest of no workspace of their own: what is shared with them is their home.
+        if (person.orgs.length === 0) return seeOther(`${prefix}/flows`);
         const who = await signedIn(deps, headers);
         if (!who) return seeOther(`${prefix}/signin`);
         const mine = await homeWork(work, who.workspace.id, who.v.session.userId);

@@ -337,6 +337,7 @@ t.test('the flow pages of the app', async (t) => {
       const none = await gus.agent.get('/app/flows');
       t.equal(none.status, 200, 'a person of no workspace has a flows page');
       t.match(none.text, /Nothing is shared with you yet/);
+      t.equal((await gus.agent.get('/app')).location, '/app/flows', 'which is home for a guest');
       t.equal((await gus.agent.get(flowPath)).status, 404, 'an unshared flow is not found');
       await api('POST', `/v1/flows/${flow.id}/shares`, {
         email: 'gus@elsewhere.example',
