@@ -7,7 +7,8 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../../engine/calendar.ts';
-import { edgeLists, type Graph } from '../../engine/graph.ts';
+import { edgeLists } from '../../engine/graph.ts';
+import type { Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
 import { PROGRESS, type EstimateRange, type FlowState, type TaskRecord } from './model.ts';
 
@@ -133,7 +134,7 @@ export function shapeChanges(
  * the appended tasks' (from position `old`) added, and progress and durations set again for
  * the changed and new objectives and the objectives of changed or new sub-tasks (whose hours
  * their open sub-tasks make). `touched`: the engine nodes set; `newFrom`/`newTo`: the edges
- * the appended tasks bring (the graph is extended with them: see inputOver).
+ * the appended tasks bring (deriveNext takes them beside the graph).
  */
 export function patchedInput(
   previous: Pick<RecomputeInput, 'progress' | 'duration'>,
@@ -190,14 +191,19 @@ export function patchedInput(
 /**
  * The engine input of a version derived from the one before: its edge lists are read off the
  * graph when first asked for (only a whole recompute needs them, as for blocking counts), not
- * copied with every version. Spread, it is a plain input.
+ * copied with every version; nor is the graph read before then (deriveNext builds the rows
+ * with appended tasks when first read). Spread, it is a plain input.
  */
-export function inputOver(g: Graph, progress: Uint8Array, duration: Uint32Array): RecomputeInput {
+export function inputOver(
+  derived: Pick<Derived, 'n' | 'g'>,
+  progress: Uint8Array,
+  duration: Uint32Array,
+): RecomputeInput {
   let edges: { from: Uint32Array; to: Uint32Array } | null = null;
-  const input = { n: g.n, progress, duration, withCounts: false } as RecomputeInput;
+  const input = { n: derived.n, progress, duration, withCounts: false } as RecomputeInput;
   Object.defineProperties(input, {
-    from: { enumerable: true, get: () => (edges ??= edgeLists(g)).from },
-    to: { enumerable: true, get: () => (edges ??= edgeLists(g)).to },
+    from: { enumerable: true, get: () => (edges ??= edgeLists(derived.g)).from },
+    to: { enumerable: true, get: () => (edges ??= edgeLists(derived.g)).to },
   });
   return input;
 }

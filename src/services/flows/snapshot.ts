@@ -5,7 +5,7 @@
  * that keeps the graph's shape is derived incrementally from the version before.
  */
 import type { Graph } from '../../engine/graph.ts';
-import { appendNodes, derivedFrom, deriveNext, type Derived } from '../../engine/incremental.ts';
+import { derivedFrom, deriveNext, slackOf, type Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import type { TaskStatus } from '../../contract/vocabulary.ts';
 import { statusName } from '../../engine/status.ts';
@@ -70,6 +70,42 @@ export interface FlowView {
   next(changes: TaskChanges): FlowState;
 }
 
+/**
+ * The index and sub-task lists of a version derived whole: the version before's when `replaced`
+ * says its tasks kept their places (a command list's draft replaces and appends, never moves)
+ * and no sub-task changed, else built anew. A large flow's index is megabytes, and a draft that
+ * added a dependency is derived whole.
+ */
+function placesOf(
+  state: FlowState,
+  previous: Snapshot | null,
+  replaced: readonly number[] | undefined,
+): { index: ReadonlyMap<string, number>; children: ReadonlyMap<string, readonly TaskRecord[]> } {
+  const before = previous?.state.tasks ?? [];
+  const { tasks } = state;
+  if (
+    previous &&
+    replaced &&
+    tasks.length >= before.length &&
+    replaced.every((i) => tasks[i]?.id === before[i]?.id)
+  ) {
+    const appended = tasks.slice(before.length);
+    const index =
+      appended.length > 0
+        ? AppendedIndex.of(
+            previous.index,
+            appended.map((task) => task.id),
+            before.length,
+          )
+        : previous.index;
+    const subtasksKept =
+      appended.every((task) => task.parentId === null) &&
+      replaced.every((i) => tasks[i]?.parentId === null && before[i]?.parentId === null);
+    return { index, children: subtasksKept ? previous.children : childrenOf(tasks) };
+  }
+  return { index: new Map(tasks.map((t, i) => [t.id, i])), children: childrenOf(tasks) };
+}
+
 export class Snapshot implements FlowView {
   readonly version: number;
   /** Per task: derived status (engine/status.ts codes), critical flag, CPM offsets. */
@@ -77,12 +113,13 @@ export class Snapshot implements FlowView {
   readonly critical: Uint8Array;
   readonly es: Int32Array;
   readonly ef: Int32Array;
-  readonly slack: Int32Array;
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
   private readonly blockingCounts: BlockingCounts;
   /** This version's Flow body and its slices, once serialized. */
   private fragments: Fragments | null = null;
+  /** Slack, once asked for. */
+  private slackDays: Int32Array | null = null;
 
   private constructor(
     readonly state: FlowState,
@@ -105,7 +142,6 @@ export class Snapshot implements FlowView {
     this.counts = states.counts;
     this.es = output.es;
     this.ef = output.ef;
-    this.slack = output.slack;
     this.finish = output.finish;
     this.blockingCounts = new BlockingCounts(countsBase);
   }
@@ -160,18 +196,13 @@ export class Snapshot implements FlowView {
           old,
         );
         const output = recompute.incremental(() =>
-          added > 0
-            ? // appendNodes' arrays are new and this derivation's alone: changed in place.
-              deriveNext(
-                appendNodes(previous.engine(), added, newFrom, newTo),
-                touched,
-                progress,
-                duration,
-                true,
-              )
-            : deriveNext(previous.engine(), touched, progress, duration),
+          deriveNext(previous.engine(), touched, progress, duration, {
+            added,
+            from: newFrom,
+            to: newTo,
+          }),
         );
-        const input = inputOver(output.g, progress, duration);
+        const input = inputOver(output, progress, duration);
         const countsBase =
           added === 0
             ? previous.blockingCounts.carry(doneFlips(touched, previous.input.progress, progress))
@@ -189,8 +220,7 @@ export class Snapshot implements FlowView {
         );
       }
     }
-    const index = new Map(state.tasks.map((t, i) => [t.id, i]));
-    const children = childrenOf(state.tasks);
+    const { index, children } = placesOf(state, previous, replaced);
     const input = engineInput(state, index, children);
     const output = await recompute(input);
     return new Snapshot(
@@ -204,6 +234,15 @@ export class Snapshot implements FlowView {
       base,
       null,
     );
+  }
+
+  /**
+   * Per task: slack in working days (−1 when done). An incremental derivation keeps tails, not
+   * slack: it is read off them when first asked for (a what-if's scenario never is).
+   */
+  get slack(): Int32Array {
+    const output = this.output;
+    return (this.slackDays ??= isDerived(output) ? slackOf(output) : output.slack);
   }
 
   /** The dependency graph as the engine holds it (successor and predecessor rows by task position). */
