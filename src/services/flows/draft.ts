@@ -90,9 +90,9 @@ export class Draft implements FlowView {
 
   get state(): FlowState {
     if (!this.#state) {
-      const tasks = this.base.state.tasks.slice();
+      // Made at its length at once: pushed onto a copy, a large flow's list was copied twice.
+      const tasks = this.base.state.tasks.concat(this.appended);
       for (const [i, task] of this.replaced) tasks[i] = task;
-      for (const task of this.appended) tasks.push(task);
       this.#state = { flow: this.flow, tasks };
     }
     return this.#state;

@@ -69,9 +69,9 @@ export function withTasks(
   index?: ReadonlyMap<string, number>,
 ): TaskRecord[] {
   if (index && !changes.remove?.size) {
-    const next = state.tasks.slice();
+    // Made at its length at once: pushed onto a copy, a large flow's list was copied twice.
+    const next = state.tasks.concat(changes.add ?? []);
     for (const task of changes.replace ?? []) next[index.get(task.id)!] = task;
-    next.push(...(changes.add ?? []));
     return next;
   }
   const replaced = new Map((changes.replace ?? []).map((task) => [task.id, task]));

@@ -31,21 +31,19 @@ export function outlook(snapshot: Snapshot, start: string): Outlook {
 function outlookOf(snapshot: Snapshot, start: string): Outlook {
   const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
-  const critical: { id: string; es: number; i: number }[] = [];
   const { tasks } = snapshot.state;
-  // Off the engine's arrays: only the critical tasks' records are read.
-  const flags = snapshot.critical;
-  for (let i = 0; i < flags.length; i++) {
-    if (flags[i] !== 1) continue;
-    const task = tasks[i];
-    if (task?.parentId === null) critical.push({ id: task.id, es: snapshot.es[i] ?? 0, i });
-  }
-  critical.sort((a, b) => a.es - b.es || a.i - b.i);
+  // Off the engine's arrays: only the critical tasks' records are read. Positions, not an
+  // object per task: a large flow's path is thousands of tasks long.
+  const { critical: flags, es } = snapshot;
+  const critical: number[] = [];
+  for (let i = 0; i < flags.length; i++)
+    if (flags[i] === 1 && tasks[i]?.parentId === null) critical.push(i);
+  critical.sort((a, b) => (es[a] ?? 0) - (es[b] ?? 0) || a - b);
   return {
     projectedFinish,
     // As the schedule says it: nothing left open lands on any due date.
     onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
-    criticalPath: critical.map((c) => c.id),
+    criticalPath: critical.flatMap((i) => tasks[i]?.id ?? []),
   };
 }
 
