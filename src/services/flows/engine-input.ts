@@ -10,7 +10,13 @@ import { durationDays } from '../../engine/calendar.ts';
 import { edgeLists } from '../../engine/graph.ts';
 import type { Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
-import { PROGRESS, type EstimateRange, type FlowState, type TaskRecord } from './model.ts';
+import {
+  PROGRESS,
+  type EstimateRange,
+  type FlowState,
+  type TaskPositions,
+  type TaskRecord,
+} from './model.ts';
 
 /** Hours an objective lasts: its open sub-tasks' when any is estimated, else its own estimate. */
 export function objectiveHours(
@@ -100,18 +106,18 @@ export function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord
  * or at `replaced` alone when the caller knows the others are the same records.
  */
 export function shapeChanges(
-  before: readonly TaskRecord[],
-  after: readonly TaskRecord[],
+  before: TaskPositions,
+  after: TaskPositions,
   replaced?: readonly number[],
 ): { changed: number[]; added: number } | null {
-  if (after.length < before.length) return null;
+  if (after.size < before.size) return null;
   const changed: number[] = [];
   /** Whether position i holds the same task, with the same parent and dependencies. */
   const kept = (i: number): boolean => {
-    const a = before[i]!;
-    const b = after[i]!;
+    const a = before.at(i);
+    const b = after.at(i);
     if (a === b) return true;
-    if (a.id !== b.id || a.parentId !== b.parentId) return false;
+    if (!a || !b || a.id !== b.id || a.parentId !== b.parentId) return false;
     if (
       a.dependsOn !== b.dependsOn &&
       (a.dependsOn.length !== b.dependsOn.length ||
@@ -124,9 +130,9 @@ export function shapeChanges(
   if (replaced) {
     for (const i of replaced) if (!kept(i)) return null;
   } else {
-    for (let i = 0; i < before.length; i++) if (!kept(i)) return null;
+    for (let i = 0; i < before.size; i++) if (!kept(i)) return null;
   }
-  return { changed, added: after.length - before.length };
+  return { changed, added: after.size - before.size };
 }
 
 /**
@@ -138,7 +144,7 @@ export function shapeChanges(
  */
 export function patchedInput(
   previous: Pick<RecomputeInput, 'progress' | 'duration'>,
-  tasks: readonly TaskRecord[],
+  tasks: TaskPositions,
   index: ReadonlyMap<string, number>,
   children: ReadonlyMap<string, readonly TaskRecord[]>,
   changed: readonly number[],
@@ -150,7 +156,7 @@ export function patchedInput(
   newFrom: Uint32Array;
   newTo: Uint32Array;
 } {
-  const n = tasks.length;
+  const n = tasks.size;
   const progress = new Uint8Array(n);
   progress.set(previous.progress);
   const duration = new Uint32Array(n);
@@ -158,11 +164,14 @@ export function patchedInput(
   const edges: [number, number][] = [];
   const touched = new Set<number>();
   const objectives = new Set<number>();
-  for (const i of changed)
-    objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
+  for (const i of changed) {
+    const parentId = tasks.at(i)?.parentId ?? null;
+    objectives.add(parentId === null ? i : (index.get(parentId) ?? i));
+  }
   for (let i = old; i < n; i++) {
-    const task = tasks[i]!;
+    const task = tasks.at(i);
     touched.add(i);
+    if (!task) continue;
     if (task.parentId !== null) {
       // A sub-task is a finished node of its own; it adds to its objective's hours.
       progress[i] = PROGRESS.done;
@@ -174,7 +183,8 @@ export function patchedInput(
     }
   }
   for (const i of objectives) {
-    const record = tasks[i]!;
+    const record = tasks.at(i);
+    if (!record) continue;
     progress[i] = record.progress;
     duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
     touched.add(i);

@@ -51,6 +51,16 @@ export function nextFlow(
   return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
 }
 
+/** A version's tasks by position, read without building its list. */
+export interface TaskPositions {
+  readonly size: number;
+  at(position: number): TaskRecord | undefined;
+}
+
+export function positionsOf(tasks: readonly TaskRecord[]): TaskPositions {
+  return { size: tasks.length, at: (position) => tasks[position] };
+}
+
 /** What a command does to a flow's tasks: some replaced, some removed, some added (in that order). */
 export interface TaskChanges {
   replace?: readonly TaskRecord[];

@@ -29,12 +29,15 @@ import {
 } from './flow-body.ts';
 import {
   NextState,
+  positionsOf,
   type EstimateRange,
   type FlowState,
   type TaskChanges,
+  type TaskPositions,
   type TaskRecord,
 } from './model.ts';
 import { AppendedIndex } from './task-index.ts';
+import { DraftState } from './draft.ts';
 
 export interface Recompute {
   /** A whole flow's derivation (in this thread or on the pool). */
@@ -81,26 +84,25 @@ function placesOf(
   previous: Snapshot | null,
   replaced: readonly number[] | undefined,
 ): { index: ReadonlyMap<string, number>; children: ReadonlyMap<string, readonly TaskRecord[]> } {
-  const before = previous?.state.tasks ?? [];
   const { tasks } = state;
   if (
     previous &&
     replaced &&
-    tasks.length >= before.length &&
-    replaced.every((i) => tasks[i]?.id === before[i]?.id)
+    tasks.length >= previous.size &&
+    replaced.every((i) => tasks[i]?.id === previous.at(i)?.id)
   ) {
-    const appended = tasks.slice(before.length);
+    const appended = tasks.slice(previous.size);
     const index =
       appended.length > 0
         ? AppendedIndex.of(
             previous.index,
             appended.map((task) => task.id),
-            before.length,
+            previous.size,
           )
         : previous.index;
     const subtasksKept =
       appended.every((task) => task.parentId === null) &&
-      replaced.every((i) => tasks[i]?.parentId === null && before[i]?.parentId === null);
+      replaced.every((i) => tasks[i]?.parentId === null && previous.at(i)?.parentId === null);
     return { index, children: subtasksKept ? previous.children : childrenOf(tasks) };
   }
   return { index: new Map(tasks.map((t, i) => [t.id, i])), children: childrenOf(tasks) };
@@ -120,6 +122,8 @@ export class Snapshot implements FlowView {
   private fragments: Fragments | null = null;
   /** Slack, once asked for. */
   private slackDays: Int32Array | null = null;
+  /** The tasks by position: the state's list, or a draft's read through it until its list is built. */
+  private readonly tasks: TaskPositions;
 
   private constructor(
     readonly state: FlowState,
@@ -136,6 +140,7 @@ export class Snapshot implements FlowView {
     countsBase: CountsBase | null,
   ) {
     this.version = state.flow.version;
+    this.tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
     const states = taskStates(index, children, output);
     this.status = states.status;
     this.critical = states.critical;
@@ -161,14 +166,21 @@ export class Snapshot implements FlowView {
     /** The only positions below previous's size whose records differ, when the caller knows them. */
     replaced?: readonly number[],
   ): Promise<Snapshot> {
-    // Held plain: a NextState's list is read once, here.
-    const state: FlowState = { flow: next.flow, tasks: next.tasks };
+    // Held plain: a NextState's list is read once, here. A draft's is read by position, and
+    // built only if something reads it whole (see DraftState).
+    const state: FlowState =
+      next instanceof DraftState ? next : { flow: next.flow, tasks: next.tasks };
+    const tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
     const base = previous ? (previous.fragments ?? previous.base) : null;
-    const shape = previous ? shapeChanges(previous.state.tasks, state.tasks, replaced) : null;
+    const shape = previous ? shapeChanges(previous, tasks, replaced) : null;
     if (previous && shape) {
       const { changed, added } = shape;
-      const old = previous.state.tasks.length;
-      const appended = state.tasks.slice(old);
+      const old = previous.size;
+      const appended: TaskRecord[] = [];
+      for (let i = old; i < tasks.size; i++) {
+        const task = tasks.at(i);
+        if (task) appended.push(task);
+      }
       const index =
         added > 0
           ? AppendedIndex.of(
@@ -185,11 +197,11 @@ export class Snapshot implements FlowView {
       ) {
         const subtasksMoved =
           appended.some((task) => task.parentId !== null) ||
-          changed.some((i) => state.tasks[i]!.parentId !== null);
+          changed.some((i) => (tasks.at(i)?.parentId ?? null) !== null);
         const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
         const { progress, duration, touched, newFrom, newTo } = patchedInput(
           previous.input,
-          state.tasks,
+          tasks,
           index,
           children,
           changed,
@@ -267,16 +279,16 @@ export class Snapshot implements FlowView {
   }
 
   get size(): number {
-    return this.state.tasks.length;
+    return this.tasks.size;
   }
 
   at(position: number): TaskRecord | undefined {
-    return this.state.tasks[position];
+    return this.tasks.at(position);
   }
 
   task(id: string): TaskRecord | undefined {
     const i = this.index.get(id);
-    return i === undefined ? undefined : this.state.tasks[i];
+    return i === undefined ? undefined : this.tasks.at(i);
   }
 
   next(changes: TaskChanges): FlowState {
