@@ -65,6 +65,64 @@ export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<num
 }
 
 /**
+ * `g` with `added` nodes after its own and the edges `from[e]` → `to[e]` they bring, each
+ * ending at a new node (the caller checks it): the old predecessor rows are kept as they were
+ * and the successor rows extended, not sorted again.
+ */
+export function extendGraph(g: Graph, added: number, from: Uint32Array, to: Uint32Array): Graph {
+  const old = g.n;
+  const n = old + added;
+  // Predecessor rows: the old ones as they were, then one row per new node.
+  const predStart = new Uint32Array(n + 1);
+  predStart.set(g.predStart);
+  for (const t of to) predStart[t + 1] = (predStart[t + 1] ?? 0) + 1;
+  for (let v = old; v < n; v++) predStart[v + 1] = (predStart[v + 1] ?? 0) + (predStart[v] ?? 0);
+  const pred = new Uint32Array(predStart[n] ?? 0);
+  pred.set(g.pred);
+  const pFill = predStart.slice(old, n);
+  for (let e = 0; e < to.length; e++) {
+    const row = (to[e] ?? 0) - old;
+    const at = pFill[row] ?? 0;
+    pred[at] = from[e] ?? 0;
+    pFill[row] = at + 1;
+  }
+  // Successor rows: each old row copied with its new successors after it.
+  // Rows start where they did, moved by the new edges from nodes before them: counted off the
+  // new edges' sources in order, with no per-node array beside the rows.
+  const sourcesInOrder = Uint32Array.from(from).sort();
+  const succStart = new Uint32Array(n + 1);
+  for (let v = 0, e = 0; v < n; v++) {
+    while (e < sourcesInOrder.length && sourcesInOrder[e] === v) e++;
+    succStart[v + 1] = (g.succStart[Math.min(v + 1, old)] ?? 0) + e;
+  }
+  const succ = new Uint32Array(succStart[n] ?? 0);
+  // Where each source's next new successor goes.
+  const fill = new Map<number, number>();
+  // The old rows move in runs: each run ends at a node that gains successors, whose new ones
+  // go right after its own. A handful of copies, not one per node of a large graph.
+  const sources = [...new Set(from)].sort((a, b) => a - b);
+  const oldRow = (v: number) => g.succStart[v] ?? 0;
+  const newRow = (v: number) => succStart[v] ?? 0;
+  let runStart = 0;
+  for (const s of sources) {
+    if (s >= old) {
+      fill.set(s, newRow(s));
+      continue;
+    }
+    succ.set(g.succ.subarray(oldRow(runStart), oldRow(s + 1)), newRow(runStart));
+    fill.set(s, newRow(s) + oldRow(s + 1) - oldRow(s));
+    runStart = s + 1;
+  }
+  succ.set(g.succ.subarray(oldRow(runStart), oldRow(old)), newRow(runStart));
+  for (let e = 0; e < from.length; e++) {
+    const at = fill.get(from[e] ?? 0) ?? 0;
+    succ[at] = to[e] ?? 0;
+    fill.set(from[e] ?? 0, at + 1);
+  }
+  return { n, predStart, pred, succStart, succ };
+}
+
+/**
  * Kahn's algorithm (FIFO, so the order is deterministic). On a cycle, returns the
  * node indexes of one cycle in dependency order: each node is a dependency of the
  * next one, and the last is a dependency of the first.

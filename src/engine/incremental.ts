@@ -1,4 +1,4 @@
-import { buildGraph, type Graph } from './graph.ts';
+import { buildGraph, extendGraph, type Graph } from './graph.ts';
 import type { RecomputeInput, RecomputeOutput } from './recompute.ts';
 import {
   PROGRESS,
@@ -16,8 +16,9 @@ import {
  * The backward pass is kept as `tail`: the working days between a task's latest finish and
  * the project's finish (lf = finish − tail). It depends on the task's successors only, never
  * on the finish itself, so a change that moves the finish does not touch every task's tail;
- * slack and critical are then one flat pass over arrays, no edge walked. The latest dates
- * are not kept: they follow from these (lf = finish − tail, ls = es + slack).
+ * critical is then one flat pass over arrays, no edge walked. Slack and the latest dates
+ * are not kept: they follow from these (lf = finish − tail, ls = lf − duration + 1, slack =
+ * ls − es; see slackOf), and a version derived for a what-if is never asked for them.
  */
 export interface Derived {
   readonly n: number;
@@ -30,7 +31,6 @@ export interface Derived {
   readonly status: Uint8Array;
   readonly es: Int32Array;
   readonly ef: Int32Array;
-  readonly slack: Int32Array;
   readonly critical: Uint8Array;
   /** finish − lf for unfinished tasks, −1 for done ones. */
   readonly tail: Int32Array;
@@ -66,60 +66,118 @@ export function derivedFrom(input: RecomputeInput, output: RecomputeOutput): Der
     status,
     es,
     ef,
-    slack,
     critical,
     tail,
     finish,
   };
 }
 
+/** Each task's slack in working days (−1 for done ones), as a whole recompute gives it. */
+export function slackOf(derived: Derived): Int32Array {
+  const { n, progress, duration, es, tail, finish } = derived;
+  const slack = new Int32Array(n);
+  for (let v = 0; v < n; v++)
+    slack[v] =
+      progress[v] === PROGRESS.done
+        ? -1
+        : finish - (tail[v] ?? 0) - Math.max(1, duration[v] ?? 0) + 1 - (es[v] ?? 0);
+  return slack;
+}
+
 /**
- * The next version after the tasks in `changed` took new progress or durations (`progress`
- * and `duration` are the next version's whole arrays; `previous` is left as it was). Equal to
- * derivedFrom a recompute of the same input: status is recomputed for the changed tasks and their
- * successors; earliest dates forward from the changed tasks in topological order, and tails
- * backward from them, each stopping where a value does not change.
+ * Tasks appended after a version's: `added` of them, and the edges they bring, `from[e]` →
+ * `to[e]`, each ending at a new task and starting at an earlier one (old or new). Nothing old
+ * comes to depend on a new task, so the old topological order still holds with the new tasks
+ * after it, in their order.
+ */
+export interface Appended {
+  readonly added: number;
+  readonly from: Uint32Array;
+  readonly to: Uint32Array;
+}
+
+const NONE: Appended = { added: 0, from: new Uint32Array(0), to: new Uint32Array(0) };
+
+/**
+ * The next version after the tasks in `changed` took new progress or durations and the
+ * `appended` tasks were added after the others (`progress` and `duration` are the next
+ * version's whole arrays; `previous` is left as it was). Equal to derivedFrom a recompute of
+ * the same input: status is recomputed for the changed and new tasks and their successors;
+ * earliest dates forward from them in topological order, and tails backward, each stopping
+ * where a value does not change.
+ *
+ * The new tasks are walked through their own edge lists (after the old tasks forward, before
+ * them backward), so the old rows are read as they are: the rows with the new tasks in them
+ * (megabytes on a large flow) are built only when the result's `g`, `order` or `pos` is first
+ * read, which a what-if's scenario never does. Throws RangeError when an edge breaks
+ * `appended`'s shape.
  */
 export function deriveNext(
   previous: Derived,
   changed: ArrayLike<number>,
   progress: Uint8Array,
   duration: Uint32Array,
-  /**
-   * `previous`'s per-task arrays are this call's to change (appendNodes made them for it, and
-   * nothing else holds them): changed in place, not copied again.
-   */
-  owned = false,
+  appended: Appended = NONE,
 ): Derived {
-  const { n, g, order, pos } = previous;
+  const { n: old, g, order, pos } = previous;
   const { predStart, pred, succStart, succ } = g;
-  const own = <T extends Uint8Array | Int32Array>(array: T): T =>
-    owned ? array : (array.slice() as T);
-  const status = own(previous.status);
-  const es = own(previous.es);
-  const ef = own(previous.ef);
-  const tail = own(previous.tail);
-  const days = (v: number) => Math.max(1, duration[v]!);
-
+  const n = old + appended.added;
+  const { preds, succs } = newEdges(old, appended);
+  // The new tasks start as if done (so they constrain nothing), and are derived below.
+  const status = grown(previous.status, n, STATUS_DONE);
+  const es = grown(previous.es, n, -1);
+  const ef = grown(previous.ef, n, -1);
+  const tail = grown(previous.tail, n, -1);
+  const done = (v: number) => progress[v] === PROGRESS.done;
+  const days = (v: number) => Math.max(1, duration[v] ?? 0);
+  // The old tasks among the changed: every new one is derived.
+  const changedOld: number[] = [];
   for (let c = 0; c < changed.length; c++) {
-    const v = changed[c]!;
-    status[v] = statusOf(g, progress, v);
-    for (let k = succStart[v]!, end = succStart[v + 1]!; k < end; k++)
-      status[succ[k]!] = statusOf(g, progress, succ[k]!);
+    const v = changed[c] ?? 0;
+    if (v < old) changedOld.push(v);
   }
 
-  // Tasks whose dates, tail or progress may have changed: their ls, lf, slack and critical are redone.
-  const touched: number[] = Array.from(changed);
+  for (const v of changedOld) {
+    status[v] = statusOf(g, progress, v);
+    for (let k = succStart[v] ?? 0, end = succStart[v + 1] ?? 0; k < end; k++) {
+      const s = succ[k] ?? 0;
+      status[s] = statusOf(g, progress, s);
+    }
+  }
+  for (let v = old; v < n; v++)
+    status[v] = statusWith(progress, v, () => (preds[v - old] ?? []).some((p) => !done(p)));
+
+  // Tasks whose dates, tail or progress may have changed: their critical flag is redone.
+  // Past an eighth of the tasks, one flat pass over every task costs less than the list.
+  const touched: number[] = [];
+  let touchedAll = false;
+  const touch = (v: number) => {
+    if (touched.length < n >> 3) touched.push(v);
+    else touchedAll = true;
+  };
+  for (let c = 0; c < changed.length; c++) touch(changed[c] ?? 0);
   let finishLost = false;
   let raised = -1;
+  /** Sets v's earliest dates from its earliest start (−1: done); whether they moved. */
+  const place = (v: number, start: number): boolean => {
+    const end = start < 0 ? -1 : start + days(v) - 1;
+    if (start === es[v] && end === ef[v]) return false;
+    // The task that set the finish ends earlier (or is done): the finish must be looked for again.
+    if (ef[v] === previous.finish && end < previous.finish) finishLost = true;
+    if (end > raised) raised = end;
+    es[v] = start;
+    ef[v] = end;
+    touch(v);
+    return true;
+  };
   // Forward, in topological order: a task's earliest dates follow from its predecessors' (done
   // ones count as −1). A sweep over the positions marked since, not a heap: a change early in a
   // flow moves most of it, and a flag check per position costs less than a heap step per task.
-  const marked = new Uint8Array(n);
-  let first = n;
+  const marked = new Uint8Array(old);
+  let first = old;
   let last = -1;
-  for (let c = 0; c < changed.length; c++) {
-    const p = pos[changed[c]!]!;
+  for (const v of changedOld) {
+    const p = pos[v] ?? 0;
     marked[p] = 1;
     if (p < first) first = p;
     if (p > last) last = p;
@@ -127,116 +185,171 @@ export function deriveNext(
   for (let p = first; p <= last; p++) {
     if (marked[p] === 0) continue;
     marked[p] = 0;
-    const v = order[p]!;
+    const v = order[p] ?? 0;
     let start = -1;
-    let end = -1;
-    if (progress[v] !== PROGRESS.done) {
+    if (!done(v)) {
       start = 0;
-      for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) {
-        const after = ef[pred[k]!]! + 1;
+      for (let k = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; k < stop; k++) {
+        const after = (ef[pred[k] ?? 0] ?? 0) + 1;
         if (after > start) start = after;
       }
-      end = start + days(v) - 1;
     }
-    if (start === es[v] && end === ef[v]) continue;
-    // The task that set the finish ends earlier (or is done): the finish must be looked for again.
-    if (ef[v] === previous.finish && end < previous.finish) finishLost = true;
-    if (end > raised) raised = end;
-    es[v] = start;
-    ef[v] = end;
-    touched.push(v);
-    for (let k = succStart[v]!, stop = succStart[v + 1]!; k < stop; k++) {
-      const q = pos[succ[k]!]!;
+    if (!place(v, start)) continue;
+    for (let k = succStart[v] ?? 0, stop = succStart[v + 1] ?? 0; k < stop; k++) {
+      const q = pos[succ[k] ?? 0] ?? 0;
       marked[q] = 1;
       if (q > last) last = q;
     }
   }
+  // The new tasks after every old one, in their order: each waits on earlier tasks only.
+  for (let v = old; v < n; v++) {
+    let start = -1;
+    if (!done(v)) {
+      start = 0;
+      for (const p of preds[v - old] ?? []) start = Math.max(start, (ef[p] ?? 0) + 1);
+    }
+    place(v, start);
+  }
 
-  // Backward, in reverse topological order: a tail follows from the unfinished successors'
-  // tails and durations, so the predecessors of a changed task are looked at even where its
+  // Backward: a tail follows from the unfinished successors' tails and durations. The new
+  // tasks first, last to first (their successors are new); then the old ones in reverse
+  // topological order, where the predecessors of a changed task are looked at even where its
   // own tail stays. (The forward sweep left every mark cleared.)
-  first = n;
+  const through = (s: number) => (done(s) ? 0 : (tail[s] ?? 0) + days(s));
+  for (let v = n - 1; v >= old; v--) {
+    let t = -1;
+    if (!done(v)) {
+      t = 0;
+      for (const s of succs.get(v) ?? []) t = Math.max(t, through(s));
+    }
+    if (t === tail[v]) continue;
+    tail[v] = t;
+    touch(v);
+  }
+  first = old;
   last = -1;
   const mark = (v: number) => {
-    const p = pos[v]!;
+    const p = pos[v] ?? 0;
     marked[p] = 1;
     if (p < first) first = p;
     if (p > last) last = p;
   };
-  for (let c = 0; c < changed.length; c++) {
-    const v = changed[c]!;
+  for (const v of changedOld) {
     mark(v);
-    for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) mark(pred[k]!);
+    for (let k = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; k < stop; k++) mark(pred[k] ?? 0);
   }
+  // The old tasks the new ones wait on gained successors.
+  for (const list of preds) for (const p of list) if (p < old) mark(p);
   for (let p = last; p >= first; p--) {
     if (marked[p] === 0) continue;
     marked[p] = 0;
-    const v = order[p]!;
+    const v = order[p] ?? 0;
     let t = -1;
-    if (progress[v] !== PROGRESS.done) {
+    if (!done(v)) {
       t = 0;
-      for (let k = succStart[v]!, stop = succStart[v + 1]!; k < stop; k++) {
-        const s = succ[k]!;
-        if (progress[s] === PROGRESS.done) continue;
-        const through = tail[s]! + days(s);
-        if (through > t) t = through;
+      for (let k = succStart[v] ?? 0, stop = succStart[v + 1] ?? 0; k < stop; k++) {
+        const x = through(succ[k] ?? 0);
+        if (x > t) t = x;
       }
+      if (succs.size > 0) for (const s of succs.get(v) ?? []) t = Math.max(t, through(s));
     }
     if (t === tail[v]) continue;
     tail[v] = t;
-    touched.push(v);
-    for (let k = predStart[v]!, stop = predStart[v + 1]!; k < stop; k++) mark(pred[k]!);
+    touch(v);
+    for (let k = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; k < stop; k++) mark(pred[k] ?? 0);
   }
 
   // The finish: the task that set it still does unless it ended earlier; then one flat scan.
   let finish = Math.max(previous.finish, raised);
   if (finishLost) {
     finish = -1;
-    for (let v = 0; v < n; v++)
-      if (progress[v] !== PROGRESS.done && ef[v]! > finish) finish = ef[v]!;
+    for (let v = 0; v < n; v++) if (!done(v) && (ef[v] ?? 0) > finish) finish = ef[v] ?? 0;
   }
-  // Everything measured from the finish: all tasks when it moved (a flat pass, no edges), else the touched ones.
-  const moved = finish !== previous.finish;
-  // Every task's are written again when the finish moved: owned ones are reused as they are.
-  const measured = <T extends Uint8Array | Int32Array>(array: T, fresh: () => T): T =>
-    owned ? array : moved ? fresh() : (array.slice() as T);
-  const slack = measured(previous.slack, () => new Int32Array(n));
-  const critical = measured(previous.critical, () => new Uint8Array(n));
+  // Critical is measured from the finish: all tasks when it moved (a flat pass, no edges), else
+  // the touched ones. Every task's is written again then: a new array, not a copy.
+  const all = touchedAll || finish !== previous.finish;
+  const critical = all ? new Uint8Array(n) : grown(previous.critical, n, 0);
   const late = (v: number) => {
-    if (progress[v] === PROGRESS.done) {
-      slack[v] = -1;
-      critical[v] = 0;
-      return;
-    }
-    const s = finish - tail[v]! - days(v) + 1;
-    slack[v] = s - es[v]!;
-    critical[v] = s === es[v] ? 1 : 0;
+    critical[v] = !done(v) && finish - (tail[v] ?? 0) - days(v) + 1 === es[v] ? 1 : 0;
   };
-  if (moved) for (let v = 0; v < n; v++) late(v);
+  if (all) for (let v = 0; v < n; v++) late(v);
   else for (const v of touched) late(v);
-  return {
-    n,
-    g,
-    order,
-    pos,
-    progress,
-    duration,
-    status,
-    es,
-    ef,
-    slack,
-    critical,
-    tail,
-    finish,
+  const derived = { n, progress, duration, status, es, ef, critical, tail, finish };
+  return appended.added === 0
+    ? { ...derived, g, order, pos }
+    : rowsOnRead(derived, { g, order, pos }, appended);
+}
+
+/** A copy of `array`, `n` long: the places past its own hold `fill`. */
+function grown<T extends Uint8Array | Int32Array>(array: T, n: number, fill: number): T {
+  if (array.length === n) return array.slice() as T;
+  const next = new (array.constructor as new (length: number) => T)(n);
+  next.set(array);
+  next.fill(fill, array.length);
+  return next;
+}
+
+/** The appended tasks' predecessors (one list per new task) and the new successors of each task that gained some. */
+function newEdges(old: number, appended: Appended) {
+  const { added, from, to } = appended;
+  const preds = Array.from({ length: added }, (): number[] => []);
+  const succs = new Map<number, number[]>();
+  for (let e = 0; e < from.length; e++) {
+    const f = from[e] ?? 0;
+    const t = to[e] ?? 0;
+    if (!(t >= old && t < old + added && f < t))
+      throw new RangeError(`edge ${f} -> ${t} does not end at a later new task`);
+    preds[t - old]?.push(f);
+    const list = succs.get(f);
+    if (list) list.push(t);
+    else succs.set(f, [t]);
+  }
+  return { preds, succs };
+}
+
+type Rows = Pick<Derived, 'g' | 'order' | 'pos'>;
+
+/**
+ * `derived` with `base`'s rows extended by the appended tasks, built when one of them is first
+ * read; then held as plain fields, and `base` let go.
+ */
+function rowsOnRead(derived: Omit<Derived, keyof Rows>, base: Rows, appended: Appended): Derived {
+  const build = (): Rows => {
+    const old = base.g.n;
+    const n = old + appended.added;
+    const order = new Uint32Array(n);
+    order.set(base.order);
+    const pos = new Uint32Array(n);
+    pos.set(base.pos);
+    for (let v = old; v < n; v++) order[v] = pos[v] = v;
+    const rows = { g: extendGraph(base.g, appended.added, appended.from, appended.to), order, pos };
+    Object.defineProperties(derived, {
+      g: { value: rows.g, enumerable: true },
+      order: { value: order, enumerable: true },
+      pos: { value: pos, enumerable: true },
+    });
+    return rows;
   };
+  return Object.defineProperties(derived, {
+    g: { get: () => build().g, enumerable: true, configurable: true },
+    order: { get: () => build().order, enumerable: true, configurable: true },
+    pos: { get: () => build().pos, enumerable: true, configurable: true },
+  }) as Derived;
+}
+
+/** A task's status; `waits` tells whether an unfinished task holds it up (asked of open tasks only). */
+function statusWith(progress: Uint8Array, v: number, waits: () => boolean): number {
+  if (progress[v] === PROGRESS.done) return STATUS_DONE;
+  if (progress[v] !== PROGRESS.open) return STATUS_IN_PROGRESS;
+  return waits() ? STATUS_BLOCKED : STATUS_READY;
 }
 
 function statusOf(g: Graph, progress: Uint8Array, v: number): number {
-  if (progress[v] === PROGRESS.done) return STATUS_DONE;
-  if (progress[v] !== PROGRESS.open) return STATUS_IN_PROGRESS;
-  for (let k = g.predStart[v]!, end = g.predStart[v + 1]!; k < end; k++)
-    if (progress[g.pred[k]!] !== PROGRESS.done) return STATUS_BLOCKED;
-  return STATUS_READY;
+  return statusWith(progress, v, () => {
+    for (let k = g.predStart[v] ?? 0, end = g.predStart[v + 1] ?? 0; k < end; k++)
+      if (progress[g.pred[k] ?? 0] !== PROGRESS.done) return true;
+    return false;
+  });
 }
 
 /**
@@ -270,94 +383,4 @@ export function countsAfter(
     }
   }
   return next;
-}
-
-/**
- * `previous` with `added` tasks appended, as if they were done (so they constrain nothing):
- * edges `from[i]` → `to[i]` all end at a new task and start at an earlier one, so nothing
- * old comes to depend on a new task, the old topological order still holds with the new tasks
- * after it, and the CSR rows are extended rather than sorted again. deriveNext then opens the
- * new tasks as it would reopen a task. Throws RangeError when an edge breaks that shape.
- */
-export function appendNodes(
-  previous: Derived,
-  added: number,
-  from: Uint32Array,
-  to: Uint32Array,
-): Derived {
-  const { n: old, g } = previous;
-  const n = old + added;
-  for (let e = 0; e < from.length; e++) {
-    if (!(to[e]! >= old && to[e]! < n && from[e]! < to[e]!))
-      throw new RangeError(`edge ${from[e]} -> ${to[e]} does not end at a later new task`);
-  }
-  // Predecessor rows: the old ones as they were, then one row per new task.
-  const predStart = new Uint32Array(n + 1);
-  predStart.set(g.predStart);
-  for (let e = 0; e < to.length; e++) predStart[to[e]! + 1]!++;
-  for (let v = old; v < n; v++) predStart[v + 1]! += predStart[v]!;
-  const pred = new Uint32Array(predStart[n]!);
-  pred.set(g.pred);
-  const pFill = predStart.slice(old, n);
-  for (let e = 0; e < to.length; e++) pred[pFill[to[e]! - old]!++] = from[e]!;
-  // Successor rows: each old row copied with its new successors after it.
-  // Rows start where they did, moved by the new edges from tasks before them: counted off the
-  // new edges' sources in order, with no per-task array beside the rows.
-  const sourcesInOrder = Uint32Array.from(from).sort();
-  const succStart = new Uint32Array(n + 1);
-  for (let v = 0, e = 0; v < n; v++) {
-    while (e < sourcesInOrder.length && sourcesInOrder[e] === v) e++;
-    succStart[v + 1] = g.succStart[Math.min(v + 1, old)]! + e;
-  }
-  const succ = new Uint32Array(succStart[n]!);
-  // Where each source's next new successor goes.
-  const fill = new Map<number, number>();
-  // The old rows move in runs: each run ends at a task that gains successors, whose new ones
-  // go right after its own. A handful of copies, not one per task of a large flow.
-  const sources = [...new Set(from)].sort((a, b) => a - b);
-  const oldRow = (v: number) => g.succStart[v] ?? 0;
-  const newRow = (v: number) => succStart[v] ?? 0;
-  let runStart = 0;
-  for (const s of sources) {
-    if (s >= old) {
-      fill.set(s, newRow(s));
-      continue;
-    }
-    succ.set(g.succ.subarray(oldRow(runStart), oldRow(s + 1)), newRow(runStart));
-    fill.set(s, newRow(s) + oldRow(s + 1) - oldRow(s));
-    runStart = s + 1;
-  }
-  succ.set(g.succ.subarray(oldRow(runStart), oldRow(old)), newRow(runStart));
-  for (let e = 0; e < from.length; e++) {
-    const at = fill.get(from[e]!) ?? 0;
-    succ[at] = to[e]!;
-    fill.set(from[e]!, at + 1);
-  }
-
-  const order = new Uint32Array(n);
-  order.set(previous.order);
-  const pos = new Uint32Array(n);
-  pos.set(previous.pos);
-  for (let v = old; v < n; v++) order[v] = pos[v] = v;
-  const grow = <T extends Uint8Array | Uint32Array | Int32Array>(array: T, fill: number): T => {
-    const next = new (array.constructor as new (length: number) => T)(n);
-    next.set(array);
-    next.fill(fill, old);
-    return next;
-  };
-  return {
-    n,
-    g: { n, predStart, pred, succStart, succ },
-    order,
-    pos,
-    progress: grow(previous.progress, PROGRESS.done),
-    duration: grow(previous.duration, 1),
-    status: grow(previous.status, STATUS_DONE),
-    es: grow(previous.es, -1),
-    ef: grow(previous.ef, -1),
-    slack: grow(previous.slack, -1),
-    critical: grow(previous.critical, 0),
-    tail: grow(previous.tail, -1),
-    finish: previous.finish,
-  };
 }

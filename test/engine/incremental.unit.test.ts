@@ -9,10 +9,10 @@ import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import { blockingCounts } from '../../src/engine/blocking.ts';
 import {
-  appendNodes,
   countsAfter,
   derivedFrom,
   deriveNext,
+  slackOf,
   type Derived,
 } from '../../src/engine/incremental.ts';
 import { buildGraph, edgeLists } from '../../src/engine/graph.ts';
@@ -25,8 +25,22 @@ import { refCpm, refStatus } from './reference.ts';
 
 const FIELDS = ['status', 'es', 'ef', 'slack', 'critical', 'tail'] as const;
 
+/** A derivation's per-task fields, slack read off its tails as a snapshot reads it. */
+const fieldsOf = (d: Derived) => ({
+  n: d.n,
+  finish: d.finish,
+  status: d.status,
+  es: d.es,
+  ef: d.ef,
+  critical: d.critical,
+  tail: d.tail,
+  slack: slackOf(d),
+});
+
 /** The first field and task where two derivations differ, or null. */
-function difference(a: Derived, b: Derived): string | null {
+function difference(derivedA: Derived, derivedB: Derived): string | null {
+  const a = fieldsOf(derivedA);
+  const b = fieldsOf(derivedB);
   if (a.finish !== b.finish) return `finish ${a.finish} ≠ ${b.finish}`;
   for (const field of FIELDS) {
     for (let v = 0; v < a.n; v++)
@@ -44,18 +58,25 @@ function fullDerivation(
   duration: Uint32Array,
 ): Derived {
   const input = { n, from, to, progress, duration, withCounts: false };
-  return derivedFrom(input, recompute(input));
+  const output = recompute(input);
+  const derived = derivedFrom(input, output);
+  // Slack read off the tails is the recompute's own.
+  const slack = slackOf(derived);
+  if (!output.slack.every((s, v) => s === slack[v])) throw new Error('slackOf ≠ recompute');
+  return derived;
 }
 
 /** The first field and task where a derivation differs from the naive reference, or null. */
-function referenceDifference(derived: Derived, from: Uint32Array, to: Uint32Array): string | null {
-  const { n, progress } = derived;
+function referenceDifference(engine: Derived, from: Uint32Array, to: Uint32Array): string | null {
+  const derived = fieldsOf(engine);
+  const { n } = derived;
+  const { progress } = engine;
   // The engine counts a duration below 1 as 1; the reference takes durations as given.
   const g = {
     n,
     edges: Array.from(from, (f, e): [number, number] => [f, to[e]!]),
     progress: Array.from(progress),
-    duration: Array.from(derived.duration, (d) => Math.max(1, d)),
+    duration: Array.from(engine.duration, (d) => Math.max(1, d)),
   };
   const cpm = refCpm(g);
   if (derived.finish !== cpm.finish) return `finish ${derived.finish} ≠ reference ${cpm.finish}`;
@@ -252,23 +273,29 @@ t.test('blocking counts after completions and reopenings equal a full count', as
 });
 
 t.test(
-  'tasks appended after earlier ones (the CSR rows extended) equal a full derivation and the reference',
+  'tasks appended after earlier ones, beside changes to old tasks, equal a full derivation and the reference',
   async (t) => {
     fc.assert(
       fc.property(
         dagArb(40).chain((dag) =>
           fc.tuple(
             fc.constant(dag),
-            // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress and duration.
+            // Per step: new tasks, each with dependencies on earlier tasks (old or new), progress
+            // and duration; changes to old tasks (indexes taken modulo the tasks there are); and
+            // whether the rows are read before the next step (else the next derivation reads them).
             fc.array(
-              fc.array(
-                fc.record({
-                  deps: fc.array(fc.nat(), { maxLength: 4 }),
-                  progress: fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done),
-                  duration: fc.integer({ min: 0, max: 6 }),
-                }),
-                { minLength: 1, maxLength: 3 },
-              ),
+              fc.record({
+                added: fc.array(
+                  fc.record({
+                    deps: fc.array(fc.nat(), { maxLength: 4 }),
+                    progress: fc.constantFrom(PROGRESS.open, PROGRESS.started, PROGRESS.done),
+                    duration: fc.integer({ min: 0, max: 6 }),
+                  }),
+                  { minLength: 1, maxLength: 3 },
+                ),
+                changes: fc.array(changeArb(1_000), { maxLength: 3 }),
+                readRows: fc.boolean(),
+              }),
               { minLength: 1, maxLength: 10 },
             ),
           ),
@@ -276,7 +303,7 @@ t.test(
         ([dag, steps]) => {
           let { n, from, to, progress, duration } = toInput(dag);
           let current = fullDerivation(n, from, to, progress, duration);
-          for (const added of steps) {
+          for (const { added, changes, readRows } of steps) {
             const newFrom: number[] = [];
             const newTo: number[] = [];
             added.forEach((task, k) => {
@@ -284,29 +311,48 @@ t.test(
               for (const d of new Set(task.deps.map((d) => d % v)))
                 (newFrom.push(d), newTo.push(v));
             });
-            const grown = appendNodes(
-              current,
-              added.length,
-              Uint32Array.from(newFrom),
-              Uint32Array.from(newTo),
-            );
+            const old = n;
+            n += added.length;
             progress = Uint8Array.from([...progress, ...added.map((a) => a.progress)]);
             duration = Uint32Array.from([...duration, ...added.map((a) => a.duration)]);
+            const changed = new Set<number>();
+            for (const change of changes) {
+              const v = change.v % old;
+              if (change.progress !== null) progress[v] = change.progress;
+              if (change.duration !== null) duration[v] = change.duration;
+              changed.add(v);
+            }
             from = Uint32Array.from([...from, ...newFrom]);
             to = Uint32Array.from([...to, ...newTo]);
-            n += added.length;
-            // The extended rows hold the same successors and predecessors as rows built anew.
+            const before = { es: current.es.slice(), tail: current.tail.slice() };
+            const next = deriveNext(current, [...changed], progress, duration, {
+              added: added.length,
+              from: Uint32Array.from(newFrom),
+              to: Uint32Array.from(newTo),
+            });
+            if (
+              !before.es.every((x, i) => x === current.es[i]) ||
+              !before.tail.every((x, i) => x === current.tail[i])
+            )
+              throw new Error('deriveNext changed the previous version');
+            const diff =
+              difference(next, fullDerivation(n, from, to, progress, duration)) ??
+              referenceDifference(next, from, to);
+            if (diff) throw new Error(diff);
+            current = next;
+            if (!readRows) continue;
+            // The rows, built when read, hold the same successors and predecessors as rows built anew.
             const built = buildGraph(n, from, to);
             const rows = (start: Uint32Array, list: Uint32Array, v: number) =>
               [...list.subarray(start[v], start[v + 1])].sort((a, b) => a - b).join();
             for (let v = 0; v < n; v++)
               if (
-                rows(grown.g.succStart, grown.g.succ, v) !== rows(built.succStart, built.succ, v) ||
-                rows(grown.g.predStart, grown.g.pred, v) !== rows(built.predStart, built.pred, v)
+                rows(next.g.succStart, next.g.succ, v) !== rows(built.succStart, built.succ, v) ||
+                rows(next.g.predStart, next.g.pred, v) !== rows(built.predStart, built.pred, v)
               )
                 throw new Error(`rows of task ${v} differ`);
             // Its edge lists (a derived version's input for a whole recompute) build it again.
-            const lists = edgeLists(grown.g);
+            const lists = edgeLists(next.g);
             const again = buildGraph(n, lists.from, lists.to);
             for (let v = 0; v < n; v++)
               if (
@@ -314,23 +360,43 @@ t.test(
                 rows(again.predStart, again.pred, v) !== rows(built.predStart, built.pred, v)
               )
                 throw new Error(`edge lists of task ${v} differ`);
-            // As a snapshot derives it: the grown arrays changed in place.
-            current = deriveNext(
-              grown,
-              added.map((_, k) => n - added.length + k),
-              progress,
-              duration,
-              true,
-            );
-            const diff =
-              difference(current, fullDerivation(n, from, to, progress, duration)) ??
-              referenceDifference(current, from, to);
-            if (diff) throw new Error(diff);
+            // The order still puts every task after what it waits on, and pos is its inverse.
+            for (let e = 0; e < from.length; e++)
+              if ((next.pos[from[e] ?? 0] ?? 0) >= (next.pos[to[e] ?? 0] ?? 0))
+                throw new Error(`edge ${from[e]} -> ${to[e]} runs backwards in the order`);
+            for (let p = 0; p < n; p++)
+              if (next.pos[next.order[p] ?? 0] !== p)
+                throw new Error(`pos is not order's inverse at ${p}`);
           }
         },
       ),
       { numRuns: 300 },
     );
     t.pass('300 random sequences');
+  },
+);
+
+t.test(
+  'appended tasks: the rows are built only when read, and a backward edge is refused',
+  async (t) => {
+    const from = Uint32Array.of(0, 1);
+    const to = Uint32Array.of(1, 2);
+    const current = fullDerivation(3, from, to, new Uint8Array(3), Uint32Array.of(1, 2, 3));
+    const appended = { added: 1, from: Uint32Array.of(1), to: Uint32Array.of(3) };
+    const next = deriveNext(current, [], new Uint8Array(4), Uint32Array.of(1, 2, 3, 4), appended);
+    t.ok(Object.getOwnPropertyDescriptor(next, 'g')?.get, 'unread, the graph is not built');
+    t.equal(next.es[3], 3, 'the new task starts after the one it waits on (days 1 and 2)');
+    t.same([...next.g.succ.subarray(next.g.succStart[1], next.g.succStart[2])].sort(), [2, 3]);
+    t.equal(Object.getOwnPropertyDescriptor(next, 'g')?.get, undefined, 'once read, a plain field');
+    t.same([...next.order], [0, 1, 2, 3]);
+    t.throws(
+      () =>
+        deriveNext(current, [], new Uint8Array(4), Uint32Array.of(1, 2, 3, 4), {
+          added: 1,
+          from: Uint32Array.of(3),
+          to: Uint32Array.of(2),
+        }),
+      RangeError,
+    );
   },
 );

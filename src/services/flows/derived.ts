@@ -30,9 +30,10 @@ export function taskStates(
   children: ReadonlyMap<string, readonly TaskRecord[]>,
   engine: { status: Uint8Array; critical: Uint8Array },
 ): TaskStates {
-  // Copies: sub-tasks' entries are rewritten below, and the engine's are kept as they were.
-  const status = engine.status.slice();
-  const critical = engine.critical.slice();
+  // Copies when sub-tasks' entries are rewritten below (the engine's are kept as they were);
+  // with none, the engine's own, which nothing changes once derived.
+  const status = children.size > 0 ? engine.status.slice() : engine.status;
+  const critical = children.size > 0 ? engine.critical.slice() : engine.critical;
   for (const [parentId, subtasks] of children) {
     const parent = index.get(parentId)!;
     for (const task of subtasks) {

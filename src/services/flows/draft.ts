@@ -32,8 +32,8 @@ import { AppendedIndex } from './task-index.ts';
 export class NotDerived extends Error {}
 
 export class Draft implements FlowView {
-  /** The whole state, built when first read (to derive it). */
-  #state: FlowState | null = null;
+  /** The state to derive. */
+  #state: DraftState | null = null;
 
   private constructor(
     /** The version derived last, whose graph and sub-tasks this draft keeps. */
@@ -88,14 +88,16 @@ export class Draft implements FlowView {
     };
   }
 
-  get state(): FlowState {
-    if (!this.#state) {
-      const tasks = this.base.state.tasks.slice();
-      for (const [i, task] of this.replaced) tasks[i] = task;
-      for (const task of this.appended) tasks.push(task);
-      this.#state = { flow: this.flow, tasks };
-    }
-    return this.#state;
+  get state(): DraftState {
+    return (this.#state ??= new DraftState(this));
+  }
+
+  /** The whole list: the base's with the replaced records, and the appended after it. */
+  list(): TaskRecord[] {
+    // Made at its length at once: pushed onto a copy, a large flow's list was copied twice.
+    const tasks = this.base.state.tasks.concat(this.appended);
+    for (const [i, task] of this.replaced) tasks[i] = task;
+    return tasks;
   }
 
   /** The base's positions whose records this draft replaced, in order. */
@@ -195,5 +197,42 @@ export class Draft implements FlowView {
         unblocked.push(task.id);
     }
     return unblocked;
+  }
+}
+
+/**
+ * A draft's state, as a version derived from it holds it: its tasks are read by position
+ * through the draft (`size`, `at`) and its list is built when first read, then the draft let
+ * go. A what-if's scenario is read only at the tasks it answers with, and a large flow's list
+ * is megabytes.
+ */
+export class DraftState implements FlowState {
+  readonly flow: FlowRecord;
+  declare readonly tasks: readonly TaskRecord[];
+  #draft: Draft | null;
+  #tasks: readonly TaskRecord[] | null = null;
+
+  constructor(draft: Draft) {
+    this.flow = draft.flow;
+    this.#draft = draft;
+    // An own, enumerable field as a plain state has: spread or cloned, it carries the list.
+    Object.defineProperty(this, 'tasks', {
+      enumerable: true,
+      get: () => {
+        if (this.#tasks === null) {
+          this.#tasks = this.#draft?.list() ?? [];
+          this.#draft = null;
+        }
+        return this.#tasks;
+      },
+    });
+  }
+
+  get size(): number {
+    return this.#tasks?.length ?? this.#draft?.size ?? 0;
+  }
+
+  at(position: number): TaskRecord | undefined {
+    return this.#tasks ? this.#tasks[position] : this.#draft?.at(position);
   }
 }

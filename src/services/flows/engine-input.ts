@@ -7,9 +7,16 @@
  * nothing up, and their status follows their objective's (CONTRACT §3).
  */
 import { durationDays } from '../../engine/calendar.ts';
-import { edgeLists, type Graph } from '../../engine/graph.ts';
+import { edgeLists } from '../../engine/graph.ts';
+import type { Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
-import { PROGRESS, type EstimateRange, type FlowState, type TaskRecord } from './model.ts';
+import {
+  PROGRESS,
+  type EstimateRange,
+  type FlowState,
+  type TaskPositions,
+  type TaskRecord,
+} from './model.ts';
 
 /** Hours an objective lasts: its open sub-tasks' when any is estimated, else its own estimate. */
 export function objectiveHours(
@@ -99,18 +106,18 @@ export function childrenOf(tasks: readonly TaskRecord[]): Map<string, TaskRecord
  * or at `replaced` alone when the caller knows the others are the same records.
  */
 export function shapeChanges(
-  before: readonly TaskRecord[],
-  after: readonly TaskRecord[],
+  before: TaskPositions,
+  after: TaskPositions,
   replaced?: readonly number[],
 ): { changed: number[]; added: number } | null {
-  if (after.length < before.length) return null;
+  if (after.size < before.size) return null;
   const changed: number[] = [];
   /** Whether position i holds the same task, with the same parent and dependencies. */
   const kept = (i: number): boolean => {
-    const a = before[i]!;
-    const b = after[i]!;
+    const a = before.at(i);
+    const b = after.at(i);
     if (a === b) return true;
-    if (a.id !== b.id || a.parentId !== b.parentId) return false;
+    if (!a || !b || a.id !== b.id || a.parentId !== b.parentId) return false;
     if (
       a.dependsOn !== b.dependsOn &&
       (a.dependsOn.length !== b.dependsOn.length ||
@@ -123,9 +130,9 @@ export function shapeChanges(
   if (replaced) {
     for (const i of replaced) if (!kept(i)) return null;
   } else {
-    for (let i = 0; i < before.length; i++) if (!kept(i)) return null;
+    for (let i = 0; i < before.size; i++) if (!kept(i)) return null;
   }
-  return { changed, added: after.length - before.length };
+  return { changed, added: after.size - before.size };
 }
 
 /**
@@ -133,11 +140,11 @@ export function shapeChanges(
  * the appended tasks' (from position `old`) added, and progress and durations set again for
  * the changed and new objectives and the objectives of changed or new sub-tasks (whose hours
  * their open sub-tasks make). `touched`: the engine nodes set; `newFrom`/`newTo`: the edges
- * the appended tasks bring (the graph is extended with them: see inputOver).
+ * the appended tasks bring (deriveNext takes them beside the graph).
  */
 export function patchedInput(
   previous: Pick<RecomputeInput, 'progress' | 'duration'>,
-  tasks: readonly TaskRecord[],
+  tasks: TaskPositions,
   index: ReadonlyMap<string, number>,
   children: ReadonlyMap<string, readonly TaskRecord[]>,
   changed: readonly number[],
@@ -149,7 +156,7 @@ export function patchedInput(
   newFrom: Uint32Array;
   newTo: Uint32Array;
 } {
-  const n = tasks.length;
+  const n = tasks.size;
   const progress = new Uint8Array(n);
   progress.set(previous.progress);
   const duration = new Uint32Array(n);
@@ -157,11 +164,14 @@ export function patchedInput(
   const edges: [number, number][] = [];
   const touched = new Set<number>();
   const objectives = new Set<number>();
-  for (const i of changed)
-    objectives.add(tasks[i]!.parentId === null ? i : index.get(tasks[i]!.parentId!)!);
+  for (const i of changed) {
+    const parentId = tasks.at(i)?.parentId ?? null;
+    objectives.add(parentId === null ? i : (index.get(parentId) ?? i));
+  }
   for (let i = old; i < n; i++) {
-    const task = tasks[i]!;
+    const task = tasks.at(i);
     touched.add(i);
+    if (!task) continue;
     if (task.parentId !== null) {
       // A sub-task is a finished node of its own; it adds to its objective's hours.
       progress[i] = PROGRESS.done;
@@ -173,7 +183,8 @@ export function patchedInput(
     }
   }
   for (const i of objectives) {
-    const record = tasks[i]!;
+    const record = tasks.at(i);
+    if (!record) continue;
     progress[i] = record.progress;
     duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
     touched.add(i);
@@ -190,14 +201,19 @@ export function patchedInput(
 /**
  * The engine input of a version derived from the one before: its edge lists are read off the
  * graph when first asked for (only a whole recompute needs them, as for blocking counts), not
- * copied with every version. Spread, it is a plain input.
+ * copied with every version; nor is the graph read before then (deriveNext builds the rows
+ * with appended tasks when first read). Spread, it is a plain input.
  */
-export function inputOver(g: Graph, progress: Uint8Array, duration: Uint32Array): RecomputeInput {
+export function inputOver(
+  derived: Pick<Derived, 'n' | 'g'>,
+  progress: Uint8Array,
+  duration: Uint32Array,
+): RecomputeInput {
   let edges: { from: Uint32Array; to: Uint32Array } | null = null;
-  const input = { n: g.n, progress, duration, withCounts: false } as RecomputeInput;
+  const input = { n: derived.n, progress, duration, withCounts: false } as RecomputeInput;
   Object.defineProperties(input, {
-    from: { enumerable: true, get: () => (edges ??= edgeLists(g)).from },
-    to: { enumerable: true, get: () => (edges ??= edgeLists(g)).to },
+    from: { enumerable: true, get: () => (edges ??= edgeLists(derived.g)).from },
+    to: { enumerable: true, get: () => (edges ??= edgeLists(derived.g)).to },
   });
   return input;
 }

@@ -51,6 +51,16 @@ export function nextFlow(
   return { ...flow, ...patch, version: flow.version + 1, updatedAt: new Date().toISOString() };
 }
 
+/** A version's tasks by position, read without building its list. */
+export interface TaskPositions {
+  readonly size: number;
+  at(position: number): TaskRecord | undefined;
+}
+
+export function positionsOf(tasks: readonly TaskRecord[]): TaskPositions {
+  return { size: tasks.length, at: (position) => tasks[position] };
+}
+
 /** What a command does to a flow's tasks: some replaced, some removed, some added (in that order). */
 export interface TaskChanges {
   replace?: readonly TaskRecord[];
@@ -69,9 +79,9 @@ export function withTasks(
   index?: ReadonlyMap<string, number>,
 ): TaskRecord[] {
   if (index && !changes.remove?.size) {
-    const next = state.tasks.slice();
+    // Made at its length at once: pushed onto a copy, a large flow's list was copied twice.
+    const next = state.tasks.concat(changes.add ?? []);
     for (const task of changes.replace ?? []) next[index.get(task.id)!] = task;
-    next.push(...(changes.add ?? []));
     return next;
   }
   const replaced = new Map((changes.replace ?? []).map((task) => [task.id, task]));

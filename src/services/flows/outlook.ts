@@ -31,21 +31,18 @@ export function outlook(snapshot: Snapshot, start: string): Outlook {
 function outlookOf(snapshot: Snapshot, start: string): Outlook {
   const projectedFinish = snapshot.finish >= 0 ? addWorkingDays(start, snapshot.finish) : null;
   const dueDate = snapshot.flow.dueDate ? snapshot.flow.dueDate.slice(0, 10) : null;
-  const critical: { id: string; es: number; i: number }[] = [];
-  const { tasks } = snapshot.state;
-  // Off the engine's arrays: only the critical tasks' records are read.
-  const flags = snapshot.critical;
-  for (let i = 0; i < flags.length; i++) {
-    if (flags[i] !== 1) continue;
-    const task = tasks[i];
-    if (task?.parentId === null) critical.push({ id: task.id, es: snapshot.es[i] ?? 0, i });
-  }
-  critical.sort((a, b) => a.es - b.es || a.i - b.i);
+  // Off the engine's arrays: only the critical tasks' records are read. Positions, not an
+  // object per task: a large flow's path is thousands of tasks long.
+  const { critical: flags, es } = snapshot;
+  const critical: number[] = [];
+  for (let i = 0; i < flags.length; i++)
+    if (flags[i] === 1 && snapshot.at(i)?.parentId === null) critical.push(i);
+  critical.sort((a, b) => (es[a] ?? 0) - (es[b] ?? 0) || a - b);
   return {
     projectedFinish,
     // As the schedule says it: nothing left open lands on any due date.
     onTrack: dueDate === null ? null : projectedFinish === null || projectedFinish <= dueDate,
-    criticalPath: critical.map((c) => c.id),
+    criticalPath: critical.flatMap((i) => snapshot.at(i)?.id ?? []),
   };
 }
 
@@ -65,7 +62,7 @@ function calendarFrom(start: string): (offset: number) => string {
 /** The outlook of position `i`; sub-tasks and done tasks have no dates of their own. */
 function taskOutlook(snapshot: Snapshot, i: number, day: (offset: number) => string): TaskOutlook {
   const status = snapshot.status[i] ?? STATUS_DONE;
-  const dated = snapshot.state.tasks[i]?.parentId === null && status !== STATUS_DONE;
+  const dated = snapshot.at(i)?.parentId === null && status !== STATUS_DONE;
   return {
     status: statusName(status),
     earliestStart: dated ? day(snapshot.es[i] ?? -1) : null,
@@ -96,14 +93,12 @@ export function changedTasks(
 ): ChangedTask[] {
   const day = calendarFrom(start);
   const changed: ChangedTask[] = [];
-  const before = current.state.tasks;
-  const after = scenario.state.tasks;
   if (AppendedIndex.extends(scenario.index, current.index)) {
     // Tasks only appended (a what-if's drafts, or derivations that kept each task's place): the
     // current tasks hold their positions, and only the engine's arrays are compared.
-    for (let i = 0; i < before.length; i++) {
+    for (let i = 0; i < current.size; i++) {
       if (!differs(current, i, scenario, i)) continue;
-      const task = after[i];
+      const task = scenario.at(i);
       if (task)
         changed.push({
           taskId: task.id,
@@ -111,8 +106,8 @@ export function changedTasks(
           after: taskOutlook(scenario, i, day),
         });
     }
-    for (let j = before.length; j < after.length; j++) {
-      const task = after[j];
+    for (let j = current.size; j < scenario.size; j++) {
+      const task = scenario.at(j);
       if (task)
         changed.push({
           taskId: task.id,
@@ -122,6 +117,8 @@ export function changedTasks(
     }
     return changed;
   }
+  const before = current.state.tasks;
+  const after = scenario.state.tasks;
   let kept = 0;
   for (let j = 0; j < after.length; j++) {
     const task = after[j];

@@ -5,7 +5,7 @@
  * that keeps the graph's shape is derived incrementally from the version before.
  */
 import type { Graph } from '../../engine/graph.ts';
-import { appendNodes, derivedFrom, deriveNext, type Derived } from '../../engine/incremental.ts';
+import { derivedFrom, deriveNext, slackOf, type Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import type { TaskStatus } from '../../contract/vocabulary.ts';
 import { statusName } from '../../engine/status.ts';
@@ -29,9 +29,11 @@ import {
 } from './flow-body.ts';
 import {
   NextState,
+  positionsOf,
   type EstimateRange,
   type FlowState,
   type TaskChanges,
+  type TaskPositions,
   type TaskRecord,
 } from './model.ts';
 import { AppendedIndex } from './task-index.ts';
@@ -41,6 +43,7 @@ import {
   loadedChanges,
   type ChangeMarks,
 } from './task-changes.ts';
+import { DraftState } from './draft.ts';
 
 export interface Recompute {
   /** A whole flow's derivation (in this thread or on the pool). */
@@ -76,6 +79,41 @@ export interface FlowView {
   next(changes: TaskChanges): FlowState;
 }
 
+/**
+ * The index and sub-task lists of a version derived whole: the version before's when `replaced`
+ * says its tasks kept their places (a command list's draft replaces and appends, never moves)
+ * and no sub-task changed, else built anew. A large flow's index is megabytes, and a draft that
+ * added a dependency is derived whole.
+ */
+function placesOf(
+  state: FlowState,
+  previous: Snapshot | null,
+  replaced: readonly number[] | undefined,
+): { index: ReadonlyMap<string, number>; children: ReadonlyMap<string, readonly TaskRecord[]> } {
+  const { tasks } = state;
+  if (
+    previous &&
+    replaced &&
+    tasks.length >= previous.size &&
+    replaced.every((i) => tasks[i]?.id === previous.at(i)?.id)
+  ) {
+    const appended = tasks.slice(previous.size);
+    const index =
+      appended.length > 0
+        ? AppendedIndex.of(
+            previous.index,
+            appended.map((task) => task.id),
+            previous.size,
+          )
+        : previous.index;
+    const subtasksKept =
+      appended.every((task) => task.parentId === null) &&
+      replaced.every((i) => tasks[i]?.parentId === null && previous.at(i)?.parentId === null);
+    return { index, children: subtasksKept ? previous.children : childrenOf(tasks) };
+  }
+  return { index: new Map(tasks.map((t, i) => [t.id, i])), children: childrenOf(tasks) };
+}
+
 export class Snapshot implements FlowView {
   readonly version: number;
   /** Per task: derived status (engine/status.ts codes), critical flag, CPM offsets. */
@@ -83,7 +121,6 @@ export class Snapshot implements FlowView {
   readonly critical: Uint8Array;
   readonly es: Int32Array;
   readonly ef: Int32Array;
-  readonly slack: Int32Array;
   readonly finish: number;
   readonly counts: { taskCount: number; doneCount: number; readyCount: number };
   /**
@@ -96,6 +133,10 @@ export class Snapshot implements FlowView {
   private readonly blockingCounts: BlockingCounts;
   /** This version's Flow body and its slices, once serialized. */
   private fragments: Fragments | null = null;
+  /** Slack, once asked for. */
+  private slackDays: Int32Array | null = null;
+  /** The tasks by position: the state's list, or a draft's read through it until its list is built. */
+  private readonly tasks: TaskPositions;
 
   private constructor(
     readonly state: FlowState,
@@ -115,13 +156,13 @@ export class Snapshot implements FlowView {
   ) {
     this.#makeMarks = marks;
     this.version = state.flow.version;
+    this.tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
     const states = taskStates(index, children, output);
     this.status = states.status;
     this.critical = states.critical;
     this.counts = states.counts;
     this.es = output.es;
     this.ef = output.ef;
-    this.slack = output.slack;
     this.finish = output.finish;
     this.blockingCounts = new BlockingCounts(countsBase);
   }
@@ -162,14 +203,21 @@ export class Snapshot implements FlowView {
   ): Promise<Snapshot> {
     // A command's next state knows which records it replaced: no pass over a large flow to find them.
     replaced ??= previous ? replacedBy(previous, next) : undefined;
-    // Held plain: a NextState's list is read once, here.
-    const state: FlowState = { flow: next.flow, tasks: next.tasks };
+    // Held plain: a NextState's list is read once, here. A draft's is read by position, and
+    // built only if something reads it whole (see DraftState).
+    const state: FlowState =
+      next instanceof DraftState ? next : { flow: next.flow, tasks: next.tasks };
+    const tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
     const base = previous ? (previous.fragments ?? previous.base) : null;
-    const shape = previous ? shapeChanges(previous.state.tasks, state.tasks, replaced) : null;
+    const shape = previous ? shapeChanges(previous, tasks, replaced) : null;
     if (previous && shape) {
       const { changed, added } = shape;
-      const old = previous.state.tasks.length;
-      const appended = state.tasks.slice(old);
+      const old = previous.size;
+      const appended: TaskRecord[] = [];
+      for (let i = old; i < tasks.size; i++) {
+        const task = tasks.at(i);
+        if (task) appended.push(task);
+      }
       const index =
         added > 0
           ? AppendedIndex.of(
@@ -186,29 +234,24 @@ export class Snapshot implements FlowView {
       ) {
         const subtasksMoved =
           appended.some((task) => task.parentId !== null) ||
-          changed.some((i) => state.tasks[i]!.parentId !== null);
+          changed.some((i) => (tasks.at(i)?.parentId ?? null) !== null);
         const children = subtasksMoved ? childrenOf(state.tasks) : previous.children;
         const { progress, duration, touched, newFrom, newTo } = patchedInput(
           previous.input,
-          state.tasks,
+          tasks,
           index,
           children,
           changed,
           old,
         );
         const output = recompute.incremental(() =>
-          added > 0
-            ? // appendNodes' arrays are new and this derivation's alone: changed in place.
-              deriveNext(
-                appendNodes(previous.engine(), added, newFrom, newTo),
-                touched,
-                progress,
-                duration,
-                true,
-              )
-            : deriveNext(previous.engine(), touched, progress, duration),
+          deriveNext(previous.engine(), touched, progress, duration, {
+            added,
+            from: newFrom,
+            to: newTo,
+          }),
         );
-        const input = inputOver(output.g, progress, duration);
+        const input = inputOver(output, progress, duration);
         const countsBase =
           added === 0
             ? previous.blockingCounts.carry(doneFlips(touched, previous.input.progress, progress))
@@ -227,8 +270,7 @@ export class Snapshot implements FlowView {
         );
       }
     }
-    const index = new Map(state.tasks.map((t, i) => [t.id, i]));
-    const children = childrenOf(state.tasks);
+    const { index, children } = placesOf(state, previous, replaced);
     const input = engineInput(state, index, children);
     const output = await recompute(input);
     return new Snapshot(
@@ -254,6 +296,15 @@ export class Snapshot implements FlowView {
     return { tasks: this.state.tasks, index, children, status, critical, changedAt, knownSince };
   }
 
+  /**
+   * Per task: slack in working days (−1 when done). An incremental derivation keeps tails, not
+   * slack: it is read off them when first asked for (a what-if's scenario never is).
+   */
+  get slack(): Int32Array {
+    const output = this.output;
+    return (this.slackDays ??= isDerived(output) ? slackOf(output) : output.slack);
+  }
+
   /** The dependency graph as the engine holds it (successor and predecessor rows by task position). */
   graph(): Graph {
     return this.engine().g;
@@ -276,16 +327,16 @@ export class Snapshot implements FlowView {
   }
 
   get size(): number {
-    return this.state.tasks.length;
+    return this.tasks.size;
   }
 
   at(position: number): TaskRecord | undefined {
-    return this.state.tasks[position];
+    return this.tasks.at(position);
   }
 
   task(id: string): TaskRecord | undefined {
     const i = this.index.get(id);
-    return i === undefined ? undefined : this.state.tasks[i];
+    return i === undefined ? undefined : this.tasks.at(i);
   }
 
   next(changes: TaskChanges): FlowState {
