@@ -61,6 +61,18 @@ export function positionsOf(tasks: readonly TaskRecord[]): TaskPositions {
   return { size: tasks.length, at: (position) => tasks[position] };
 }
 
+/** A state that reads its tasks by position without building its list (a draft's: draft.ts DraftState). */
+export type PositionedState = FlowState & TaskPositions;
+
+export function isPositioned(state: FlowState): state is PositionedState {
+  return typeof (state as Partial<TaskPositions>).at === 'function';
+}
+
+/** A state's tasks by position: its own reader when it has one, else its list. */
+export function positionedTasks(state: FlowState): TaskPositions {
+  return isPositioned(state) ? state : positionsOf(state.tasks);
+}
+
 /** What a command does to a flow's tasks: some replaced, some removed, some added (in that order). */
 export interface TaskChanges {
   replace?: readonly TaskRecord[];

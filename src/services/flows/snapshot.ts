@@ -28,8 +28,9 @@ import {
   type TaskView,
 } from './flow-body.ts';
 import {
+  isPositioned,
   NextState,
-  positionsOf,
+  positionedTasks,
   type EstimateRange,
   type FlowState,
   type TaskChanges,
@@ -43,7 +44,6 @@ import {
   loadedChanges,
   type ChangeMarks,
 } from './task-changes.ts';
-import { DraftState } from './draft.ts';
 
 export interface Recompute {
   /** A whole flow's derivation (in this thread or on the pool). */
@@ -156,7 +156,7 @@ export class Snapshot implements FlowView {
   ) {
     this.#makeMarks = marks;
     this.version = state.flow.version;
-    this.tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
+    this.tasks = positionedTasks(state);
     const states = taskStates(index, children, output);
     this.status = states.status;
     this.critical = states.critical;
@@ -205,9 +205,8 @@ export class Snapshot implements FlowView {
     replaced ??= previous ? replacedBy(previous, next) : undefined;
     // Held plain: a NextState's list is read once, here. A draft's is read by position, and
     // built only if something reads it whole (see DraftState).
-    const state: FlowState =
-      next instanceof DraftState ? next : { flow: next.flow, tasks: next.tasks };
-    const tasks = state instanceof DraftState ? state : positionsOf(state.tasks);
+    const state: FlowState = isPositioned(next) ? next : { flow: next.flow, tasks: next.tasks };
+    const tasks = positionedTasks(state);
     const base = previous ? (previous.fragments ?? previous.base) : null;
     const shape = previous ? shapeChanges(previous, tasks, replaced) : null;
     if (previous && shape) {

@@ -23,7 +23,7 @@ import {
   startTask,
 } from '../../services/flows/transitions.service.ts';
 import { pageFlowSnapshots, type FlowContext } from '../../services/flows/flows.service.ts';
-import { flowPageModel, type FlowPageModel } from '../../services/flows/flow-page.service.ts';
+import { flowPageModel, type FlowPageModel } from '../../services/exports/flow-page.service.ts';
 import { outlook } from '../../services/flows/outlook.ts';
 import { scheduleStart } from '../../services/flows/schedule.ts';
 import { flowsSharedWith } from '../../services/team/shares.service.ts';

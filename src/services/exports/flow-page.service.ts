@@ -4,14 +4,14 @@
  * much it holds up, the people named, the schedule and the report. One version, read once.
  */
 import { memberNames } from '../../storage/members.store.ts';
-import { diagramModel, type DiagramModel } from '../exports/diagram.ts';
+import { diagramModel, type DiagramModel } from './diagram.ts';
 import type { Sql } from '../../storage/db.ts';
-import type { TaskView } from './flow-body.ts';
-import { finishP80 } from './forecast.ts';
-import type { RecomputePool } from './recompute-pool.ts';
-import { buildReport, type ReportView } from './report.ts';
-import { buildSchedule, type ScheduleView } from './schedule.ts';
-import type { Snapshot } from './snapshot.ts';
+import type { TaskView } from '../flows/flow-body.ts';
+import { finishP80 } from '../flows/forecast.ts';
+import type { RecomputePool } from '../flows/recompute-pool.ts';
+import { buildReport, type ReportView } from '../flows/report.ts';
+import { buildSchedule, type ScheduleView } from '../flows/schedule.ts';
+import type { Snapshot } from '../flows/snapshot.ts';
 
 export interface PageTask {
   task: TaskView;
