@@ -195,7 +195,8 @@ export class FlowSession {
       announceFlowChange(tx, flow.workspaceId, flow.id, flow.version),
     ]);
     if (bumped.status === 'fulfilled' && !bumped.value) throw new VersionConflict();
-    for (const settled of [bumped, ...rest]) if (settled.status === 'rejected') throw settled.reason;
+    for (const settled of [bumped, ...rest])
+      if (settled.status === 'rejected') throw settled.reason;
   }
 
   private adopt(next: Snapshot): void {
