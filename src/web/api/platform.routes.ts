@@ -50,7 +50,17 @@ export function platformRoutes(services: Services): Route[] {
         return json(
           200,
           p.userId
-            ? { ...context, userId: p.userId, orgs: await workspacesOf(sql, p.userId) }
+            ? {
+                ...context,
+                userId: p.userId,
+                // Field by field: a workspace row carries more (past due) than the Context says.
+                orgs: (await workspacesOf(sql, p.userId)).map(({ id, name, role, plan }) => ({
+                  id,
+                  name,
+                  role,
+                  plan,
+                })),
+              }
             : context,
         );
       },
