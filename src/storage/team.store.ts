@@ -226,7 +226,7 @@ export async function upsertShare(
 ): Promise<ShareRow> {
   const [share] = await sql<ShareRow[]>`insert into shares (id, workspace_id, flow_id, email, role)
     values (${row.id}, ${row.workspaceId}, ${row.flowId}, ${row.email}, ${row.role})
-    on conflict (flow_id, lower(email)) do update set role = excluded.role, updated_at = now()
+    on conflict (flow_id, lower(email), workspace_id) do update set role = excluded.role, updated_at = now()
     returning id, email, role, flow_id, created_at`;
   return share!;
 }

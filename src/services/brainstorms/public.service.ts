@@ -45,7 +45,7 @@ export async function publishedBrainstorm(
   // One snapshot for the board and its ideas, so the version matches what is drawn.
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     const board = await publishedBoard(tx, sha256(token));
-    return board && { ...board, ideas: await publicIdeas(tx, board.id) };
+    return board && { ...board, ideas: await publicIdeas(tx, board.workspaceId, board.id) };
   });
 }
 
