@@ -4,7 +4,9 @@
 -- (src/storage/migrate.ts). A partial index on the rows still to fill keeps each batch from
 -- scanning the rows already done; it is built concurrently (no write is blocked) and 0027
 -- drops it. Then each NOT VALID check of 0025 is validated, which reads the table without
--- blocking writes, so 0027's SET NOT NULL needs no scan of its own.
+-- blocking writes, so 0027's SET NOT NULL needs no scan of its own. The checks are added only
+-- after the backfill: a NOT VALID check still holds every updated row to it, and a transition
+-- on a row not yet filled would fail.
 create index concurrently if not exists tasks_to_fill on tasks (id) where workspace_id is null;
 update tasks t set workspace_id = f.workspace_id from flows f
   where t.id in (select id from tasks where workspace_id is null limit 5000) and f.id = t.flow_id;
@@ -41,6 +43,17 @@ update blob_chunks c set workspace_id = a.workspace_id from idea_attachments a
     and c.blob_id in (select k.blob_id from blob_chunks k join idea_attachments h on h.blob_id = k.blob_id
                       where k.workspace_id is null limit 5000);
 delete from blob_chunks where (blob_id, seq) in (select blob_id, seq from blob_chunks where workspace_id is null limit 5000);
+alter table tasks add constraint tasks_workspace_set check (workspace_id is not null) not valid;
+alter table task_dependencies add constraint task_dependencies_workspace_set check (workspace_id is not null) not valid;
+alter table comments add constraint comments_workspace_set check (workspace_id is not null) not valid;
+alter table deliverables add constraint deliverables_workspace_set check (workspace_id is not null) not valid;
+alter table attachments add constraint attachments_workspace_set check (workspace_id is not null) not valid;
+alter table blob_chunks add constraint blob_chunks_workspace_set check (workspace_id is not null) not valid;
+alter table ideas add constraint ideas_workspace_set check (workspace_id is not null) not valid;
+alter table idea_comments add constraint idea_comments_workspace_set check (workspace_id is not null) not valid;
+alter table idea_attachments add constraint idea_attachments_workspace_set check (workspace_id is not null) not valid;
+alter table webhook_lanes add constraint webhook_lanes_workspace_set check (workspace_id is not null) not valid;
+alter table webhook_log add constraint webhook_log_workspace_set check (workspace_id is not null) not valid;
 alter table tasks validate constraint tasks_workspace_set;
 alter table task_dependencies validate constraint task_dependencies_workspace_set;
 alter table comments validate constraint comments_workspace_set;

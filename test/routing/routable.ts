@@ -41,6 +41,19 @@ export function checkStatement(text: string, distributed: ReadonlySet<string>): 
   return { unpinned: [...unpinned].sort(), fingerprint: fingerprintSync(text) };
 }
 
+/** The fingerprint of each statement of a script (a migration file), by its own text. */
+export function statementFingerprints(script: string): string[] {
+  const tree = parseSync(script) as unknown as {
+    stmts?: { stmt_location?: number; stmt_len?: number }[];
+  };
+  const bytes = Buffer.from(script);
+  return (tree.stmts ?? []).map((stmt) => {
+    const start = stmt.stmt_location ?? 0;
+    const end = stmt.stmt_len ? start + stmt.stmt_len : bytes.length;
+    return fingerprintSync(bytes.subarray(start, end).toString());
+  });
+}
+
 class Walker {
   private readonly ctes: Set<string>[] = [];
   constructor(
@@ -63,15 +76,20 @@ class Walker {
           this.insert(body, outer);
           break;
         case 'UpdateStmt':
-          this.block([body.relation, ...list(body.fromClause)], [body.whereClause], outer, [
-            body.targetList,
-            body.returningList,
-          ]);
+          this.block(
+            [{ RangeVar: body.relation }, ...list(body.fromClause)],
+            [body.whereClause],
+            outer,
+            [body.targetList, body.returningList],
+          );
           break;
         case 'DeleteStmt':
-          this.block([body.relation, ...list(body.usingClause)], [body.whereClause], outer, [
-            body.returningList,
-          ]);
+          this.block(
+            [{ RangeVar: body.relation }, ...list(body.usingClause)],
+            [body.whereClause],
+            outer,
+            [body.returningList],
+          );
           break;
         default:
           // DDL, SET, LISTEN, transaction control: nothing to route by workspace.

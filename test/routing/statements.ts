@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
-import { checkStatement, loadParser } from './routable.ts';
+import { listMigrations } from '../../src/storage/migrate.ts';
+import { checkStatement, loadParser, statementFingerprints } from './routable.ts';
 
 /** Server settings that make the run's cluster keep its statements. */
 export const STATEMENT_STATS = {
@@ -52,6 +53,12 @@ export async function unroutable(
   allowed: ReadonlySet<string>,
 ): Promise<{ findings: Finding[]; unparsed: string[]; seen: Set<string> }> {
   await loadParser();
+  // A migration's statements run once, on the one database an installation has before it
+  // moves to a cluster (docs/scale.md): they are not the app's, and tests that migrate a
+  // database run them.
+  const migrations = new Set(
+    listMigrations().flatMap((migration) => statementFingerprints(migration.text)),
+  );
   const findings = new Map<string, Finding>();
   const unparsed: string[] = [];
   const seen = new Set<string>();
@@ -63,7 +70,7 @@ export async function unroutable(
       unparsed.push(statement);
       continue;
     }
-    if (verdict.unpinned.length === 0) continue;
+    if (verdict.unpinned.length === 0 || migrations.has(verdict.fingerprint)) continue;
     seen.add(verdict.fingerprint);
     if (allowed.has(verdict.fingerprint)) continue;
     findings.set(verdict.fingerprint, { statement, ...verdict });
