@@ -234,18 +234,25 @@ export async function upsertShare(
 /** Changes the role of the flow's share; null when the flow has no share with this id. */
 export async function setShareRole(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   id: string,
   role: ShareRole,
 ): Promise<ShareRow | null> {
   const [share] = await sql<ShareRow[]>`update shares set role = ${role}, updated_at = now()
-    where id = ${id} and flow_id = ${flowId}
+    where id = ${id} and flow_id = ${flowId} and workspace_id = ${workspaceId}
     returning id, email, role, flow_id, created_at`;
   return share ?? null;
 }
 
 /** Removes the flow's share; false when the flow has no share with this id. */
-export async function deleteShare(sql: Db, flowId: string, id: string): Promise<boolean> {
-  const rows = await sql`delete from shares where id = ${id} and flow_id = ${flowId} returning id`;
+export async function deleteShare(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+  id: string,
+): Promise<boolean> {
+  const rows = await sql`delete from shares
+    where id = ${id} and flow_id = ${flowId} and workspace_id = ${workspaceId} returning id`;
   return rows.length > 0;
 }
