@@ -205,6 +205,7 @@ export async function setInviteStatus(
 
 export async function pageShares(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   page: PageRequest,
 ): Promise<Page<ShareRow>> {
@@ -212,7 +213,7 @@ export async function pageShares(
     sql,
     {
       columns: sql`id, email, role, flow_id, created_at`,
-      source: sql`from shares where flow_id = ${flowId}`,
+      source: sql`from shares where flow_id = ${flowId} and workspace_id = ${workspaceId}`,
       order: sql`created_at, id`,
     },
     page,

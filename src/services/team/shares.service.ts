@@ -51,7 +51,7 @@ export async function listShares(
   page: PageRequest,
 ): Promise<Page<ShareView>> {
   await requireFlow(ctx, flowId);
-  const { total, items } = await pageShares(ctx.sql, flowId, page);
+  const { total, items } = await pageShares(ctx.sql, ctx.principal.workspaceId, flowId, page);
   return { total, items: items.map(shareView) };
 }
 
