@@ -11,6 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
@@ -22,6 +23,8 @@ const FLOWS = 40;
 const TASKS = 50;
 
 const database = await benchDatabase('load');
+/** Where benchDatabase starts its cluster (when no DATABASE_URL names another server). */
+const BENCH_CLUSTER = path.resolve('.flowplan', 'bench-load');
 const children: ChildProcess[] = [];
 
 function startServer(): Promise<string> {
@@ -88,7 +91,7 @@ for (let f = 0; f < FLOWS; f++) {
 }
 
 const cpuBefore = children.map((c) => cpuMs(c.pid!));
-const pgBefore = postgresCpuMs();
+const pgBefore = postgresCpuMs(BENCH_CLUSTER);
 const started = Date.now();
 type Stats = Record<
   string,
@@ -119,7 +122,7 @@ const results = await Promise.all(
 );
 const seconds = (Date.now() - started) / 1000;
 const serverCpu = children.reduce((sum, c, i) => sum + cpuMs(c.pid!) - cpuBefore[i]!, 0);
-const pgCpu = postgresCpuMs() - pgBefore;
+const pgCpu = postgresCpuMs(BENCH_CLUSTER) - pgBefore;
 
 const merged: Stats = {};
 for (const { stats } of results) {

@@ -75,7 +75,9 @@ export function startBenchApp(
 }
 
 /** CPU time (ms) used so far by every `postgres` process on this machine (Linux /proc; 0 elsewhere). */
-export function postgresCpuMs(): number {
+export function postgresCpuMs(clusterRoot?: string): number {
+  const own = clusterRoot ? clusterCpuMs(clusterRoot) : null;
+  if (own !== null) return own;
   let total = 0;
   let entries: string[];
   try {
@@ -93,6 +95,43 @@ export function postgresCpuMs(): number {
       total += (Number(fields[11]) + Number(fields[12])) * tick;
     } catch {
       // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU (ms) of the embedded cluster under `root` (bench databases: `.flowplan/bench-<name>`):
+ * its postmaster's own and its ended children's (cutime, cstime: the backends that exited),
+ * plus its live children's. Counting every process named postgres instead, as on a machine
+ * with one cluster, mixes in other clusters, and a backend of theirs that exits makes the
+ * total fall. Null when the cluster is not found (a DATABASE_URL of another server).
+ */
+function clusterCpuMs(root: string): number | null {
+  let postmaster: string;
+  try {
+    postmaster = fs.readFileSync(`${root}/postgres/postmaster.pid`, 'utf8').split('\n')[0] ?? '';
+  } catch {
+    return null;
+  }
+  const fieldsOf = (pid: string) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
+  const tick = 1000 / 100;
+  let total = 0;
+  try {
+    const own = fieldsOf(postmaster);
+    total += (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * tick;
+  } catch {
+    return null;
+  }
+  for (const pid of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const fields = fieldsOf(pid);
+      if (fields[1] === postmaster) total += (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      // The process ended meanwhile: its time is in the postmaster's cutime from now on.
     }
   }
   return total;

@@ -41,7 +41,11 @@ for (const dir of ['src', 'workers']) {
     filter: (from) => !isSource(from),
   });
 }
-cpSync(path.join(ROOT, 'sql'), path.join(out, 'sql'), { recursive: true });
+// The migrations only: sql/distribution.json is for the tests and the cluster plan (docs/scale.md).
+cpSync(path.join(ROOT, 'sql'), path.join(out, 'sql'), {
+  recursive: true,
+  filter: (source) => !source.endsWith('.json'),
+});
 
 /**
  * Every file a built module names relative to itself must exist in the output: a new asset

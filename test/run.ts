@@ -20,6 +20,7 @@ import { migrate } from '../src/storage/migrate.ts';
 import { syncCatalogue } from '../src/services/templates/templates.service.ts';
 import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 import { uwsLoads } from './helpers/uws.ts';
+import { checkRunStatements, resetStatements, STATEMENT_STATS } from './routing/statements.ts';
 import {
   byLayer,
   compare,
@@ -162,10 +163,17 @@ let templateMade = false;
 let code = 1;
 try {
   const adminUrl =
-    external ?? (cluster = await startEmbedded(clusterDir, () => {}, THROWAWAY_CLUSTER)).adminUrl;
+    external ??
+    (cluster = await startEmbedded(clusterDir, () => {}, {
+      ...THROWAWAY_CLUSTER,
+      ...STATEMENT_STATS,
+    })).adminUrl;
+  let statementsKept = false;
   if (!stoppedBy) {
     templateMade = true;
     await prepareTemplate(adminUrl, template);
+    // From here on, what the tests run: the template's migrations are not the app's statements.
+    statementsKept = await resetStatements(adminUrl);
   }
   if (!stoppedBy) {
     rmSync(SUMMARY_FILE, { force: true });
@@ -186,6 +194,11 @@ try {
     code ||= reported;
   }
   if (!stoppedBy) code = checkCoverage(code);
+  // Every statement the tests ran, routable by workspace (issue 36; a DATABASE_URL whose server
+  // does not load pg_stat_statements is not checked).
+  if (!stoppedBy && statementsKept)
+    code = (await checkRunStatements(adminUrl, args.length === 0)) || code;
+  else if (!stoppedBy) console.log('\nStatements not checked: pg_stat_statements is not loaded');
 } catch (error) {
   // A step cut short by the signal fails as a matter of course: the signal is the news.
   if (!stoppedBy) throw error;

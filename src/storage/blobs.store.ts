@@ -22,6 +22,7 @@ export interface StagedBlob {
 
 export async function stageBlob(
   sql: Sql,
+  workspaceId: string,
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
 ): Promise<StagedBlob> {
   const blobId = newId('blb');
@@ -34,7 +35,8 @@ export async function stageBlob(
     const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
     pending = [];
     pendingBytes = 0;
-    await sql`insert into blob_chunks (blob_id, seq, data) values (${blobId}, ${seq++}, ${data})`;
+    await sql`insert into blob_chunks (blob_id, workspace_id, seq, data)
+      values (${blobId}, ${workspaceId}, ${seq++}, ${data})`;
   };
   try {
     for await (const chunk of source) {
@@ -46,42 +48,49 @@ export async function stageBlob(
     }
     if (pendingBytes > 0 || seq === 0) await flush();
   } catch (error) {
-    await sql`delete from blob_chunks where blob_id = ${blobId}`.catch(() => {});
+    await sql`delete from blob_chunks where blob_id = ${blobId} and workspace_id = ${workspaceId}`.catch(
+      () => {},
+    );
     throw error;
   }
   return { blobId, sizeBytes, sha256: digest.digest('hex') };
 }
 
-export async function readBlob(sql: Db, blobId: string): Promise<Buffer> {
+export async function readBlob(sql: Db, workspaceId: string, blobId: string): Promise<Buffer> {
   const rows = await sql<
     { data: Buffer }[]
-  >`select data from blob_chunks where blob_id = ${blobId} order by seq`;
+  >`select data from blob_chunks where blob_id = ${blobId} and workspace_id = ${workspaceId}
+    order by seq`;
   return rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((row) => row.data));
 }
 
 /** Removes a staged blob unless a file row took it over. */
-export async function discardUnadopted(sql: Db, blobId: string): Promise<void> {
-  await sql`delete from blob_chunks where blob_id = ${blobId}
-    and not exists (select 1 from attachments where blob_id = ${blobId})
-    and not exists (select 1 from idea_attachments where blob_id = ${blobId})`;
+export async function discardUnadopted(
+  sql: Db,
+  workspaceId: string,
+  blobId: string,
+): Promise<void> {
+  await sql`delete from blob_chunks c where c.blob_id = ${blobId} and c.workspace_id = ${workspaceId}
+    and not exists (select 1 from attachments a where a.blob_id = ${blobId} and a.workspace_id = c.workspace_id)
+    and not exists (select 1 from idea_attachments i where i.blob_id = ${blobId} and i.workspace_id = c.workspace_id)`;
 }
 
 /** Removes blobs staged longer ago than `olderThanSeconds` that no file row took over; returns how many. */
 export async function sweepOrphanBlobs(sql: Db, olderThanSeconds: number): Promise<number> {
   const removed = await sql`delete from blob_chunks c using (
-      select f.blob_id from blob_chunks f
+      select f.blob_id, f.workspace_id from blob_chunks f
       where f.seq = 0 and f.created_at < now() - make_interval(secs => ${olderThanSeconds})
-        and not exists (select 1 from attachments a where a.blob_id = f.blob_id)
-        and not exists (select 1 from idea_attachments i where i.blob_id = f.blob_id)
-    ) o where c.blob_id = o.blob_id returning 1`;
+        and not exists (select 1 from attachments a where a.blob_id = f.blob_id and a.workspace_id = f.workspace_id)
+        and not exists (select 1 from idea_attachments i where i.blob_id = f.blob_id and i.workspace_id = f.workspace_id)
+    ) o where c.blob_id = o.blob_id and c.workspace_id = o.workspace_id returning 1`;
   return removed.length;
 }
 
 /** Bytes of files a workspace stores: its flows' attachments and its brainstorms' idea files. */
 export async function workspaceFileBytes(sql: Db, workspaceId: string): Promise<number> {
   const [row] = await sql<{ bytes: string }[]>`select
-      coalesce((select sum(a.size_bytes) from attachments a join flows f on f.id = a.flow_id where f.workspace_id = ${workspaceId}), 0)
-    + coalesce((select sum(i.size_bytes) from idea_attachments i join brainstorms b on b.id = i.brainstorm_id where b.workspace_id = ${workspaceId}), 0) as bytes`;
+      coalesce((select sum(a.size_bytes) from attachments a where a.workspace_id = ${workspaceId}), 0)
+    + coalesce((select sum(i.size_bytes) from idea_attachments i where i.workspace_id = ${workspaceId}), 0) as bytes`;
   return Number(row!.bytes);
 }
 
@@ -98,9 +107,9 @@ export async function fileBytesByWorkspace(
   const rows = await sql<
     { workspaceId: string; bytes: string }[]
   >`select workspace_id, sum(bytes) as bytes from (
-      select f.workspace_id, a.size_bytes as bytes from attachments a join flows f on f.id = a.flow_id
+      select a.workspace_id, a.size_bytes as bytes from attachments a
       union all
-      select b.workspace_id, i.size_bytes from idea_attachments i join brainstorms b on b.id = i.brainstorm_id
+      select i.workspace_id, i.size_bytes from idea_attachments i
     ) files group by workspace_id order by 2 desc limit ${limit}`;
   return rows.map((row) => ({ workspaceId: row.workspaceId, bytes: Number(row.bytes) }));
 }

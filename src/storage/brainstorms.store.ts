@@ -52,9 +52,10 @@ const boardColumns = (
   viewer: Viewer,
 ) => sql`b.id, b.workspace_id, b.name, b.archived, b.public_token,
   b.version::int as version, b.created_at, b.updated_at,
-  (select count(*) from ideas i where i.brainstorm_id = b.id)::int as idea_count,
+  (select count(*) from ideas i where i.brainstorm_id = b.id and i.workspace_id = b.workspace_id)::int as idea_count,
   case when b.workspace_id = ${viewer.workspaceId} then null
-       else (select s.role from brainstorm_shares s where s.brainstorm_id = b.id and s.user_id = ${viewer.userId}) end as guest_role`;
+       else (select s.role from brainstorm_shares s where s.brainstorm_id = b.id
+             and s.workspace_id = b.workspace_id and s.user_id = ${viewer.userId}) end as guest_role`;
 
 /** Boards of the viewer's workspace, and those shared with the person acting. */
 const visible = (sql: Db, viewer: Viewer) =>
@@ -119,6 +120,7 @@ export async function pageBrainstorms(
  */
 export async function touchBrainstorm(
   sql: Db,
+  workspaceId: string,
   id: string,
   patch: {
     name?: string;
@@ -135,11 +137,12 @@ export async function touchBrainstorm(
       : sql``;
   const visible =
     patch.visible || patch.name !== undefined ? sql`, public_version = public_version + 1` : sql``;
-  await sql`update brainstorms set version = version + 1, updated_at = now() ${name} ${archived} ${token} ${visible} where id = ${id}`;
+  await sql`update brainstorms set version = version + 1, updated_at = now() ${name} ${archived} ${token} ${visible}
+    where id = ${id} and workspace_id = ${workspaceId}`;
 }
 
-export async function deleteBrainstorm(sql: Db, id: string): Promise<void> {
-  await sql`delete from brainstorms where id = ${id}`;
+export async function deleteBrainstorm(sql: Db, workspaceId: string, id: string): Promise<void> {
+  await sql`delete from brainstorms where id = ${id} and workspace_id = ${workspaceId}`;
 }
 
 // ── ideas ────────────────────────────────────────────────────────────────────────────
@@ -147,20 +150,23 @@ export async function deleteBrainstorm(sql: Db, id: string): Promise<void> {
 const ideaColumns = (
   sql: Db,
 ) => sql`i.id, i.brainstorm_id, i.parent_id, i.title, i.notes, i.tags, i.assignee_id, i.created_at,
-  (select count(*) from idea_comments c where c.idea_id = i.id)::int as comment_count,
-  (select count(*) from idea_attachments a where a.idea_id = i.id)::int as file_count`;
+  (select count(*) from idea_comments c where c.idea_id = i.id and c.workspace_id = i.workspace_id)::int as comment_count,
+  (select count(*) from idea_attachments a where a.idea_id = i.id and a.workspace_id = i.workspace_id)::int as file_count`;
 
 /** Inserts after the board's last idea, in the given order (batches keep each statement small). */
 export async function insertIdeas(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
   ideas: readonly NewIdeaRow[],
 ): Promise<void> {
   const [last] = await sql<
     { position: number }[]
-  >`select coalesce(max(position), 0)::int as position from ideas where brainstorm_id = ${brainstormId}`;
+  >`select coalesce(max(position), 0)::int as position from ideas
+    where brainstorm_id = ${brainstormId} and workspace_id = ${workspaceId}`;
   const rows = ideas.map((idea, i) => ({
     id: idea.id,
+    workspace_id: workspaceId,
     brainstorm_id: brainstormId,
     parent_id: idea.parentId,
     title: idea.title,
@@ -170,20 +176,27 @@ export async function insertIdeas(
     position: last!.position + i + 1,
   }));
   for (let i = 0; i < rows.length; i += 2000) {
-    await sql`insert into ideas ${sql(rows.slice(i, i + 2000), 'id', 'brainstorm_id', 'parent_id', 'title', 'notes', 'tags', 'assignee_id', 'position')}`;
+    await sql`insert into ideas ${sql(rows.slice(i, i + 2000), 'id', 'workspace_id', 'brainstorm_id', 'parent_id', 'title', 'notes', 'tags', 'assignee_id', 'position')}`;
   }
 }
 
-export async function listIdeas(sql: Db, brainstormId: string): Promise<IdeaRow[]> {
-  return sql<
-    IdeaRow[]
-  >`select ${ideaColumns(sql)} from ideas i where i.brainstorm_id = ${brainstormId} order by i.position`;
+export async function listIdeas(
+  sql: Db,
+  workspaceId: string,
+  brainstormId: string,
+): Promise<IdeaRow[]> {
+  return sql<IdeaRow[]>`select ${ideaColumns(sql)} from ideas i
+    where i.brainstorm_id = ${brainstormId} and i.workspace_id = ${workspaceId} order by i.position`;
 }
 
-export async function findIdea(sql: Db, brainstormId: string, id: string): Promise<IdeaRow | null> {
-  const [row] = await sql<
-    IdeaRow[]
-  >`select ${ideaColumns(sql)} from ideas i where i.id = ${id} and i.brainstorm_id = ${brainstormId}`;
+export async function findIdea(
+  sql: Db,
+  workspaceId: string,
+  brainstormId: string,
+  id: string,
+): Promise<IdeaRow | null> {
+  const [row] = await sql<IdeaRow[]>`select ${ideaColumns(sql)} from ideas i
+    where i.id = ${id} and i.brainstorm_id = ${brainstormId} and i.workspace_id = ${workspaceId}`;
   return row ?? null;
 }
 
@@ -191,16 +204,19 @@ export async function findIdea(sql: Db, brainstormId: string, id: string): Promi
 /** Each idea of the board: its parent, and its title (to name a cycle a re-parent would make). */
 export async function ideaParents(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
 ): Promise<Map<string, { parentId: string | null; title: string }>> {
   const rows = await sql<
     { id: string; parentId: string | null; title: string }[]
-  >`select id, parent_id, title from ideas where brainstorm_id = ${brainstormId}`;
+  >`select id, parent_id, title from ideas
+    where brainstorm_id = ${brainstormId} and workspace_id = ${workspaceId}`;
   return new Map(rows.map((r) => [r.id, { parentId: r.parentId, title: r.title }]));
 }
 
 export async function updateIdea(
   sql: Db,
+  workspaceId: string,
   id: string,
   patch: Partial<Pick<NewIdeaRow, 'parentId' | 'title' | 'notes' | 'tags' | 'assigneeId'>>,
 ): Promise<void> {
@@ -212,18 +228,20 @@ export async function updateIdea(
     patch.assigneeId !== undefined && sql`assignee_id = ${patch.assigneeId}`,
   ].filter((part) => part !== false);
   const assignments = set.reduce((list, part) => sql`${list}, ${part}`, sql`updated_at = now()`);
-  await sql`update ideas set ${assignments} where id = ${id}`;
+  await sql`update ideas set ${assignments} where id = ${id} and workspace_id = ${workspaceId}`;
 }
 
 /** Removes the idea; its children move up to its parent (root ideas when it had none). */
 export async function deleteIdea(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
   id: string,
   parentId: string | null,
 ): Promise<void> {
-  await sql`update ideas set parent_id = ${parentId}, updated_at = now() where brainstorm_id = ${brainstormId} and parent_id = ${id}`;
-  await sql`delete from ideas where id = ${id}`;
+  await sql`update ideas set parent_id = ${parentId}, updated_at = now()
+    where brainstorm_id = ${brainstormId} and parent_id = ${id} and workspace_id = ${workspaceId}`;
+  await sql`delete from ideas where id = ${id} and workspace_id = ${workspaceId}`;
 }
 
 // ── comments and files ───────────────────────────────────────────────────────────────
@@ -239,18 +257,19 @@ export interface IdeaCommentRow {
 
 export async function insertIdeaComment(
   sql: Db,
-  row: Omit<IdeaCommentRow, 'createdAt'> & { brainstormId: string },
+  row: Omit<IdeaCommentRow, 'createdAt'> & { workspaceId: string; brainstormId: string },
 ): Promise<IdeaCommentRow> {
   const [created] = await sql<
     IdeaCommentRow[]
-  >`insert into idea_comments (id, idea_id, brainstorm_id, author_id, author_name, body)
-    values (${row.id}, ${row.ideaId}, ${row.brainstormId}, ${row.authorId}, ${row.authorName}, ${row.body})
+  >`insert into idea_comments (id, workspace_id, idea_id, brainstorm_id, author_id, author_name, body)
+    values (${row.id}, ${row.workspaceId}, ${row.ideaId}, ${row.brainstormId}, ${row.authorId}, ${row.authorName}, ${row.body})
     returning id, idea_id, author_id, author_name, body, created_at`;
   return created!;
 }
 
 export async function pageIdeaComments(
   sql: Db,
+  workspaceId: string,
   ideaId: string,
   page: PageRequest,
 ): Promise<Page<IdeaCommentRow>> {
@@ -258,7 +277,7 @@ export async function pageIdeaComments(
     sql,
     {
       columns: sql`id, idea_id, author_id, author_name, body, created_at`,
-      source: sql`from idea_comments where idea_id = ${ideaId}`,
+      source: sql`from idea_comments where idea_id = ${ideaId} and workspace_id = ${workspaceId}`,
       order: sql`created_at, id`,
     },
     page,
@@ -281,6 +300,7 @@ export async function insertIdeaFile(
   /** `blobId`: the staged upload (blobs.store.ts) this row takes over. */
   row: {
     id: string;
+    workspaceId: string;
     ideaId: string;
     brainstormId: string;
     name: string;
@@ -291,14 +311,15 @@ export async function insertIdeaFile(
   },
 ): Promise<IdeaFileRow> {
   const [created] = await sql<IdeaFileRow[]>`insert into idea_attachments
-      (id, idea_id, brainstorm_id, name, mime_type, size_bytes, blob_id, uploaded_by)
-    values (${row.id}, ${row.ideaId}, ${row.brainstormId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.blobId}, ${row.uploadedBy})
+      (id, workspace_id, idea_id, brainstorm_id, name, mime_type, size_bytes, blob_id, uploaded_by)
+    values (${row.id}, ${row.workspaceId}, ${row.ideaId}, ${row.brainstormId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.blobId}, ${row.uploadedBy})
     returning ${fileColumns(sql)}`;
   return created!;
 }
 
 export async function pageIdeaFiles(
   sql: Db,
+  workspaceId: string,
   ideaId: string,
   page: PageRequest,
 ): Promise<Page<IdeaFileRow>> {
@@ -306,7 +327,7 @@ export async function pageIdeaFiles(
     sql,
     {
       columns: fileColumns(sql),
-      source: sql`from idea_attachments where idea_id = ${ideaId}`,
+      source: sql`from idea_attachments where idea_id = ${ideaId} and workspace_id = ${workspaceId}`,
       order: sql`uploaded_at, id`,
     },
     page,
@@ -315,18 +336,19 @@ export async function pageIdeaFiles(
 
 export async function ideaFileContent(
   sql: Db,
+  workspaceId: string,
   ideaId: string,
   id: string,
 ): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
   const [row] = await sql<
     { name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]
   >`select name, mime_type, content, blob_id
-    from idea_attachments where id = ${id} and idea_id = ${ideaId}`;
+    from idea_attachments where id = ${id} and idea_id = ${ideaId} and workspace_id = ${workspaceId}`;
   if (!row) return null;
   return {
     name: row.name,
     mimeType: row.mimeType,
-    content: row.content ?? (await readBlob(sql, row.blobId!)),
+    content: row.content ?? (await readBlob(sql, workspaceId, row.blobId ?? '')),
   };
 }
 
@@ -350,7 +372,7 @@ export async function upsertBrainstormShare(
   const [share] = await sql<BrainstormShareRow[]>`with s as (
       insert into brainstorm_shares (id, workspace_id, brainstorm_id, user_id, role)
       values (${row.id}, ${row.workspaceId}, ${row.brainstormId}, ${row.userId}, ${row.role})
-      on conflict (brainstorm_id, user_id) do update set role = excluded.role, updated_at = now()
+      on conflict (brainstorm_id, user_id, workspace_id) do update set role = excluded.role, updated_at = now()
       returning *)
     select ${shareColumns(sql)} from s join users u on u.id = s.user_id`;
   return share!;
@@ -358,6 +380,7 @@ export async function upsertBrainstormShare(
 
 export async function pageBrainstormShares(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
   page: PageRequest,
 ): Promise<Page<BrainstormShareRow>> {
@@ -365,7 +388,7 @@ export async function pageBrainstormShares(
     sql,
     {
       columns: shareColumns(sql),
-      source: sql`from brainstorm_shares s join users u on u.id = s.user_id where s.brainstorm_id = ${brainstormId}`,
+      source: sql`from brainstorm_shares s join users u on u.id = s.user_id where s.brainstorm_id = ${brainstormId} and s.workspace_id = ${workspaceId}`,
       order: sql`s.created_at, s.id`,
     },
     page,
@@ -375,12 +398,14 @@ export async function pageBrainstormShares(
 /** Changes the role of the board's share; null when the board has no share with this id. */
 export async function setBrainstormShareRole(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
   id: string,
   role: ShareRole,
 ): Promise<BrainstormShareRow | null> {
   const [share] = await sql<BrainstormShareRow[]>`with s as (
       update brainstorm_shares set role = ${role}, updated_at = now() where id = ${id} and brainstorm_id = ${brainstormId}
+        and workspace_id = ${workspaceId}
       returning *)
     select ${shareColumns(sql)} from s join users u on u.id = s.user_id`;
   return share ?? null;
@@ -388,11 +413,12 @@ export async function setBrainstormShareRole(
 
 export async function deleteBrainstormShare(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
   id: string,
 ): Promise<boolean> {
-  const rows =
-    await sql`delete from brainstorm_shares where id = ${id} and brainstorm_id = ${brainstormId} returning id`;
+  const rows = await sql`delete from brainstorm_shares
+      where id = ${id} and brainstorm_id = ${brainstormId} and workspace_id = ${workspaceId} returning id`;
   return rows.length > 0;
 }
 
@@ -401,6 +427,7 @@ export async function deleteBrainstormShare(
 /** The published board whose token hashes to `hash`, with only what the public may see (and its public version). */
 export interface PublishedBoardRow {
   id: string;
+  workspaceId: string;
   name: string;
   version: number;
 }
@@ -410,7 +437,9 @@ export interface PublishedBoardRow {
  * unique index. An archived board keeps its token, so a restore brings the link back.
  */
 export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBoardRow | null> {
-  const [board] = await sql<PublishedBoardRow[]>`select id, name, public_version::int as version
+  const [board] = await sql<
+    PublishedBoardRow[]
+  >`select id, workspace_id, name, public_version::int as version
     from brainstorms where public_token_hash = ${hash} and not archived`;
   return board ?? null;
 }
@@ -418,10 +447,11 @@ export async function publishedBoard(sql: Db, hash: string): Promise<PublishedBo
 /** A board's ideas as the public sees them: titles, tags and tree position, in board order. */
 export async function publicIdeas(
   sql: Db,
+  workspaceId: string,
   brainstormId: string,
 ): Promise<{ id: string; title: string; tags: string[]; parentId: string | null }[]> {
   return sql<
     { id: string; title: string; tags: string[]; parentId: string | null }[]
   >`select id, title, tags, parent_id
-    from ideas where brainstorm_id = ${brainstormId} order by position`;
+    from ideas where brainstorm_id = ${brainstormId} and workspace_id = ${workspaceId} order by position`;
 }

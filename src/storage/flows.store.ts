@@ -117,11 +117,13 @@ export async function loadFlowState(
   >`select t.id, t.parent_id, t.name, t.description, t.estimate_hours, t.estimate_low,
       t.estimate_high, t.assignee_id,
       t.progress, t.position, t.created_at, t.updated_at,
-      coalesce((select array_agg(d.depends_on_id order by d.depends_on_id) from task_dependencies d where d.task_id = t.id), '{}') as depends_on,
+      coalesce((select array_agg(d.depends_on_id order by d.depends_on_id) from task_dependencies d
+          where d.task_id = t.id and d.workspace_id = t.workspace_id), '{}') as depends_on,
       coalesce((select json_agg(json_build_object('id', v.id, 'name', v.name, 'satisfied',
-          exists (select 1 from attachments a where a.deliverable_id = v.id)) order by v.created_at, v.id)
-        from deliverables v where v.task_id = t.id), '[]') as deliverables
-    from tasks t where t.flow_id = ${flowId} order by t.position`;
+          exists (select 1 from attachments a where a.deliverable_id = v.id and a.workspace_id = v.workspace_id))
+          order by v.created_at, v.id)
+        from deliverables v where v.task_id = t.id and v.workspace_id = t.workspace_id), '[]') as deliverables
+    from tasks t where t.flow_id = ${flowId} and t.workspace_id = ${workspaceId} order by t.position`;
   const tasks: TaskRecord[] = rows.map((row) => ({
     id: row.id,
     parentId: row.parentId,
@@ -154,29 +156,38 @@ export async function bumpVersion(sql: Db, flow: FlowRecord): Promise<boolean> {
   const rows =
     await sql`update flows set version = version + 1, name = ${flow.name}, description = ${flow.description},
       due_date = ${flow.dueDate}, archived = ${flow.archived}, public_token = ${flow.publicToken}, updated_at = ${flow.updatedAt}
-    where id = ${flow.id} and version = ${flow.version - 1} returning version`;
+    where id = ${flow.id} and workspace_id = ${flow.workspaceId} and version = ${flow.version - 1}
+    returning version`;
   return rows.length === 1;
 }
 
 /** Holds the flow's row until the transaction ends: no other writer commits to it meanwhile. */
-export async function lockFlow(tx: Db, flowId: string): Promise<void> {
-  await tx`select id from flows where id = ${flowId} for update`;
+export async function lockFlow(tx: Db, workspaceId: string, flowId: string): Promise<void> {
+  await tx`select id from flows where id = ${flowId} and workspace_id = ${workspaceId} for update`;
 }
 
 /** The flow's committed version; null when it is gone. */
-export async function flowVersion(sql: Db, flowId: string): Promise<number | null> {
-  const [row] = await sql<{ version: number }[]>`select version from flows where id = ${flowId}`;
+export async function flowVersion(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+): Promise<number | null> {
+  const [row] = await sql<
+    { version: number }[]
+  >`select version from flows where id = ${flowId} and workspace_id = ${workspaceId}`;
   return row ? Number(row.version) : null;
 }
 
 export async function insertTasks(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   tasks: readonly TaskRecord[],
 ): Promise<void> {
   if (tasks.length === 0) return;
   const rows = tasks.map((t) => ({
     id: t.id,
+    workspace_id: workspaceId,
     flow_id: flowId,
     parent_id: t.parentId,
     name: t.name,
@@ -200,17 +211,21 @@ export async function insertTasks(
   }
 }
 
-export async function updateTask(sql: Db, task: TaskRecord): Promise<void> {
+export async function updateTask(sql: Db, workspaceId: string, task: TaskRecord): Promise<void> {
   await sql`update tasks set name = ${task.name}, description = ${task.description}, estimate_hours = ${task.estimateHours},
       estimate_low = ${task.estimateRange?.low ?? null}, estimate_high = ${task.estimateRange?.high ?? null},
       assignee_id = ${task.assigneeId}, progress = ${task.progress}, updated_at = ${task.updatedAt},
       started_at = case when ${task.progress} >= 1 then coalesce(started_at, now()) else null end,
       completed_at = case when ${task.progress} = 2 then coalesce(completed_at, now()) else null end
-    where id = ${task.id}`;
+    where id = ${task.id} and workspace_id = ${workspaceId}`;
 }
 
 /** updateTask for many tasks, in one statement. */
-export async function updateTasks(sql: Db, tasks: readonly TaskRecord[]): Promise<void> {
+export async function updateTasks(
+  sql: Db,
+  workspaceId: string,
+  tasks: readonly TaskRecord[],
+): Promise<void> {
   if (tasks.length === 0) return;
   const column = <K extends keyof TaskRecord>(key: K) => tasks.map((task) => task[key]);
   const range = (end: keyof EstimateRange) =>
@@ -225,19 +240,26 @@ export async function updateTasks(sql: Db, tasks: readonly TaskRecord[]): Promis
       ${range('high')}::double precision[], ${column('assigneeId') as string[]}::text[],
       ${column('progress')}::smallint[], ${column('updatedAt')}::timestamptz[])
       as u(id, name, description, estimate_hours, estimate_low, estimate_high, assignee_id, progress, updated_at)
-    where t.id = u.id`;
+    where t.id = u.id and t.workspace_id = ${workspaceId}`;
 }
 
-export async function deleteTasks(sql: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await sql`delete from tasks where id in ${sql(ids as string[])}`;
+export async function deleteTasks(
+  sql: Db,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length > 0)
+    await sql`delete from tasks where id in ${sql(ids as string[])} and workspace_id = ${workspaceId}`;
 }
 
 export async function insertDependencies(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   edges: readonly (readonly [task: string, dependsOn: string])[],
 ): Promise<void> {
   const rows = edges.map(([task, dependsOn]) => ({
+    workspace_id: workspaceId,
     flow_id: flowId,
     task_id: task,
     depends_on_id: dependsOn,
@@ -249,13 +271,15 @@ export async function insertDependencies(
 
 export async function deleteDependencies(
   sql: Db,
+  workspaceId: string,
   edges: readonly (readonly [task: string, dependsOn: string])[],
 ): Promise<void> {
   // Sent together: on one connection they still run in order, without a round trip each.
   await Promise.all(
     edges.map(
       ([task, dependsOn]) =>
-        sql`delete from task_dependencies where task_id = ${task} and depends_on_id = ${dependsOn}`,
+        sql`delete from task_dependencies
+          where task_id = ${task} and depends_on_id = ${dependsOn} and workspace_id = ${workspaceId}`,
     ),
   );
 }
@@ -316,22 +340,25 @@ export async function writeTaskChanges(
   }
   // Sent together, in this order (a batch makes far fewer than a chunk of rows of each): on one
   // connection they run one after another without a round trip each.
+  const workspaceId = before.flow.workspaceId;
   await Promise.all([
-    deleteDependencies(sql, dropped),
-    deleteTasks(sql, removed),
-    insertTasks(sql, flowId, added),
-    insertDependencies(sql, flowId, made),
-    updateTasks(sql, changed),
+    deleteDependencies(sql, workspaceId, dropped),
+    deleteTasks(sql, workspaceId, removed),
+    insertTasks(sql, workspaceId, flowId, added),
+    insertDependencies(sql, workspaceId, flowId, made),
+    updateTasks(sql, workspaceId, changed),
   ]);
 }
 
 export async function insertDeliverable(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   taskId: string,
   deliverable: { id: string; name: string },
 ): Promise<void> {
-  await sql`insert into deliverables (id, task_id, flow_id, name) values (${deliverable.id}, ${taskId}, ${flowId}, ${deliverable.name})`;
+  await sql`insert into deliverables (id, workspace_id, task_id, flow_id, name)
+    values (${deliverable.id}, ${workspaceId}, ${taskId}, ${flowId}, ${deliverable.name})`;
 }
 
 /** Channel on which committed flow versions are announced to every process. */

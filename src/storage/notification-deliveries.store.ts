@@ -76,13 +76,14 @@ export async function insertDelivery(sql: Db, d: NewDelivery): Promise<DeliveryR
 
 export async function finishDelivery(
   sql: Db,
+  workspaceId: string,
   id: string,
   outcome: { status: 'sent'; transport: string } | { status: 'failed'; reason: string },
 ): Promise<boolean> {
   const result = await sql`update notification_deliveries set status = ${outcome.status},
       transport = ${outcome.status === 'sent' ? outcome.transport : null}, reason = ${outcome.status === 'failed' ? outcome.reason : null},
       finished_at = now()
-    where id = ${id} and status = 'claimed'`;
+    where id = ${id} and workspace_id = ${workspaceId} and status = 'claimed'`;
   return result.count === 1;
 }
 

@@ -70,7 +70,7 @@ export async function searchHits(
       const [title, document] = [sql`t.name`, sql`to_tsvector('simple', t.name)`];
       branches.push(sql`select 'task'::text as type, 1 as type_order, t.id, t.name as title, t.flow_id,
           ${score(title, document)} as score
-        from tasks t join flows f on f.id = t.flow_id
+        from tasks t join flows f on f.id = t.flow_id and f.workspace_id = t.workspace_id
         where f.workspace_id = ${workspaceId} and not f.archived and (${document} @@ ${query} or ${near(title)})`);
     }
     if (types.includes('template')) {

@@ -15,18 +15,19 @@ export interface CommentRow {
 
 export async function insertComment(
   sql: Db,
-  row: Omit<CommentRow, 'createdAt'> & { flowId: string },
+  row: Omit<CommentRow, 'createdAt'> & { workspaceId: string; flowId: string },
 ): Promise<CommentRow> {
   const [created] = await sql<
     CommentRow[]
-  >`insert into comments (id, task_id, flow_id, author_id, author_name, body)
-    values (${row.id}, ${row.taskId}, ${row.flowId}, ${row.authorId}, ${row.authorName}, ${row.body})
+  >`insert into comments (id, workspace_id, task_id, flow_id, author_id, author_name, body)
+    values (${row.id}, ${row.workspaceId}, ${row.taskId}, ${row.flowId}, ${row.authorId}, ${row.authorName}, ${row.body})
     returning id, task_id, author_id, author_name, body, created_at`;
   return created!;
 }
 
 export async function pageComments(
   sql: Db,
+  workspaceId: string,
   taskId: string,
   page: PageRequest,
 ): Promise<Page<CommentRow>> {
@@ -34,7 +35,7 @@ export async function pageComments(
     sql,
     {
       columns: sql`id, task_id, author_id, author_name, body, created_at`,
-      source: sql`from comments where task_id = ${taskId}`,
+      source: sql`from comments where task_id = ${taskId} and workspace_id = ${workspaceId}`,
       order: sql`created_at, id`,
     },
     page,
@@ -58,11 +59,16 @@ const attachmentColumns = (sql: Db) =>
 export async function insertAttachment(
   sql: Db,
   /** `blobId`: the staged upload (blobs.store.ts) this row takes over. */
-  row: Omit<AttachmentRow, 'uploadedAt'> & { flowId: string; blobId: string; uploadedBy: string },
+  row: Omit<AttachmentRow, 'uploadedAt'> & {
+    workspaceId: string;
+    flowId: string;
+    blobId: string;
+    uploadedBy: string;
+  },
 ): Promise<AttachmentRow> {
   const [created] = await sql<AttachmentRow[]>`insert into attachments
-      (id, task_id, flow_id, name, mime_type, size_bytes, kind, deliverable_id, blob_id, uploaded_by)
-    values (${row.id}, ${row.taskId}, ${row.flowId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.kind},
+      (id, workspace_id, task_id, flow_id, name, mime_type, size_bytes, kind, deliverable_id, blob_id, uploaded_by)
+    values (${row.id}, ${row.workspaceId}, ${row.taskId}, ${row.flowId}, ${row.name}, ${row.mimeType}, ${row.sizeBytes}, ${row.kind},
             ${row.deliverableId}, ${row.blobId}, ${row.uploadedBy})
     returning ${attachmentColumns(sql)}`;
   return created!;
@@ -70,6 +76,7 @@ export async function insertAttachment(
 
 export async function pageAttachments(
   sql: Db,
+  workspaceId: string,
   taskId: string,
   page: PageRequest,
 ): Promise<Page<AttachmentRow>> {
@@ -77,7 +84,7 @@ export async function pageAttachments(
     sql,
     {
       columns: attachmentColumns(sql),
-      source: sql`from attachments where task_id = ${taskId}`,
+      source: sql`from attachments where task_id = ${taskId} and workspace_id = ${workspaceId}`,
       order: sql`uploaded_at, id`,
     },
     page,
@@ -86,17 +93,18 @@ export async function pageAttachments(
 
 export async function attachmentContent(
   sql: Db,
+  workspaceId: string,
   taskId: string,
   id: string,
 ): Promise<{ name: string; mimeType: string; content: Buffer } | null> {
   const [row] = await sql<
     { name: string; mimeType: string; content: Buffer | null; blobId: string | null }[]
   >`select name, mime_type, content, blob_id
-    from attachments where id = ${id} and task_id = ${taskId}`;
+    from attachments where id = ${id} and task_id = ${taskId} and workspace_id = ${workspaceId}`;
   if (!row) return null;
   return {
     name: row.name,
     mimeType: row.mimeType,
-    content: row.content ?? (await readBlob(sql, row.blobId!)),
+    content: row.content ?? (await readBlob(sql, workspaceId, row.blobId ?? '')),
   };
 }

@@ -205,6 +205,7 @@ export async function setInviteStatus(
 
 export async function pageShares(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   page: PageRequest,
 ): Promise<Page<ShareRow>> {
@@ -212,7 +213,7 @@ export async function pageShares(
     sql,
     {
       columns: sql`id, email, role, flow_id, created_at`,
-      source: sql`from shares where flow_id = ${flowId}`,
+      source: sql`from shares where flow_id = ${flowId} and workspace_id = ${workspaceId}`,
       order: sql`created_at, id`,
     },
     page,
@@ -226,7 +227,7 @@ export async function upsertShare(
 ): Promise<ShareRow> {
   const [share] = await sql<ShareRow[]>`insert into shares (id, workspace_id, flow_id, email, role)
     values (${row.id}, ${row.workspaceId}, ${row.flowId}, ${row.email}, ${row.role})
-    on conflict (flow_id, lower(email)) do update set role = excluded.role, updated_at = now()
+    on conflict (flow_id, lower(email), workspace_id) do update set role = excluded.role, updated_at = now()
     returning id, email, role, flow_id, created_at`;
   return share!;
 }
@@ -234,18 +235,25 @@ export async function upsertShare(
 /** Changes the role of the flow's share; null when the flow has no share with this id. */
 export async function setShareRole(
   sql: Db,
+  workspaceId: string,
   flowId: string,
   id: string,
   role: ShareRole,
 ): Promise<ShareRow | null> {
   const [share] = await sql<ShareRow[]>`update shares set role = ${role}, updated_at = now()
-    where id = ${id} and flow_id = ${flowId}
+    where id = ${id} and flow_id = ${flowId} and workspace_id = ${workspaceId}
     returning id, email, role, flow_id, created_at`;
   return share ?? null;
 }
 
 /** Removes the flow's share; false when the flow has no share with this id. */
-export async function deleteShare(sql: Db, flowId: string, id: string): Promise<boolean> {
-  const rows = await sql`delete from shares where id = ${id} and flow_id = ${flowId} returning id`;
+export async function deleteShare(
+  sql: Db,
+  workspaceId: string,
+  flowId: string,
+  id: string,
+): Promise<boolean> {
+  const rows = await sql`delete from shares
+    where id = ${id} and flow_id = ${flowId} and workspace_id = ${workspaceId} returning id`;
   return rows.length > 0;
 }

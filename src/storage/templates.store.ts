@@ -57,5 +57,5 @@ export async function insertTemplateUse(
   use: { templateId: string; workspaceId: string; flowId: string },
 ): Promise<void> {
   await sql`insert into template_uses (flow_id, template_id, workspace_id)
-    values (${use.flowId}, ${use.templateId}, ${use.workspaceId}) on conflict (flow_id) do nothing`;
+    values (${use.flowId}, ${use.templateId}, ${use.workspaceId}) on conflict (flow_id, workspace_id) do nothing`;
 }

@@ -117,8 +117,10 @@ export async function wakeLanes(
   const { w, f } = keys(lanes);
   const created = await tx<
     Lane[]
-  >`insert into webhook_lanes (webhook_id, flow_key, done_through, state, next_attempt_at)
-    select k.w, k.f, k.first - 1, 'queued', now() from unnest(${w}::text[], ${f}::text[], ${lanes.map((l) => l.first)}::bigint[]) as k(w, f, first)
+  >`insert into webhook_lanes (webhook_id, workspace_id, flow_key, done_through, state, next_attempt_at)
+    select k.w, h.workspace_id, k.f, k.first - 1, 'queued', now()
+    from unnest(${w}::text[], ${f}::text[], ${lanes.map((l) => l.first)}::bigint[]) as k(w, f, first)
+    join webhooks h on h.id = k.w
     order by k.w, k.f
     on conflict do nothing returning webhook_id, flow_key`;
   await lockLanes(tx, lanes);
@@ -390,15 +392,15 @@ export async function insertLog(tx: Tx, rows: readonly LogRow[]): Promise<void> 
     rows.map((r) => r[key]?.toISOString() ?? null);
   // Booleans go as 0 and 1: postgres.js mangles boolean arrays.
   const flags = (key: 'manual' | 'sent') => rows.map((r) => (r[key] ? 1 : 0));
-  await tx`insert into webhook_log (webhook_id, position, flow_key, type, event_created_at, attempt, manual, sent, outcome,
+  await tx`insert into webhook_log (webhook_id, workspace_id, position, flow_key, type, event_created_at, attempt, manual, sent, outcome,
       started_at, duration_ms, status_code, error, retry_after)
-    select u.webhook_id, u.position, u.flow_key, u.type, u.event_created_at, u.attempt, u.manual = 1, u.sent = 1, u.outcome,
+    select u.webhook_id, h.workspace_id, u.position, u.flow_key, u.type, u.event_created_at, u.attempt, u.manual = 1, u.sent = 1, u.outcome,
       u.started_at, u.duration_ms, u.status_code, u.error, u.retry_after from unnest(${column('webhookId')}::text[], ${column('position')}::bigint[], ${column('flowKey')}::text[], ${column('type')}::text[],
       ${time('eventCreatedAt') as string[]}::timestamptz[], ${column('attempt')}::int[], ${flags('manual')}::int[], ${flags('sent')}::int[],
       ${column('outcome')}::text[], ${time('startedAt') as string[]}::timestamptz[], ${column('durationMs') as number[]}::int[],
       ${column('statusCode') as number[]}::int[], ${column('error') as string[]}::text[], ${column('retryAfter') as number[]}::int[])
       as u(webhook_id, position, flow_key, type, event_created_at, attempt, manual, sent, outcome, started_at, duration_ms, status_code, error, retry_after)
-    where exists (select 1 from webhooks h where h.id = u.webhook_id)`;
+    join webhooks h on h.id = u.webhook_id`;
 }
 
 /**

@@ -165,6 +165,7 @@ export async function createBrainstorm(
     await insertBrainstorm(tx, { id, workspaceId: ctx.principal.workspaceId, name: input.name });
     await insertIdeas(
       tx,
+      ctx.principal.workspaceId,
       id,
       ideas.map((idea, i) => ({
         id: ids[i]!,
@@ -182,7 +183,7 @@ export async function createBrainstorm(
 /** The whole board; read in one snapshot so the ideas match the version that tags them. */
 async function boardView(ctx: BrainstormContext, db: Db, id: string) {
   const row = await requireBoard(ctx, db, id, 'read');
-  const ideas = await listIdeas(db, id);
+  const ideas = await listIdeas(db, row.workspaceId, id);
   return { view: { ...summaryView(ctx, row), ideas: ideas.map(ideaView) }, version: row.version };
 }
 
@@ -220,7 +221,7 @@ async function changeBoard(
 
 export function renameBrainstorm(ctx: BrainstormContext, id: string, name: string) {
   return changeBoard(ctx, id, async (row, tx) => {
-    if (row.name !== name) await touchBrainstorm(tx, id, { name });
+    if (row.name !== name) await touchBrainstorm(tx, row.workspaceId, id, { name });
   });
 }
 
@@ -228,29 +229,31 @@ export function renameBrainstorm(ctx: BrainstormContext, id: string, name: strin
 export async function archiveBrainstorm(ctx: BrainstormContext, id: string): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     const row = await requireBoard(ctx, tx, id, 'write', true);
-    if (row.ideaCount === 0) await deleteBrainstorm(tx, id);
+    if (row.ideaCount === 0) await deleteBrainstorm(tx, row.workspaceId, id);
     // The public link goes with it, so a restore never brings a leaked one back (docs/security.md).
-    else if (!row.archived) await touchBrainstorm(tx, id, { archived: true, publicToken: null });
+    else if (!row.archived)
+      await touchBrainstorm(tx, row.workspaceId, id, { archived: true, publicToken: null });
   });
 }
 
 export function restoreBrainstorm(ctx: BrainstormContext, id: string) {
   return changeBoard(ctx, id, async (row, tx) => {
     if (!row.archived) throw notArchived('brainstorm');
-    await touchBrainstorm(tx, id, { archived: false });
+    await touchBrainstorm(tx, row.workspaceId, id, { archived: false });
   });
 }
 
 /** A fresh unguessable link (192 random bits) each time; the old one stops working at once. */
 export function publishBrainstorm(ctx: BrainstormContext, id: string) {
-  return changeBoard(ctx, id, async (_row, tx) => {
+  return changeBoard(ctx, id, async (row, tx) => {
     const token = randomBytes(24).toString('base64url');
-    await touchBrainstorm(tx, id, { publicToken: { token, hash: sha256(token) } });
+    await touchBrainstorm(tx, row.workspaceId, id, { publicToken: { token, hash: sha256(token) } });
   });
 }
 
 export function unpublishBrainstorm(ctx: BrainstormContext, id: string) {
   return changeBoard(ctx, id, async (row, tx) => {
-    if (row.publicToken !== null) await touchBrainstorm(tx, id, { publicToken: null });
+    if (row.publicToken !== null)
+      await touchBrainstorm(tx, row.workspaceId, id, { publicToken: null });
   });
 }

@@ -55,10 +55,11 @@ async function requireIdea(
   access: Access,
   lock = false,
 ) {
-  await requireBoard(ctx, db, brainstormId, access, lock);
-  const idea = await findIdea(db, brainstormId, ideaId);
+  const board = await requireBoard(ctx, db, brainstormId, access, lock);
+  const idea = await findIdea(db, board.workspaceId, brainstormId, ideaId);
   if (!idea) throw notFound('Idea');
-  return idea;
+  // The board's workspace: a guest's principal names their own.
+  return { ...idea, workspaceId: board.workspaceId };
 }
 
 async function checkAssignee(
@@ -95,10 +96,10 @@ export async function addIdea(
         ],
       });
     }
-    if (input.parentId && !(await findIdea(tx, brainstormId, input.parentId)))
+    if (input.parentId && !(await findIdea(tx, board.workspaceId, brainstormId, input.parentId)))
       throw unknownParent();
     const id = newId('ide');
-    await insertIdeas(tx, brainstormId, [
+    await insertIdeas(tx, board.workspaceId, brainstormId, [
       {
         id,
         parentId: input.parentId ?? null,
@@ -108,8 +109,8 @@ export async function addIdea(
         assigneeId: input.assigneeId ?? null,
       },
     ]);
-    await touchBrainstorm(tx, brainstormId, { visible: true });
-    return ideaView((await findIdea(tx, brainstormId, id))!);
+    await touchBrainstorm(tx, board.workspaceId, brainstormId, { visible: true });
+    return ideaView((await findIdea(tx, board.workspaceId, brainstormId, id))!);
   });
 }
 
@@ -122,9 +123,9 @@ export async function editIdea(
 ) {
   await checkAssignee(ctx, brainstormId, input.assigneeId);
   return ctx.sql.begin(async (tx) => {
-    await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
+    const { workspaceId } = await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     if (input.parentId) {
-      const parents = await ideaParents(tx, brainstormId);
+      const parents = await ideaParents(tx, workspaceId, brainstormId);
       if (!parents.has(input.parentId)) throw unknownParent();
       // Walking up from the new parent must never meet the idea itself.
       const path: string[] = [];
@@ -144,12 +145,12 @@ export async function editIdea(
         }
       }
     }
-    await updateIdea(tx, ideaId, input);
-    await touchBrainstorm(tx, brainstormId, {
+    await updateIdea(tx, workspaceId, ideaId, input);
+    await touchBrainstorm(tx, workspaceId, brainstormId, {
       visible:
         input.title !== undefined || input.tags !== undefined || input.parentId !== undefined,
     });
-    return ideaView((await findIdea(tx, brainstormId, ideaId))!);
+    return ideaView((await findIdea(tx, workspaceId, brainstormId, ideaId))!);
   });
 }
 
@@ -160,8 +161,8 @@ export async function removeIdea(
 ): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     const idea = await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
-    await deleteIdea(tx, brainstormId, ideaId, idea.parentId);
-    await touchBrainstorm(tx, brainstormId, { visible: true });
+    await deleteIdea(tx, idea.workspaceId, brainstormId, ideaId, idea.parentId);
+    await touchBrainstorm(tx, idea.workspaceId, brainstormId, { visible: true });
   });
 }
 
@@ -185,16 +186,17 @@ export async function addIdeaComment(
     ? await personName(ctx.sql, ctx.principal.userId)
     : ctx.principal.credentialName;
   return ctx.sql.begin(async (tx) => {
-    await requireIdea(ctx, tx, brainstormId, ideaId, 'comment', true);
+    const { workspaceId } = await requireIdea(ctx, tx, brainstormId, ideaId, 'comment', true);
     const row = await insertIdeaComment(tx, {
       id: newId('cmt'),
+      workspaceId,
       ideaId,
       brainstormId,
       authorId: actorId(ctx.principal),
       authorName,
       body,
     });
-    await touchBrainstorm(tx, brainstormId);
+    await touchBrainstorm(tx, workspaceId, brainstormId);
     return commentView(row);
   });
 }
@@ -205,8 +207,8 @@ export async function listIdeaComments(
   ideaId: string,
   page: PageRequest,
 ) {
-  await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
-  const { total, items } = await pageIdeaComments(ctx.sql, ideaId, page);
+  const { workspaceId } = await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
+  const { total, items } = await pageIdeaComments(ctx.sql, workspaceId, ideaId, page);
   return { total, items: items.map(commentView) };
 }
 
@@ -228,10 +230,11 @@ export async function addIdeaFile(
   file: { name: string; mimeType: string; blob: StagedBlob },
 ) {
   return ctx.sql.begin(async (tx) => {
-    await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
+    const { workspaceId } = await requireIdea(ctx, tx, brainstormId, ideaId, 'write', true);
     await files.claimRoom(tx, ctx.principal.workspaceId, file.blob.sizeBytes);
     const row = await insertIdeaFile(tx, {
       id: newId('att'),
+      workspaceId,
       ideaId,
       brainstormId,
       name: file.name,
@@ -240,7 +243,7 @@ export async function addIdeaFile(
       blobId: file.blob.blobId,
       uploadedBy: actorId(ctx.principal),
     });
-    await touchBrainstorm(tx, brainstormId);
+    await touchBrainstorm(tx, workspaceId, brainstormId);
     return fileView(row);
   });
 }
@@ -251,8 +254,8 @@ export async function listIdeaFiles(
   ideaId: string,
   page: PageRequest,
 ) {
-  await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
-  const { total, items } = await pageIdeaFiles(ctx.sql, ideaId, page);
+  const { workspaceId } = await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
+  const { total, items } = await pageIdeaFiles(ctx.sql, workspaceId, ideaId, page);
   return { total, items: items.map(fileView) };
 }
 
@@ -262,8 +265,8 @@ export async function ideaFile(
   ideaId: string,
   fileId: string,
 ) {
-  await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
-  const file = await ideaFileContent(ctx.sql, ideaId, fileId);
+  const { workspaceId } = await requireIdea(ctx, ctx.sql, brainstormId, ideaId, 'read');
+  const file = await ideaFileContent(ctx.sql, workspaceId, ideaId, fileId);
   if (!file) throw notFound('File');
   return file;
 }

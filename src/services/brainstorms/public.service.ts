@@ -30,11 +30,12 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
  * reveals nothing about how close a guess came.
  */
 /** The board published under the token whose sha256 is `tokenHash`, with its version, or null. */
-export function findPublishedBoard(
+export async function findPublishedBoard(
   sql: Sql,
   tokenHash: string,
 ): Promise<{ id: string; version: number } | null> {
-  return publishedBoard(sql, tokenHash);
+  const board = await publishedBoard(sql, tokenHash);
+  return board && { id: board.id, version: board.version };
 }
 
 export async function publishedBrainstorm(
@@ -45,7 +46,10 @@ export async function publishedBrainstorm(
   // One snapshot for the board and its ideas, so the version matches what is drawn.
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     const board = await publishedBoard(tx, sha256(token));
-    return board && { ...board, ideas: await publicIdeas(tx, board.id) };
+    if (!board) return null;
+    // The workspace routes the read of its ideas; the public never sees it.
+    const { workspaceId, ...shown } = board;
+    return { ...shown, ideas: await publicIdeas(tx, workspaceId, board.id) };
   });
 }
 

@@ -62,8 +62,13 @@ export async function listBrainstormShares(
   brainstormId: string,
   page: PageRequest,
 ) {
-  await requireBoard(ctx, ctx.sql, brainstormId, 'write');
-  const { total, items } = await pageBrainstormShares(ctx.sql, brainstormId, page);
+  const board = await requireBoard(ctx, ctx.sql, brainstormId, 'write');
+  const { total, items } = await pageBrainstormShares(
+    ctx.sql,
+    board.workspaceId,
+    brainstormId,
+    page,
+  );
   return { total, items: items.map(shareView) };
 }
 
@@ -75,8 +80,8 @@ export async function changeBrainstormShareRole(
   role: ShareRole,
 ) {
   return ctx.sql.begin(async (tx) => {
-    await requireBoard(ctx, tx, brainstormId, 'write', true);
-    const row = await setBrainstormShareRole(tx, brainstormId, shareId, role);
+    const board = await requireBoard(ctx, tx, brainstormId, 'write', true);
+    const row = await setBrainstormShareRole(tx, board.workspaceId, brainstormId, shareId, role);
     if (!row) throw notFound('Share');
     return shareView(row);
   });
@@ -89,7 +94,8 @@ export async function revokeBrainstormShare(
   shareId: string,
 ): Promise<void> {
   await ctx.sql.begin(async (tx) => {
-    await requireBoard(ctx, tx, brainstormId, 'write', true);
-    if (!(await deleteBrainstormShare(tx, brainstormId, shareId))) throw notFound('Share');
+    const board = await requireBoard(ctx, tx, brainstormId, 'write', true);
+    if (!(await deleteBrainstormShare(tx, board.workspaceId, brainstormId, shareId)))
+      throw notFound('Share');
   });
 }

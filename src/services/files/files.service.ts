@@ -41,12 +41,15 @@ export class Files {
     jobs.schedule(MAINTENANCE_QUEUE, '23 * * * *');
   }
 
-  stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob> {
-    return stageBlob(this.sql, source);
+  stage(
+    workspaceId: string,
+    source: AsyncIterable<Buffer> | Iterable<Buffer>,
+  ): Promise<StagedBlob> {
+    return stageBlob(this.sql, workspaceId, source);
   }
 
-  discard(blobId: string): Promise<void> {
-    return discardUnadopted(this.sql, blobId);
+  discard(workspaceId: string, blobId: string): Promise<void> {
+    return discardUnadopted(this.sql, workspaceId, blobId);
   }
 
   /** Before the body: refuses an upload whose declared length would take the workspace past its quota. */

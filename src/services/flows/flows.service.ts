@@ -153,9 +153,10 @@ export async function createFlow(
   const snapshot = await ctx.registry.derive(state);
   await ctx.sql.begin(async (tx) => {
     await insertFlow(tx, flow);
-    await insertTasks(tx, flow.id, tasks);
+    await insertTasks(tx, flow.workspaceId, flow.id, tasks);
     await insertDependencies(
       tx,
+      flow.workspaceId,
       flow.id,
       tasks.flatMap((t) => t.dependsOn.map((dep) => [t.id, dep] as const)),
     );

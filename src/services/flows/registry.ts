@@ -168,7 +168,10 @@ export class SessionRegistry {
    */
   async snapshotAtLeast(workspaceId: string, flowId: string, version: number): Promise<Snapshot> {
     const held = await this.snapshot(workspaceId, flowId);
-    if (held.version >= version || ((await flowVersion(this.sql, flowId)) ?? 0) < version)
+    if (
+      held.version >= version ||
+      ((await flowVersion(this.sql, workspaceId, flowId)) ?? 0) < version
+    )
       return held;
     this.sessions.delete(flowId);
     return this.snapshot(workspaceId, flowId);
@@ -188,11 +191,11 @@ export class SessionRegistry {
       sql: this.sql,
       derive: (state, previous, replaced) => this.derive(state, previous, replaced),
       reload: async (tx) => {
-        if (tx) await lockFlow(tx, id);
+        if (tx) await lockFlow(tx, workspaceId, id);
         const state = await loadFlowState(tx ?? this.sql, workspaceId, id);
         return state ? this.derive(state) : null;
       },
-      latestVersion: () => flowVersion(this.sql, id),
+      latestVersion: () => flowVersion(this.sql, workspaceId, id),
       committed: () => this.changed(workspaceId, id),
     });
   }

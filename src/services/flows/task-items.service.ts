@@ -57,6 +57,7 @@ export async function addComment(ctx: FlowContext, flowId: string, taskId: strin
   const row = await ctx.sql.begin(async (tx) => {
     const created = await insertComment(tx, {
       id: newId('cmt'),
+      workspaceId: ctx.principal.workspaceId,
       taskId,
       flowId,
       authorId: actorId(ctx.principal),
@@ -78,7 +79,7 @@ export async function listComments(
   page: PageRequest,
 ) {
   await taskOf(ctx, flowId, taskId);
-  const { total, items } = await pageComments(ctx.sql, taskId, page);
+  const { total, items } = await pageComments(ctx.sql, ctx.principal.workspaceId, taskId, page);
   return { total, items: items.map(commentView) };
 }
 
@@ -89,7 +90,7 @@ export async function listAttachments(
   page: PageRequest,
 ) {
   await taskOf(ctx, flowId, taskId);
-  const { total, items } = await pageAttachments(ctx.sql, taskId, page);
+  const { total, items } = await pageAttachments(ctx.sql, ctx.principal.workspaceId, taskId, page);
   return { total, items: items.map(attachmentView) };
 }
 
@@ -100,7 +101,7 @@ export async function attachmentFile(
   attachmentId: string,
 ) {
   await taskOf(ctx, flowId, taskId);
-  const file = await attachmentContent(ctx.sql, taskId, attachmentId);
+  const file = await attachmentContent(ctx.sql, ctx.principal.workspaceId, taskId, attachmentId);
   if (!file) throw notFound('Attachment');
   return file;
 }
@@ -130,6 +131,7 @@ export async function addAttachment(
 ) {
   const row = (id: string) => ({
     id,
+    workspaceId: ctx.principal.workspaceId,
     taskId,
     flowId,
     name: upload.name,
@@ -203,7 +205,7 @@ export async function addDeliverable(
     const updated = { ...task, deliverables: [...task.deliverables, deliverable] };
     return {
       next: current.next({ replace: [updated] }),
-      write: (tx) => insertDeliverable(tx, flowId, taskId, deliverable),
+      write: (tx) => insertDeliverable(tx, current.flow.workspaceId, flowId, taskId, deliverable),
       events: [
         { type: 'task.updated', data: { flowId, taskId, changes: ['requiredDeliverables'] } },
       ],

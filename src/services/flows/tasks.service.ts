@@ -210,9 +210,10 @@ export function planCreateTask(
     return {
       next: current.next({ replace: relinked, add: [task] }),
       write: async (tx) => {
-        await insertTasks(tx, flowId, [task]);
-        await deleteDependencies(tx, removed);
-        await insertDependencies(tx, flowId, [
+        const workspaceId = current.flow.workspaceId;
+        await insertTasks(tx, workspaceId, flowId, [task]);
+        await deleteDependencies(tx, workspaceId, removed);
+        await insertDependencies(tx, workspaceId, flowId, [
           ...after.map((dep) => [id, dep] as const),
           ...before.map((b) => [b, id] as const),
         ]);
@@ -258,7 +259,7 @@ export function planUpdateTask(
     };
     return {
       next: current.next({ replace: [updated] }),
-      write: (tx) => updateTask(tx, updated),
+      write: (tx) => updateTask(tx, current.flow.workspaceId, updated),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: Object.keys(body) } }],
       result: (next) => next,
     };
@@ -291,8 +292,8 @@ export function planDeleteTask(flowId: string, taskId: string): Decide<void> {
     return {
       next: current.next({ replace: relinked, remove: removed }),
       write: async (tx) => {
-        await insertDependencies(tx, flowId, bridged);
-        await deleteTasks(tx, [...removed]);
+        await insertDependencies(tx, current.flow.workspaceId, flowId, bridged);
+        await deleteTasks(tx, current.flow.workspaceId, [...removed]);
       },
       events: [
         {
@@ -355,7 +356,8 @@ export function planAddDependency(
     };
     return {
       next: current.next({ replace: [updated] }),
-      write: (tx) => insertDependencies(tx, flowId, [[taskId, dependsOnId]]),
+      write: (tx) =>
+        insertDependencies(tx, current.flow.workspaceId, flowId, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
     };
@@ -388,7 +390,7 @@ export function planRemoveDependency(
     };
     return {
       next: current.next({ replace: [updated] }),
-      write: (tx) => deleteDependencies(tx, [[taskId, dependsOnId]]),
+      write: (tx) => deleteDependencies(tx, current.flow.workspaceId, [[taskId, dependsOnId]]),
       events: [{ type: 'task.updated', data: { flowId, taskId, changes: ['dependsOn'] } }],
       result: (next) => next,
     };

@@ -47,7 +47,7 @@ function transition<R>(
     return {
       next: current.next({ replace: updated }),
       write: async (tx) => {
-        for (const task of updated) await updateTask(tx, task);
+        for (const task of updated) await updateTask(tx, current.flow.workspaceId, task);
       },
       events,
       result,
@@ -192,7 +192,7 @@ export function planAssign(
     const updated = { ...task, assigneeId, updatedAt: new Date().toISOString() };
     return {
       next: current.next({ replace: [updated] }),
-      write: (tx) => updateTask(tx, updated),
+      write: (tx) => updateTask(tx, current.flow.workspaceId, updated),
       events: [
         event('task.assigned', flowId, taskId, { assigneeId, previousAssigneeId: task.assigneeId }),
       ],

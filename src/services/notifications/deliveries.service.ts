@@ -39,14 +39,17 @@ export class Deliveries {
   async send(row: DeliveryRow): Promise<void> {
     try {
       const sent = await this.mailer.send(row.message!, row.messageId ?? undefined);
-      await finishDelivery(this.sql, row.id, { status: 'sent', transport: sent.transport });
+      await finishDelivery(this.sql, row.workspaceId, row.id, {
+        status: 'sent',
+        transport: sent.transport,
+      });
     } catch (error) {
       const reason = String((error as Error).message ?? error).slice(0, 500);
       this.log.warn(
         { err: error, delivery: row.id, attempt: row.attempt },
         'notification email failed',
       );
-      await finishDelivery(this.sql, row.id, { status: 'failed', reason });
+      await finishDelivery(this.sql, row.workspaceId, row.id, { status: 'failed', reason });
       if (row.attempt < MAX_ATTEMPTS) {
         const delay = this.config.notifyRetryBaseSeconds * 4 ** (row.attempt - 1);
         await this.jobs.send(

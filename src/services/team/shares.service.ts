@@ -51,7 +51,7 @@ export async function listShares(
   page: PageRequest,
 ): Promise<Page<ShareView>> {
   await requireFlow(ctx, flowId);
-  const { total, items } = await pageShares(ctx.sql, flowId, page);
+  const { total, items } = await pageShares(ctx.sql, ctx.principal.workspaceId, flowId, page);
   return { total, items: items.map(shareView) };
 }
 
@@ -84,7 +84,7 @@ export async function changeShareRole(
   role: ShareRole,
 ): Promise<ShareView> {
   await requireFlow(ctx, flowId);
-  const row = await setShareRole(ctx.sql, flowId, shareId, role);
+  const row = await setShareRole(ctx.sql, ctx.principal.workspaceId, flowId, shareId, role);
   if (!row) throw notFound('Share');
   return shareView(row);
 }
@@ -99,7 +99,8 @@ export async function revokeShare(
   shareId: string,
 ): Promise<void> {
   await requireFlow(ctx, flowId);
-  if (!(await deleteShare(ctx.sql, flowId, shareId))) throw notFound('Share');
+  if (!(await deleteShare(ctx.sql, ctx.principal.workspaceId, flowId, shareId)))
+    throw notFound('Share');
 }
 
 /** The live flows of other workspaces shared with a person: what a guest can open. */

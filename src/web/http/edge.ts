@@ -42,8 +42,11 @@ export interface EdgeDeps extends BudgetLimiters {
   maxBodyBytes: number;
   /** Where uploads are written as they arrive (the files service). */
   uploads: {
-    stage(source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<StagedBlob>;
-    discard(blobId: string): Promise<void>;
+    stage(
+      workspaceId: string,
+      source: AsyncIterable<Buffer> | Iterable<Buffer>,
+    ): Promise<StagedBlob>;
+    discard(workspaceId: string, blobId: string): Promise<void>;
   };
 }
 
@@ -308,7 +311,9 @@ export class Edge {
     admission: Admission,
     input: Pick<RequestContext, 'params' | 'query' | 'body'>,
   ): Promise<OutgoingResponse> {
-    const upload = await this.deps.uploads.stage(request.bodySource ?? [request.body]);
+    // The blob's chunks are stored with the workspace the file row will name (issue 36).
+    const workspaceId = admission.principal?.workspaceId ?? '';
+    const upload = await this.deps.uploads.stage(workspaceId, request.bodySource ?? [request.body]);
     try {
       return await this.respond(route, request, admission, {
         params: input.params,
@@ -317,7 +322,7 @@ export class Edge {
         upload,
       });
     } finally {
-      await this.deps.uploads.discard(upload.blobId);
+      await this.deps.uploads.discard(workspaceId, upload.blobId);
     }
   }
 

@@ -1,0 +1,29 @@
+-- flowplan:batched
+-- Validates 0027's foreign keys: each scan takes SHARE UPDATE EXCLUSIVE on the referencing
+-- table only, so writes go on meanwhile (src/storage/migrate.ts runs each on its own).
+alter table attachments validate constraint attachments_deliverable_id_workspace_id_fkey;
+alter table attachments validate constraint attachments_flow_id_workspace_id_fkey;
+alter table attachments validate constraint attachments_task_id_workspace_id_fkey;
+alter table baselines validate constraint baselines_flow_id_workspace_id_fkey;
+alter table brainstorm_shares validate constraint brainstorm_shares_brainstorm_id_workspace_id_fkey;
+alter table comments validate constraint comments_flow_id_workspace_id_fkey;
+alter table comments validate constraint comments_task_id_workspace_id_fkey;
+alter table deliverables validate constraint deliverables_flow_id_workspace_id_fkey;
+alter table deliverables validate constraint deliverables_task_id_workspace_id_fkey;
+alter table idea_attachments validate constraint idea_attachments_brainstorm_id_workspace_id_fkey;
+alter table idea_attachments validate constraint idea_attachments_idea_id_workspace_id_fkey;
+alter table idea_comments validate constraint idea_comments_brainstorm_id_workspace_id_fkey;
+alter table idea_comments validate constraint idea_comments_idea_id_workspace_id_fkey;
+alter table ideas validate constraint ideas_brainstorm_id_workspace_id_fkey;
+alter table ideas validate constraint ideas_parent_id_workspace_id_fkey;
+alter table notification_deliveries validate constraint notification_deliveries_retry_of_workspace_id_fkey;
+alter table notification_flow_settings validate constraint notification_flow_settings_flow_id_workspace_id_fkey;
+alter table shares validate constraint shares_flow_id_workspace_id_fkey;
+alter table task_dependencies validate constraint task_dependencies_depends_on_id_workspace_id_fkey;
+alter table task_dependencies validate constraint task_dependencies_flow_id_workspace_id_fkey;
+alter table task_dependencies validate constraint task_dependencies_task_id_workspace_id_fkey;
+alter table tasks validate constraint tasks_flow_id_workspace_id_fkey;
+alter table tasks validate constraint tasks_parent_id_workspace_id_fkey;
+alter table template_uses validate constraint template_uses_flow_id_workspace_id_fkey;
+alter table webhook_lanes validate constraint webhook_lanes_webhook_id_workspace_id_fkey;
+alter table webhook_log validate constraint webhook_log_webhook_id_workspace_id_fkey;
