@@ -29,27 +29,22 @@ interface Figure {
   tolerance: number;
 }
 
+// The engine's figures are taken at 100k tasks: at 10k a recompute is a couple of
+// milliseconds, and two runs of one tree differed by 40% (a tolerance that wide hides a real
+// regression).
 const FIGURES: Figure[] = [
   {
-    id: 'recompute 10k engine ms',
+    id: 'recompute 100k engine ms',
     bench: 'recompute',
-    path: ['results', 1, 'engineMs'],
+    path: ['results', 2, 'engineMs'],
     better: 'lower',
     kind: 'cpu',
-    tolerance: 0.3,
+    tolerance: 0.35,
   },
   {
-    id: 'recompute 10k counts ms',
+    id: 'recompute 100k counts ms',
     bench: 'recompute',
-    path: ['results', 1, 'countsMs'],
-    better: 'lower',
-    kind: 'cpu',
-    tolerance: 0.3,
-  },
-  {
-    id: 'recompute 100k incremental ms',
-    bench: 'recompute',
-    path: ['results', 2, 'incrementalMs'],
+    path: ['results', 2, 'countsMs'],
     better: 'lower',
     kind: 'cpu',
     tolerance: 0.35,
