@@ -33,6 +33,7 @@ import { compile } from '../http/validator.ts';
 import { flowActor, memberPrincipal, permit, type Need } from './acting.ts';
 import {
   appRoute,
+  chosenWorkspace,
   field,
   formFields,
   seeOther,
@@ -255,7 +256,7 @@ export function flowRoutes(deps: AppDeps): Route[] {
         const found = await person(ctx.headers);
         if (!found) return signinFirst(prefix, `${prefix}/flows`);
         const { v, orgs } = found;
-        const org = orgs.find((o) => o.id === v.session.workspaceId) ?? orgs[0];
+        const org = chosenWorkspace(found);
         const query = {
           q: ctx.query.q ?? '',
           archived: ctx.query.archived,

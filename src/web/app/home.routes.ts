@@ -8,6 +8,7 @@ import { homeWork } from '../../services/account/home.service.ts';
 import { ownSettings, saveOwnSettings } from '../../services/notifications/preferences.service.ts';
 import {
   appRoute,
+  chosenWorkspace,
   field,
   formFields,
   seeOther,
@@ -61,10 +62,10 @@ export function homeRoutes(deps: AppDeps): Route[] {
       handler: async ({ headers }) => {
         const person = await signedInPerson(deps, headers);
         if (!person) return seeOther(`${prefix}/signin`);
+        const workspace = chosenWorkspace(person);
         // A guest of no workspace of their own: what is shared with them is their home.
-        if (person.orgs.length === 0) return seeOther(`${prefix}/flows`);
-        const who = await signedIn(deps, headers);
-        if (!who) return seeOther(`${prefix}/signin`);
+        if (!workspace) return seeOther(`${prefix}/flows`);
+        const who = { ...person, workspace };
         const mine = await homeWork(work, who.workspace.id, who.v.session.userId);
         return view(
           'Home',

@@ -132,13 +132,21 @@ export async function signedIn(
 ): Promise<{ v: SignedInVisitor; orgs: OrgRow[]; workspace: OrgRow } | null> {
   const person = await signedInPerson(deps, headers);
   if (!person) return null;
-  const { v, orgs } = person;
-  const workspace = asked
-    ? orgs.find((org) => org.id === asked)
-    : (orgs.find((org) => org.id === v.session.workspaceId) ?? orgs[0]);
+  const workspace = chosenWorkspace(person, asked);
   if (asked && !workspace) throw notMember();
   if (!workspace) throw noWorkspaceYet();
-  return { v, orgs, workspace };
+  return { ...person, workspace };
+}
+
+/** The workspace a page is about: `asked` if one of theirs, else the session's, else their first; none for a guest of no workspace. */
+export function chosenWorkspace(
+  person: { v: SignedInVisitor; orgs: readonly OrgRow[] },
+  asked = '',
+): OrgRow | undefined {
+  const { v, orgs } = person;
+  return asked
+    ? orgs.find((org) => org.id === asked)
+    : (orgs.find((org) => org.id === v.session.workspaceId) ?? orgs[0]);
 }
 
 /**
