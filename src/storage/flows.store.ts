@@ -302,13 +302,15 @@ export async function writeTaskChanges(
   const changed: TaskRecord[] = [];
   const made: [string, string][] = [];
   const dropped: [string, string][] = [];
-  for (let j = 0; j < after.tasks.length; j++) {
-    const task = after.tasks[j];
+  const afterTasks = after.tasks;
+  const beforeTasks = before.tasks;
+  for (let j = 0; j < afterTasks.length; j++) {
+    const task = afterTasks[j];
     if (task === undefined) continue;
     // Most tasks are the same record in the same place: no lookup.
-    const same = before.tasks[j];
+    const same = beforeTasks[j];
     const i = same === task || same?.id === task.id ? j : beforeIndex.get(task.id);
-    const old = i === undefined ? undefined : before.tasks[i];
+    const old = i === undefined ? undefined : beforeTasks[i];
     if (!old) {
       added.push(task);
       for (const dep of task.dependsOn) made.push([task.id, dep]);
