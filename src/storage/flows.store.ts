@@ -185,30 +185,28 @@ export async function insertTasks(
   tasks: readonly TaskRecord[],
 ): Promise<void> {
   if (tasks.length === 0) return;
-  const rows = tasks.map((t) => ({
-    id: t.id,
-    workspace_id: workspaceId,
-    flow_id: flowId,
-    parent_id: t.parentId,
-    name: t.name,
-    description: t.description,
-    estimate_hours: t.estimateHours,
-    estimate_low: t.estimateRange?.low ?? null,
-    estimate_high: t.estimateRange?.high ?? null,
-    assignee_id: t.assigneeId,
-    progress: t.progress,
-    position: t.position,
-    created_at: t.createdAt,
-    updated_at: t.updatedAt,
-  }));
-  // Sub-tasks reference their objective: insert objectives first. Batches keep the bind count under 65535.
+  // Sub-tasks reference their objective: objectives first (the rows go in the arrays' order).
   const ordered = [
-    ...rows.filter((r) => r.parent_id === null),
-    ...rows.filter((r) => r.parent_id !== null),
+    ...tasks.filter((t) => t.parentId === null),
+    ...tasks.filter((t) => t.parentId !== null),
   ];
-  for (let i = 0; i < ordered.length; i += 2000) {
-    await sql`insert into tasks ${sql(ordered.slice(i, i + 2000))}`;
-  }
+  const column = <K extends keyof TaskRecord>(key: K) => ordered.map((task) => task[key]);
+  const range = (end: keyof EstimateRange) =>
+    ordered.map((task) => task.estimateRange?.[end] ?? null) as number[];
+  // Arrays, not a VALUES row per task: one statement text whatever the count, so it is prepared
+  // once per connection (each new count was a Parse and a round trip before the insert ran),
+  // and no bind limit to chunk under.
+  await sql`insert into tasks (id, workspace_id, flow_id, parent_id, name, description, estimate_hours,
+      estimate_low, estimate_high, assignee_id, progress, position, created_at, updated_at)
+    select u.id, ${workspaceId}, ${flowId}, u.parent_id, u.name, u.description, u.estimate_hours,
+      u.estimate_low, u.estimate_high, u.assignee_id, u.progress, u.position, u.created_at, u.updated_at
+    from unnest(${column('id')}::text[], ${column('parentId') as string[]}::text[], ${column('name')}::text[],
+      ${column('description') as string[]}::text[], ${column('estimateHours') as number[]}::double precision[],
+      ${range('low')}::double precision[], ${range('high')}::double precision[],
+      ${column('assigneeId') as string[]}::text[], ${column('progress')}::smallint[], ${column('position')}::bigint[],
+      ${column('createdAt')}::timestamptz[], ${column('updatedAt')}::timestamptz[])
+      as u(id, parent_id, name, description, estimate_hours, estimate_low, estimate_high, assignee_id, progress,
+        position, created_at, updated_at)`;
 }
 
 export async function updateTask(sql: Db, workspaceId: string, task: TaskRecord): Promise<void> {
@@ -258,15 +256,12 @@ export async function insertDependencies(
   flowId: string,
   edges: readonly (readonly [task: string, dependsOn: string])[],
 ): Promise<void> {
-  const rows = edges.map(([task, dependsOn]) => ({
-    workspace_id: workspaceId,
-    flow_id: flowId,
-    task_id: task,
-    depends_on_id: dependsOn,
-  }));
-  for (let i = 0; i < rows.length; i += 5000) {
-    await sql`insert into task_dependencies ${sql(rows.slice(i, i + 5000))} on conflict do nothing`;
-  }
+  if (edges.length === 0) return;
+  // Arrays: one statement text whatever the count (see insertTasks).
+  await sql`insert into task_dependencies (workspace_id, flow_id, task_id, depends_on_id)
+    select ${workspaceId}, ${flowId}, u.task_id, u.depends_on_id
+    from unnest(${edges.map((e) => e[0])}::text[], ${edges.map((e) => e[1])}::text[]) as u(task_id, depends_on_id)
+    on conflict do nothing`;
 }
 
 export async function deleteDependencies(
@@ -405,21 +400,18 @@ export async function insertEvents(
   events: readonly DomainEvent[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e) => ({
-    workspace_id: workspaceId,
-    flow_id: flowId,
-    type: e.type,
-    data: sql.json(e.data as never),
-    actor_id: actorId,
-  }));
-  const inserts: Promise<unknown>[] = [];
-  for (let i = 0; i < rows.length; i += 5000) {
-    inserts.push(
-      sql`insert into outbox ${sql(rows.slice(i, i + 5000), 'workspace_id', 'flow_id', 'type', 'data', 'actor_id')}`,
-    );
-  }
-  // Sent with the inserts, after them: one round trip.
-  await Promise.all([...inserts, sql`select pg_notify(${OUTBOX_CHANNEL}, '')`]);
+  // Arrays: one statement text whatever the count (see insertTasks). The ids, which order the
+  // log, are taken in the list's order. The data go as text: a jsonb[] parameter's elements
+  // would be encoded once more, as JSON strings.
+  await Promise.all([
+    sql`insert into outbox (workspace_id, flow_id, type, data, actor_id)
+      select ${workspaceId}::text, ${flowId}::text, u.type, u.data::jsonb, ${actorId}::text
+      from unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::text[])
+        with ordinality as u(type, data, n)
+      order by u.n`,
+    // Sent with the insert, after it: one round trip.
+    sql`select pg_notify(${OUTBOX_CHANNEL}, '')`,
+  ]);
 }
 
 /** One page of a workspace's flow ids, newest first, with the count of every match. */
