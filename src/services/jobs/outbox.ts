@@ -151,10 +151,7 @@ export class OutboxDrainer {
         batch = await nextOutboxBatch(tx, limit);
         if (batch.length === 0) return 0;
         for (const { handler } of this.subscribers) await handler(batch, tx);
-        await markOutboxProcessed(
-          tx,
-          batch.map((e) => e.id),
-        );
+        await markOutboxProcessed(tx, batch);
         return batch.length;
       });
     } catch (error) {
@@ -163,7 +160,7 @@ export class OutboxDrainer {
       if (attempts >= MAX_ATTEMPTS) {
         // A poison event must not stop every later one: set it aside, with its error, for an operator.
         await this.sql.begin((tx) =>
-          markOutboxProcessed(tx, [batch[0]!.id], String((error as Error).message ?? error)),
+          markOutboxProcessed(tx, [batch[0]!], String((error as Error).message ?? error)),
         );
         this.log.error(
           { err: error, event: batch[0] },
