@@ -443,13 +443,28 @@ export async function deferLanes(tx: Tx, webhookIds: readonly string[]): Promise
     where l.webhook_id = k.webhook_id and l.flow_key = k.flow_key and h.id = l.webhook_id and l.next_attempt_at < h.circuit_open_until`;
 }
 
-/** A manual retry of a finished event: one more attempt, before the lane's head (now, or once the attempt in flight ends). */
-export async function addManualRetry(tx: Tx, lane: Lane, position: string): Promise<void> {
+/**
+ * Locks one endpoint's lane, as `lockLanes` does, for the webhooks API: `workspaceId` is the
+ * endpoint's, so the lock is taken on that workspace's shard (the dispatcher's `lockLanes`
+ * locks lanes of many workspaces at once).
+ */
+export async function lockEndpointLane(tx: Tx, workspaceId: string, lane: Lane): Promise<void> {
+  await tx`select 1 from webhook_lanes
+    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey} and workspace_id = ${workspaceId} for update`;
+}
+
+/** A manual retry of a finished event: one more attempt, before the lane's head (now, or once the attempt in flight ends); `workspaceId` is the endpoint's. */
+export async function addManualRetry(
+  tx: Tx,
+  workspaceId: string,
+  lane: Lane,
+  position: string,
+): Promise<void> {
   await tx`update webhook_lanes set
       retry_positions = (select array_agg(distinct p order by p) from unnest(array_append(retry_positions, ${position}::bigint)) as p),
       state = case when state = 'sending' then state else 'queued' end,
       next_attempt_at = case when state = 'sending' then next_attempt_at else now() end
-    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey}`;
+    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey} and workspace_id = ${workspaceId}`;
 }
 
 // ── the delivery log ─────────────────────────────────────────────────────────────────

@@ -29,7 +29,7 @@ import {
 import {
   addManualRetry,
   attemptsOf,
-  lockLanes,
+  lockEndpointLane,
   pageDeliveries,
   type AttemptRow,
   type DeliveryRow,
@@ -148,14 +148,14 @@ export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: 
     );
   await ctx.sql.begin(async (tx) => {
     const lane = { webhookId, flowKey: found.flowKey };
-    await lockLanes(tx, [lane]);
+    await lockEndpointLane(tx, webhook.workspaceId, lane);
     const current = await delivery(tx, webhook, position);
     if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
       throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', {
         status: current ? deliveryStatus(current) : 'deleted',
       });
     }
-    await addManualRetry(tx, lane, position);
+    await addManualRetry(tx, webhook.workspaceId, lane, position);
     await ctx.deliveries.reopen(tx);
   });
   const [view] = await withAttempts(ctx.sql, webhook, [
