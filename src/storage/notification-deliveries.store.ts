@@ -87,11 +87,27 @@ export async function finishDelivery(
   return result.count === 1;
 }
 
-export async function lockDelivery(tx: Tx, id: string): Promise<DeliveryRow | null> {
+export async function lockDelivery(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+): Promise<DeliveryRow | null> {
   const [row] = await tx<
     DeliveryRow[]
-  >`select ${tx.unsafe(DELIVERY_COLUMNS)} from notification_deliveries where id = ${id} for update`;
+  >`select ${tx.unsafe(DELIVERY_COLUMNS)} from notification_deliveries
+    where id = ${id} and workspace_id = ${workspaceId} for update`;
   return row ?? null;
+}
+
+/**
+ * The workspace of a delivery known by id alone (a retry job queued before jobs carried the
+ * workspace): not routed by workspace, a probe of the primary key (id first) on every shard.
+ */
+export async function deliveryWorkspace(sql: Db, id: string): Promise<string | null> {
+  const [row] = await sql<
+    { workspaceId: string }[]
+  >`select workspace_id from notification_deliveries where id = ${id}`;
+  return row?.workspaceId ?? null;
 }
 
 /**

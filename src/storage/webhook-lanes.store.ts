@@ -443,13 +443,28 @@ export async function deferLanes(tx: Tx, webhookIds: readonly string[]): Promise
     where l.webhook_id = k.webhook_id and l.flow_key = k.flow_key and h.id = l.webhook_id and l.next_attempt_at < h.circuit_open_until`;
 }
 
-/** A manual retry of a finished event: one more attempt, before the lane's head (now, or once the attempt in flight ends). */
-export async function addManualRetry(tx: Tx, lane: Lane, position: string): Promise<void> {
+/**
+ * Locks one endpoint's lane, as `lockLanes` does, for the webhooks API: `workspaceId` is the
+ * endpoint's, so the lock is taken on that workspace's shard (the dispatcher's `lockLanes`
+ * locks lanes of many workspaces at once).
+ */
+export async function lockEndpointLane(tx: Tx, workspaceId: string, lane: Lane): Promise<void> {
+  await tx`select 1 from webhook_lanes
+    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey} and workspace_id = ${workspaceId} for update`;
+}
+
+/** A manual retry of a finished event: one more attempt, before the lane's head (now, or once the attempt in flight ends); `workspaceId` is the endpoint's. */
+export async function addManualRetry(
+  tx: Tx,
+  workspaceId: string,
+  lane: Lane,
+  position: string,
+): Promise<void> {
   await tx`update webhook_lanes set
       retry_positions = (select array_agg(distinct p order by p) from unnest(array_append(retry_positions, ${position}::bigint)) as p),
       state = case when state = 'sending' then state else 'queued' end,
       next_attempt_at = case when state = 'sending' then next_attempt_at else now() end
-    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey}`;
+    where webhook_id = ${lane.webhookId} and flow_key = ${lane.flowKey} and workspace_id = ${workspaceId}`;
 }
 
 // ── the delivery log ─────────────────────────────────────────────────────────────────
@@ -481,9 +496,14 @@ export interface DeliveryRow {
  * An endpoint's deliveries, newest first: every event with a log row, and every event still to
  * go (past its lane's cursor, or past the collector's where it has no lane yet), its state
  * read from its lane. `position` narrows it to one event.
+ *
+ * `workspaceId` is the endpoint's: every tenant table is read by it (the endpoint's events,
+ * lanes and log are all its workspace's), so the statement routes to that workspace's shard;
+ * `webhook_collector` is the coordinator's one row, read alongside.
  */
 export async function pageDeliveries(
   sql: Db,
+  workspaceId: string,
   webhookId: string,
   page: PageRequest,
   position: string | null = null,
@@ -499,17 +519,18 @@ export async function pageDeliveries(
       total: number;
     })[]
   >`
-    with h as (select * from webhooks where id = ${webhookId}),
-    lanes as (select * from webhook_lanes where webhook_id = ${webhookId}),
+    with h as (select * from webhooks where id = ${webhookId} and workspace_id = ${workspaceId}),
+    lanes as (select * from webhook_lanes where webhook_id = ${webhookId} and workspace_id = ${workspaceId}),
     cur as (select position from webhook_collector),
     logged as (
       select position, max(attempt) as attempts, max(id) as last_id from webhook_log
-      where webhook_id = ${webhookId} ${one(sql`position`)} group by position
+      where webhook_id = ${webhookId} and workspace_id = ${workspaceId} ${one(sql`position`)} group by position
     ),
     open as (
       select o.position, coalesce(o.flow_id, '') as flow_key, o.type, o.created_at from outbox o, h
       -- An idle lane has nothing past its cursor that the collector has read: only busy lanes reach back further.
-      where o.position > (select least(min(l.done_through), min(c.position)) from cur c left join lanes l on l.state <> 'idle') ${one(sql`o.position`)}
+      where o.workspace_id = ${workspaceId}
+        and o.position > (select least(min(l.done_through), min(c.position)) from cur c left join lanes l on l.state <> 'idle') ${one(sql`o.position`)}
         and ${forEndpoint(sql)}
         and o.position > coalesce((select l.done_through from lanes l where l.flow_key = coalesce(o.flow_id, '')), (select position from cur))
     ),
@@ -523,7 +544,11 @@ export async function pageDeliveries(
         coalesce(i.open_created_at, g.event_created_at) as created_at, coalesce(i.logged_attempts, 0) as logged_attempts,
         g.outcome, g.status_code, g.error, g.finished_at, i.behind, l.state as lane_state, l.head_position, l.attempts as lane_attempts,
         l.head_due_at, l.next_attempt_at as lane_next, l.sending_position, l.retry_positions
-      from items i left join webhook_log g on g.id = i.last_id
+      -- The log row and the event are read in subqueries: their workspace in WHERE, where it holds for every row (in an outer join's ON it would not pin them to one shard).
+      from items i left join lateral (
+        select flow_key, type, event_created_at, outcome, status_code, error, finished_at from webhook_log
+        where id = i.last_id and workspace_id = ${workspaceId}
+      ) g on true
         left join lanes l on l.flow_key = coalesce(i.open_flow_key, g.flow_key)
     ),
     stated as (
@@ -546,12 +571,16 @@ export async function pageDeliveries(
       case when not s.unfinished then s.finished_at end as finished_at,
       o.data, o.workspace_id, o.type as event_type, o.created_at as event_created_at,
       count(*) over ()::int as total
-    from stated s left join outbox o on o.position = s.position
+    from stated s left join lateral (
+      select data, workspace_id, type, created_at from outbox where position = s.position and workspace_id = ${workspaceId}
+    ) o on true
     order by s.position desc limit ${page.size} offset ${page.from}`;
   if (rows.length === 0) {
     if (page.from === 0) return { total: 0, items: [] };
     return {
-      total: (await pageDeliveries(sql, webhookId, { size: 1_000_000, from: 0 }, position)).total,
+      total: (
+        await pageDeliveries(sql, workspaceId, webhookId, { size: 1_000_000, from: 0 }, position)
+      ).total,
       items: [],
     };
   }
@@ -578,9 +607,10 @@ export interface AttemptRow {
   retryAfter: number | null;
 }
 
-/** The latest attempts (sent ones) of these deliveries, oldest first per delivery. */
+/** The latest attempts (sent ones) of these deliveries, oldest first per delivery (`workspaceId`: the endpoint's). */
 export function attemptsOf(
   sql: Db,
+  workspaceId: string,
   webhookId: string,
   positions: readonly string[],
   perDelivery: number,
@@ -589,7 +619,7 @@ export function attemptsOf(
     AttemptRow[]
   >`select position::text, attempt, manual, started_at, duration_ms, status_code, error, retry_after from (
       select *, row_number() over (partition by position order by id desc) as n from webhook_log
-      where webhook_id = ${webhookId} and position = any(${positions as string[]}::bigint[]) and sent
+      where webhook_id = ${webhookId} and workspace_id = ${workspaceId} and position = any(${positions as string[]}::bigint[]) and sent
     ) a where n <= ${perDelivery} order by a.position, a.id`;
 }
 

@@ -29,7 +29,7 @@ import {
 import {
   addManualRetry,
   attemptsOf,
-  lockLanes,
+  lockEndpointLane,
   pageDeliveries,
   type AttemptRow,
   type DeliveryRow,
@@ -129,16 +129,16 @@ export async function rotateSecret(
 }
 
 export async function listDeliveries(ctx: WebhookContext, id: string, request: PageRequest) {
-  await requireWebhook(ctx, id);
-  const page = await pageDeliveries(ctx.sql, id, request);
-  return { total: page.total, items: await withAttempts(ctx.sql, id, page.items) };
+  const webhook = await requireWebhook(ctx, id);
+  const page = await pageDeliveries(ctx.sql, webhook.workspaceId, id, request);
+  return { total: page.total, items: await withAttempts(ctx.sql, webhook, page.items) };
 }
 
 /** One more attempt of a finished delivery, with the same webhook-id, before the rest of its lane (once an attempt in flight there ends). */
 export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: string) {
   const webhook = await requireWebhook(ctx, webhookId);
   const position = positionOf(webhookId, id);
-  const found = position && (await delivery(ctx.sql, webhookId, position));
+  const found = position && (await delivery(ctx.sql, webhook, position));
   if (!position || !found) throw notFound('Delivery');
   if (!webhook.enabled)
     throw new DomainError(
@@ -148,28 +148,36 @@ export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: 
     );
   await ctx.sql.begin(async (tx) => {
     const lane = { webhookId, flowKey: found.flowKey };
-    await lockLanes(tx, [lane]);
-    const current = await delivery(tx, webhookId, position);
+    await lockEndpointLane(tx, webhook.workspaceId, lane);
+    const current = await delivery(tx, webhook, position);
     if (!current || !['delivered', 'failed', 'skipped'].includes(current.status)) {
       throw new DomainError('INVALID_TRANSITION', 'The delivery is still being attempted', {
         status: current ? deliveryStatus(current) : 'deleted',
       });
     }
-    await addManualRetry(tx, lane, position);
+    await addManualRetry(tx, webhook.workspaceId, lane, position);
     await ctx.deliveries.reopen(tx);
   });
-  const [view] = await withAttempts(ctx.sql, webhookId, [
-    (await delivery(ctx.sql, webhookId, position))!,
+  const [view] = await withAttempts(ctx.sql, webhook, [
+    (await delivery(ctx.sql, webhook, position))!,
   ]);
   return view!;
 }
 
+/** The endpoint's delivery of the event at `position` (read in the endpoint's workspace). */
 async function delivery(
   sql: Sql | Tx,
-  webhookId: string,
+  webhook: WebhookRow,
   position: string,
 ): Promise<DeliveryRow | null> {
-  return (await pageDeliveries(sql, webhookId, { size: 1, from: 0 }, position)).items[0] ?? null;
+  const page = await pageDeliveries(
+    sql,
+    webhook.workspaceId,
+    webhook.id,
+    { size: 1, from: 0 },
+    position,
+  );
+  return page.items[0] ?? null;
 }
 
 async function requireWebhook(ctx: WebhookContext, id: string): Promise<WebhookRow> {
@@ -195,16 +203,17 @@ async function checkUrl(ctx: WebhookContext, url: string): Promise<string> {
   }
 }
 
-async function withAttempts(sql: Sql, webhookId: string, rows: DeliveryRow[]) {
+async function withAttempts(sql: Sql, webhook: WebhookRow, rows: DeliveryRow[]) {
   const attempts = await attemptsOf(
     sql,
-    webhookId,
+    webhook.workspaceId,
+    webhook.id,
     rows.map((r) => r.position),
     ATTEMPTS_SHOWN,
   );
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const a of attempts) byDelivery.set(a.position, [...(byDelivery.get(a.position) ?? []), a]);
-  return rows.map((row) => deliveryView(webhookId, row, byDelivery.get(row.position) ?? []));
+  return rows.map((row) => deliveryView(webhook.id, row, byDelivery.get(row.position) ?? []));
 }
 
 /**

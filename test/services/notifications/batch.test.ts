@@ -336,4 +336,51 @@ t.test('batch emails', async (t) => {
       t.equal(mail!.parsed.messageId, failed[0]?.messageId, 'the retry is the same message');
     },
   );
+
+  t.test(
+    'a retry job names the workspace; one queued before it did (by an earlier version) still runs',
+    async (t) => {
+      const gus = await member(hand, 'Gus');
+      const flow = await newFlow(t, hand, { name: 'Old job', tasks: [{ name: 'O' }] });
+      await assign(t, hand, flow.id, item(flow.tasks).id, gus);
+      smtp.mode = 'reject';
+      t.teardown(() => {
+        smtp.mode = 'accept';
+      });
+      await sendBatch(gus);
+      const failed = item(
+        await until(
+          () => deliveries(hand, gus),
+          (r) => r[0]?.status === 'failed',
+        ),
+      );
+      const queued = await hand.sql<{ data: unknown }[]>`select data from pgboss.job
+        where name = 'notify-retry' and data->>'deliveryId' = ${failed.id}`;
+      t.strictSame(
+        queued.map((job) => job.data),
+        [{ deliveryId: failed.id, workspaceId: hand.workspaceId }],
+        'the job carries the delivery and its workspace',
+      );
+      smtp.mode = 'accept';
+      // The job data an earlier version queued: the delivery's id alone (this server runs no
+      // workers, so the job queued above stays queued and the handler is called as pg-boss would).
+      await notifications.deliveries.retry({ deliveryId: failed.id });
+      const [mail] = await mailTo(await emailOf(hand, gus));
+      const rows = await deliveries(hand, gus);
+      t.strictSame(
+        rows.map(({ status, attempt, retryOf }) => ({ status, attempt, retryOf })),
+        [
+          { status: 'sent', attempt: 2, retryOf: failed.id },
+          { status: 'failed', attempt: 1, retryOf: null },
+        ],
+        'retried as a new attempt, found by its id alone',
+      );
+      t.equal(mail?.parsed.messageId, failed.messageId, 'the same message');
+      await notifications.deliveries.retry({
+        deliveryId: failed.id,
+        workspaceId: hand.workspaceId,
+      });
+      t.equal((await deliveries(hand, gus)).length, 2, 'a second run of the job adds nothing');
+    },
+  );
 });
