@@ -129,15 +129,14 @@ export class NextState implements FlowState {
     this.flow = nextFlow(before.flow);
     this.#before = before;
     this.#changes = changes;
-    let from: Before | null = before;
-    let tasks: TaskRecord[] = [];
+    // Built once, then a plain value (see DraftState: a getter read in a loop is slow).
     Object.defineProperty(this, 'tasks', {
       enumerable: true,
+      configurable: true,
       get: () => {
-        if (from) {
-          tasks = withTasks(from.state, changes, from.index);
-          from = this.#before = null;
-        }
+        const tasks = withTasks(before.state, changes, before.index);
+        this.#before = null;
+        Object.defineProperty(this, 'tasks', { value: tasks, enumerable: true });
         return tasks;
       },
     });
