@@ -7,8 +7,10 @@
 import { Resvg } from '@resvg/resvg-js';
 import type { DiagramModel } from './diagram.ts';
 import { FONT_BOLD, FONT_REGULAR } from './fonts.ts';
+import { outline } from './glyphs.ts';
 import { layout, PITCH_X } from './layout.ts';
-import { tileSvg } from './svg.ts';
+import { encodePng } from './png-encode.ts';
+import { svgSize, tileSvg, type RasterOptions } from './svg.ts';
 
 /** The largest PNG an export draws (16 megapixels, 16,000 px a side: at most 64 MB of pixels in its worker). */
 export const MAX_PIXELS = 16_000_000;
@@ -16,18 +18,8 @@ export const MAX_SIDE = 16_000;
 /** Down to this zoom, the smallest text (11 px) stays readable (8 px). */
 const MIN_ZOOM = 0.72;
 
-const sizeOf = (svg: string) => {
-  const [, w, h] = /width="([\d.]+)" height="([\d.]+)"/.exec(svg)!.map(Number) as [
-    number,
-    number,
-    number,
-  ];
-  return { w, h };
-};
-
-/** The zoom that keeps the image within bounds, or null when text would get too small. */
-function zoomFor(svg: string): number | null {
-  const { w, h } = sizeOf(svg);
+/** The zoom that keeps an image of this size within bounds, or null when text would get too small. */
+function zoomFor({ w, h }: { w: number; h: number }): number | null {
   const zoom = Math.min(1, MAX_SIDE / w, MAX_SIDE / h, Math.sqrt(MAX_PIXELS / (w * h)));
   return zoom >= MIN_ZOOM ? zoom : null;
 }
@@ -58,14 +50,19 @@ function criticalView(
   };
 }
 
+/** Text that needs no shaping of resvg's drawn as glyph outlines, the whole diagram unclipped (see RasterOptions). */
+const RASTER: RasterOptions = { outline, unclipped: true };
+
 export async function diagramPng(model: DiagramModel): Promise<Buffer> {
-  let svg = tileSvg(model, await layout(model));
-  let zoom = zoomFor(svg);
+  const whole = await layout(model);
+  let zoom = zoomFor(svgSize(whole));
+  let svg: string;
   if (zoom === null) {
-    const view = criticalView(model, sizeOf(svg));
-    svg = tileSvg(view.model, await layout(view.model), undefined, { caption: view.caption });
-    zoom = zoomFor(svg) ?? MIN_ZOOM;
-  }
+    const view = criticalView(model, svgSize(whole));
+    const critical = await layout(view.model);
+    zoom = zoomFor(svgSize(critical)) ?? MIN_ZOOM;
+    svg = tileSvg(view.model, critical, undefined, { caption: view.caption }, RASTER);
+  } else svg = tileSvg(model, whole, undefined, {}, RASTER);
   const resvg = new Resvg(svg, {
     font: {
       fontFiles: [FONT_REGULAR, FONT_BOLD],
@@ -73,6 +70,10 @@ export async function diagramPng(model: DiagramModel): Promise<Buffer> {
       defaultFontFamily: 'DejaVu Sans',
     },
     fitTo: { mode: 'zoom', value: zoom },
+    // Under the diagram's own white background: the image is opaque even where that falls
+    // short of a pixel's edge (at a zoom below 1), as encodePng needs.
+    background: '#ffffff',
   });
-  return resvg.render().asPng();
+  const image = resvg.render();
+  return encodePng(image.pixels, image.width, image.height);
 }

@@ -20,6 +20,7 @@ import {
   type Route,
   type Tile,
 } from './layout.ts';
+import type { Outline, TextRun } from './glyphs.ts';
 import { cut, svgText, wrap, type Measure } from './text.ts';
 
 export const FONT_FAMILY = 'DejaVu Sans, Verdana, sans-serif';
@@ -70,6 +71,27 @@ export interface SvgOptions {
   standalone?: boolean;
   /** Caption under the title (the PDF's "Part 2 of 9"). */
   caption?: string;
+}
+
+/** How the PNG has an SVG drawn for resvg (png.ts): not options of a served SVG. */
+export interface RasterOptions {
+  /** Draws a run of text as glyph outlines, or null to leave it a <text> (glyphs.ts `outline`). */
+  outline?: (run: TextRun) => Outline | null;
+  /**
+   * Draws the tasks and edges without clipping them to the tile: for a whole diagram, which
+   * has nothing past the tile but the outer half of an edge box's border. resvg draws a
+   * clipped group on a layer of its own and masks it (75 ms of a 50-task PNG's render).
+   */
+  unclipped?: boolean;
+}
+
+/** `text()`, or the run as glyph outlines with the same paint (`paint`: attributes other than place, font and anchor). */
+function runOf(raster: RasterOptions, run: TextRun, paint: Html, text: () => Html): Html {
+  const outline = raster.outline?.(run);
+  // Numbers and command letters only: not passed through escaping (a tenth of the SVG's time).
+  return outline
+    ? html`<path${paint} transform="${trusted(outline.transform)}" d="${trusted(outline.d)}"/>`
+    : text();
 }
 
 /** One line of text in a task's box, placed from the box's top-left corner. */
@@ -169,14 +191,34 @@ function criticalNames(model: DiagramModel): string {
       : shown;
 }
 
-function node(task: DiagramTask, x: number, y: number, measure: Measure): Html {
+function node(
+  task: DiagramTask,
+  x: number,
+  y: number,
+  measure: Measure,
+  raster: RasterOptions,
+): Html {
   const text = (line: BoxLine) => {
-    const at = html`x="${Math.round((x + line.x) * 10) / 10}" y="${Math.round((y + line.y) * 10) / 10}"`;
+    const [lx, ly] = [Math.round((x + line.x) * 10) / 10, Math.round((y + line.y) * 10) / 10];
+    const at = html`x="${lx}" y="${ly}"`;
+    const run = { ...line, x: lx, y: ly };
     if (line.kind === 'critical')
-      return html`<text class="fp-critical-text" ${at} font-weight="bold" text-anchor="end" fill="${CRITICAL}">${line.text}</text>`;
+      return runOf(
+        raster,
+        run,
+        html` class="fp-critical-text" fill="${CRITICAL}"`,
+        () =>
+          html`<text class="fp-critical-text" ${at} font-weight="bold" text-anchor="end" fill="${CRITICAL}">${line.text}</text>`,
+      );
     if (line.kind === 'name')
-      return html`<text ${at} font-size="${FONT_NAME}" font-weight="bold">${svgText(line.text)}</text>`;
-    return html`<text ${at}>${line.text}</text>`;
+      return runOf(
+        raster,
+        run,
+        html``,
+        () =>
+          html`<text ${at} font-size="${FONT_NAME}" font-weight="bold">${svgText(line.text)}</text>`,
+      );
+    return runOf(raster, run, html``, () => html`<text ${at}>${line.text}</text>`);
   };
   return html`<g class="fp-task"><title>${task.name}</title>
 <rect class="fp-node fp-node-${task.status}${task.critical ? ' fp-critical' : ''}" x="${x}" y="${y}" width="${NODE_W}" height="${NODE_H}" rx="6" fill="${STATUS_FILL[task.status]}" stroke="${task.critical ? CRITICAL : 'currentColor'}" stroke-width="${task.critical ? 3.5 : 1}"/>
@@ -201,11 +243,40 @@ function edgeGroups(normal: Html[], critical: Html[]): Html {
 `;
 }
 
-function legend(y: number): Html {
+/** A line of the header or legend: regular unless bold, in `currentColor`; `content` is how a <text> holds it. */
+function headerText(
+  raster: RasterOptions,
+  text: string,
+  x: number,
+  y: number,
+  size: number,
+  bold = false,
+  content: Html | string = svgText(text),
+): Html {
+  return runOf(
+    raster,
+    { text, x, y, size, bold, anchor: 'start' },
+    html` fill="currentColor"`,
+    () =>
+      html`<text x="${x}" y="${y}" font-size="${size}"${bold ? html` font-weight="bold"` : ''} fill="currentColor">${content}</text>`,
+  );
+}
+
+const LEGEND_CRITICAL = 'Critical path (thick border, "critical")';
+
+function legend(y: number, raster: RasterOptions): Html {
   const swatch = (x: number, status: DiagramTask['status']) =>
-    html`<rect class="fp-node fp-node-${status}" x="${x}" y="${y}" width="14" height="14" fill="${STATUS_FILL[status]}" stroke="currentColor"/><text x="${x + 19}" y="${y + 11}" font-size="${FONT_SMALL}" fill="currentColor">${STATUS_LABEL[status]}</text>`;
+    html`<rect class="fp-node fp-node-${status}" x="${x}" y="${y}" width="14" height="14" fill="${STATUS_FILL[status]}" stroke="currentColor"/>${headerText(raster, STATUS_LABEL[status], x + 19, y + 11, FONT_SMALL)}`;
   return html`<g class="fp-legend">${swatch(MARGIN, 'done')}${swatch(MARGIN + 76, 'in_progress')}${swatch(MARGIN + 190, 'ready')}${swatch(MARGIN + 260, 'blocked')}
-<rect class="fp-critical" x="${MARGIN + 346}" y="${y}" width="14" height="14" fill="none" stroke="${CRITICAL}" stroke-width="3"/><text x="${MARGIN + 365}" y="${y + 11}" font-size="${FONT_SMALL}" fill="currentColor">Critical path (thick border, "critical")</text></g>`;
+<rect class="fp-critical" x="${MARGIN + 346}" y="${y}" width="14" height="14" fill="none" stroke="${CRITICAL}" stroke-width="3"/>${headerText(raster, LEGEND_CRITICAL, MARGIN + 365, y + 11, FONT_SMALL, false, trusted(LEGEND_CRITICAL))}</g>`;
+}
+
+/** The size of a tile's SVG (the whole diagram's when no tile is given), in SVG units. */
+export function svgSize(l: Layout, tile: Tile = wholeTile(l)): { w: number; h: number } {
+  return {
+    w: Math.max(Math.ceil(tile.x1 - tile.x0) + 2 * MARGIN, 620),
+    h: HEADER_H + Math.ceil(tile.y1 - tile.y0) + 2 * MARGIN,
+  };
 }
 
 /** The SVG of one tile of a laid-out model; the whole diagram when no tile is given. */
@@ -214,16 +285,18 @@ export function tileSvg(
   l: Layout,
   tile: Tile = wholeTile(l),
   options: SvgOptions = {},
+  raster: RasterOptions = {},
 ): string {
   const contentW = tile.x1 - tile.x0;
   const contentH = tile.y1 - tile.y0;
-  const width = Math.max(Math.ceil(contentW) + 2 * MARGIN, 620);
-  const height = HEADER_H + Math.ceil(contentH) + 2 * MARGIN;
+  const { w: width, h: height } = svgSize(l, tile);
   const measure = measurer();
   const nodes: Html[] = [];
   model.tasks.forEach((task, i) => {
     if (boxMeets(l, i, tile))
-      nodes.push(node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10, measure));
+      nodes.push(
+        node(task, Math.round(l.x[i]! * 10) / 10, Math.round(l.y[i]! * 10) / 10, measure, raster),
+      );
   });
   const edges: Html[] = [];
   const criticalEdges: Html[] = [];
@@ -241,10 +314,17 @@ export function tileSvg(
 <title>${title}</title>${options.standalone ? html`<style>${trusted(DIAGRAM_CSS)}</style>` : ''}
 <defs>${marker('fp-arrow', 'currentColor')}${marker('fp-arrow-critical', CRITICAL)}</defs>
 <rect class="fp-bg" width="100%" height="100%" fill="#ffffff"/>
-<text x="${MARGIN}" y="22" font-size="${FONT_NAME + 2}" font-weight="bold" fill="currentColor">${svgText(cut(oneLine(model.flowName), width - 2 * MARGIN, (text) => measure(text, FONT_NAME + 2, true)))}</text>
-<text x="${MARGIN}" y="40" font-size="${FONT_SMALL}" fill="currentColor">${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}</text>
-${legend(48)}
-<svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="hidden">
+${headerText(
+  raster,
+  cut(oneLine(model.flowName), width - 2 * MARGIN, (text) => measure(text, FONT_NAME + 2, true)),
+  MARGIN,
+  22,
+  FONT_NAME + 2,
+  true,
+)}
+${headerText(raster, `${finishText(model)}${options.caption ? ` · ${options.caption}` : ''}${model.tasks.length === 0 ? ' · This flow has no tasks yet.' : ''}`, MARGIN, 40, FONT_SMALL)}
+${legend(48, raster)}
+<svg x="${MARGIN}" y="${HEADER_H + MARGIN}" width="${contentW}" height="${contentH}" viewBox="${tile.x0} ${tile.y0} ${contentW} ${contentH}" overflow="${raster.unclipped ? 'visible' : 'hidden'}">
 ${edgeGroups(edges, criticalEdges)}<g font-size="${FONT_SMALL}" fill="currentColor">${nodes}</g></svg></svg>`
     .text;
 }

@@ -129,3 +129,13 @@ export function visualRuns(line: string, rtl = rightToLeft(line)): Run[] {
 /** Whether a shaper lays `run` out right to left by itself: it holds a right-to-left letter. */
 export const hasRtlLetter = (run: string): boolean =>
   Array.from(run).some((c) => ['R', 'AL'].includes(bidi.getBidiCharTypeName(c)));
+
+/** Bidirectional classes that stay at level 0, in their order, in a paragraph without right-to-left letters. */
+const PLAIN_CLASSES = new Set(['L', 'EN', 'ES', 'ET', 'CS', 'ON', 'WS']);
+
+/**
+ * Whether `text` reads left to right with no reordering at all: no right-to-left letter or
+ * Arabic number, no explicit embedding, override or isolate, no mark, control or tab.
+ */
+export const plainLeftToRight = (text: string): boolean =>
+  Array.from(text).every((c) => PLAIN_CLASSES.has(bidi.getBidiCharTypeName(c)));
