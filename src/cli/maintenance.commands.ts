@@ -1,5 +1,4 @@
 /** `flowplan migrate` and `flowplan jobs`: the database's schema and the background work on it. */
-import { formatJobsReport, jobsReport } from '../services/jobs/report.ts';
 import { migrate } from '../storage/migrate.ts';
 import { count, optional } from './args.ts';
 import { command } from './command.ts';
@@ -39,6 +38,9 @@ export const maintenanceCommands = [
     examples: ['flowplan jobs --failed 5'],
     input: (o) => ({ failed: count(optional(o, 'failed'), 'failed') ?? 20 }),
     run: async (sql, input) => {
+      // Loaded here, not at the top: its stores load the Postgres driver, which help and usage
+      // errors (every command's list of commands is this file's) never need.
+      const { formatJobsReport, jobsReport } = await import('../services/jobs/report.ts');
       const report = await jobsReport(sql, input.failed);
       return { result: report, text: formatJobsReport(report) };
     },
