@@ -20,6 +20,7 @@ import type { TaskStatus } from '../../contract/vocabulary.ts';
 import {
   NextState,
   PROGRESS,
+  tasksOnRead,
   type FlowRecord,
   type FlowState,
   type TaskChanges,
@@ -215,18 +216,10 @@ export class DraftState implements FlowState {
   constructor(draft: Draft) {
     this.flow = draft.flow;
     this.#draft = draft;
-    // An own, enumerable field as a plain state has: spread or cloned, it carries the list.
-    // Once built it becomes a plain value: a getter read in a loop over 10k tasks (an
-    // accessor among states of several shapes) cost milliseconds.
-    Object.defineProperty(this, 'tasks', {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const tasks = (this.#tasks ??= this.#draft?.list() ?? []);
-        this.#draft = null;
-        Object.defineProperty(this, 'tasks', { value: tasks, enumerable: true });
-        return tasks;
-      },
+    tasksOnRead(this, () => {
+      const tasks = (this.#tasks ??= this.#draft?.list() ?? []);
+      this.#draft = null;
+      return tasks;
     });
   }
 

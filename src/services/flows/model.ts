@@ -106,6 +106,23 @@ export function withTasks(
   return next;
 }
 
+/**
+ * A state's `tasks` as an own, enumerable field (spread or cloned, the state carries its list),
+ * built by `build` when first read and a plain value from then on: a getter read in a loop over
+ * a large flow (an accessor among states of several shapes) cost milliseconds.
+ */
+export function tasksOnRead(state: FlowState, build: () => readonly TaskRecord[]): void {
+  Object.defineProperty(state, 'tasks', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const tasks = build();
+      Object.defineProperty(state, 'tasks', { value: tasks, enumerable: true });
+      return tasks;
+    },
+  });
+}
+
 /** A state and its index, which a command's next state is built from. */
 interface Before {
   readonly state: FlowState;
@@ -129,16 +146,9 @@ export class NextState implements FlowState {
     this.flow = nextFlow(before.flow);
     this.#before = before;
     this.#changes = changes;
-    // Built once, then a plain value (see DraftState: a getter read in a loop is slow).
-    Object.defineProperty(this, 'tasks', {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const tasks = withTasks(before.state, changes, before.index);
-        this.#before = null;
-        Object.defineProperty(this, 'tasks', { value: tasks, enumerable: true });
-        return tasks;
-      },
+    tasksOnRead(this, () => {
+      this.#before = null;
+      return withTasks(before.state, changes, before.index);
     });
   }
 
