@@ -123,11 +123,14 @@ export function deriveNext(
   const { predStart, pred, succStart, succ } = g;
   const n = old + appended.added;
   const { preds, succs } = newEdges(old, appended);
-  // The new tasks start as if done (so they constrain nothing), and are derived below.
-  const status = grown(previous.status, n, STATUS_DONE);
-  const es = grown(previous.es, n, -1);
-  const ef = grown(previous.ef, n, -1);
-  const tail = grown(previous.tail, n, -1);
+  // The new tasks start as if done (so they constrain nothing), and are derived below. Each
+  // array is the previous version's until a value in it changes: a start moves no date or
+  // tail, and each array copied is memory outside the heap, which V8 collects by (a 100k-task
+  // flow's four are 1.3 MB a version, and its full collections ran every ~20 transitions).
+  const status = new CopyOnWrite(previous.status, n, STATUS_DONE);
+  const es = new CopyOnWrite(previous.es, n, -1);
+  const ef = new CopyOnWrite(previous.ef, n, -1);
+  const tail = new CopyOnWrite(previous.tail, n, -1);
   const done = (v: number) => progress[v] === PROGRESS.done;
   const days = (v: number) => Math.max(1, duration[v] ?? 0);
   // The old tasks among the changed: every new one is derived.
@@ -138,14 +141,17 @@ export function deriveNext(
   }
 
   for (const v of changedOld) {
-    status[v] = statusOf(g, progress, v);
+    status.set(v, statusOf(g, progress, v));
     for (let k = succStart[v] ?? 0, end = succStart[v + 1] ?? 0; k < end; k++) {
       const s = succ[k] ?? 0;
-      status[s] = statusOf(g, progress, s);
+      status.set(s, statusOf(g, progress, s));
     }
   }
   for (let v = old; v < n; v++)
-    status[v] = statusWith(progress, v, () => (preds[v - old] ?? []).some((p) => !done(p)));
+    status.set(
+      v,
+      statusWith(progress, v, () => (preds[v - old] ?? []).some((p) => !done(p))),
+    );
 
   // Tasks whose dates, tail or progress may have changed: their critical flag is redone.
   // Past an eighth of the tasks, one flat pass over every task costs less than the list.
@@ -161,19 +167,19 @@ export function deriveNext(
   /** Sets v's earliest dates from its earliest start (−1: done); whether they moved. */
   const place = (v: number, start: number): boolean => {
     const end = start < 0 ? -1 : start + days(v) - 1;
-    if (start === es[v] && end === ef[v]) return false;
+    if (start === es.array[v] && end === ef.array[v]) return false;
     // The task that set the finish ends earlier (or is done): the finish must be looked for again.
-    if (ef[v] === previous.finish && end < previous.finish) finishLost = true;
+    if (ef.array[v] === previous.finish && end < previous.finish) finishLost = true;
     if (end > raised) raised = end;
-    es[v] = start;
-    ef[v] = end;
+    es.set(v, start);
+    ef.set(v, end);
     touch(v);
     return true;
   };
   // Forward, in topological order: a task's earliest dates follow from its predecessors' (done
   // ones count as −1). A sweep over the positions marked since, not a heap: a change early in a
   // flow moves most of it, and a flag check per position costs less than a heap step per task.
-  const marked = new Uint8Array(old);
+  const marked = scratch(old);
   let first = old;
   let last = -1;
   for (const v of changedOld) {
@@ -190,7 +196,7 @@ export function deriveNext(
     if (!done(v)) {
       start = 0;
       for (let k = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; k < stop; k++) {
-        const after = (ef[pred[k] ?? 0] ?? 0) + 1;
+        const after = (ef.array[pred[k] ?? 0] ?? 0) + 1;
         if (after > start) start = after;
       }
     }
@@ -206,7 +212,7 @@ export function deriveNext(
     let start = -1;
     if (!done(v)) {
       start = 0;
-      for (const p of preds[v - old] ?? []) start = Math.max(start, (ef[p] ?? 0) + 1);
+      for (const p of preds[v - old] ?? []) start = Math.max(start, (ef.array[p] ?? 0) + 1);
     }
     place(v, start);
   }
@@ -215,15 +221,15 @@ export function deriveNext(
   // tasks first, last to first (their successors are new); then the old ones in reverse
   // topological order, where the predecessors of a changed task are looked at even where its
   // own tail stays. (The forward sweep left every mark cleared.)
-  const through = (s: number) => (done(s) ? 0 : (tail[s] ?? 0) + days(s));
+  const through = (s: number) => (done(s) ? 0 : (tail.array[s] ?? 0) + days(s));
   for (let v = n - 1; v >= old; v--) {
     let t = -1;
     if (!done(v)) {
       t = 0;
       for (const s of succs.get(v) ?? []) t = Math.max(t, through(s));
     }
-    if (t === tail[v]) continue;
-    tail[v] = t;
+    if (t === tail.array[v]) continue;
+    tail.set(v, t);
     touch(v);
   }
   first = old;
@@ -253,8 +259,8 @@ export function deriveNext(
       }
       if (succs.size > 0) for (const s of succs.get(v) ?? []) t = Math.max(t, through(s));
     }
-    if (t === tail[v]) continue;
-    tail[v] = t;
+    if (t === tail.array[v]) continue;
+    tail.set(v, t);
     touch(v);
     for (let k = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; k < stop; k++) mark(pred[k] ?? 0);
   }
@@ -263,30 +269,84 @@ export function deriveNext(
   let finish = Math.max(previous.finish, raised);
   if (finishLost) {
     finish = -1;
-    for (let v = 0; v < n; v++) if (!done(v) && (ef[v] ?? 0) > finish) finish = ef[v] ?? 0;
+    for (let v = 0; v < n; v++)
+      if (!done(v) && (ef.array[v] ?? 0) > finish) finish = ef.array[v] ?? 0;
   }
   // Critical is measured from the finish: all tasks when it moved (a flat pass, no edges), else
   // the touched ones. Every task's is written again then: a new array, not a copy.
   const all = touchedAll || finish !== previous.finish;
-  const critical = all ? new Uint8Array(n) : grown(previous.critical, n, 0);
-  const late = (v: number) => {
-    critical[v] = !done(v) && finish - (tail[v] ?? 0) - days(v) + 1 === es[v] ? 1 : 0;
+  const late = (v: number) =>
+    !done(v) && finish - (tail.array[v] ?? 0) - days(v) + 1 === es.array[v] ? 1 : 0;
+  let critical: Uint8Array;
+  if (all) {
+    critical = new Uint8Array(n);
+    for (let v = 0; v < n; v++) critical[v] = late(v);
+  } else {
+    const flags = new CopyOnWrite(previous.critical, n, 0);
+    for (const v of touched) flags.set(v, late(v));
+    critical = flags.array;
+  }
+  const derived = {
+    n,
+    progress,
+    duration,
+    status: status.array,
+    es: es.array,
+    ef: ef.array,
+    critical,
+    tail: tail.array,
+    finish,
   };
-  if (all) for (let v = 0; v < n; v++) late(v);
-  else for (const v of touched) late(v);
-  const derived = { n, progress, duration, status, es, ef, critical, tail, finish };
   return appended.added === 0
     ? { ...derived, g, order, pos }
     : rowsOnRead(derived, { g, order, pos }, appended);
 }
 
+/**
+ * A version's array as it is derived from the previous version's: that one, shared until a
+ * value in it changes, then a copy of its own (`n` long, the places past the previous's
+ * holding `fill`; copied at once when it grows). Read through `array`.
+ */
+export class CopyOnWrite<T extends Uint8Array | Int32Array | Uint32Array> {
+  array: T;
+  private owned: boolean;
+
+  constructor(previous: T, n: number, fill: number) {
+    this.owned = previous.length !== n;
+    this.array = this.owned ? grown(previous, n, fill) : previous;
+  }
+
+  set(v: number, value: number): void {
+    if (this.array[v] === value) return;
+    if (!this.owned) {
+      this.array = this.array.slice() as T;
+      this.owned = true;
+    }
+    this.array[v] = value;
+  }
+}
+
 /** A copy of `array`, `n` long: the places past its own hold `fill`. */
-function grown<T extends Uint8Array | Int32Array>(array: T, n: number, fill: number): T {
-  if (array.length === n) return array.slice() as T;
+function grown<T extends Uint8Array | Int32Array | Uint32Array>(
+  array: T,
+  n: number,
+  fill: number,
+): T {
   const next = new (array.constructor as new (length: number) => T)(n);
   next.set(array);
   next.fill(fill, array.length);
   return next;
+}
+
+let marks = new Uint8Array(0);
+
+/**
+ * At least `n` marks, all clear: one buffer kept between calls (each user clears every mark it
+ * sets before it returns), not 100 KB of memory outside the heap a version at 100k tasks.
+ */
+function scratch(n: number): Uint8Array {
+  if (marks.length < n) marks = new Uint8Array(Math.max(n, marks.length * 2));
+  return marks;
 }
 
 /** The appended tasks' predecessors (one list per new task) and the new successors of each task that gained some. */
@@ -365,11 +425,12 @@ export function countsAfter(
 ): Uint32Array {
   const { n, predStart, pred } = g;
   const next = counts.slice();
-  const seen = new Uint8Array(n);
+  // Cleared after each walk by what it visited: filling all n marks per change cost O(n).
+  const seen = scratch(n);
   const stack: number[] = [];
+  const visited: number[] = [];
   for (const { v, done } of changed) {
     const delta = done ? -1 : 1;
-    seen.fill(0);
     stack.push(v);
     while (stack.length > 0) {
       const u = stack.pop()!;
@@ -377,10 +438,13 @@ export function countsAfter(
         const p = pred[k]!;
         if (seen[p] === 1) continue;
         seen[p] = 1;
+        visited.push(p);
         next[p]! += delta;
         stack.push(p);
       }
     }
+    for (const p of visited) seen[p] = 0;
+    visited.length = 0;
   }
   return next;
 }

@@ -8,7 +8,7 @@
  */
 import { durationDays } from '../../engine/calendar.ts';
 import { edgeLists } from '../../engine/graph.ts';
-import type { Derived } from '../../engine/incremental.ts';
+import { CopyOnWrite, type Derived } from '../../engine/incremental.ts';
 import type { RecomputeInput } from '../../engine/recompute.ts';
 import {
   PROGRESS,
@@ -157,10 +157,10 @@ export function patchedInput(
   newTo: Uint32Array;
 } {
   const n = tasks.size;
-  const progress = new Uint8Array(n);
-  progress.set(previous.progress);
-  const duration = new Uint32Array(n);
-  duration.set(previous.duration);
+  // The previous version's arrays while nothing in them changes (an assignment; a start or
+  // complete keeps every duration): each copy is memory outside the heap, collected by V8.
+  const progress = new CopyOnWrite(previous.progress, n, 0);
+  const duration = new CopyOnWrite(previous.duration, n, 0);
   const edges: [number, number][] = [];
   const touched = new Set<number>();
   const objectives = new Set<number>();
@@ -174,8 +174,8 @@ export function patchedInput(
     if (!task) continue;
     if (task.parentId !== null) {
       // A sub-task is a finished node of its own; it adds to its objective's hours.
-      progress[i] = PROGRESS.done;
-      duration[i] = 1;
+      progress.set(i, PROGRESS.done);
+      duration.set(i, 1);
       objectives.add(index.get(task.parentId)!);
     } else {
       objectives.add(i);
@@ -185,13 +185,13 @@ export function patchedInput(
   for (const i of objectives) {
     const record = tasks.at(i);
     if (!record) continue;
-    progress[i] = record.progress;
-    duration[i] = durationDays(objectiveHours(record, children.get(record.id) ?? [], true));
+    progress.set(i, record.progress);
+    duration.set(i, durationDays(objectiveHours(record, children.get(record.id) ?? [], true)));
     touched.add(i);
   }
   return {
-    progress,
-    duration,
+    progress: progress.array,
+    duration: duration.array,
     touched: [...touched],
     newFrom: Uint32Array.from(edges, ([f]) => f),
     newTo: Uint32Array.from(edges, ([, t]) => t),
