@@ -7,7 +7,14 @@
 import type { Static } from '@sinclair/typebox';
 import type { FlowSummarySchema, TaskSchema } from '../../contract/flow.schema.ts';
 import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
-import { PROGRESS, type FlowRecord, type FlowState, type TaskRecord } from './model.ts';
+import {
+  PROGRESS,
+  positionsOf,
+  type FlowRecord,
+  type FlowState,
+  type TaskPositions,
+  type TaskRecord,
+} from './model.ts';
 
 /** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
@@ -18,6 +25,8 @@ export type TaskView = Static<typeof TaskSchema>;
 /** What the views show of one version (a Snapshot is one). */
 export interface ViewedVersion {
   readonly state: FlowState;
+  /** A task by position, read without building the state's list. */
+  at(position: number): TaskRecord | undefined;
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   /** Per task: derived status (engine/status.ts codes) and critical flag. */
@@ -34,7 +43,7 @@ export interface Fragments {
   readonly start: Int32Array;
   readonly end: Int32Array;
   readonly flowId: string;
-  readonly tasks: readonly TaskRecord[];
+  readonly tasks: TaskPositions;
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly status: Uint8Array;
@@ -76,7 +85,7 @@ export function subtaskView(s: TaskRecord): TaskView['subtasks'][number] {
 export function taskView(version: ViewedVersion, id: string): TaskView {
   const { state, index, children } = version;
   const i = index.get(id)!;
-  const task = state.tasks[i]!;
+  const task = version.at(i)!;
   const status = version.status[i]!;
   // Creation order, whatever order the edges were stored or added in: one version, one body.
   const dependsOn = [...task.dependsOn].sort((a, b) => index.get(a)! - index.get(b)!);
@@ -153,7 +162,7 @@ export function flowBody(
     start,
     end,
     flowId: version.state.flow.id,
-    tasks,
+    tasks: positionsOf(tasks),
     index,
     children,
     status,
@@ -168,7 +177,8 @@ function reusable(version: ViewedVersion, base: Fragments, i: number): number {
 
 /** What a task's view was made from at an earlier version of the same flow. */
 export interface ViewInputs {
-  readonly tasks: readonly TaskRecord[];
+  /** Read by position: a version's list is built only if something reads it whole. */
+  readonly tasks: TaskPositions;
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly status: Uint8Array;
@@ -183,9 +193,9 @@ export function sameView(version: ViewedVersion, before: ViewInputs, i: number):
   const { state, index, children, status, critical } = version;
   const task = state.tasks[i]!;
   // Mostly in the same place (only removals shift tasks): no lookup then.
-  const j = before.tasks[i] === task ? i : before.index.get(task.id);
+  const j = before.tasks.at(i) === task ? i : before.index.get(task.id);
   // Commands replace a changed task's record, so the same record means the same fields.
-  if (j === undefined || before.tasks[j] !== task) return -1;
+  if (j === undefined || before.tasks.at(j) !== task) return -1;
   if (before.status[j] !== status[i] || before.critical[j] !== critical[i]) return -1;
   const earlier = before.children.get(task.id) ?? [];
   const now = children.get(task.id) ?? [];

@@ -211,13 +211,13 @@ export class FlowSession {
 /** Tasks that went from blocked to ready between two versions. */
 export function unblockedIds(previous: Snapshot, next: Snapshot): string[] {
   const ids: string[] = [];
-  const tasks = next.state.tasks;
-  for (let i = 0; i < tasks.length; i++) {
+  // By position: neither version's list is built for this.
+  for (let i = 0, n = next.size; i < n; i++) {
     if (next.status[i] !== STATUS_READY) continue;
+    const id = next.at(i)?.id ?? '';
     // Mostly in the same place (only removals shift tasks): no lookup then.
-    const before =
-      previous.state.tasks[i]?.id === tasks[i]!.id ? i : previous.index.get(tasks[i]!.id);
-    if (before !== undefined && previous.status[before] === STATUS_BLOCKED) ids.push(tasks[i]!.id);
+    const before = previous.at(i)?.id === id ? i : previous.index.get(id);
+    if (before !== undefined && previous.status[before] === STATUS_BLOCKED) ids.push(id);
   }
   return ids;
 }

@@ -29,6 +29,7 @@ import {
 } from './flow-body.ts';
 import {
   isPositioned,
+  LayeredState,
   NextState,
   positionedTasks,
   type EstimateRange,
@@ -203,9 +204,14 @@ export class Snapshot implements FlowView {
   ): Promise<Snapshot> {
     // A command's next state knows which records it replaced: no pass over a large flow to find them.
     replaced ??= previous ? replacedBy(previous, next) : undefined;
-    // Held plain: a NextState's list is read once, here. A draft's is read by position, and
-    // built only if something reads it whole (see DraftState).
-    const state: FlowState = isPositioned(next) ? next : { flow: next.flow, tasks: next.tasks };
+    // Read by position, the list built only if something reads it whole: a draft's (see
+    // DraftState), and a command's next state layered over this version's. Any other held plain.
+    const state: FlowState = isPositioned(next)
+      ? next
+      : ((previous && LayeredState.after(previous, next)) ?? {
+          flow: next.flow,
+          tasks: next.tasks,
+        });
     const tasks = positionedTasks(state);
     const base = previous ? (previous.fragments ?? previous.base) : null;
     const shape = previous ? shapeChanges(previous, tasks, replaced) : null;
@@ -292,7 +298,7 @@ export class Snapshot implements FlowView {
   /** What this version's task views were made from, and its change marks: for the next version's marks. */
   private viewInputs() {
     const { index, children, status, critical, changedAt, knownSince } = this;
-    return { tasks: this.state.tasks, index, children, status, critical, changedAt, knownSince };
+    return { tasks: this.tasks, index, children, status, critical, changedAt, knownSince };
   }
 
   /**

@@ -8,7 +8,7 @@
 import type { Graph } from '../../engine/graph.ts';
 import { STATUS_BLOCKED, STATUS_DONE } from '../../engine/status.ts';
 import { sameView, subtaskView, type ViewedVersion, type ViewInputs } from './flow-body.ts';
-import type { TaskRecord } from './model.ts';
+import type { TaskPositions, TaskRecord } from './model.ts';
 
 /** A version's marks, and the earliest version they are exact after. */
 export interface ChangeMarks {
@@ -30,15 +30,16 @@ export function loadedChanges(size: number, version: number): ChangeMarks {
  */
 export function changesKeptShape(
   before: ViewInputs & ChangeMarks,
-  after: ViewedVersion,
+  after: ViewedVersion & TaskPositions,
   graph: Graph,
   /** Positions below before's size whose records were replaced. */
   replaced: readonly number[],
   version: number,
 ): ChangeMarks {
-  const tasks = after.state.tasks;
-  const old = before.tasks.length;
-  const changedAt = new Int32Array(tasks.length);
+  // By position: neither version's list is built for this.
+  const n = after.size;
+  const old = before.tasks.size;
+  const changedAt = new Int32Array(n);
   changedAt.set(before.changedAt);
   changedAt.fill(version, old);
   const { succStart, succ } = graph;
@@ -60,14 +61,14 @@ export function changesKeptShape(
   };
   for (const i of replaced) {
     changedAt[i] = version;
-    const was = before.tasks[i];
-    const is = tasks[i];
+    const was = before.tasks.at(i);
+    const is = after.at(i);
     // An objective shows only some of a sub-task's fields (a sub-task's updatedAt is not one).
     if (was?.parentId === is?.parentId && was && is && sameSubtask(was, is)) continue;
     markParent(was?.parentId ?? null);
     markParent(is?.parentId ?? null);
   }
-  for (let i = old; i < tasks.length; i++) markParent(tasks[i]?.parentId ?? null);
+  for (let i = old; i < n; i++) markParent(after.at(i)?.parentId ?? null);
   return { changedAt, knownSince: before.knownSince };
 }
 
