@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import postgres from 'postgres';
 import { TapConfig } from '@tapjs/config';
@@ -33,6 +34,7 @@ import {
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const UNIT_TESTS = 'test/**/*.unit.test.ts';
+const PRELOAD = pathToFileURL(path.resolve('test/preload.mjs')).href;
 /** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
 const unit = process.argv[2] === 'unit';
 const args = process.argv.slice(unit ? 3 : 2);
@@ -184,6 +186,8 @@ try {
       [TEMPLATE_ENV]: template,
       // Node's own coverage, of every process and worker thread of the run (see .taprc).
       NODE_V8_COVERAGE: path.resolve(RAW_DIR),
+      // Before tsx, in each test file and what it runs with this environment: test/preload.mjs.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${PRELOAD}`].filter(Boolean).join(' '),
     });
   }
   if (!stoppedBy && existsSync(RAW_DIR)) {
