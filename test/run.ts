@@ -9,7 +9,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import postgres from 'postgres';
 import { TapConfig } from '@tapjs/config';
@@ -34,7 +33,8 @@ import {
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const UNIT_TESTS = 'test/**/*.unit.test.ts';
-const PRELOAD = pathToFileURL(path.resolve('test/preload.mjs')).href;
+/** Beside this file, not under the working directory: test/run.test.ts runs this file from a project of its own. */
+const PRELOAD = new URL('preload.mjs', import.meta.url).href;
 /** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
 const unit = process.argv[2] === 'unit';
 const args = process.argv.slice(unit ? 3 : 2);
