@@ -33,6 +33,8 @@ import {
 
 const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const UNIT_TESTS = 'test/**/*.unit.test.ts';
+/** Beside this file, not under the working directory: test/run.test.ts runs this file from a project of its own. */
+const PRELOAD = new URL('preload.mjs', import.meta.url).href;
 /** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
 const unit = process.argv[2] === 'unit';
 const args = process.argv.slice(unit ? 3 : 2);
@@ -184,6 +186,8 @@ try {
       [TEMPLATE_ENV]: template,
       // Node's own coverage, of every process and worker thread of the run (see .taprc).
       NODE_V8_COVERAGE: path.resolve(RAW_DIR),
+      // Before tsx, in each test file and what it runs with this environment: test/preload.mjs.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${PRELOAD}`].filter(Boolean).join(' '),
     });
   }
   if (!stoppedBy && existsSync(RAW_DIR)) {

@@ -25,15 +25,8 @@ import { cut, rightToLeft, wrap } from './text.ts';
 import { oneLine } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import type { EstimateRange } from '../flows/model.ts';
-import {
-  CRITICAL,
-  finishText,
-  FONT_SMALL,
-  hoursText,
-  INK,
-  rangeText,
-  STATUS_LABEL,
-} from './svg.ts';
+import { hoursText, rangeText } from './hours.ts';
+import { CRITICAL, finishText, FONT_SMALL, INK, STATUS_LABEL } from './svg.ts';
 
 /** One row of the schedule table (objectives: done ones first, then by start and finish day). */
 export interface PlanRow {

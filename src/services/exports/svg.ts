@@ -9,6 +9,7 @@
 import { html, oneLine, trusted, type Html } from '../../platform/html.ts';
 import type { DiagramModel, DiagramTask } from './diagram.ts';
 import { measurer } from './fonts.ts';
+import { hoursText } from './hours.ts';
 import {
   boxMeets,
   layout,
@@ -162,13 +163,6 @@ export function boxLines(task: DiagramTask, measure: Measure): BoxLine[] {
   });
   return lines;
 }
-
-export const hoursText = (h: number | null): string =>
-  h === null ? 'no estimate' : `${Number(h.toFixed(1))} h`;
-
-/** A ranged estimate's ends, as hoursText writes hours: "8–40 h". */
-export const rangeText = ({ low, high }: { low: number; high: number }): string =>
-  `${Number(low.toFixed(1))}–${Number(high.toFixed(1))} h`;
 
 export function finishText(model: DiagramModel): string {
   const finish = model.projectedFinish

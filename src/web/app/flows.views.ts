@@ -8,7 +8,7 @@ import type { ReportView } from '../../services/flows/report.ts';
 import type { ScheduleView } from '../../services/flows/schedule.ts';
 import type { FlowPageModel, PageTask } from '../../services/exports/flow-page.service.ts';
 import type { TaskView } from '../../services/flows/flow-body.ts';
-import { hoursText, rangeText } from '../../services/exports/svg.ts';
+import { hoursText, rangeText } from '../../services/exports/hours.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { count } from '../../platform/plural.ts';
 import { diagramBox, flowFacts } from '../public/public.views.ts';

@@ -11,7 +11,7 @@ import { gzip } from 'node:zlib';
 import type { Static } from '@sinclair/typebox';
 import type { PublicBrainstormSchema, PublicFlowSchema } from '../../contract/public.schema.ts';
 import type { DiagramModel } from '../../services/exports/diagram.ts';
-import { hoursText, rangeText } from '../../services/exports/svg.ts';
+import { hoursText, rangeText } from '../../services/exports/hours.ts';
 import { html, trusted, type Html } from '../../platform/html.ts';
 import { page } from '../http/page.ts';
 import type { Reply } from '../http/route.ts';
