@@ -7,14 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FlowSummarySchema, TaskSchema } from '../../contract/flow.schema.ts';
 import { STATUS_BLOCKED, STATUS_DONE, statusName } from '../../engine/status.ts';
-import {
-  PROGRESS,
-  positionsOf,
-  type FlowRecord,
-  type FlowState,
-  type TaskPositions,
-  type TaskRecord,
-} from './model.ts';
+import { PROGRESS, type FlowRecord, type FlowState, type TaskRecord } from './model.ts';
 
 /** Bytes of task JSON serialized for Flow bodies (copied fragments are not counted), since start. */
 export const flowJsonStats = { taskBytes: 0 };
@@ -43,7 +36,7 @@ export interface Fragments {
   readonly start: Int32Array;
   readonly end: Int32Array;
   readonly flowId: string;
-  readonly tasks: TaskPositions;
+  readonly tasks: readonly TaskRecord[];
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly status: Uint8Array;
@@ -162,7 +155,7 @@ export function flowBody(
     start,
     end,
     flowId: version.state.flow.id,
-    tasks: positionsOf(tasks),
+    tasks,
     index,
     children,
     status,
@@ -177,8 +170,7 @@ function reusable(version: ViewedVersion, base: Fragments, i: number): number {
 
 /** What a task's view was made from at an earlier version of the same flow. */
 export interface ViewInputs {
-  /** Read by position: a version's list is built only if something reads it whole. */
-  readonly tasks: TaskPositions;
+  readonly tasks: readonly TaskRecord[];
   readonly index: ReadonlyMap<string, number>;
   readonly children: ReadonlyMap<string, readonly TaskRecord[]>;
   readonly status: Uint8Array;
@@ -193,9 +185,9 @@ export function sameView(version: ViewedVersion, before: ViewInputs, i: number):
   const { state, index, children, status, critical } = version;
   const task = state.tasks[i]!;
   // Mostly in the same place (only removals shift tasks): no lookup then.
-  const j = before.tasks.at(i) === task ? i : before.index.get(task.id);
+  const j = before.tasks[i] === task ? i : before.index.get(task.id);
   // Commands replace a changed task's record, so the same record means the same fields.
-  if (j === undefined || before.tasks.at(j) !== task) return -1;
+  if (j === undefined || before.tasks[j] !== task) return -1;
   if (before.status[j] !== status[i] || before.critical[j] !== critical[i]) return -1;
   const earlier = before.children.get(task.id) ?? [];
   const now = children.get(task.id) ?? [];

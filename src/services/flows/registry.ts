@@ -88,7 +88,8 @@ export class SessionRegistry {
   /** Tasks held in hot sessions: what their memory grows with. */
   tasksHeld(): number {
     let tasks = 0;
-    for (const session of this.sessions.values()) tasks += session.snapshot.state.tasks.length;
+    // By size: reading a layered state's list (model.ts LayeredState) would build it.
+    for (const session of this.sessions.values()) tasks += session.snapshot.size;
     return tasks;
   }
 

@@ -290,15 +290,22 @@ export class Snapshot implements FlowView {
       null,
       (self) =>
         previous
-          ? changesAnyShape(previous.viewInputs(), self, self.version)
+          ? changesAnyShape(
+              { ...previous.viewInputs(), tasks: previous.state.tasks },
+              self,
+              self.version,
+            )
           : loadedChanges(self.size, self.version),
     );
   }
 
-  /** What this version's task views were made from, and its change marks: for the next version's marks. */
+  /**
+   * What this version's task views were made from, and its change marks: for the next version's
+   * marks. Its tasks by position; a pass over all of them (changesAnyShape) takes the list.
+   */
   private viewInputs() {
     const { index, children, status, critical, changedAt, knownSince } = this;
-    return { tasks: this.tasks, index, children, status, critical, changedAt, knownSince };
+    return { positions: this.tasks, index, children, status, critical, changedAt, knownSince };
   }
 
   /**

@@ -29,16 +29,16 @@ export function loadedChanges(size: number, version: number): ChangeMarks {
  * objective's `subtasks`.
  */
 export function changesKeptShape(
-  before: ViewInputs & ChangeMarks,
+  /** The version before, its tasks read by position: neither version's list is built for this. */
+  before: Omit<ViewInputs, 'tasks'> & ChangeMarks & { readonly positions: TaskPositions },
   after: ViewedVersion & TaskPositions,
   graph: Graph,
   /** Positions below before's size whose records were replaced. */
   replaced: readonly number[],
   version: number,
 ): ChangeMarks {
-  // By position: neither version's list is built for this.
   const n = after.size;
-  const old = before.tasks.size;
+  const old = before.positions.size;
   const changedAt = new Int32Array(n);
   changedAt.set(before.changedAt);
   changedAt.fill(version, old);
@@ -61,7 +61,7 @@ export function changesKeptShape(
   };
   for (const i of replaced) {
     changedAt[i] = version;
-    const was = before.tasks.at(i);
+    const was = before.positions.at(i);
     const is = after.at(i);
     // An objective shows only some of a sub-task's fields (a sub-task's updatedAt is not one).
     if (was?.parentId === is?.parentId && was && is && sameSubtask(was, is)) continue;

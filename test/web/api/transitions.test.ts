@@ -8,6 +8,7 @@ import {
   newFlow,
   ok,
   startFlowServer,
+  taskIdOf,
   visible,
 } from '../../helpers/flows.ts';
 import type { Completed, Flow, Refusal, Task } from '../../helpers/wire.ts';
@@ -262,4 +263,19 @@ t.test('20 concurrent starts on 20 ready tasks all succeed, 20 versions', async 
   t.hasStrict(after.body, { taskCount: 20, readyCount: 0, doneCount: 0 });
   const [row] = await s.sql<{ version: string }[]>`select version from flows where id = ${flow.id}`;
   t.equal(Number(row!.version), 21, 'stored version agrees');
+});
+
+t.test('the hot sessions gauge counts the tasks of a flow transitions moved on', async (t) => {
+  const s = await startFlowServer(t);
+  const flow = await newFlow(t, s, {
+    name: 'Gauge',
+    tasks: [{ name: 'A' }, { name: 'B', after: [0] }, { name: 'C', after: [1] }],
+  });
+  const a = taskIdOf(flow)('A');
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${a}/start`);
+  await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${a}/complete`);
+  // The session's state is now the first version's list with records layered over it.
+  const text = await s.metrics();
+  t.match(text, /^flowplan_flow_sessions 1$/m);
+  t.match(text, /^flowplan_flow_session_tasks 3$/m, 'its three tasks, read by size');
 });
