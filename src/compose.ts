@@ -87,8 +87,8 @@ export interface StartOptions {
   failRenders?: boolean;
   /** Test hook: every render waits this long in its worker first (a slow export). Only tests pass it. */
   renderDelayMs?: number;
-  /** Test hook: the recompute pool runs this worker module (one that fails on cue) with this timeout. */
-  recomputeWorker?: { url: URL; timeoutMs: number };
+  /** Test hook: the recompute pool runs this worker module (one that fails on cue; the usual one when absent) with this timeout. */
+  recomputeWorker?: { url?: URL; timeoutMs: number };
   /**
    * Test hook: the recompute workers start on first use instead of at boot (about 0.3-1 s of
    * CPU per start under tsx, which most test servers, never offloading a flow, do not need).
@@ -160,7 +160,7 @@ async function assemble(
     timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000,
     maxInFlight: config.workers * 16,
     log,
-    ...(options.recomputeWorker ? { worker: options.recomputeWorker.url } : {}),
+    ...(options.recomputeWorker?.url ? { worker: options.recomputeWorker.url } : {}),
   });
   undo.push(() => pool.close());
   // Started (and warmed) while the rest starts, so no request pays for a worker's start-up.

@@ -5,7 +5,7 @@
  * equal branches, convergence as samples grow, and the same answer from any pool size.
  */
 import t from 'tap';
-import { assertError, type TestServer } from '../../helpers/server.ts';
+import { assertError, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { newFlow, ok, startFlowServer, taskIdOf } from '../../helpers/flows.ts';
 import type { Flow, Refusal, Schedule } from '../../helpers/wire.ts';
 import type { ForecastView } from '../../../src/services/flows/forecast.ts';
@@ -280,7 +280,14 @@ t.test('bad questions are refused with the bound, and change nothing', async (t)
 t.test(
   'a forecast costs rate budget by its work: one request and one more per 10 million task schedules',
   async (t) => {
-    const s = await startFlowServer(t, { rateLimitPerMinute: 1, rateLimitBurst: 20 });
+    // 100 million schedules in one worker, under coverage on a loaded 2-core machine, can take
+    // longer than the pool's usual 30 s bound, which is not what this test is about.
+    const s = await startTestServer(
+      t,
+      { rateLimitPerMinute: 1, rateLimitBurst: 20 },
+      {},
+      { recomputeWorker: { timeoutMs: 300_000 } },
+    );
     const flow = await newFlow(t, s, layered(2000));
     const remaining = (res: { headers: Headers }) =>
       Number(res.headers.get('x-ratelimit-remaining'));
