@@ -1,18 +1,18 @@
 /**
  * The event feed and streams: an Event is exactly a webhook payload (type, timestamp,
- * workspaceId, data) plus its `id` and `cursor` (a position in the event log, sealed for the
- * credential's audience: opaque to clients, pass it back as `after` or `Last-Event-ID`).
+ * workspaceId, data) plus its `id` and `cursor` (positions in the event log, numbered per
+ * workspace, sealed for the credential's audience: opaque to clients, pass it back as `after` or `Last-Event-ID`).
  */
 import { Type } from '@sinclair/typebox';
 import { dateTime, Defaulted, StringEnum } from './common.schema.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.schema.ts';
 
 const cursor = Type.String({
-  pattern: '^[A-Za-z0-9_-]{22}$',
+  pattern: '^[A-Za-z0-9_-]+$',
   minLength: 22,
-  maxLength: 22,
+  maxLength: 4096,
   description:
-    "Opaque: where you are in the events you may see, as this API gave it to this credential (a person's to that person); another's cursor is refused",
+    "Opaque: where you are in the events you may see, as this API gave it to this credential (a person's to that person); another's cursor is refused. 22 characters for a key or a client; a person's is longer, growing with the workspaces whose flows they read",
 });
 
 export const EventSchema = Type.Object({

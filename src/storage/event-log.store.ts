@@ -1,7 +1,9 @@
 /**
  * The event log (sql/0016_event_log.sql): the outbox, read by position. Positions are given
  * by the outbox drain (jobs.store.ts markOutboxProcessed) after commit; readers see stamped
- * events only. Retention is whole partitions of one UTC day.
+ * events only: `position` in the drain's order, which the live fan-out follows, and `seq`,
+ * the feed position numbered per workspace that cursors hold (sql/0029). Retention is whole
+ * partitions of one UTC day.
  */
 import type { Db, Sql } from './db.ts';
 
@@ -9,7 +11,10 @@ import type { Db, Sql } from './db.ts';
 export const EVENTS_CHANNEL = 'flowplan_events';
 
 export interface LoggedEvent {
+  /** The drain's order, which the live fan-out follows. */
   position: string;
+  /** The feed position: numbered per workspace. */
+  seq: string;
   id: string;
   workspaceId: string;
   flowId: string | null;
@@ -29,43 +34,80 @@ export interface EventFilter {
   flowId: string | null;
 }
 
-/** The newest position given (or, everything dropped, the last one dropped): where positions go on from. */
+/**
+ * Where a reader stands: the last feed position (`seq`) it was given of its own workspace and
+ * of each other workspace it reads. `from` stands for every workspace not listed: a cursor
+ * handed out before positions were numbered per workspace held one position of the
+ * installation's order, which every workspace's numbering went on from, so it reads on
+ * everywhere from there; a person's cursor lists each workspace it read, and one that shared
+ * a flow with them since starts from its first event kept.
+ */
+export interface Marks {
+  own: string;
+  others: ReadonlyMap<string, string>;
+  from: string;
+}
+
+const COLUMNS = 'position, seq, id, workspace_id, flow_id, type, data, created_at';
+
+/** The newest drain position given (or, everything dropped, the last one dropped): where the fan-out goes on from. */
 export async function latestPosition(sql: Db): Promise<string> {
   const [row] = await sql<{ position: string }[]>`select greatest(
       (select max(position) from outbox where position is not null),
-      (select max(dropped_through) from event_log_dropped), 0)::text as position`;
+      (select max(dropped_position) from event_log_dropped), 0)::text as position`;
   return row!.position;
 }
 
 /**
- * The newest position of an event this audience may see (or of its dropped ones; 0 when none):
- * its cursor of now. Never the log's own newest, which would tell of other workspaces' activity.
+ * The marks of the newest events this audience may see (of its own workspace, or its dropped
+ * ones, and of each workspace sharing flows with it), as of drain position `through` (null:
+ * now): its cursor of that moment. Never a workspace's own newest where the reader sees only
+ * shared flows of it, which would tell of that workspace's other activity.
  */
-export async function audienceLatest(sql: Db, audience: EventAudience): Promise<string> {
-  const [row] = await sql<{ position: string }[]>`select greatest(
-      (select max(position) from outbox where workspace_id = ${audience.workspaceId} and position is not null),
-      (select max(position) from outbox where flow_id = any(${audience.sharedFlowIds as string[]}) and position is not null),
-      (select dropped_through from event_log_dropped where workspace_id = ${audience.workspaceId}), 0)::text as position`;
-  return row!.position;
+export async function latestMarks(
+  sql: Db,
+  audience: EventAudience,
+  through: string | null = null,
+): Promise<Marks> {
+  const upTo = through === null ? sql`` : sql`and position <= ${through}::bigint`;
+  const [own] = await sql<{ seq: string }[]>`select greatest(
+      (select max(seq) from outbox where workspace_id = ${audience.workspaceId} and seq is not null ${upTo}),
+      (select dropped_through from event_log_dropped where workspace_id = ${audience.workspaceId}), 0)::text as seq`;
+  const others =
+    audience.sharedFlowIds.length === 0
+      ? []
+      : await sql<{ workspaceId: string; seq: string }[]>`select workspace_id, max(seq)::text as seq
+          from outbox where flow_id = any(${audience.sharedFlowIds as string[]}) and workspace_id <> ${audience.workspaceId}
+            and seq is not null ${upTo}
+          group by workspace_id`;
+  return {
+    own: own!.seq,
+    others: new Map(others.map((r) => [r.workspaceId, r.seq])),
+    from: '0',
+  };
 }
 
-/** The last position of events this audience could see that retention dropped ('0': none). */
-export async function audienceDroppedThrough(sql: Db, audience: EventAudience): Promise<string> {
-  const [row] = await sql<
-    { position: string }[]
-  >`select coalesce(max(dropped_through), 0)::text as position from event_log_dropped
-    where workspace_id = ${audience.workspaceId}
-      or workspace_id in (select workspace_id from flows where id = any(${audience.sharedFlowIds as string[]}))`;
-  return row!.position;
+/** Per workspace named, the last feed position of its events that retention dropped (absent: none). */
+export async function droppedThrough(
+  sql: Db,
+  workspaceIds: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await sql<
+    { workspaceId: string; seq: string }[]
+  >`select workspace_id, dropped_through::text as seq from event_log_dropped
+    where workspace_id = any(${workspaceIds as string[]})`;
+  return new Map(rows.map((r) => [r.workspaceId, r.seq]));
 }
 
 /**
- * Up to `limit` events after `after`, in position order, that the audience may see and the
- * filter keeps; `through` bounds the read (a stream catching up to where the live feed is).
+ * Up to `limit` events after `marks`, that the audience may see and the filter keeps, in drain
+ * order (within a workspace, the order of its feed positions: each workspace's part of a page
+ * is the next of its events); `through` bounds the read by drain position (a stream catching
+ * up to where the live feed is).
  */
 export function readEvents(
   sql: Db,
-  after: string,
+  marks: Marks,
   limit: number,
   audience: EventAudience,
   filter: EventFilter,
@@ -74,26 +116,26 @@ export function readEvents(
   const { workspaceId, sharedFlowIds } = audience;
   const flowClause = filter.flowId === null ? sql`` : sql`and flow_id = ${filter.flowId}`;
   const throughClause = through === null ? sql`` : sql`and position <= ${through}::bigint`;
-  const own = sql`select position, id, workspace_id, flow_id, type, data, created_at from outbox
-    where workspace_id = ${workspaceId} and position > ${after}::bigint ${throughClause}
+  const own = sql`select ${sql.unsafe(COLUMNS)} from outbox
+    where workspace_id = ${workspaceId} and seq > ${marks.own}::bigint ${throughClause}
       and type = any(${filter.types as string[]}) ${flowClause}`;
-  if (sharedFlowIds.length === 0)
-    return sql<LoggedEvent[]>`${own} order by position limit ${limit}`;
+  if (sharedFlowIds.length === 0) return sql<LoggedEvent[]>`${own} order by seq limit ${limit}`;
+  const others = [...marks.others];
   return sql<LoggedEvent[]>`select * from (
-      (${own} order by position limit ${limit})
+      (${own} order by seq limit ${limit})
       union all
-      (select position, id, workspace_id, flow_id, type, data, created_at from outbox
+      (select ${sql.unsafe(COLUMNS)} from outbox o
         where flow_id = any(${sharedFlowIds as string[]}) and workspace_id <> ${workspaceId}
-          and position > ${after}::bigint ${throughClause} and type = any(${filter.types as string[]}) ${flowClause}
+          and seq > coalesce((select m.seq from unnest(${others.map(([w]) => w)}::text[], ${others.map(([, seq]) => seq)}::bigint[]) as m(workspace_id, seq)
+            where m.workspace_id = o.workspace_id), ${marks.from}::bigint)
+          ${throughClause} and type = any(${filter.types as string[]}) ${flowClause}
         order by position limit ${limit})
     ) e order by position limit ${limit}`;
 }
 
-/** Every event stamped after `after`, up to `through`, for the live fan-out (one read per process). */
+/** Every event given a drain position after `after`, for the live fan-out (one read per process). */
 export function eventsAfter(sql: Db, after: string, limit: number): Promise<LoggedEvent[]> {
-  return sql<
-    LoggedEvent[]
-  >`select position, id, workspace_id, flow_id, type, data, created_at from outbox
+  return sql<LoggedEvent[]>`select ${sql.unsafe(COLUMNS)} from outbox
     where position > ${after}::bigint order by position limit ${limit}`;
 }
 
@@ -215,9 +257,10 @@ export async function dropExpiredPartitions(
         `select count(*) filter (where position is null)::int as undrained from ${partition.name}`,
       );
       if (row!.undrained > 0) return true;
-      await tx.unsafe(`insert into event_log_dropped (workspace_id, dropped_through)
-        select workspace_id, max(position) from ${partition.name} group by workspace_id
-        on conflict (workspace_id) do update set dropped_through = greatest(event_log_dropped.dropped_through, excluded.dropped_through)`);
+      await tx.unsafe(`insert into event_log_dropped (workspace_id, dropped_through, dropped_position)
+        select workspace_id, max(seq), max(position) from ${partition.name} group by workspace_id
+        on conflict (workspace_id) do update set dropped_through = greatest(event_log_dropped.dropped_through, excluded.dropped_through),
+          dropped_position = greatest(event_log_dropped.dropped_position, excluded.dropped_position)`);
       await tx.unsafe(`drop table ${partition.name}`);
       return false;
     });

@@ -27,8 +27,10 @@ export function nextOutboxBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
 }
 
 /**
- * Marks drained events processed and gives them their feed positions, in id order after the
- * last one given (the drain's lock is held: no other drain gives positions meanwhile), and
+ * Marks drained events processed and numbers them, in id order: `position` after the last one
+ * given in the installation (the drain's own order: the drain's lock is held, no other drain
+ * gives positions meanwhile) and `seq` after the last one given in the event's workspace (its
+ * feed position; the workspace's event_sequences row stays locked until this commits), and
  * wakes the feed's readers at commit. Returns the last position given.
  */
 export async function markOutboxProcessed(
@@ -43,13 +45,23 @@ export async function markOutboxProcessed(
   const first = new Date(Math.min(...times));
   const end = new Date(Math.max(...times) + 1);
   const rows = await tx<{ position: string }[]>`with last as (
-      select greatest((select max(position) from outbox where position is not null), (select max(dropped_through) from event_log_dropped), 0) as p
+      select greatest((select max(position) from outbox where position is not null), (select max(dropped_position) from event_log_dropped), 0) as p
     ), batch as (
-      select id, row_number() over (order by id) as n from unnest(${events.map((e) => e.id)}::bigint[]) as id
+      select id, created_at, workspace_id, row_number() over (order by id) as n,
+        row_number() over (partition by workspace_id order by id) as k
+      from outbox where id = any(${events.map((e) => e.id)}::bigint[]) and position is null
+        and created_at >= ${first} and created_at < ${end}
+    ), counts as (
+      select workspace_id, count(*) as c from batch group by workspace_id
+    ), taken as (
+      insert into event_sequences as s (workspace_id, last) select workspace_id, c from counts
+      on conflict (workspace_id) do update set last = s.last + excluded.last
+      returning s.workspace_id, s.last
     )
-    update outbox o set processed_at = now(), drain_error = ${error}, position = last.p + batch.n
-    from last, batch where o.id = batch.id and o.position is null
-      and o.created_at >= ${first} and o.created_at < ${end}
+    update outbox o set processed_at = now(), drain_error = ${error}, position = last.p + batch.n,
+      seq = taken.last - counts.c + batch.k
+    from last, batch join counts using (workspace_id) join taken using (workspace_id)
+    where o.id = batch.id and o.created_at = batch.created_at
     returning o.position::text as position`;
   if (rows.length === 0) return null;
   const position = rows.reduce(

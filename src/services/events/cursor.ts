@@ -1,12 +1,16 @@
 /**
  * Cursors and event ids as clients see them: opaque, and bound to the audience they were
- * given to. A log position counts every workspace's events, so handing it out would tell one
- * tenant of the others' activity; a position a reader was never given would stall its feed.
- * Each is one AES block (the server's key) of the position and a MAC over the position and
- * the audience (workspace; and person, for a person token): 22 base64url characters that
- * decode only for the audience they were given to. The same position gives the same text to
- * the same audience, so the feed and the streams agree, and across processes and restarts
- * (the key is kept in the database).
+ * given to. A cursor holds feed positions (`seq`), numbered per workspace: for a key or a
+ * client, its workspace's; for a person, one per workspace they read (their own, and those
+ * sharing flows with them), since positions of different workspaces do not compare.
+ *
+ * A workspace's cursor is one AES block (the server's key) of the position and a MAC over the
+ * position and the audience: 22 base64url characters. A person's is the positions' text under
+ * AES-CTR with a synthetic IV, the MAC of text and audience (deterministic authenticated
+ * encryption, as AES-SIV): longer, as many workspaces as they read. Either decodes only for
+ * the audience it was given to, and the same positions give the same text to the same
+ * audience, so the feed and the streams agree, across processes and restarts (the key is kept
+ * in the database).
  */
 import {
   createCipheriv,
@@ -16,7 +20,9 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 import type { Db } from '../../storage/db.ts';
-import { serverSecret } from '../../storage/event-log.store.ts';
+import { serverSecret, type Marks } from '../../storage/event-log.store.ts';
+
+export type { Marks };
 
 /** Who a cursor is given to. */
 export interface CursorAudience {
@@ -28,6 +34,18 @@ export interface CursorAudience {
 type Kind = 'cursor' | 'event';
 
 const TEXT = /^[A-Za-z0-9_-]{22}$/;
+const MARKS_TEXT = /^[A-Za-z0-9_-]{23,}$/;
+
+/** `marks` moved on past one event (of `workspaceId`, numbered `seq`). */
+export function advance(
+  marks: Marks,
+  ownWorkspaceId: string,
+  workspaceId: string,
+  seq: string,
+): Marks {
+  if (workspaceId === ownWorkspaceId) return { ...marks, own: seq };
+  return { ...marks, others: new Map(marks.others).set(workspaceId, seq) };
+}
 
 export class CursorKeys {
   private constructor(
@@ -43,7 +61,33 @@ export class CursorKeys {
   }
 
   for(audience: CursorAudience): CursorSeal {
-    return new CursorSeal(this, `${audience.workspaceId}\n${audience.userId ?? ''}`);
+    return new CursorSeal(this, `${audience.workspaceId}\n${audience.userId ?? ''}`, audience);
+  }
+
+  /** A person's marks, sealed: the text `own` then a line `workspace seq` per other workspace, in order. */
+  sealMarks(marks: Marks, audience: string): string {
+    const lines = [...marks.others].sort(([a], [b]) => (a < b ? -1 : 1));
+    const text = Buffer.from([marks.own, ...lines.map(([w, seq]) => `${w} ${seq}`)].join('\n'));
+    const iv = this.mac('marks', text.toString(), audience, 16);
+    const cipher = createCipheriv('aes-256-ctr', this.cipherKey, iv);
+    return Buffer.concat([iv, cipher.update(text), cipher.final()]).toString('base64url');
+  }
+
+  openMarks(sealed: string, audience: string): Marks | null {
+    if (!MARKS_TEXT.test(sealed)) return null;
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.toString('base64url') !== sealed || bytes.length < 17) return null;
+    const iv = bytes.subarray(0, 16);
+    const decipher = createDecipheriv('aes-256-ctr', this.cipherKey, iv);
+    const text = Buffer.concat([decipher.update(bytes.subarray(16)), decipher.final()]).toString();
+    if (!timingSafeEqual(iv, this.mac('marks', text, audience, 16))) return null;
+    const [own = '', ...lines] = text.split('\n');
+    const others = new Map<string, string>();
+    for (const line of lines) {
+      const space = line.indexOf(' ');
+      others.set(line.slice(0, space), line.slice(space + 1));
+    }
+    return { own, others, from: '0' };
   }
 
   seal(kind: Kind, value: string, audience: string): string {
@@ -66,11 +110,11 @@ export class CursorKeys {
     return timingSafeEqual(block.subarray(8), this.mac(kind, value, audience)) ? value : null;
   }
 
-  private mac(kind: Kind, value: string, audience: string): Buffer {
+  private mac(kind: Kind | 'marks', value: string, audience: string, bytes = 8): Buffer {
     return createHmac('sha256', this.macKey)
       .update(`${kind}\n${audience}\n${value}`)
       .digest()
-      .subarray(0, 8);
+      .subarray(0, bytes);
   }
 }
 
@@ -79,15 +123,26 @@ export class CursorSeal {
   constructor(
     private readonly keys: CursorKeys,
     readonly audience: string,
+    private readonly who: CursorAudience,
   ) {}
 
-  cursor(position: string): string {
-    return this.keys.seal('cursor', position, this.audience);
+  /** A person's cursors list every workspace they read; a key's or a client's is its workspace's position. */
+  get person(): boolean {
+    return this.who.userId !== null;
   }
 
-  /** The position a cursor of this audience stands for; null for anything else (forged, another audience's, garbage). */
-  position(cursor: string): string | null {
-    return this.keys.open('cursor', cursor, this.audience);
+  cursor(marks: Marks): string {
+    return this.person
+      ? this.keys.sealMarks(marks, this.audience)
+      : this.keys.seal('cursor', marks.own, this.audience);
+  }
+
+  /** Where a cursor of this audience stands; null for anything else (forged, another audience's, garbage). */
+  marks(cursor: string): Marks | null {
+    if (cursor.length !== 22)
+      return this.person ? this.keys.openMarks(cursor, this.audience) : null;
+    const position = this.keys.open('cursor', cursor, this.audience);
+    return position === null ? null : { own: position, others: new Map(), from: position };
   }
 
   eventId(id: string): string {

@@ -10,8 +10,8 @@ import type { EventFeedQuery, EventPageSchema, EventSchema } from '../../contrac
 import { DomainError, validationFailed } from '../../platform/errors.ts';
 import type { Db } from '../../storage/db.ts';
 import {
-  audienceDroppedThrough,
-  audienceLatest,
+  droppedThrough,
+  latestMarks,
   latestPosition,
   readEvents,
   sharedFlowIds,
@@ -20,7 +20,7 @@ import {
   type LoggedEvent,
 } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { CursorKeys, CursorSeal } from './cursor.ts';
+import { advance, type CursorKeys, type CursorSeal, type Marks } from './cursor.ts';
 import {
   WEBHOOK_EVENT_TYPES,
   type WebhookEventType,
@@ -55,10 +55,11 @@ export function sealFor(keys: CursorKeys, principal: Principal): CursorSeal {
   return keys.for({ workspaceId: principal.workspaceId, userId: principal.userId });
 }
 
-export function feedEvent(row: LoggedEvent, seal: CursorSeal): FeedEvent {
+/** An event as the feed gives it; `marks`: where its reader stands once given it (its cursor). */
+export function feedEvent(row: LoggedEvent, seal: CursorSeal, marks: Marks): FeedEvent {
   return {
     id: seal.eventId(row.id),
-    cursor: seal.cursor(row.position),
+    cursor: seal.cursor(marks),
     type: webhookEventType(row.type),
     timestamp: row.createdAt.toISOString(),
     workspaceId: row.workspaceId,
@@ -120,10 +121,10 @@ export function reads(
 }
 
 /**
- * The position of a cursor to read after. One this audience was not given (forged, another
+ * Where a cursor to read after stands. One this audience was not given (forged, another
  * workspace's or person's, garbage) is a bad request, the same on the feed and the streams;
- * one behind events of this audience that retention dropped is CURSOR_EXPIRED (410) with the
- * oldest cursor that loses nothing.
+ * one behind events of a workspace it reads that retention dropped is CURSOR_EXPIRED (410),
+ * with the oldest cursor that loses nothing.
  */
 export async function checkCursor(
   sql: Db,
@@ -131,10 +132,10 @@ export async function checkCursor(
   audience: EventAudience,
   seal: CursorSeal,
   where: 'query' | 'header' = 'query',
-): Promise<string> {
+): Promise<Marks> {
   const pointer = where === 'query' ? '/after' : '/last-event-id';
-  const position = seal.position(cursor);
-  if (position === null) {
+  const marks = seal.marks(cursor);
+  if (marks === null) {
     throw validationFailed([
       {
         in: where,
@@ -144,8 +145,15 @@ export async function checkCursor(
       },
     ]);
   }
-  const oldest = await audienceDroppedThrough(sql, audience);
-  if (BigInt(position) < BigInt(oldest)) {
+  const dropped = await droppedThrough(sql, [audience.workspaceId, ...marks.others.keys()]);
+  let oldest = marks;
+  for (const [workspaceId, seq] of dropped) {
+    const mark =
+      workspaceId === audience.workspaceId ? marks.own : (marks.others.get(workspaceId) ?? null);
+    if (mark !== null && BigInt(mark) < BigInt(seq))
+      oldest = advance(oldest, audience.workspaceId, workspaceId, seq);
+  }
+  if (oldest !== marks) {
     const cursorOfOldest = seal.cursor(oldest);
     throw new DomainError(
       'CURSOR_EXPIRED',
@@ -153,7 +161,22 @@ export async function checkCursor(
       { oldest: cursorOfOldest },
     );
   }
-  return position;
+  return marks;
+}
+
+/** Each event of `rows` as the feed gives it, its cursor where the reader stands once given it. */
+export function feedEvents(
+  rows: readonly LoggedEvent[],
+  seal: CursorSeal,
+  audience: EventAudience,
+  marks: Marks,
+): { items: FeedEvent[]; marks: Marks } {
+  const items: FeedEvent[] = [];
+  for (const row of rows) {
+    marks = advance(marks, audience.workspaceId, row.workspaceId, row.seq);
+    items.push(feedEvent(row, seal, marks));
+  }
+  return { items, marks };
 }
 
 /**
@@ -172,21 +195,20 @@ export async function readFeed(
   if (query.after === undefined)
     return {
       items: [],
-      next: seal.cursor(await audienceLatest(ctx.sql, audience)),
+      next: seal.cursor(await latestMarks(ctx.sql, audience)),
       hasMore: false,
     };
   let latest = await latestPosition(ctx.sql);
-  const after = await checkCursor(ctx.sql, query.after, audience, seal, 'query');
+  const marks = await checkCursor(ctx.sql, query.after, audience, seal, 'query');
   const deadline = Date.now() + query.wait * 1000;
-  let from = after;
   let reader = audience;
   let waited = false;
   for (;;) {
-    // Bounded by the newest position seen first: every event up to it is committed and
-    // stamped, so none can appear later behind the cursor this page hands out.
-    const rows = await readEvents(ctx.sql, from, query.size + 1, reader, filter, latest);
+    // Bounded by the newest drain position seen first: every event up to it is committed and
+    // numbered, so none can appear later behind the cursor this page hands out.
+    const rows = await readEvents(ctx.sql, marks, query.size + 1, reader, filter, latest);
     const hasMore = rows.length > query.size;
-    const items = rows.slice(0, query.size).map((row) => feedEvent(row, seal));
+    const { items } = feedEvents(rows.slice(0, query.size), seal, reader, marks);
     const left = deadline - Date.now();
     if (items.length > 0 || left <= 0) {
       // A credential revoked while the request waited gets its 401, not the events.
@@ -205,7 +227,6 @@ export async function readFeed(
       await ctx.recheck();
       return { items: [], next: query.after, hasMore: false };
     }
-    from = latest;
     latest = now;
     // A person's shares as they are now: a revoked share reads nothing more.
     reader = await audienceOf(ctx.sql, principal);

@@ -24,6 +24,7 @@ import { listenDurably } from '../../storage/listen.ts';
 import {
   EVENTS_CHANNEL,
   eventsAfter,
+  latestMarks,
   latestPosition,
   readEvents,
   type EventAudience,
@@ -33,7 +34,7 @@ import {
 import { DomainError } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../contract/webhook-events.schema.ts';
-import { CursorKeys } from './cursor.ts';
+import { advance, CursorKeys } from './cursor.ts';
 import { audienceOf, checkCursor, sealFor, type LogWatch } from './feed.ts';
 import { CredentialChecks } from './credential-checks.ts';
 import { LongPolls } from './long-polls.ts';
@@ -189,11 +190,21 @@ export class EventHub implements LogWatch {
   async prepare(request: StreamRequest): Promise<Subscription> {
     const audience = await audienceOf(this.sql, request.principal);
     const seal = sealFor(this.cursors, request.principal);
-    const after =
-      request.after === null
-        ? null
-        : await checkCursor(this.sql, request.after, audience, seal, request.afterFrom);
-    const sub = new Subscription(request, audience, seal, after ?? this.latest);
+    let sub: Subscription;
+    if (request.after === null) {
+      // From now: where the live dispatch is, and the audience's marks as of there.
+      const through = this.latest;
+      sub = new Subscription(
+        request,
+        audience,
+        seal,
+        await latestMarks(this.sql, audience, through),
+        through,
+      );
+    } else {
+      const marks = await checkCursor(this.sql, request.after, audience, seal, request.afterFrom);
+      sub = new Subscription(request, audience, seal, marks, null);
+    }
     this.hold(sub);
     return sub;
   }
@@ -288,14 +299,14 @@ export class EventHub implements LogWatch {
 
   private async catchUp(sub: Subscription): Promise<void> {
     while (!sub.closed) {
-      if (BigInt(sub.cursor) >= BigInt(this.latest)) {
+      if (sub.through !== null && BigInt(sub.through) >= BigInt(this.latest)) {
         this.join(sub);
         return;
       }
       const through = this.latest;
       const rows = await readEvents(
         this.sql,
-        sub.cursor,
+        sub.marks,
         PAGE,
         sub.audience,
         sub.request.filter,
@@ -308,7 +319,8 @@ export class EventHub implements LogWatch {
         if (sub.closed) return;
         this.deliver(sub, new HubEvent(row));
       }
-      sub.cursor = rows.length === PAGE ? rows[rows.length - 1]!.position : through;
+      // A full page may have more before `through`: read again after the marks it moved to.
+      if (rows.length < PAGE) sub.through = through;
     }
   }
 
@@ -324,7 +336,11 @@ export class EventHub implements LogWatch {
   /** Sends unless the client has not taken what it was sent before (past the limit): then it is closed instead. */
   private deliver(sub: Subscription, event: HubEvent): void {
     if (sub.target!.buffered() > this.maxBuffered) return this.close(sub, 'slow');
-    sub.target!.send(event.for(sub.seal));
+    const { workspaceId, seq } = event.row;
+    // The stream's own marks: moved in place on its workspace's events, the many streams' case.
+    if (workspaceId === sub.audience.workspaceId) sub.marks.own = seq;
+    else sub.marks = advance(sub.marks, sub.audience.workspaceId, workspaceId, seq);
+    sub.target!.send(event.for(sub.seal, sub.marks));
     this.delivered.inc();
   }
 

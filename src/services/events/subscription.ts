@@ -6,7 +6,7 @@
 import { Packr } from 'msgpackr';
 import type { EventAudience, EventFilter, LoggedEvent } from '../../storage/event-log.store.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { CursorSeal } from './cursor.ts';
+import type { CursorSeal, Marks } from './cursor.ts';
 import { feedEvent, reads, type FeedEvent } from './feed.ts';
 
 /** Why the server closed a stream (the web layer says each to the client: web/schemas/asyncapi.ts). */
@@ -34,16 +34,24 @@ export class EncodedEvent {
   }
 }
 
-/** One event of the log, encoded once per audience that receives it. */
+/**
+ * One event of the log, encoded once per audience that receives it. Its cursor is a function
+ * of the event for a workspace's audience; a person's cursor lists every workspace they read,
+ * so it is the stream's own and the event is encoded for that stream alone.
+ */
 export class HubEvent {
   private readonly encoded = new Map<string, EncodedEvent>();
 
   constructor(readonly row: LoggedEvent) {}
 
-  for(seal: CursorSeal): EncodedEvent {
+  for(seal: CursorSeal, marks: Marks): EncodedEvent {
+    if (seal.person) return new EncodedEvent(feedEvent(this.row, seal, marks));
     let encoded = this.encoded.get(seal.audience);
     if (!encoded)
-      this.encoded.set(seal.audience, (encoded = new EncodedEvent(feedEvent(this.row, seal))));
+      this.encoded.set(
+        seal.audience,
+        (encoded = new EncodedEvent(feedEvent(this.row, seal, marks))),
+      );
     return encoded;
   }
 }
@@ -79,12 +87,16 @@ export class Subscription {
   holds: string[] = [];
   private drainWaiter: (() => void) | null = null;
 
-  /** `cursor`: the log position it has been sent everything through. */
+  /**
+   * `marks`: where it stands in the feed (the cursor of what it was sent last); `through`: the
+   * drain position it has read the log through (null: not known yet, before its first read).
+   */
   constructor(
     readonly request: StreamRequest,
     public audience: EventAudience,
     readonly seal: CursorSeal,
-    public cursor: string,
+    public marks: Marks,
+    public through: string | null,
   ) {}
 
   wants(e: HubEvent): boolean {
