@@ -2,7 +2,8 @@
  * The live event streams of one process. NOTIFY (sent at the drain's commit, from any
  * process) wakes the hub, which reads the log after the last position it dispatched, once
  * for every subscriber, and hands each event to the subscribers that may see it. Each event
- * is encoded once per format, whoever receives it.
+ * is encoded once per audience and format, whoever of it receives it (a person's stream apart:
+ * its cursors name the workspaces it has read, cursor.ts).
  *
  * A subscriber starting from an older cursor first catches up by reading the log itself,
  * page by page, up to where the hub is; only then (checked and switched with no await in
