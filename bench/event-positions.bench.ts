@@ -6,10 +6,9 @@
  * it: how long the log was blocked. Prints one JSON line: { name, machine, events, migrations:
  * [{ name, seconds, writes, writerMaxMs, writerP99Ms }] }.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { listMigrations, migrate } from '../src/storage/migrate.ts';
-import { benchDatabase, machine, quantile } from './support.ts';
+import { benchDatabase, machine, migrationUnderWrites } from './support.ts';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
 const PER_WORKSPACE = 29;
@@ -33,31 +32,15 @@ try {
 
   const runs = [];
   for (const migration of all.filter((m) => m.version >= PER_WORKSPACE && m.version <= 30)) {
-    let writing = true;
-    const latencies: number[] = [];
-    const writer = (async () => {
-      const writerSql = postgres(database.url, { max: 1, onnotice: () => {} });
-      while (writing) {
-        const started = performance.now();
-        await writerSql`insert into outbox (workspace_id, flow_id, type, data)
-          values ('ws_1', 'flw_1', 'task.updated', '{"flowId":"flw_1","taskId":"tsk_x","changes":["progress"]}')`;
-        latencies.push(performance.now() - started);
-        await sleep(2);
-      }
-      await writerSql.end();
-    })();
-    const started = performance.now();
-    await migrate(sql, [migration]);
-    const seconds = (performance.now() - started) / 1000;
-    writing = false;
-    await writer;
-    runs.push({
-      name: migration.name,
-      seconds: Number(seconds.toFixed(2)),
-      writes: latencies.length,
-      writerMaxMs: Number(Math.max(0, ...latencies).toFixed(1)),
-      writerP99Ms: Number(quantile(latencies, 0.99).toFixed(1)),
-    });
+    runs.push(
+      await migrationUnderWrites(
+        sql,
+        database.url,
+        migration,
+        (writer) => writer`insert into outbox (workspace_id, flow_id, type, data)
+          values ('ws_1', 'flw_1', 'task.updated', '{"flowId":"flw_1","taskId":"tsk_x","changes":["progress"]}')`,
+      ),
+    );
   }
   const [{ missing }] = await sql<[{ missing: number }]>`select count(*)::int as missing from outbox
     where position is not null and seq is distinct from position`;

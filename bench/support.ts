@@ -8,6 +8,8 @@ import postgres from 'postgres';
 import { startApp, type RunningApp } from '../src/compose.ts';
 import { loadConfig, type Overrides } from '../src/platform/config.ts';
 import { startEmbedded, type EmbeddedCluster } from '../src/storage/embedded.ts';
+import { migrate, type Migration } from '../src/storage/migrate.ts';
+import type { Sql } from '../src/storage/db.ts';
 
 export function machine() {
   return {
@@ -156,4 +158,47 @@ export function quantile(values: number[], q: number): number {
   return Number(
     (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN).toFixed(2),
   );
+}
+
+/**
+ * Applies one migration while a writer on a connection of its own runs `write` every 2 ms, as
+ * a busy service would: the migration's duration and the writer's latencies meanwhile (how long
+ * the tables it writes were blocked).
+ */
+export async function migrationUnderWrites(
+  sql: Sql,
+  url: string,
+  migration: Migration,
+  write: (writer: Sql) => Promise<unknown>,
+): Promise<{
+  name: string;
+  seconds: number;
+  writes: number;
+  writerMaxMs: number;
+  writerP99Ms: number;
+}> {
+  let writing = true;
+  const latencies: number[] = [];
+  const writer = (async () => {
+    const writerSql = postgres(url, { max: 1, onnotice: () => {} });
+    while (writing) {
+      const started = performance.now();
+      await write(writerSql);
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await writerSql.end();
+  })();
+  const started = performance.now();
+  await migrate(sql, [migration]);
+  const seconds = (performance.now() - started) / 1000;
+  writing = false;
+  await writer;
+  return {
+    name: migration.name,
+    seconds: Number(seconds.toFixed(2)),
+    writes: latencies.length,
+    writerMaxMs: Number(Math.max(0, ...latencies).toFixed(1)),
+    writerP99Ms: Number(quantile(latencies, 0.99).toFixed(1)),
+  };
 }

@@ -7,10 +7,9 @@
  * Prints one JSON line: { name, machine, tasks, migrations: [{ name, seconds, writes,
  * writerMaxMs, writerP99Ms }] }.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { listMigrations, migrate } from '../src/storage/migrate.ts';
-import { benchDatabase, machine, quantile } from './support.ts';
+import { benchDatabase, machine, migrationUnderWrites } from './support.ts';
 
 const TASKS = Number(process.env.TASKS ?? 1_000_000);
 const PER_FLOW = 1000;
@@ -42,32 +41,13 @@ try {
 
   const runs = [];
   for (const migration of all.filter((m) => m.version >= FIRST && m.version <= 28)) {
-    let writing = true;
-    const latencies: number[] = [];
-    const writer = (async () => {
-      const writerSql = postgres(database.url, { max: 1, onnotice: () => {} });
-      while (writing) {
+    runs.push(
+      await migrationUnderWrites(sql, database.url, migration, (writer) => {
         const f = 1 + Math.floor(Math.random() * FLOWS);
         const t = 1 + Math.floor(Math.random() * PER_FLOW);
-        const started = performance.now();
-        await writerSql`update tasks set progress = 1, updated_at = now() where id = ${`tsk_${f}_${t}`}`;
-        latencies.push(performance.now() - started);
-        await sleep(2);
-      }
-      await writerSql.end();
-    })();
-    const started = performance.now();
-    await migrate(sql, [migration]);
-    const seconds = (performance.now() - started) / 1000;
-    writing = false;
-    await writer;
-    runs.push({
-      name: migration.name,
-      seconds: Number(seconds.toFixed(2)),
-      writes: latencies.length,
-      writerMaxMs: Number(Math.max(0, ...latencies).toFixed(1)),
-      writerP99Ms: Number(quantile(latencies, 0.99).toFixed(1)),
-    });
+        return writer`update tasks set progress = 1, updated_at = now() where id = ${`tsk_${f}_${t}`}`;
+      }),
+    );
   }
   console.log(
     JSON.stringify({ name: 'workspace-keys', machine: machine(), tasks: TASKS, migrations: runs }),

@@ -170,13 +170,11 @@ export function feedEvents(
   seal: CursorSeal,
   audience: EventAudience,
   marks: Marks,
-): { items: FeedEvent[]; marks: Marks } {
-  const items: FeedEvent[] = [];
-  for (const row of rows) {
+): FeedEvent[] {
+  return rows.map((row) => {
     marks = advance(marks, audience.workspaceId, row.workspaceId, row.seq);
-    items.push(feedEvent(row, seal, marks));
-  }
-  return { items, marks };
+    return feedEvent(row, seal, marks);
+  });
 }
 
 /**
@@ -208,7 +206,7 @@ export async function readFeed(
     // numbered, so none can appear later behind the cursor this page hands out.
     const rows = await readEvents(ctx.sql, marks, query.size + 1, reader, filter, latest);
     const hasMore = rows.length > query.size;
-    const { items } = feedEvents(rows.slice(0, query.size), seal, reader, marks);
+    const items = feedEvents(rows.slice(0, query.size), seal, reader, marks);
     const left = deadline - Date.now();
     if (items.length > 0 || left <= 0) {
       // A credential revoked while the request waited gets its 401, not the events.

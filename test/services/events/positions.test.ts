@@ -59,6 +59,23 @@ async function pages(
   return { events, nexts };
 }
 
+/** An admin key of a workspace, every scope. */
+const keyOf = async (s: TestServer, workspaceId: string) =>
+  (await createKey(s.sql, { workspaceId, role: 'admin', scopes: [...SCOPES] })).key;
+
+/** A person who is an admin of a workspace of their own, other than the server's, and their token. */
+async function personAtHome(s: TestServer, email: string, name: string) {
+  const home = await createWorkspace(s.sql, { name: 'Home', plan: 'pro' });
+  const { id } = await createPerson(s.sql, {
+    email,
+    name,
+    password: 'long enough password',
+    workspaceId: home.id,
+    role: 'admin',
+  });
+  return { home, token: await personToken(s, id, home.id) };
+}
+
 /** The flows of the flow.updated events read, in order. */
 const described = (events: Event[]) =>
   events.filter((e) => e.type === 'flow.updated').map((e) => e.data.flowId as string);
@@ -66,9 +83,7 @@ const described = (events: Event[]) =>
 t.test('each workspace numbers its events on its own, in the order they committed', async (t) => {
   const s = await server(t);
   const other = await createWorkspace(s.sql, { name: 'Other', plan: 'pro' });
-  const otherKey = (
-    await createKey(s.sql, { workspaceId: other.id, role: 'admin', scopes: [...SCOPES] })
-  ).key;
+  const otherKey = await keyOf(s, other.id);
   const quietFrom = (await s.api<EventPage>('GET', '/v1/events', { token: otherKey })).body.next;
   for (let i = 0; i < 6; i++) {
     await s.api('POST', '/v1/flows', { token: s.adminKey, body: { name: `Mine ${i}` } });
@@ -118,22 +133,10 @@ t.test(
   'a person reading three workspaces holds one cursor: pages of one, every event once, in order, resumed from any cursor, on the feed and a stream',
   async (t) => {
     const s = await server(t);
-    const home = await createWorkspace(s.sql, { name: 'Home', plan: 'pro' });
+    const { home, token: pia } = await personAtHome(s, 'pia@example.com', 'Pia');
     const second = await createWorkspace(s.sql, { name: 'Second', plan: 'pro' });
-    const homeKey = (
-      await createKey(s.sql, { workspaceId: home.id, role: 'admin', scopes: [...SCOPES] })
-    ).key;
-    const secondKey = (
-      await createKey(s.sql, { workspaceId: second.id, role: 'admin', scopes: [...SCOPES] })
-    ).key;
-    const { id: personId } = await createPerson(s.sql, {
-      email: 'pia@example.com',
-      name: 'Pia',
-      password: 'long enough password',
-      workspaceId: home.id,
-      role: 'admin',
-    });
-    const pia = await personToken(s, personId, home.id);
+    const homeKey = await keyOf(s, home.id);
+    const secondKey = await keyOf(s, second.id);
     const flowOf = async (token: string, name: string) =>
       (await s.api<Flow>('POST', '/v1/flows', { token, body: { name } })).body.id as string;
     const own = await flowOf(homeKey, 'Own');
@@ -237,15 +240,7 @@ t.test(
   "a flow shared after a person's cursor was handed out: its events kept come too, once",
   async (t) => {
     const s = await server(t);
-    const home = await createWorkspace(s.sql, { name: 'Home', plan: 'pro' });
-    const { id: personId } = await createPerson(s.sql, {
-      email: 'lu@example.com',
-      name: 'Lu',
-      password: 'long enough password',
-      workspaceId: home.id,
-      role: 'admin',
-    });
-    const lu = await personToken(s, personId, home.id);
+    const { token: lu } = await personAtHome(s, 'lu@example.com', 'Lu');
     const from = (await s.api<EventPage>('GET', '/v1/events', { token: lu })).body.next;
     const later = (
       await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Later' } })
@@ -340,15 +335,7 @@ t.test(
   "a person's cursor behind events retention dropped in a workspace sharing with them: 410 with the oldest cursor that loses nothing, and numbering goes on after the whole log is gone",
   async (t) => {
     const s = await server(t);
-    const home = await createWorkspace(s.sql, { name: 'Home', plan: 'pro' });
-    const { id: personId } = await createPerson(s.sql, {
-      email: 'ines@example.com',
-      name: 'Ines',
-      password: 'long enough password',
-      workspaceId: home.id,
-      role: 'admin',
-    });
-    const ines = await personToken(s, personId, home.id);
+    const { token: ines } = await personAtHome(s, 'ines@example.com', 'Ines');
     const shared = (
       await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Shared' } })
     ).body.id as string;
