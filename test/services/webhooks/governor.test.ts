@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { TestServer } from '../../helpers/server.ts';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import { withLoopLag } from '../../helpers/lag.ts';
+import { DISPATCH_QUEUE } from '../../../src/services/webhooks/delivery.job.ts';
 import { until, item } from '../../helpers/server.ts';
 import { deliveriesSettled, startReceiver } from './receiver.ts';
 
@@ -138,10 +138,12 @@ t.test(
 );
 
 t.test('while the API is busy, a retry still goes out when it is due', async (t) => {
+  // A retry 1.8-2.2 s after the failure: time enough for the test to move the retry's wake-up
+  // job an hour on, so that only this process's own timer can send it.
   const s = await startFlowServer(t, {
     webhookAllowPrivate: true,
     webhookBusyRate: 4,
-    webhookRetryBaseSeconds: 0.5,
+    webhookRetryBaseSeconds: 2,
   });
   const receiver = await startReceiver(t);
   receiver.answer = (_request, index) => ({ status: index === 0 ? 500 : 204 });
@@ -149,20 +151,23 @@ t.test('while the API is busy, a retry still goes out when it is due', async (t)
   await ok(t, s, 'POST', '/v1/webhooks', { url: receiver.url, events: ['task.started'] }, 201);
   const pollers = await keepBusy(s, flow.id);
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
-  const {
-    value: [first, second],
-    lagMs,
-    roundTripMs,
-  } = await withLoopLag(() => receiver.waitFor(2), s.sql);
-  await pollers.stop();
-  // Due 0.45-0.55 s after the failure, and the busy rate has a token by then. A retry left to
-  // its wake-up job (pg-boss polls once a second, on the second) would come a second or more
-  // late. On a loaded machine the server's timers run late by up to the loop's lag, and the
-  // outcome's record and the retry's claim take a database round trip each.
-  const gap = second!.at - first!.at;
-  const allowed = 900 + lagMs + 2 * roundTripMs;
-  t.ok(
-    gap >= 450 && gap < allowed,
-    `retried when due (${gap} ms after the failure; allowed ${allowed.toFixed(0)}: loop lag up to ${lagMs.toFixed(0)} ms, query round trip up to ${roundTripMs.toFixed(0)} ms)`,
+  await receiver.waitFor(1);
+  // The failure's record wakes a job at the retry's second (pg-boss polls once a second): put
+  // it off, before it can start.
+  const [postponed] = await until(
+    () => s.sql<{ n: number }[]>`with moved as (
+        update pgboss.job set start_after = now() + interval '1 hour'
+         where name = ${DISPATCH_QUEUE} and singleton_key like 'at:%' and state = 'created'
+        returning 1)
+      select count(*)::int as n from moved`,
+    ([row]) => row!.n > 0,
   );
+  t.equal(postponed!.n, 1, "the retry's wake-up job is put off an hour");
+  const [first, second] = await receiver.waitFor(2);
+  await pollers.stop();
+  // Due when its delay is out, not before; sent by this process's timer, since its wake-up job
+  // waits an hour and the sweep (which would find it otherwise) runs once a minute.
+  const gap = second!.at - first!.at;
+  t.ok(gap >= 1800 - 50, `not retried before it was due (${gap} ms after the failure)`);
+  t.ok(gap < 10_000, `retried by this process when due (${gap} ms after the failure)`);
 });
