@@ -76,7 +76,9 @@ export function socket(t: Test, base: string, protocols: string[], query = '') {
     reason: string;
     status: number | null;
     protocol: string | null;
-  } = { code: null, reason: '', status: null, protocol: null };
+    /** Why the client gave up on the connection, when it did (a 1006 says only that it did). */
+    error: string | null;
+  } = { code: null, reason: '', status: null, protocol: null, error: null };
   ws.on('message', (data, binary) =>
     events.push((binary ? unpack(data as Buffer) : JSON.parse(String(data))) as Event),
   );
@@ -89,7 +91,9 @@ export function socket(t: Test, base: string, protocols: string[], query = '') {
     state.code = -1;
     res.resume();
   });
-  ws.on('error', () => {});
+  ws.on('error', (error) => {
+    state.error ??= error.message;
+  });
   const opened = new Promise<boolean>((resolve) => {
     ws.once('open', () => {
       state.protocol = ws.protocol;

@@ -194,7 +194,11 @@ t.test("a revoked credential's streams close within a second or so", async (t) =
     (e) => e,
     30_000,
   );
-  t.equal(ws.state.code, 4401);
+  t.equal(
+    ws.state.code,
+    4401,
+    `closed with 4401${ws.state.error === null ? '' : ` (the client's error: ${ws.state.error})`}`,
+  );
   t.match(stream.frames.at(-1), { event: 'close', data: /4401/ });
   t.comment(`closed ${Date.now() - at} ms after the revocation was committed`);
 });
