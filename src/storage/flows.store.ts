@@ -85,6 +85,10 @@ interface TaskRow {
 
 const iso = (date: Date) => date.toISOString();
 
+/** The lists of a task that has none, shared by every such task (frozen: no one may add to them). */
+export const NO_TASK_IDS: readonly string[] = Object.freeze([]);
+export const NO_DELIVERABLES: readonly Deliverable[] = Object.freeze([]);
+
 function flowRecord(row: FlowRow): FlowRecord {
   return {
     id: row.id,
@@ -124,6 +128,17 @@ export async function loadFlowState(
           order by v.created_at, v.id)
         from deliverables v where v.task_id = t.id and v.workspace_id = t.workspace_id), '[]') as deliverables
     from tasks t where t.flow_id = ${flowId} and t.workspace_id = ${workspaceId} order by t.position`;
+  // One string per id and per timestamp and one empty list for every task that has none: a hot
+  // flow stays in memory, and each of its objects is marked by every full collection (at 100k
+  // tasks those pauses are a transition's p99). Parsed as they come, a dependency's id would be
+  // a slice of its row's array text, and tasks written together would each hold their times.
+  const ids = new Map(rows.map((row) => [row.id, row.id]));
+  const times = new Map<number, string>();
+  const time = (date: Date) => {
+    let text = times.get(date.getTime());
+    if (text === undefined) times.set(date.getTime(), (text = iso(date)));
+    return text;
+  };
   const tasks: TaskRecord[] = rows.map((row) => ({
     id: row.id,
     parentId: row.parentId,
@@ -137,10 +152,11 @@ export async function loadFlowState(
     assigneeId: row.assigneeId,
     progress: row.progress,
     position: Number(row.position),
-    dependsOn: row.dependsOn,
-    deliverables: row.deliverables,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
+    dependsOn:
+      row.dependsOn.length === 0 ? NO_TASK_IDS : row.dependsOn.map((id) => ids.get(id) ?? id),
+    deliverables: row.deliverables.length === 0 ? NO_DELIVERABLES : row.deliverables,
+    createdAt: time(row.createdAt),
+    updatedAt: time(row.updatedAt),
   }));
   return { flow: flowRecord(flow), tasks };
 }

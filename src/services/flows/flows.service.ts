@@ -18,6 +18,8 @@ import {
   insertEvents,
   insertFlow,
   insertTasks,
+  NO_DELIVERABLES,
+  NO_TASK_IDS,
   pageFlowIds,
 } from '../../storage/flows.store.ts';
 import { existingMembers } from '../../storage/members.store.ts';
@@ -144,8 +146,8 @@ export async function createFlow(
     assigneeId: t.assigneeId ?? null,
     progress: PROGRESS.open,
     position: i + 1,
-    dependsOn: [...new Set(t.after ?? [])].map((j) => ids[j]!),
-    deliverables: [],
+    dependsOn: t.after?.length ? [...new Set(t.after)].map((j) => ids[j]!) : NO_TASK_IDS,
+    deliverables: NO_DELIVERABLES,
     createdAt: now,
     updatedAt: now,
   }));

@@ -18,6 +18,7 @@ import {
   deleteTasks,
   insertDependencies,
   insertTasks,
+  NO_DELIVERABLES,
   updateTask,
 } from '../../storage/flows.store.ts';
 import { actorId } from './actor.ts';
@@ -192,7 +193,7 @@ export function planCreateTask(
       progress: PROGRESS.open,
       position: nextPosition(current),
       dependsOn: after,
-      deliverables: [],
+      deliverables: NO_DELIVERABLES,
       createdAt: now,
       updatedAt: now,
     };
