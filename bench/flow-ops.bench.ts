@@ -4,7 +4,9 @@
  * ready one (a change of the graph's shape), of the first GET after a
  * write with the task bytes it serialized anew (flowplan_flow_json_task_bytes_total), and of a
  * repeated GET of the flow, which must not recompute (checked with the recompute counter of
- * /metrics). Also the heap a hot session holds (run with --expose-gc).
+ * /metrics). Also the heap a hot session holds (run with --expose-gc). Each flow is measured
+ * as a deployed service holds it after a restart: the app is started again once the flow is
+ * made, and its first read loads the flow from Postgres.
  * BENCH_SIZES picks the flow sizes (default `10000,100000`).
  * Prints one JSON line: { name, machine, offloadTasks, runs: [{ tasks, sessionHeapMB, start,
  * complete, addTask, get: {…, recomputes}, getAfterWrite }] }.
@@ -23,7 +25,7 @@ const summary = (values: number[]) => ({
 });
 
 const database = await benchDatabase('flow-ops');
-const app = await startBenchApp(database.url);
+let app = await startBenchApp(database.url);
 const headers = { authorization: `Bearer ${app.demo!.key}`, 'content-type': 'application/json' };
 
 async function call(
@@ -44,9 +46,9 @@ async function call(
   return { ms, json };
 }
 
-/** The sum of a metric's series on /metrics (every label set). */
+/** The sum of a metric's series on /metrics (every label set), served on a port of its own. */
 async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const text = await (await fetch(app.metricsUrl)).text();
   const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].map((m) =>
     Number(m[1]),
   );
@@ -68,9 +70,11 @@ function heapMB(): number | null {
  * followed by a first read of the new version), then `gets` repeated reads.
  */
 async function run(tasks: number, gets: number) {
-  const heapBefore = heapMB();
-  // Only ids are kept, so the heap difference is the server's session.
   const { flowId, ready } = await create(tasks);
+  await app.close();
+  app = await startBenchApp(database.url);
+  // Only ids are kept, so the heap difference is the server's session.
+  const heapBefore = heapMB();
   // The hot session: state, derived snapshot and the serialized Flow cached for this version.
   await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
   // The answer's send buffers (tens of MB at 100k tasks) are let go a moment after it is sent.

@@ -494,9 +494,9 @@ async function pollerKeys(app: RunningApp, count: number): Promise<string[]> {
 
 /** The work-index series of /metrics (null: not exported by this build). */
 async function workIndexMetrics(
-  url: string,
+  metricsUrl: string,
 ): Promise<{ builds: number | null; rebuilds: number | null; flowRanks: number | null }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(metricsUrl)).text();
   const read = (series: string) => {
     const match = new RegExp(`^${series} (\\d+)$`, 'm').exec(text);
     return match ? Number(match[1]) : null;
@@ -650,7 +650,7 @@ async function large(app: RunningApp): Promise<void> {
       `writes go to ${tasks.length} tasks\n`,
   );
 
-  const before = await workIndexMetrics(app.url);
+  const before = await workIndexMetrics(app.metricsUrl);
   const editor = inWorker<{ writes: number; refused: number }>({
     kind: 'editor',
     url: app.url,
@@ -676,7 +676,7 @@ async function large(app: RunningApp): Promise<void> {
   }
   editor.worker.postMessage('stop');
   const edited = await editor.result;
-  const after = await workIndexMetrics(app.url);
+  const after = await workIndexMetrics(app.metricsUrl);
   const measured = merge(runs);
   const unexpected = Object.keys(measured.statuses).filter(
     (status) => status !== '200' && status !== '304',
