@@ -21,8 +21,8 @@ import { FlowSession } from './session.ts';
 import { flowJsonStats } from './flow-body.ts';
 import { Snapshot, type Recompute } from './snapshot.ts';
 
-/** Heap per task of a hot session, measured by bench:flow-ops (11.1 MB for 10,000 tasks, 88 MB for 100,000). */
-const SESSION_BYTES_PER_TASK = 1_100;
+/** Heap per task of a hot session loaded from Postgres, measured by bench:flow-ops (8.6 MB for 10,000 tasks, 83 MB for 100,000). */
+const SESSION_BYTES_PER_TASK = 850;
 
 export class SessionRegistry {
   private readonly sessions: LRUCache<string, FlowSession>;
@@ -57,7 +57,7 @@ export class SessionRegistry {
     );
     metrics.gauge(
       'flowplan_flow_session_heap_bytes_estimate',
-      'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 11.1 MB for one 10k-task session: about 1.1 KB a task)',
+      'Heap the hot sessions hold, estimated from their tasks (bench:flow-ops measured 8.6 MB for one 10k-task session: about 0.85 KB a task)',
       () => this.tasksHeld() * SESSION_BYTES_PER_TASK,
     );
     metrics.total(
