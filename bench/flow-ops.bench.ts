@@ -66,8 +66,8 @@ function heapMB(): number | null {
 }
 
 /**
- * One flow of `tasks` tasks: its session's heap, TRANSITIONS start/complete pairs (every tenth
- * followed by a first read of the new version), then `gets` repeated reads.
+ * One flow of `tasks` tasks: its session's heap, TRANSITIONS start/complete pairs, a tenth as
+ * many first reads of a version after a pair, tasks added, then `gets` repeated reads.
  */
 async function run(tasks: number, gets: number) {
   const { flowId, ready } = await create(tasks);
@@ -83,27 +83,39 @@ async function run(tasks: number, gets: number) {
 
   const starts: number[] = [];
   const completes: number[] = [];
+  /** Starts and completes the next ready task; the tasks it unblocks join the queue. */
+  const transition = async () => {
+    const taskId = ready.shift()!;
+    const start = (await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/start`)).ms;
+    const done = await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/complete`);
+    ready.push(...done.json.unblocked.map((t: { id: string }) => t.id));
+    return { start, complete: done.ms };
+  };
+  // Transitions alone. A whole Flow read between them (50 MB at 100k tasks, answered and read in
+  // this one process) leaves that much memory outside the heap, and V8 starts a full collection
+  // for each 64 MB of it: with a read after every tenth pair, 200 pairs at 100k tasks overlapped
+  // about 90 full collections, alone 25. Those are the reads' cost, and a client of a large flow
+  // reads it by pages (GET /v1/flows/{flowId}/tasks) instead.
+  for (let i = 0; i < TRANSITIONS && ready.length > 0; i++) {
+    const { start, complete } = await transition();
+    starts.push(start);
+    completes.push(complete);
+  }
+
+  // Reads after a write: its time, and the task bytes it serialized anew. The version before
+  // is read first, so the read measured follows exactly one start and one complete.
   const getsAfterWrite: number[] = [];
   const reserialized: number[] = [];
   let flowBytes = 0;
-  for (let i = 0; i < TRANSITIONS && ready.length > 0; i++) {
-    const taskId = ready.shift()!;
-    // The read measured below follows exactly this start and complete: the version before is read first.
-    if (i % 10 === 0)
-      await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
-    starts.push((await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/start`)).ms);
-    const done = await call('POST', `/v1/flows/${flowId}/tasks/${taskId}/complete`);
-    completes.push(done.ms);
-    ready.push(...done.json.unblocked.map((t: { id: string }) => t.id));
-    // Every tenth write is followed by a read: its time, and the task bytes it serialized anew.
-    if (i % 10 === 0) {
-      const bytesBefore = await metric('flowplan_flow_json_task_bytes_total');
-      const started = performance.now();
-      const response = await fetch(`${app.url}/v1/flows/${flowId}`, { headers });
-      flowBytes = (await response.arrayBuffer()).byteLength;
-      getsAfterWrite.push(performance.now() - started);
-      reserialized.push((await metric('flowplan_flow_json_task_bytes_total')) - bytesBefore);
-    }
+  for (let i = 0; i < TRANSITIONS / 10 && ready.length > 0; i++) {
+    await (await fetch(`${app.url}/v1/flows/${flowId}`, { headers })).arrayBuffer();
+    await transition();
+    const bytesBefore = await metric('flowplan_flow_json_task_bytes_total');
+    const started = performance.now();
+    const response = await fetch(`${app.url}/v1/flows/${flowId}`, { headers });
+    flowBytes = (await response.arrayBuffer()).byteLength;
+    getsAfterWrite.push(performance.now() - started);
+    reserialized.push((await metric('flowplan_flow_json_task_bytes_total')) - bytesBefore);
   }
 
   // Tasks added after a ready one: the graph's shape changes, its CSR rows are extended.
