@@ -93,11 +93,29 @@ export async function openDatabase(
   };
 }
 
-/** Error codes of a database that cannot be reached or is going away (postgres.js, the socket, SQLSTATE 08 and 57P). */
 /** Takes an advisory lock until the transaction ends, or says another session holds it (never waits). */
 export async function tryTransactionLock(tx: Tx, key: number): Promise<boolean> {
   const [row] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${key}) as locked`;
   return row!.locked;
+}
+
+/**
+ * Runs `body` in a transaction, again (up to `attempts` times in all) when Postgres ended it as a
+ * deadlock's victim (40P01): nothing of a victim's transaction was kept, so running it again is
+ * safe. For a statement whose locks cannot be taken in one order with every other writer's.
+ */
+export async function beginRetryingDeadlocks<T>(
+  sql: Sql,
+  body: (tx: Tx) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await sql.begin(body)) as T;
+    } catch (error) {
+      if (attempt >= attempts || (error as { code?: unknown }).code !== '40P01') throw error;
+    }
+  }
 }
 
 /** Whether the database answers a trivial query within `ms` (an error, or no answer yet, is no). */

@@ -2,7 +2,7 @@
  * Webhook endpoints. Their delivery state (lanes, the attempt log, the collector's cursor) is
  * in webhook-lanes.store.ts.
  */
-import type { Db, Tx } from './db.ts';
+import { beginRetryingDeadlocks, type Db, type Sql, type Tx } from './db.ts';
 import type { Page, PageRequest } from '../platform/paging.ts';
 import { pageOf } from './paging.ts';
 
@@ -110,9 +110,21 @@ export async function rotateWebhookSecret(
   return row ?? null;
 }
 
-export async function deleteWebhook(sql: Db, workspaceId: string, id: string): Promise<boolean> {
-  const result = await sql`delete from webhooks where id = ${id} and workspace_id = ${workspaceId}`;
-  return result.count > 0;
+/**
+ * Deletes an endpoint with its lanes and log. Its lanes are locked first, in the dispatcher's
+ * order (lockLanes): the dispatcher writes an endpoint's log and breaker count while it holds
+ * the lanes, so a delete that locked the endpoint first and then waited on a lane deadlocked
+ * with it. The collector creates a lane (which locks its endpoint) before it locks the existing
+ * ones, an order no delete can share: a delete chosen as that deadlock's victim runs again.
+ */
+export function deleteWebhook(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
+  return beginRetryingDeadlocks(sql, async (tx) => {
+    await tx`select 1 from webhook_lanes where webhook_id = ${id} and workspace_id = ${workspaceId}
+      order by flow_key for update`;
+    const result =
+      await tx`delete from webhooks where id = ${id} and workspace_id = ${workspaceId}`;
+    return result.count > 0;
+  });
 }
 
 /** The endpoints of a batch of claimed deliveries. */

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
+import pino from 'pino';
 import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/compose.ts';
 import { loadConfig, type Overrides } from '../../src/platform/config.ts';
@@ -57,6 +58,8 @@ export interface TestServer {
   ) => Promise<ApiResponse<T>>;
   /** The Prometheus text, from the metrics listener (never the API port). */
   metrics: () => Promise<string>;
+  /** What the server logged at level error or above (the last 100 lines): a 500's cause, for a report. */
+  logged: readonly string[];
 }
 
 export interface RequestOptions {
@@ -105,7 +108,22 @@ export async function startTestServer(
     },
     { port: 0, databaseUrl, ...overrides },
   );
-  const app = await startApp(config, { coldRecomputePool: true, skipDemoPerson: true, ...hooks });
+  const logged: string[] = [];
+  // LOG_LEVEL silent says what goes to stdout; errors are kept for the test's reports.
+  const log = pino(
+    { level: 'error' },
+    {
+      write: (line: string) => {
+        if (logged.push(line.trimEnd()) > 100) logged.shift();
+      },
+    },
+  );
+  const app = await startApp(config, {
+    coldRecomputePool: true,
+    skipDemoPerson: true,
+    log,
+    ...hooks,
+  });
   t.teardown(() => app.close());
   const url = app.url;
   return {
@@ -117,6 +135,7 @@ export async function startTestServer(
     workspaceId: app.demo!.workspaceId,
     api: (method, path, options) => request(url, method, path, options),
     metrics: async () => (await fetch(app.metricsUrl)).text(),
+    logged,
   };
 }
 

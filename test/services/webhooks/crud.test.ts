@@ -8,8 +8,9 @@ import { createKey, createWorkspace } from '../../../src/services/auth/provision
 import { WEBHOOK_EVENT_TYPES } from '../../../src/contract/webhook-events.schema.ts';
 import { MAX_WEBHOOKS } from '../../../src/services/webhooks/webhooks.service.ts';
 import { newFlow, ok, startFlowServer } from '../../helpers/flows.ts';
-import { assertError, until, type TestServer } from '../../helpers/server.ts';
-import { startReceiver } from './receiver.ts';
+import { insertLog, lockLanes } from '../../../src/storage/webhook-lanes.store.ts';
+import { assertError, item, until, type TestServer } from '../../helpers/server.ts';
+import { deliveriesSettled, startReceiver } from './receiver.ts';
 import type {
   JsonDocument,
   Refusal,
@@ -473,5 +474,77 @@ t.test(
       completed.parameters.map((p: { name: string }) => p.name),
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
     );
+  },
+);
+
+t.test(
+  'a delete while the dispatcher records an outcome of the endpoint waits for it, then answers 204',
+  async (t) => {
+    // The dispatcher's outcome transaction (delivery.job.ts `record`) locks the lanes, then
+    // writes the log, which locks the endpoint against deletion. A delete that locked the
+    // endpoint first deadlocked with it, and the loser answered 500 (an OpenAPI sweep saw it).
+    const s = await startFlowServer(t, config);
+    const receiver = await startReceiver(t);
+    const hook = await ok<WebhookWithSecret>(
+      t,
+      s,
+      'POST',
+      '/v1/webhooks',
+      { url: receiver.url, events: ['task.started'] },
+      201,
+    );
+    const flow = await newFlow(t, s, { name: 'Racing', tasks: [{ name: 'Only' }] });
+    await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
+    await receiver.waitFor(1);
+    await deliveriesSettled(s.sql);
+    const [lane] = await s.sql<
+      { webhookId: string; flowKey: string; position: string }[]
+    >`select webhook_id, flow_key, done_through::text as position from webhook_lanes where webhook_id = ${hook.id} and workspace_id = ${s.workspaceId}`;
+    if (!lane) {
+      t.fail('the delivery made a lane');
+      return;
+    }
+
+    let deleted: Promise<{ status: number }> | undefined;
+    await s.sql.begin(async (tx) => {
+      await lockLanes(tx, [lane]);
+      deleted = s.api('DELETE', `/v1/webhooks/${hook.id}`, { token: s.adminKey });
+      await until(
+        async () =>
+          (
+            await s.sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`
+          )[0]?.n,
+        (n) => n === 1,
+      );
+      await insertLog(tx, [
+        {
+          webhookId: lane.webhookId,
+          position: lane.position,
+          flowKey: lane.flowKey,
+          type: 'task.started',
+          eventCreatedAt: new Date(),
+          attempt: 2,
+          manual: true,
+          sent: true,
+          outcome: 'delivered',
+          startedAt: new Date(),
+          durationMs: 1,
+          statusCode: 204,
+          error: null,
+          retryAfter: null,
+        },
+      ]);
+    });
+    t.equal((await deleted)?.status, 204, 'the delete answered once the outcome was written');
+    await assertError(
+      t,
+      await s.api('GET', `/v1/webhooks/${hook.id}`, { token: s.adminKey }),
+      404,
+      'NOT_FOUND',
+    );
+    const [left] = await s.sql<{ n: number }[]>`select
+      ((select count(*) from webhook_lanes where webhook_id = ${hook.id} and workspace_id = ${s.workspaceId}) + (select count(*) from webhook_log where webhook_id = ${hook.id} and workspace_id = ${s.workspaceId}))::int as n`;
+    t.equal(left?.n, 0, 'its lanes and log went with it');
   },
 );

@@ -111,10 +111,15 @@ t.test(
           problems.push(`invalid input (${r.invalid}) answered ${answer.status}`);
         problems.push(...pointers(r, answer), ...(expected?.(answer) ?? []));
       }
+      // A 500's cause is in the server's log, never in the answer.
+      const cause =
+        answer.status >= 500 && s.logged.length > 0
+          ? `\n    logged: ${printable(s.logged.slice(-2).join('\n').slice(0, 2000))}`
+          : '';
       for (const problem of problems) {
         failed += 1;
         at.fail(
-          `${problem}\n    request: ${repro(r)}\n    answer: ${answer.status} ${answer.headers.get('content-type') ?? ''} ${printable(answer.text.slice(0, 300))}${context}\n    seed: ${SEED}`,
+          `${problem}\n    request: ${repro(r)}\n    answer: ${answer.status} ${answer.headers.get('content-type') ?? ''} ${printable(answer.text.slice(0, 300))}${context}${cause}\n    seed: ${SEED}`,
         );
       }
       noteIds(r, answer);
