@@ -508,12 +508,14 @@ t.test(
     let deleted: Promise<{ status: number }> | undefined;
     await s.sql.begin(async (tx) => {
       await lockLanes(tx, [lane]);
+      const [self] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
       deleted = s.api('DELETE', `/v1/webhooks/${hook.id}`, { token: s.adminKey });
+      // Until the delete waits on this transaction (a backend of the app that it blocks).
       await until(
         async () =>
           (
             await s.sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
-              where datname = current_database() and wait_event_type = 'Lock'`
+              where ${self?.pid ?? 0}::int = any(pg_blocking_pids(pid))`
           )[0]?.n,
         (n) => n === 1,
       );
