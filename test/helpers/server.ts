@@ -109,7 +109,8 @@ export async function startTestServer(
     { port: 0, databaseUrl, ...overrides },
   );
   const logged: string[] = [];
-  // LOG_LEVEL silent says what goes to stdout; errors are kept for the test's reports.
+  // The app logs through this logger, not one at LOG_LEVEL: nothing reaches the test's stdout,
+  // and the errors are kept for its reports.
   const log = pino(
     { level: 'error' },
     {
