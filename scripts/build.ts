@@ -6,6 +6,10 @@
  * (DIR/sql, which src/storage/migrate.ts finds at `../../sql/` from itself, as in the source
  * tree). Fonts and the uWS binary come from node_modules, so the tree runs wherever
  * `npm ci --omit=dev` has been run beside it.
+ *
+ * `--tests` (npm test; default out dir .flowplan/test-build): every file tsconfig.json checks,
+ * test/ included, type-checked and compiled with source maps (tsconfig.test.json), and test/'s
+ * own files that are not TypeScript (fixtures, the preload) beside them.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,8 +19,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { 'out-dir': { type: 'string', default: 'dist' } } });
-const out = path.resolve(values['out-dir']);
+const { values } = parseArgs({
+  options: { 'out-dir': { type: 'string' }, tests: { type: 'boolean', default: false } },
+});
+const tests = values.tests;
+const out = path.resolve(values['out-dir'] ?? (tests ? '.flowplan/test-build' : 'dist'));
 
 // The output is emptied first: refuse a directory that holds the sources.
 if (ROOT === out || ROOT.startsWith(out + path.sep)) {
@@ -28,14 +35,20 @@ rmSync(out, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(
   process.execPath,
-  [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out],
+  [
+    tsc,
+    '-p',
+    path.join(ROOT, tests ? 'tsconfig.test.json' : 'tsconfig.build.json'),
+    '--outDir',
+    out,
+  ],
   { stdio: 'inherit' },
 );
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
 // TypeScript is compiled; a folder's README.md is for readers of the source, not the build.
 const isSource = (file: string) => file.endsWith('.ts') || path.basename(file) === 'README.md';
-for (const dir of ['src', 'workers']) {
+for (const dir of tests ? ['src', 'workers', 'test'] : ['src', 'workers']) {
   cpSync(path.join(ROOT, dir), path.join(out, dir), {
     recursive: true,
     filter: (from) => !isSource(from),

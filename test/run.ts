@@ -35,9 +35,22 @@ const TAP = path.resolve('node_modules/tap/dist/esm/run.mjs');
 const UNIT_TESTS = 'test/**/*.unit.test.ts';
 /** Beside this file, not under the working directory: test/run.test.ts runs this file from a project of its own. */
 const PRELOAD = new URL('preload.mjs', import.meta.url).href;
-/** `unit` first (npm run test:unit): the unit tier alone. The other arguments are tap's. */
+/**
+ * `unit` first (npm run test:unit): the unit tier alone. `built` first (npm test, after
+ * `scripts/build.ts --tests`): the test files run as the JavaScript compiled under BUILD_DIR,
+ * with no TypeScript loader in their processes; test files and folders named under test/ are
+ * run from there. Without it, tsx compiles each process's TypeScript as it loads. The other
+ * arguments are tap's.
+ */
 const unit = process.argv[2] === 'unit';
-const args = process.argv.slice(unit ? 3 : 2);
+const built = process.argv[2] === 'built';
+const BUILD_DIR = '.flowplan/test-build';
+const fromBuild = (arg: string) =>
+  /^test(\/|$)/.test(arg) ? path.join(BUILD_DIR, arg.replace(/\.ts$/, '.js')) : arg;
+const args = process.argv.slice(unit || built ? 3 : 2);
+const tapArgs = built
+  ? [`--include=${BUILD_DIR}/test/**/*.test.js`, ...args.map(fromBuild)]
+  : ['--node-arg=--import=tsx', ...args];
 
 let running: ChildProcess | null = null;
 let stoppedBy: NodeJS.Signals | null = null;
@@ -153,7 +166,7 @@ if (stoppedBy) process.exit(signalStatus(stoppedBy));
  */
 if (unit) {
   const { DATABASE_URL: _none, ...env } = process.env;
-  const code = await run([TAP, ...jobs, `--include=${UNIT_TESTS}`, ...args], env);
+  const code = await run([TAP, ...jobs, `--include=${UNIT_TESTS}`, ...tapArgs], env);
   process.exit(stoppedBy ? signalStatus(stoppedBy) : code);
 }
 
@@ -180,7 +193,7 @@ try {
   if (!stoppedBy) {
     rmSync(SUMMARY_FILE, { force: true });
     rmSync(RAW_DIR, { recursive: true, force: true });
-    code = await run([TAP, ...jobs, ...args], {
+    code = await run([TAP, ...jobs, ...tapArgs], {
       ...process.env,
       DATABASE_URL: adminUrl,
       [TEMPLATE_ENV]: template,

@@ -8,9 +8,7 @@ import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
 import { item } from '../helpers/server.ts';
 
 t.test('every metric the dashboard queries is exported', async (t) => {
-  const dashboard = JSON.parse(
-    readFileSync(new URL('../../ops/grafana-dashboard.json', import.meta.url), 'utf8'),
-  ) as {
+  const dashboard = JSON.parse(readFileSync('ops/grafana-dashboard.json', 'utf8')) as {
     panels: { title: string; targets: { expr: string }[] }[];
   };
   // A budget of 3 that refills once a minute: the fourth request is refused however slowly

@@ -34,7 +34,8 @@ import { Agent } from '../services/auth/agent.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { until } from '../helpers/server.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The project's root, where tap runs every test file (this one may run compiled, from elsewhere). */
+const ROOT = process.cwd();
 const BLOCK_TIMEOUT_MS = 120_000;
 
 interface Block {

@@ -6,10 +6,11 @@
  * lag and the failures are on /metrics.
  */
 import t from 'tap';
+import { workerModule } from '../../../src/platform/worker-pool.ts';
 import { assertError, startTestServer } from '../../helpers/server.ts';
 import type { FlowList } from '../../helpers/wire.ts';
 
-const FAULTY = new URL('../../helpers/faulty-recompute.worker.ts', import.meta.url);
+const FAULTY = workerModule('../../helpers/faulty-recompute.worker.ts', import.meta.url);
 const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `T${i}` }));
 /** Counted from the moment a worker begins a run, so a replacement's start-up is not charged to it. */
 const TIMEOUT_MS = 3000;

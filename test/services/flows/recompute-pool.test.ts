@@ -2,11 +2,12 @@ import t from 'tap';
 import { threadId } from 'node:worker_threads';
 import { RecomputePool } from '../../../src/services/flows/recompute-pool.ts';
 import { DomainError } from '../../../src/platform/errors.ts';
+import { workerModule } from '../../../src/platform/worker-pool.ts';
 import { recompute } from '../../../src/engine/recompute.ts';
 import type { RecomputeInput } from '../../../src/engine/recompute.ts';
 import { randomDag } from '../../engine/random-dag.ts';
 
-const FAULTY = new URL('../../helpers/faulty-recompute.worker.ts', import.meta.url);
+const FAULTY = workerModule('../../helpers/faulty-recompute.worker.ts', import.meta.url);
 
 /** The pool takes ownership of (detaches) the input buffers, so tests hand it copies. */
 function copy(input: RecomputeInput): RecomputeInput {

@@ -12,7 +12,7 @@ import { freePort } from '../../../src/storage/embedded.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { startTestServer, until as waitFor } from '../../helpers/server.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../../../src/main.ts');
+const MAIN = path.resolve('src/main.ts');
 
 interface Server {
   child: ChildProcessWithoutNullStreams;
