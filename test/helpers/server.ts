@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/compose.ts';
@@ -196,6 +197,16 @@ export async function until<T>(
   }
 }
 
+/**
+ * The operator command as `cli` runs it. Through tsx, bin/flowplan.js, which runs the sources
+ * through tsx in this checkout. Compiled (npm test), the CLI compiled beside this file, as
+ * bin/flowplan.js runs dist's in a production tree: a command spent about a second of CPU
+ * loading its TypeScript through tsx's loader. test/cli/database.test.ts runs bin/flowplan.js.
+ */
+const CLI_MAIN = import.meta.url.endsWith('.js')
+  ? fileURLToPath(new URL('../../src/cli/main.js', import.meta.url))
+  : 'bin/flowplan.js';
+
 /** Runs the operator CLI against a database, as an operator would; its stdin holds `stdin` (or nothing) and is then closed. */
 export function cli(
   databaseUrl: string,
@@ -203,7 +214,7 @@ export function cli(
   stdin = '',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/flowplan.js', ...args], {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
     });
     child.stdin.end(stdin);
