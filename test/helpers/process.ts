@@ -4,8 +4,20 @@
  * and the runtime checks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { until } from './server.ts';
+
+/**
+ * The arguments that start the server as a process of its own. Through tsx, src/main.ts as
+ * `npm start` runs it. Compiled (npm test), the entry compiled beside this file, as
+ * `npm run start:prod` runs dist's: each such server, and each pool worker it starts, would
+ * otherwise load its TypeScript through tsx's loader (a test's server, about 2 s of CPU more).
+ * README's quick start (test/ops/readme.test.ts) and the runtime checks still run `npm start`'s way.
+ */
+export const SERVER_MAIN = import.meta.url.endsWith('.js')
+  ? [fileURLToPath(new URL('../../src/main.js', import.meta.url))]
+  : ['--import', 'tsx', 'src/main.ts'];
 
 /**
  * The environment of a command run as an operator would: without NODE_OPTIONS, through which

@@ -3,7 +3,7 @@
  * a second server on a port in use (uWS would otherwise share it through SO_REUSEPORT, the two
  * answering the same key 401 or 200 at random), on a metrics port in use, or on a data directory
  * another server uses; and a start that fails after starting its embedded Postgres stops it.
- * Real processes: src/main.ts as `npm start` runs it.
+ * Real processes: the server's entry (`SERVER_MAIN`).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,10 +13,14 @@ import path from 'node:path';
 import t from 'tap';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { bannerKey, operatorEnv, startServer, type Finished } from '../helpers/process.ts';
+import {
+  bannerKey,
+  operatorEnv,
+  SERVER_MAIN,
+  startServer,
+  type Finished,
+} from '../helpers/process.ts';
 import { request } from '../helpers/server.ts';
-
-const MAIN = ['--import', 'tsx', 'src/main.ts'];
 
 function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _shared, ...rest } = operatorEnv({
@@ -30,7 +34,7 @@ function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** A start expected to refuse: it runs to its end; one that serves anyway is stopped (and fails the test) instead of running for ever. */
 function refused(env: NodeJS.ProcessEnv): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, MAIN, { env });
+    const child = spawn(process.execPath, SERVER_MAIN, { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -65,7 +69,7 @@ t.test(
       createTestDatabase(t, { empty: true }),
     ]);
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const a = await startServer(t, process.execPath, MAIN, {
+    const a = await startServer(t, process.execPath, SERVER_MAIN, {
       port,
       env: serverEnv({
         DATABASE_URL: first,
@@ -133,7 +137,7 @@ t.test(
       rmSync(dataDir, { recursive: true, force: true });
     });
     const port = await freePort();
-    const a = await startServer(t, process.execPath, MAIN, {
+    const a = await startServer(t, process.execPath, SERVER_MAIN, {
       port,
       env: serverEnv({ FLOWPLAN_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: '0' }),
     });

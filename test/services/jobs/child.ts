@@ -1,9 +1,10 @@
 /**
- * A second flowplan process (`src/main.ts`) on a test's database, for the tests that need
+ * A second flowplan process (`SERVER_MAIN`) on a test's database, for the tests that need
  * two processes or a process to kill: resolves once it listens; killed at teardown.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Test } from 'tap';
+import { SERVER_MAIN } from '../../helpers/process.ts';
 
 export interface ChildServer {
   url: string;
@@ -17,7 +18,7 @@ export async function startChildServer(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, SERVER_MAIN, {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

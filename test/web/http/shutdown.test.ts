@@ -1,18 +1,16 @@
 /**
- * Graceful shutdown through the real entry point: `node --import tsx src/main.ts` as a child
- * process on a fresh database, SIGTERM while requests are in flight.
+ * Graceful shutdown through the real entry point (`SERVER_MAIN`) as a child process on a fresh
+ * database, SIGTERM while requests are in flight.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { freePort } from '../../../src/storage/embedded.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
+import { SERVER_MAIN } from '../../helpers/process.ts';
 import { startTestServer, until as waitFor } from '../../helpers/server.ts';
-
-const MAIN = path.resolve('src/main.ts');
 
 interface Server {
   child: ChildProcessWithoutNullStreams;
@@ -26,7 +24,7 @@ interface Server {
 
 async function start(databaseUrl: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, SERVER_MAIN, {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
