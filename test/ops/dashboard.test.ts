@@ -11,15 +11,19 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   const dashboard = JSON.parse(readFileSync('ops/grafana-dashboard.json', 'utf8')) as {
     panels: { title: string; targets: { expr: string }[] }[];
   };
-  // A budget of 3 that refills once a minute: the fourth request is refused however slowly
-  // the machine runs the first three.
+  // A budget of 3 that refills once a minute. The fourth request is refused, unless a lease of
+  // the shared bucket took over 250 ms (a loaded machine): that request then spent from the
+  // process's own bucket of 3 (src/services/limits/shared-rate-limit.ts), and a few more are
+  // needed; within ten, the two buckets are spent.
   const s = await startFlowServer(t, { rateLimitPerMinute: 1, rateLimitBurst: 3 });
   const flow = await newFlow(t, s, { name: 'Metrics', tasks: [{ name: 'A' }] });
   // Derived from the version before: an incremental derivation.
   await ok(t, s, 'POST', `/v1/flows/${flow.id}/tasks/${item(flow.tasks).id}/start`);
   await ok(t, s, 'GET', '/v1/work/available');
-  const refused = await s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
-  t.equal(refused.status, 429, 'the fourth request is over the budget');
+  const read = () => s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
+  let refused = await read();
+  for (let sent = 4; refused.status === 200 && sent < 10; sent++) refused = await read();
+  t.equal(refused.status, 429, 'a request over the budget is refused');
   const exported = await s.metrics();
   const families = new Set([...exported.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
   const used = new Set(
