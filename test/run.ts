@@ -37,8 +37,8 @@ const UNIT_TESTS = 'test/**/*.unit.test.ts';
 const PRELOAD = new URL('preload.mjs', import.meta.url).href;
 /**
  * `unit` first (npm run test:unit): the unit tier alone. `built` first (npm test, after
- * `scripts/build.ts --tests`): the test files run as the JavaScript compiled under BUILD_DIR,
- * with no TypeScript loader in their processes; test files and folders named under test/ are
+ * `scripts/build.ts --tests`): the test files run as the JavaScript that build last compiled
+ * under BUILD_DIR, with no TypeScript loader in their processes; test files and folders named under test/ are
  * run from there. Without it, tsx compiles each process's TypeScript as it loads. The other
  * arguments are tap's.
  */
@@ -51,6 +51,13 @@ const args = process.argv.slice(unit || built ? 3 : 2);
 const tapArgs = built
   ? [`--include=${BUILD_DIR}/test/**/*.test.js`, ...args.map(fromBuild)]
   : ['--node-arg=--import=tsx', ...args];
+
+if (built && !existsSync(BUILD_DIR)) {
+  console.error(
+    `test/run.ts built: nothing compiled in ${BUILD_DIR}: run \`node --import tsx scripts/build.ts --tests\` first (npm test does)`,
+  );
+  process.exit(1);
+}
 
 let running: ChildProcess | null = null;
 let stoppedBy: NodeJS.Signals | null = null;

@@ -4,20 +4,18 @@
  * and the runtime checks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { until } from './server.ts';
+import { compiledModule, until } from './server.ts';
 
 /**
- * The arguments that start the server as a process of its own. Through tsx, src/main.ts as
- * `npm start` runs it. Compiled (npm test), the entry compiled beside this file, as
- * `npm run start:prod` runs dist's: each such server, and each pool worker it starts, would
- * otherwise load its TypeScript through tsx's loader (a test's server, about 2 s of CPU more).
- * README's quick start (test/ops/readme.test.ts) and the runtime checks still run `npm start`'s way.
+ * The arguments that start the server as a process of its own: src/main.ts as `npm start` runs
+ * it; in a compiled run, the compiled entry, as `npm run start:prod` runs dist's, so that the
+ * server and the pool workers it starts do not load their TypeScript through tsx's loader.
+ * README's quick start (test/ops/readme.test.ts), the production start and the runtime checks
+ * still start it as `npm start` does.
  */
-export const SERVER_MAIN = import.meta.url.endsWith('.js')
-  ? [fileURLToPath(new URL('../../src/main.js', import.meta.url))]
-  : ['--import', 'tsx', 'src/main.ts'];
+const compiledMain = compiledModule('../../src/main.ts');
+export const SERVER_MAIN = compiledMain ? [compiledMain] : ['--import', 'tsx', 'src/main.ts'];
 
 /**
  * The environment of a command run as an operator would: without NODE_OPTIONS, through which

@@ -198,14 +198,23 @@ export async function until<T>(
 }
 
 /**
- * The operator command as `cli` runs it. Through tsx, bin/flowplan.js, which runs the sources
- * through tsx in this checkout. Compiled (npm test), the CLI compiled beside this file, as
- * bin/flowplan.js runs dist's in a production tree: a command spent about a second of CPU
- * loading its TypeScript through tsx's loader. test/cli/database.test.ts runs bin/flowplan.js.
+ * Where this run's compiled module `relative` (to test/helpers/) is, or null when the tests run
+ * the TypeScript through tsx: `npm test` runs them as JavaScript compiled under
+ * .flowplan/test-build (test/run.ts), where the sources' compiled forms lie beside them.
  */
-const CLI_MAIN = import.meta.url.endsWith('.js')
-  ? fileURLToPath(new URL('../../src/cli/main.js', import.meta.url))
-  : 'bin/flowplan.js';
+export function compiledModule(relative: string): string | null {
+  return import.meta.url.endsWith('.js')
+    ? fileURLToPath(new URL(relative.replace(/\.ts$/, '.js'), import.meta.url))
+    : null;
+}
+
+/**
+ * The operator command as `cli` runs it: bin/flowplan.js, which runs the sources through tsx in
+ * this checkout; in a compiled run, the compiled CLI, as bin/flowplan.js runs dist's in a
+ * production tree (through tsx's loader a command that opens the database spent about 0.35 s
+ * more of CPU). test/cli/database.test.ts runs bin/flowplan.js.
+ */
+const CLI_MAIN = compiledModule('../../src/cli/main.ts') ?? 'bin/flowplan.js';
 
 /** Runs the operator CLI against a database, as an operator would; its stdin holds `stdin` (or nothing) and is then closed. */
 export function cli(
