@@ -1,11 +1,13 @@
 /**
  * Clients of the event streams for tests: an SSE reader and a WebSocket, as a client sees them,
- * a flow to make events with, and a metric's value.
+ * a flow to make events with, a metric's value, and retention run until a cursor expires.
  */
 import type { Test } from 'tap';
 import { unpack } from 'msgpackr';
 import WebSocket from 'ws';
-import type { TestServer } from '../../helpers/server.ts';
+import type { EventLogRetention } from '../../../src/services/events/retention.ts';
+import { until, type ApiResponse, type TestServer } from '../../helpers/server.ts';
+import type { Refusal } from '../../helpers/wire.ts';
 
 export interface Event {
   id: string;
@@ -118,4 +120,31 @@ export const newFlow = async (s: TestServer, name: string, token = s.adminKey) =
 export async function metric(s: TestServer, name: string): Promise<number> {
   const line = (await s.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(' ')[1]) : NaN;
+}
+
+/**
+ * Runs retention as on a day nine days on (every partition up to today's past a 7-day
+ * retention) until `cursor` reads as expired, and answers that read with the partitions dropped
+ * and made. Retention keeps a day while any of its events is not drained yet, and drops it at a
+ * later run: on a slow machine an event written just before (a share's, a notification's) may
+ * still be on its way, and one run left the cursor readable (Node 24 tier, 2026-11-28).
+ */
+export async function expireCursor(
+  s: TestServer,
+  retention: EventLogRetention,
+  token: string,
+  cursor: string,
+): Promise<{ expired: ApiResponse<Refusal>; dropped: string[]; created: string[] }> {
+  const dropped: string[] = [];
+  const created: string[] = [];
+  const expired = await until(
+    async () => {
+      const run = await retention.run(new Date(Date.now() + 9 * 86_400_000));
+      dropped.push(...run.dropped);
+      created.push(...run.created);
+      return s.api<Refusal>('GET', `/v1/events?after=${cursor}`, { token });
+    },
+    (response) => response.status !== 200,
+  );
+  return { expired, dropped, created };
 }

@@ -23,8 +23,8 @@ import {
   until,
   type TestServer,
 } from '../../helpers/server.ts';
-import type { EventPage, Flow, Refusal } from '../../helpers/wire.ts';
-import { sse, type Event } from './clients.ts';
+import type { EventPage, Flow } from '../../helpers/wire.ts';
+import { expireCursor, sse, type Event } from './clients.ts';
 
 const server = (t: Test) =>
   startTestServer(t, { rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
@@ -352,9 +352,8 @@ t.test(
     const next = seen.nexts.at(-1)!;
 
     const retention = new EventLogRetention(s.sql, 7, s.app.services.log);
-    const { dropped } = await retention.run(new Date(Date.now() + 9 * 86_400_000));
+    const { expired, dropped } = await expireCursor(s, retention, ines, from);
     t.ok(dropped.length >= 1, 'the log dropped');
-    const expired = await s.api<Refusal>('GET', `/v1/events?after=${from}`, { token: ines });
     assertError(t, expired, 410, 'CURSOR_EXPIRED');
     t.equal(
       expired.body.error.details.oldest,
