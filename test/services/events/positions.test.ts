@@ -336,6 +336,8 @@ t.test(
   async (t) => {
     const s = await server(t);
     const { token: ines } = await personAtHome(s, 'ines@example.com', 'Ines');
+    const adminFrom = (await s.api<EventPage>('GET', '/v1/events', { token: s.adminKey })).body
+      .next;
     const shared = (
       await s.api<Flow>('POST', '/v1/flows', { token: s.adminKey, body: { name: 'Shared' } })
     ).body.id as string;
@@ -343,6 +345,12 @@ t.test(
       token: s.adminKey,
       body: { email: 'ines@example.com' },
     });
+    // Her cursor marks her place in a sharing workspace from its events already in the feed: one
+    // taken before the shared flow's creation is drained has no mark there (on a slow machine, the
+    // Node 24 tier of 2026-11-28), and that workspace's retention cannot expire it.
+    await pages(s, s.adminKey, adminFrom, (events) =>
+      events.some((e) => e.type === 'flow.created' && e.data.flowId === shared),
+    );
     const from = (await s.api<EventPage>('GET', '/v1/events', { token: ines })).body.next;
     await s.api('PATCH', `/v1/flows/${shared}`, {
       token: s.adminKey,
