@@ -38,9 +38,9 @@ const PRELOAD = new URL('preload.mjs', import.meta.url).href;
 /**
  * `unit` first (npm run test:unit): the unit tier alone. `built` first (npm test, after
  * `scripts/build.ts --tests`): the test files run as the JavaScript that build last compiled
- * under BUILD_DIR, with no TypeScript loader in their processes; test files and folders named under test/ are
- * run from there. Without it, tsx compiles each process's TypeScript as it loads. The other
- * arguments are tap's.
+ * under BUILD_DIR, with no TypeScript loader in their processes; test files and folders named
+ * under test/ are run from there. Without it, tsx compiles each process's TypeScript as it
+ * loads. The other arguments are tap's.
  */
 const unit = process.argv[2] === 'unit';
 const built = process.argv[2] === 'built';

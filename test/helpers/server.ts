@@ -9,6 +9,7 @@ import pino from 'pino';
 import tap, { type Test } from 'tap';
 import { startApp, type RunningApp, type StartOptions } from '../../src/compose.ts';
 import { loadConfig, type Overrides } from '../../src/platform/config.ts';
+import { workerModule } from '../../src/platform/worker-pool.ts';
 import type { Sql } from '../../src/storage/db.ts';
 import { createTestDatabase } from './database.ts';
 import type { ErrorBody } from './wire.ts';
@@ -203,9 +204,8 @@ export async function until<T>(
  * .flowplan/test-build (test/run.ts), where the sources' compiled forms lie beside them.
  */
 export function compiledModule(relative: string): string | null {
-  return import.meta.url.endsWith('.js')
-    ? fileURLToPath(new URL(relative.replace(/\.ts$/, '.js'), import.meta.url))
-    : null;
+  const url = workerModule(relative, import.meta.url);
+  return url.pathname.endsWith('.js') ? fileURLToPath(url) : null;
 }
 
 /**

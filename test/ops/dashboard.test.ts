@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { newFlow, ok, startFlowServer } from '../helpers/flows.ts';
-import { item } from '../helpers/server.ts';
+import { assertError, item } from '../helpers/server.ts';
 
 t.test('every metric the dashboard queries is exported', async (t) => {
   const dashboard = JSON.parse(readFileSync('ops/grafana-dashboard.json', 'utf8')) as {
@@ -23,7 +23,7 @@ t.test('every metric the dashboard queries is exported', async (t) => {
   const read = () => s.api('GET', `/v1/flows/${flow.id}`, { token: s.adminKey });
   let refused = await read();
   for (let sent = 4; refused.status === 200 && sent < 10; sent++) refused = await read();
-  t.equal(refused.status, 429, 'a request over the budget is refused');
+  assertError(t, refused, 429, 'RATE_LIMITED', 'a request over the budget is refused');
   const exported = await s.metrics();
   const families = new Set([...exported.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
   const used = new Set(
