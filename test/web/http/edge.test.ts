@@ -13,6 +13,7 @@ import { assertError, startTestServer, type ApiResponse } from '../../helpers/se
 import type { Refusal } from '../../helpers/wire.ts';
 
 const GENERATED_ID = /^[\w.:-]{1,128}$/;
+const RANDOM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MAX_BODY = 4 * 1024 * 1024;
 
 t.test('edge', async (t) => {
@@ -140,11 +141,20 @@ t.test('edge', async (t) => {
   t.test('X-Request-Id is echoed when sane, generated otherwise, on every answer', async (t) => {
     const echoed = await s.api('GET', '/healthz', { headers: { 'x-request-id': 'req-42.a:b_c' } });
     t.equal(echoed.headers.get('x-request-id'), 'req-42.a:b_c');
-    const generated = [await s.api('GET', '/healthz'), await s.api('GET', '/healthz')].map((res) =>
-      res.headers.get('x-request-id'),
+    const generated: string[] = [];
+    for (let i = 0; i < 20; i += 1)
+      generated.push((await s.api('GET', '/healthz')).headers.get('x-request-id') ?? '');
+    for (const id of generated) t.match(id, GENERATED_ID);
+    t.equal(new Set(generated).size, generated.length, 'each request gets its own id');
+    // Random, so an id tells nobody how many requests came before it: a UUID v4 (122 random
+    // bits), and no run shares even its first 8 characters (a process prefix and a counter
+    // would share them all; 20 random ones collide there with odds of about 1 in 20 million).
+    for (const id of generated) t.match(id, RANDOM_ID, `${id} is random`);
+    t.equal(
+      new Set(generated.map((id) => id.slice(0, 8))).size,
+      generated.length,
+      'no shared prefix',
     );
-    t.match(generated[0], GENERATED_ID);
-    t.not(generated[0], generated[1], 'each request gets its own id');
     for (const bad of ['has space', 'x'.repeat(129), 'a"b', '<script>']) {
       const res = await s.api('GET', '/healthz', { headers: { 'x-request-id': bad } });
       const id = res.headers.get('x-request-id');
