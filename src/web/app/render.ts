@@ -167,9 +167,23 @@ export function signinFirst(prefix: string, path: string): Reply {
   return seeOther(`${prefix}/signin?next=${encodeURIComponent(path)}`);
 }
 
+/**
+ * A See Other to `location`, which goes out as visible ASCII alone: anything else in it (text
+ * beyond ASCII a `next` carried, a space) is percent-encoded as UTF-8, as a browser sends it. A
+ * header is no place for more (node:http throws on a character beyond Latin-1; the edge answers
+ * 500 to any header with a control character or a byte beyond ASCII).
+ */
 export function seeOther(location: string, cookies: string[] = []): Reply {
-  return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' }, cookies };
+  return {
+    status: 303,
+    headers: { Location: asciiUrl(location), 'Cache-Control': 'no-store' },
+    cookies,
+  };
 }
+
+// Well-formed first: half a surrogate pair makes encodeURIComponent throw.
+const asciiUrl = (url: string) =>
+  url.toWellFormed().replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run));
 
 /** A refusal as a page, for every app route. */
 export function errorPage(error: DomainError): Reply {

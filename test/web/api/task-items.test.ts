@@ -183,7 +183,7 @@ t.test(
 );
 
 t.test(
-  'an upload declaring no concrete media type (*/*, text/*, malformed) is stored and served as application/octet-stream (issue 29, item 12)',
+  'an upload declaring no concrete media type (*/*, text/*, malformed, beyond ASCII) is stored and served as application/octet-stream (issue 29, item 12; issue 51)',
   async (t) => {
     const s = await startFlowServer(t);
     const flow = await newFlow(t, s, { name: 'Files', tasks: [{ name: 'A' }] });
@@ -203,6 +203,8 @@ t.test(
       ['text/*', 'application/octet-stream'],
       ['nonsense', 'application/octet-stream'],
       ['image/png; =x', 'application/octet-stream'],
+      // Beyond ASCII it could not be served back as a header (issue 51).
+      ['text/plain; name="caf\u00e9"', 'application/octet-stream'],
       ['image/png;', 'image/png;'],
       ['text/plain; charset=utf-8', 'text/plain; charset=utf-8'],
       ['image/svg+xml', 'image/svg+xml'],
