@@ -27,6 +27,7 @@ import {
 } from './request.ts';
 import { bodyKindOf, type RequestContext, type Route } from './route.ts';
 import { Router, type Match } from './router.ts';
+import { unwritable } from './writable.ts';
 
 interface Compiled {
   params: ((value: unknown) => Record<string, string>) | null;
@@ -137,12 +138,10 @@ export class Edge {
         });
       return { admitted };
     } catch (error) {
-      const response = this.failure(
-        error,
-        headers,
+      const response = this.writable(
+        this.failure(error, headers, head, requestId, this.rendererOf(match, head.path)),
         head,
         requestId,
-        this.rendererOf(match, head.path),
       );
       this.observe(head, match, response, started, requestId);
       return { refused: response, error: toDomainError(error) };
@@ -215,8 +214,41 @@ export class Edge {
         this.rendererOf(match, request.path),
       );
     }
+    response = this.writable(response, request, requestId);
     this.observe(request, match, response, started, requestId);
     return response;
+  }
+
+  /**
+   * The answer, if a transport can write it as it is (writable.ts); else the 500 in the
+   * envelope, its cause logged with the request id. Checked here, before any byte is out, so
+   * that neither transport is handed what it would throw on or write unchecked.
+   */
+  private writable(
+    response: OutgoingResponse,
+    head: RequestHead,
+    requestId: string,
+  ): OutgoingResponse {
+    const problem = unwritable(response);
+    if (problem === null) return response;
+    return this.failure(
+      new Error(`unwritable answer: ${problem}`),
+      { 'X-Request-Id': requestId },
+      head,
+      requestId,
+      null,
+    );
+  }
+
+  /**
+   * A transport could not write an answer (past the check above: a stream's opener or a later
+   * write threw): logged with its request id; the transport ends that one connection.
+   */
+  unsent(error: unknown, response: OutgoingResponse): void {
+    this.deps.log.error(
+      { err: error, requestId: response.headers['X-Request-Id'], status: response.status },
+      'answer not written: connection closed',
+    );
   }
 
   private observe(

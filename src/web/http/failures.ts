@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from '../../platform/database.ts';
 import { databaseUnreachable, DomainError, validationFailed } from '../../platform/errors.ts';
 import { errorBody, errorHeaders, httpStatus } from './error-status.ts';
 import { requestIdOf, type OutgoingResponse, type RequestHead } from './request.ts';
-import type { Route } from './route.ts';
+import type { Reply, Route } from './route.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -39,8 +39,10 @@ export function failureResponse(
     );
   }
   Object.assign(headers, errorHeaders(domainError));
-  if (route?.renderError) {
-    const reply = route.renderError(domainError);
+  const reply = route?.renderError
+    ? rendered(log, route.renderError, domainError, requestId)
+    : null;
+  if (reply) {
     Object.assign(headers, reply.headers);
     headers['Content-Type'] = reply.contentType ?? 'text/html; charset=utf-8';
     const body =
@@ -53,6 +55,24 @@ export function failureResponse(
   }
   headers['Content-Type'] = JSON_TYPE;
   return { status: httpStatus(domainError), headers, body: JSON.stringify(errorBody(domainError)) };
+}
+
+/** The refusal as its route renders it; null (the envelope, then) when the renderer throws, logged. */
+function rendered(
+  log: Logger,
+  render: NonNullable<Route['renderError']>,
+  error: DomainError,
+  requestId: string,
+): Reply | null {
+  try {
+    return render(error);
+  } catch (renderFailure) {
+    log.error(
+      { err: renderFailure, requestId },
+      'error page not rendered: answered in the envelope',
+    );
+    return null;
+  }
 }
 
 /**

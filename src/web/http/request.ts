@@ -66,6 +66,16 @@ export interface HttpStream {
 export type StreamOpener = (stream: HttpStream) => void;
 
 /**
+ * What every answer of one server shares: its open streamed responses and WebSockets, ended
+ * when it closes (a streamed answer joins them), and the edge, told of an answer the transport
+ * could not write (its connection is then closed).
+ */
+export interface Answering {
+  open: Set<() => void>;
+  edge: { unsent(error: unknown, response: OutgoingResponse): void };
+}
+
+/**
  * The caller's X-Request-Id when it is sane, else a new random one: an id says nothing of how
  * many requests came before it, from anyone (a counter would let any client count every
  * workspace's requests). randomUUID draws from Node's cached entropy: a fraction of a

@@ -8,7 +8,7 @@ import type { TrustProxy } from '../../../platform/client-address.ts';
 import { DomainError, shuttingDown } from '../../../platform/errors.ts';
 import { BodyReader, DRAIN_LIMIT, tooLarge, type BodyReaderDeps } from '../body-reader.ts';
 import { serverError, transportRefusal } from '../failures.ts';
-import { EMPTY_BODY, type OutgoingResponse } from '../request.ts';
+import { EMPTY_BODY, type Answering, type OutgoingResponse } from '../request.ts';
 import { readRequest } from './head.ts';
 import { rawAnswer, send, type RequestState } from './response.ts';
 
@@ -16,7 +16,7 @@ export interface RequestDeps extends BodyReaderDeps {
   /** Which proxies may name the client in X-Forwarded-For. */
   trustProxy: TrustProxy;
   /** Open streamed responses and WebSockets, ended when the server closes: a streamed answer joins them. */
-  open: Set<() => void>;
+  open: Answering['open'];
 }
 
 /** More header lines than this: 431 (uWS refuses such a crowd before any handler runs). */
@@ -37,11 +37,11 @@ function sendBeforeBody(
   state: RequestState,
   response: OutgoingResponse,
   close: boolean,
-  open: Set<() => void>,
+  answering: Answering,
 ): void {
   const closeAfter = response.headers.Connection === 'close';
   if (close || !closeAfter || req.complete)
-    return send(res, state, response, close || closeAfter, open);
+    return send(res, state, response, close || closeAfter, answering);
   if (state.aborted) return;
   state.aborted = true;
   const { socket } = req;
@@ -58,7 +58,7 @@ function sendBeforeBody(
 export function requestHandler(
   deps: RequestDeps,
 ): (req: IncomingMessage, res: ServerResponse, expectsContinue?: boolean) => void {
-  const { edge, flight, trustProxy, open } = deps;
+  const { edge, flight, trustProxy } = deps;
 
   const answer = (
     res: ServerResponse,
@@ -67,7 +67,7 @@ export function requestHandler(
     close: boolean,
   ) => {
     try {
-      send(res, state, response, close, open);
+      send(res, state, response, close, deps);
     } finally {
       flight.leave();
     }
@@ -84,12 +84,12 @@ export function requestHandler(
     const request = readRequest(req, trustProxy);
     const { headers } = request;
     if (flight.over) {
-      send(res, state, transportRefusal(headers, shuttingDown()), true, open);
+      send(res, state, transportRefusal(headers, shuttingDown()), true, deps);
       return;
     }
     if (req.rawHeaders.length > 2 * MAX_HEADER_LINES) {
       const crowd = new DomainError('VALIDATION_FAILED', 'Too many request headers');
-      send(res, state, { ...transportRefusal(headers, crowd), status: 431 }, true, open);
+      send(res, state, { ...transportRefusal(headers, crowd), status: 431 }, true, deps);
       return;
     }
     const match = edge.match(request.method, request.path);
@@ -98,10 +98,10 @@ export function requestHandler(
     if (declared > limit) {
       const tooBig = transportRefusal(headers, tooLarge(limit), false);
       // Told before it sends the body: nothing to read.
-      if (expectsContinue) return send(res, state, tooBig, true, open);
+      if (expectsContinue) return send(res, state, tooBig, true, deps);
       // A body up to DRAIN_LIMIT is read and dropped, then answered; a bigger one is cut off.
-      if (declared <= DRAIN_LIMIT) return sendBeforeBody(req, res, state, tooBig, false, open);
-      send(res, state, tooBig, true, open);
+      if (declared <= DRAIN_LIMIT) return sendBeforeBody(req, res, state, tooBig, false, deps);
+      send(res, state, tooBig, true, deps);
       return;
     }
     if (expectsContinue) res.writeContinue();
@@ -123,7 +123,7 @@ export function requestHandler(
         resume: () => {
           if (!state.aborted) req.resume();
         },
-        send: (response, close) => sendBeforeBody(req, res, state, response, close, open),
+        send: (response, close) => sendBeforeBody(req, res, state, response, close, deps),
       },
       request,
       match,

@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { HttpStream, OutgoingResponse, StreamOpener } from '../request.ts';
+import type { Answering, HttpStream, OutgoingResponse, StreamOpener } from '../request.ts';
 
 /** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
 export interface RequestState {
@@ -15,27 +15,35 @@ export interface RequestState {
   head: boolean;
 }
 
-/** An answer, or the head of a streamed one (its body goes on after the request is done). */
+/**
+ * An answer, or the head of a streamed one (its body goes on after the request is done).
+ * Nothing it throws escapes (the edge checked the answer, so that is a stream's opener, after
+ * its head went out): reported, and the connection closed.
+ */
 export function send(
   res: ServerResponse,
   state: RequestState,
   response: OutgoingResponse,
   close: boolean,
-  /** Open streamed responses, ended when the server closes: a streamed one joins them. */
-  open: Set<() => void>,
+  answering: Answering,
 ): void {
   if (state.aborted) return;
   state.aborted = true; // a response is written once
-  const { stream } = response;
-  if (stream && !state.head) return openStream(res, state, response, stream, open);
-  const body = response.body ?? '';
-  const bodiless = response.status === 204 || response.status === 304;
-  // HEAD: the length the GET's body has (node:http sends no body for HEAD itself).
-  if (!bodiless && !(state.head && stream))
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-  if (close) res.setHeader('Connection', 'close');
-  writeHead(res, response);
-  res.end(bodiless || state.head ? undefined : body);
+  try {
+    const { stream } = response;
+    if (stream && !state.head) return openStream(res, state, response, stream, answering);
+    const body = response.body ?? '';
+    const bodiless = response.status === 204 || response.status === 304;
+    // HEAD: the length the GET's body has (node:http sends no body for HEAD itself).
+    if (!bodiless && !(state.head && stream))
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+    if (close) res.setHeader('Connection', 'close');
+    writeHead(res, response);
+    res.end(bodiless || state.head ? undefined : body);
+  } catch (error) {
+    answering.edge.unsent(error, response);
+    res.destroy();
+  }
 }
 
 /** An idle keep-alive connection is closed after this long, as uWS does. */
@@ -60,7 +68,7 @@ function openStream(
   state: RequestState,
   response: OutgoingResponse,
   opener: StreamOpener,
-  open: Set<() => void>,
+  { open, edge }: Answering,
 ): void {
   let closed = false;
   const closes: (() => void)[] = [];
@@ -77,7 +85,15 @@ function openStream(
   };
   const stream: HttpStream = {
     write(chunk) {
-      if (!closed) res.write(chunk);
+      if (closed) return;
+      try {
+        res.write(chunk);
+      } catch (error) {
+        // Called from the route's own code, long after send: ends this stream, not the process.
+        edge.unsent(error, response);
+        ended();
+        res.destroy();
+      }
     },
     // The response's own buffer and its socket's: what the client has not taken yet.
     buffered: () => (closed ? 0 : res.writableLength),

@@ -8,7 +8,7 @@ import type { TrustProxy } from '../../../platform/client-address.ts';
 import { shuttingDown } from '../../../platform/errors.ts';
 import { BodyReader, DRAIN_LIMIT, tooLarge, type BodyReaderDeps } from '../body-reader.ts';
 import { serverError, transportRefusal } from '../failures.ts';
-import type { OutgoingResponse } from '../request.ts';
+import type { Answering, OutgoingResponse } from '../request.ts';
 import { readRequest } from './head.ts';
 import { send, type RequestState } from './response.ts';
 
@@ -16,12 +16,12 @@ export interface RequestDeps extends BodyReaderDeps {
   /** Which proxies may name the client in X-Forwarded-For. */
   trustProxy: TrustProxy;
   /** Open streamed responses and WebSockets, ended when the server closes: a streamed answer joins them. */
-  open: Set<() => void>;
+  open: Answering['open'];
 }
 
 /** The handler of every HTTP request. */
 export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: HttpRequest) => void {
-  const { edge, flight, trustProxy, open } = deps;
+  const { edge, flight, trustProxy } = deps;
 
   /** Answers and ends the request's time in flight (the bodyless path: no `finally` promise). */
   const answer = (
@@ -31,7 +31,7 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
     close: boolean,
   ) => {
     try {
-      send(res, state, response, close, open);
+      send(res, state, response, close, deps);
     } finally {
       flight.leave();
     }
@@ -51,7 +51,7 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
     const request = readRequest(res, req, method, trustProxy);
     const { headers } = request;
     if (flight.over) {
-      send(res, state, transportRefusal(headers, shuttingDown()), true, open);
+      send(res, state, transportRefusal(headers, shuttingDown()), true, deps);
       return;
     }
     const match = edge.match(method, request.path);
@@ -63,7 +63,7 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
       // an answered request's body; the handler must take it).
       const drain = declared <= DRAIN_LIMIT;
       if (drain) res.onData(() => {});
-      send(res, state, transportRefusal(headers, tooLarge(limit), !drain), !drain, open);
+      send(res, state, transportRefusal(headers, tooLarge(limit), !drain), !drain, deps);
       return;
     }
     flight.enter();
@@ -85,7 +85,7 @@ export function requestHandler(deps: RequestDeps): (res: HttpResponse, req: Http
         resume: () => {
           if (!state.aborted) res.resume();
         },
-        send: (response, close) => send(res, state, response, close, open),
+        send: (response, close) => send(res, state, response, close, deps),
       },
       request,
       match,

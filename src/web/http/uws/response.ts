@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
-import type { HttpStream, OutgoingResponse, StreamOpener } from '../request.ts';
+import type { Answering, HttpStream, OutgoingResponse, StreamOpener } from '../request.ts';
 
 /** Whether the request was answered or abandoned, and what its body phase undoes on abort. */
 export interface RequestState {
@@ -16,18 +16,26 @@ export interface RequestState {
   head: boolean;
 }
 
-/** An answer, or the head of a streamed one (its body goes on after the request is done). */
+/**
+ * An answer, or the head of a streamed one (its body goes on after the request is done).
+ * Nothing it throws escapes (the edge checked the answer, so that is a stream's opener, its
+ * head written): reported, and the connection closed.
+ */
 export function send(
   res: HttpResponse,
   state: RequestState,
   response: OutgoingResponse,
   close: boolean,
-  /** Open streamed responses, ended when the server closes: a streamed one joins them. */
-  open: Set<() => void>,
+  answering: Answering,
 ): void {
-  const { stream } = response;
-  if (stream && !state.head) openStream(res, state, response, stream, open);
-  else sendWhole(res, state, response, close);
+  try {
+    const { stream } = response;
+    if (stream && !state.head) openStream(res, state, response, stream, answering);
+    else sendWhole(res, state, response, close);
+  } catch (error) {
+    answering.edge.unsent(error, response);
+    res.close(); // (its onAborted ends the stream)
+  }
 }
 
 function writeHead(res: HttpResponse, response: OutgoingResponse): void {
@@ -91,7 +99,7 @@ function openStream(
   state: RequestState,
   response: OutgoingResponse,
   opener: StreamOpener,
-  open: Set<() => void>,
+  { open, edge }: Answering,
 ): void {
   if (state.aborted) return;
   state.aborted = true;
@@ -113,9 +121,16 @@ function openStream(
   const stream: HttpStream = {
     write(chunk) {
       if (closed) return;
-      written += Buffer.byteLength(chunk);
-      res.cork(() => res.write(chunk));
-      base ??= res.getWriteOffset() - written;
+      try {
+        written += Buffer.byteLength(chunk);
+        res.cork(() => res.write(chunk));
+        base ??= res.getWriteOffset() - written;
+      } catch (error) {
+        // Called from the route's own code, long after send: ends this stream, not the process.
+        edge.unsent(error, response);
+        ended();
+        res.close();
+      }
     },
     buffered: () =>
       closed || base === null ? 0 : Math.max(0, written - (res.getWriteOffset() - base)),
