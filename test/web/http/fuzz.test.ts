@@ -2,8 +2,12 @@
  * A few hundred generated malformed requests (fast-check, fixed seed) over raw sockets and
  * fetch, against the echo route and every real route: odd methods and encodings, malformed
  * and oversize bodies, wrong content types, garbage credentials, unknown fields, wrong types,
- * random Idempotency-Keys. Every answer is a 2xx/3xx or a 4xx in the error envelope whose
- * status matches its code (web pages: an HTML error page); never a 5xx; the process keeps serving; refusals write nothing.
+ * random Idempotency-Keys; then the values an answer's headers are built from (the app's
+ * `next` and `request`, signed in and with a correct password; OAuth's `state`; X-Request-Id,
+ * cookies, an upload's Content-Type) beyond ASCII, with control characters and CR/LF, encoded
+ * and raw, none of which may come back as a header of the client's making. Every answer is a
+ * 2xx/3xx or a 4xx in the error envelope whose status matches its code (web pages: an HTML
+ * error page); never a 5xx; the process keeps serving; refusals write nothing.
  */
 import t from 'tap';
 import fc from 'fast-check';
@@ -14,16 +18,25 @@ import { HTTP_STATUS } from '../../../src/web/http/error-status.ts';
 import { appPrefix } from '../../../src/web/app-url.ts';
 import { addTestRoutes } from '../../helpers/routes.ts';
 import { rawRequest, type RawResponse } from '../../helpers/raw.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { item, startTestServer } from '../../helpers/server.ts';
+import { Agent, csrfOf, pkce, REDIRECT, setUpPerson } from '../../services/auth/agent.ts';
 
 const SEED = 20_260_521;
 const RUNS = 400;
 const MAX_BODY = 4 * 1024 * 1024;
+/** Requests generated from values an answer's headers are built from. */
+const BOUND_RUNS = 150;
 
 interface Generated {
   method: string;
   /** uWS itself drops requests with methods it does not know (no answer, connection closed). */
   uwsMayDrop: boolean;
+  /**
+   * Holds raw bytes HTTP allows in no header or request line (a control character): uWS answers
+   * with its own 400 page before any handler runs (node:http's parser refuses them too, and the
+   * server answers that in the envelope).
+   */
+  uwsRefuses?: boolean;
   target: string;
   headers: [string, string | Buffer][];
   body: Buffer | null;
@@ -387,6 +400,7 @@ t.test('fuzz', async (t) => {
   let echoWrites = 0;
   let answered = 0;
   let dropped = 0;
+  let refusedByUws = 0;
   const statuses = new Map<number, number>();
 
   const appPath = appPrefix(s.app.services.config);
@@ -411,6 +425,10 @@ t.test('fuzz', async (t) => {
     if (res.status === null) {
       dropped += 1;
       return t.ok(g.uwsMayDrop, `${label}: ${res.ended} without an answer`);
+    }
+    if (g.uwsRefuses && s.app.transport === 'uws' && res.body.includes('uWebSockets')) {
+      refusedByUws += 1;
+      return t.equal(res.status, 400, `${label}: refused by uWS itself`);
     }
     answered += 1;
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -467,6 +485,219 @@ t.test('fuzz', async (t) => {
       t.comment(
         `failing request: ${JSON.stringify({ ...g, body: g.body?.subarray(0, 200).toString('latin1') })}`,
       );
+  }
+
+  // ---- values an answer's headers are built from (issue 51) ----------------------------
+  // The app's `next` and `request` (its redirects' Location), OAuth's `state` (the client's),
+  // X-Request-Id (echoed), a cookie, an upload's Content-Type (served back as one): text beyond
+  // Latin-1 and ASCII, control characters, CR/LF, half a surrogate pair, bytes that are no
+  // UTF-8; percent-encoded in a query or a form, raw in a header or the request line. The app's
+  // are sent signed in (a session redirects at once) and with a correct password, as the links
+  // that once took the process down. Judged as above, and no answer carries a header of the
+  // client's making or a Location beyond visible ASCII.
+  const plain: Generated = {
+    method: 'GET',
+    uwsMayDrop: false,
+    target: '/',
+    headers: [],
+    body: null,
+    chunked: false,
+  };
+  const person = await setUpPerson(s);
+  const signedIn = new Agent(s.url);
+  await signedIn.post(
+    `${appPath}/signin`,
+    { email: person.email, password: person.password },
+    await signedIn.get(`${appPath}/signin`),
+  );
+  const session = signedIn.cookieHeader();
+  const visitor = new Agent(s.url);
+  const csrf = csrfOf((await visitor.get(`${appPath}/signin`)).text) ?? '';
+  const visitorCookie = visitor.cookieHeader();
+  t.ok(csrf, "a visitor's CSRF token, for the sign-in posts");
+  const authorize = (state: string) =>
+    `/v1/oauth/authorize?client_id=${person.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&code_challenge=${pkce().challenge}&code_challenge_method=S256&state=${state}`;
+  const pending = await rawRequest(s.app.port, frame({ ...plain, target: authorize('s') }));
+  const handle = new URL(pending.headers.location ?? '', s.url).searchParams.get('request') ?? '';
+  t.ok(handle, 'a pending authorize request, for `request` to name');
+
+  const headerBound = fc.oneof(
+    fc.constantFrom(
+      `${appPath}/\u2215`,
+      '\u2215',
+      `${appPath}/caf\u00e9`,
+      `${appPath}/\ud83d\udca9`,
+      `${appPath}/\ud800`,
+      `${appPath}/\r\nX-Injected: 1`,
+      '\r\nX-Injected: 1',
+      `${appPath}/\u0000`,
+      `${appPath}/\u007f`,
+      `${appPath}/\u0085`,
+      `${appPath}/a b`,
+      `${appPath}/\t`,
+      `${appPath}/\u2028\u202e`,
+      '//evil.example',
+      `${appPath}\\evil`,
+      `${appPath}/${'\u2215'.repeat(1500)}`,
+      '',
+    ),
+    fc.string({ unit: 'binary', maxLength: 30 }).map((text) => `${appPath}/${text}`),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+  );
+  /** Every UTF-8 byte but the unreserved ones percent-encoded (half a surrogate pair: U+FFFD, as a browser sends it). */
+  const percent = (text: string) =>
+    [...Buffer.from(text, 'utf8')]
+      .map((b) =>
+        /[\w.~-]/.test(String.fromCharCode(b))
+          ? String.fromCharCode(b)
+          : `%${b.toString(16).padStart(2, '0')}`,
+      )
+      .join('');
+  /** Raw: its UTF-8 bytes as they are, one latin1 character each (how frame() writes them). */
+  const raw = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  /** Raw in a request target: what would end the request line (a space, CR/LF) or no parser takes (a control) percent-encoded. */
+  const rawTarget = (text: string) =>
+    raw(text).replace(
+      /[\x00-\x20\x7f]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    );
+  const encoded = fc.oneof(
+    { weight: 4, arbitrary: headerBound.map(percent) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '%FF',
+        '%ED%A0%80',
+        '%C0%AF',
+        '%E2%88',
+        '%0D%0AX-Injected:%201',
+        '%00',
+        '%',
+        '%zz',
+        '+%2B+',
+      ),
+    },
+  );
+  const request = fc.option(fc.oneof(encoded, fc.constant(handle)), { freq: 3 });
+  const withSession = fc.constantFrom(session, visitorCookie, '');
+  const withQuery = (path: string, params: [string, string | null][]) =>
+    `${path}?${params
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&')}`;
+  const bound = fc.oneof(
+    // GET /app/signin: with a session, straight to `next` (or to consent, for a live `request`).
+    fc.record({ next: encoded, request, cookie: withSession }).map(({ next, request, cookie }) => ({
+      ...plain,
+      target: withQuery(`${appPath}/signin`, [
+        ['next', next],
+        ['request', request],
+      ]),
+      headers: cookie ? [['Cookie', cookie] as [string, string]] : [],
+    })),
+    // POST /app/signin with the correct password.
+    fc.record({ next: encoded, request }).map(({ next, request }) => ({
+      ...plain,
+      method: 'POST',
+      target: `${appPath}/signin`,
+      headers: [
+        ['Cookie', visitorCookie],
+        ['Content-Type', 'application/x-www-form-urlencoded'],
+      ] as [string, string][],
+      body: Buffer.from(
+        withQuery('', [
+          ['csrf', csrf],
+          ['email', percent(person.email)],
+          ['password', percent(person.password)],
+          ['next', next],
+          ['request', request],
+        ]).slice(1),
+      ),
+    })),
+    fc.record({ request: encoded, cookie: withSession }).map(({ request, cookie }) => ({
+      ...plain,
+      target: withQuery(`${appPath}/consent`, [['request', request]]),
+      headers: cookie ? [['Cookie', cookie] as [string, string]] : [],
+    })),
+    encoded.map((state) => ({ ...plain, target: authorize(state) })),
+    // Raw bytes where a client may put them: the request line, X-Request-Id, a cookie.
+    headerBound.map((next) => ({
+      ...plain,
+      uwsRefuses: true,
+      target: `${appPath}/signin?next=${rawTarget(next)}`,
+      headers: [['Cookie', session]] as [string, string][],
+    })),
+    fc
+      .record({
+        value: headerBound,
+        name: fc.constantFrom('X-Request-Id', 'Cookie', 'Accept', 'If-None-Match'),
+      })
+      .map(({ value, name }) => ({
+        ...plain,
+        uwsRefuses: true,
+        target: `${appPath}/signin?next=${encodeURIComponent(`${appPath}/flows`)}`,
+        headers: [
+          ['Cookie', session],
+          [name, raw(value)],
+        ] as [string, string][],
+      })),
+  );
+  const judgeBound = (g: Generated, res: RawResponse, label: string) => {
+    let ok = judge(g, res, label);
+    ok = t.notOk(res.headers['x-injected'], `${label}: no header of the client's making`) && ok;
+    if (res.headers.location !== undefined)
+      ok =
+        t.match(res.headers.location, /^[\x21-\x7e]+$/, `${label}: Location in visible ASCII`) &&
+        ok;
+    if (!ok)
+      t.comment(`failing request: ${JSON.stringify({ ...g, body: g.body?.toString('latin1') })}`);
+    return ok;
+  };
+  /** Redirects into the app, by method: a session's GET, a correct password's POST. */
+  const redirects = { GET: 0, POST: 0 };
+  for (const [index, g] of fc.sample(bound, { seed: SEED + 2, numRuns: BOUND_RUNS }).entries()) {
+    const res = await rawRequest(s.app.port, frame(g), 30_000);
+    if (res.status === 303 && res.headers.location?.startsWith(appPath))
+      redirects[g.method as keyof typeof redirects] += 1;
+    judgeBound(g, res, `bound #${index} ${g.method} ${g.target.slice(0, 80)}`);
+  }
+  t.comment(`redirects into the app: ${JSON.stringify(redirects)}`);
+  t.ok(redirects.GET >= 10, 'signed in, many GETs went straight to their redirect');
+  t.ok(redirects.POST >= 10, 'many posts with the correct password were signed in and redirected');
+  // An upload's Content-Type, raw, is served back as the download's: ASCII, or octet-stream.
+  const flow = await s.api<{ id: string; tasks: { id: string }[] }>('POST', '/v1/flows', {
+    token: s.adminKey,
+    body: { name: 'Uploads', tasks: [{ name: 'A' }] },
+  });
+  const attachments = `/v1/flows/${flow.body.id}/tasks/${item(flow.body.tasks).id}/attachments`;
+  for (const [index, value] of fc.sample(headerBound, { seed: SEED + 3, numRuns: 20 }).entries()) {
+    const upload: Generated = {
+      ...plain,
+      method: 'POST',
+      uwsRefuses: true,
+      target: `${attachments}?name=f.txt`,
+      headers: [
+        ['Authorization', `Bearer ${s.adminKey}`],
+        ['Content-Type', raw(`text/plain; name="${value}"`)],
+      ],
+      body: Buffer.from('bytes'),
+    };
+    const res = await rawRequest(s.app.port, frame(upload), 30_000);
+    judgeBound(upload, res, `upload #${index}`);
+    if (res.status !== 201) continue;
+    const id = (JSON.parse(res.body) as { id: string }).id;
+    const download: Generated = {
+      ...plain,
+      target: `${attachments}/${id}/content`,
+      headers: [['Authorization', `Bearer ${s.adminKey}`]],
+    };
+    const content = await rawRequest(s.app.port, frame(download), 30_000);
+    judgeBound(download, content, `download #${index}`);
+    t.match(
+      content.headers['content-type'],
+      /^[\x20-\x7e]+$/,
+      `download #${index}: its type in ASCII`,
+    );
   }
 
   // fetch for what it expresses natively: streamed (chunked) bodies of unknown length, aborted uploads.
@@ -537,7 +768,7 @@ t.test('fuzz', async (t) => {
   }
 
   t.comment(
-    `answered ${answered}, dropped by uWS ${dropped}; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+    `answered ${answered}, dropped by uWS ${dropped}, refused by uWS itself ${refusedByUws}; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
   );
   t.ok(answered >= RUNS * 0.8, 'most requests were answered');
   t.ok(
