@@ -117,7 +117,11 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
   ctx.auth.invalidate();
 }
 
-/** Ends the sign-ins of the admin's workspace through a first-party client; the client and other workspaces' sign-ins stay. */
+/**
+ * Ends the sign-ins of the admin's workspace through a first-party client: each sign-in that
+ * acted there ends whole, also where it has moved on to another of the person's workspaces
+ * (which it could come back from). The client, and sign-ins that never acted there, stay.
+ */
 export async function endClientSignins(
   ctx: AccessContext,
   id: string,
