@@ -217,11 +217,15 @@ async function withAttempts(sql: Sql, webhook: WebhookRow, rows: DeliveryRow[]) 
 }
 
 /**
- * Integrators put tokens in their URLs' paths and queries: only an admin sees a URL whole;
- * anyone else its scheme and host, with what follows replaced by `/…`.
+ * Integrators put tokens in their URLs' paths and queries (a URL never holds a user name or
+ * password: it is refused): only a credential that may change the endpoint (an admin with
+ * flows:write) sees a URL whole; anyone else, an admin's read-only key too, its scheme, host and
+ * port, with what follows replaced by `/…`.
  */
 function urlFor(principal: Principal, url: string): string {
-  return principal.role === 'admin' ? url : withoutPath(new URL(url));
+  return principal.role === 'admin' && principal.scopes.includes('flows:write')
+    ? url
+    : withoutPath(new URL(url));
 }
 
 export function webhookView(principal: Principal, row: WebhookRow): Static<typeof WebhookSchema> {
