@@ -397,8 +397,14 @@ export class WebhookDeliveries {
       if (!target) {
         target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch(
           (error: unknown) => {
-            if (error instanceof TargetRefused) return error;
-            throw error;
+            if (!(error instanceof TargetRefused)) throw error;
+            // The delivery log says only that the host is not public; the operator learns where it led.
+            if (error.internal)
+              this.log.warn(
+                { webhookId: hook.id, resolved: error.internal },
+                'webhook deliveries refused: the host is not a public address',
+              );
+            return error;
           },
         );
         targets.set(hook.id, target);
