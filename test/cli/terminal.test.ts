@@ -9,7 +9,7 @@
 import t from 'tap';
 import { createClient, createKey, createWorkspace } from '../../src/services/auth/provision.ts';
 import { createPerson } from '../helpers/people.ts';
-import { cli, startTestServer } from '../helpers/server.ts';
+import { cli, item, startTestServer } from '../helpers/server.ts';
 import { databaseLine, runJson } from './output.ts';
 
 /** What must never reach the terminal raw: C0 (but the table's own line breaks), DEL, C1, line separators, bidi controls. */
@@ -72,7 +72,7 @@ t.test(
 
     const json = await runJson(t, db, ['key', 'list', '--workspace', workspace]);
     t.equal(
-      (json.items as { name: string }[])[0]!.name,
+      item(json.items as { name: string }[]).name,
       forged,
       '--json: the same name, character for character, once parsed',
     );
@@ -80,7 +80,7 @@ t.test(
     t.notMatch(clientsJson.stdout, RAW, '--json: C1 and bidi characters escaped too');
     t.match(clientsJson.stdout, /"name":"Sync\\u009b31m red"/);
     t.equal(
-      (JSON.parse(clientsJson.stdout) as { items: { name: string }[] }).items[0]!.name,
+      item((JSON.parse(clientsJson.stdout) as { items: { name: string }[] }).items).name,
       'Sync\u009B31m red',
     );
 
@@ -136,13 +136,13 @@ t.test(
     ];
     const results = await Promise.all(refusals.map(([args]) => cli(db, args)));
     refusals.forEach(([args, message], i) => {
-      const result = results[i]!;
+      const result = item(results, i);
       t.equal(result.code, 2, `${args.slice(0, 2).join(' ')}: a usage error`);
       t.match(result.stderr, message, 'says why, in words');
       t.equal(result.stdout, '', 'prints nothing');
     });
     t.equal(
-      results[0]!.stderr.startsWith(databaseLine(db)),
+      item(results).stderr.startsWith(databaseLine(db)),
       false,
       'refused before opening the database',
     );
