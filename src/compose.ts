@@ -18,6 +18,7 @@ import { exportRoutes } from './web/api/exports.routes.ts';
 import { RenderService } from './services/exports/render.service.ts';
 import { webhookRoutes } from './web/api/webhooks.routes.ts';
 import { WebhookDeliveries } from './services/webhooks/delivery.job.ts';
+import { DeliveryIds } from './services/webhooks/message.ts';
 import { RateLimiter } from './services/limits/rate-limit.ts';
 import { SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
 import { Foreground } from './platform/foreground.ts';
@@ -200,7 +201,15 @@ async function assemble(
   const notifications = new Notifications({ sql, registry, jobs, mailer, config, log });
   // Requests in flight: webhook delivery keeps out of their way.
   const foreground = new Foreground();
-  const webhookDeliveries = new WebhookDeliveries(sql, jobs, config, log, metrics, foreground);
+  const webhookDeliveries = new WebhookDeliveries(
+    sql,
+    jobs,
+    config,
+    log,
+    metrics,
+    await DeliveryIds.load(sql),
+    foreground,
+  );
   const webhooks = { sql, deliveries: webhookDeliveries, config };
   const files = new Files(sql, config.attachmentQuotaBytes, jobs, log);
   files.registerMetrics(metrics);

@@ -1,5 +1,7 @@
 /** Argument parsing for the operator CLI: Node's parseArgs, typed options, errors an operator can act on. */
 import { parseArgs } from 'node:util';
+import { nameProblem } from '../contract/common.schema.ts';
+import { MAX_NAME_LENGTH } from '../services/auth/provision.ts';
 import {
   parseScopes,
   ROLES,
@@ -91,6 +93,18 @@ export function optional(options: Options, name: string): string | undefined {
   if (typeof value !== 'string' || value.trim() === '')
     throw new UsageError(`--${name} needs a value`);
   return value.trim();
+}
+
+/**
+ * A name (`--name`): one line, held to the rules of every name (no control character, line
+ * separator or bidirectional control): it comes back in lists on a terminal, in page titles and
+ * mail.
+ */
+export function name<T extends string | undefined>(value: T): T {
+  if (value === undefined) return value;
+  const problem = nameProblem(value, MAX_NAME_LENGTH);
+  if (problem) throw new UsageError(`--name ${problem}`);
+  return value;
 }
 
 export function plan(value: string | undefined): Plan | undefined {

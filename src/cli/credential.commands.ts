@@ -13,7 +13,7 @@ import {
   revokeCredential,
   type CredentialAdminRow,
 } from '../storage/credentials.store.ts';
-import { optional, required, role, scopes, UsageError } from './args.ts';
+import { name, optional, required, role, scopes, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
 import { table } from './table.ts';
 
@@ -69,7 +69,7 @@ export const keyCommands = [
       workspaceId: required(o, 'workspace'),
       role: role(required(o, 'role'), ROLES),
       scopes: scopes(required(o, 'scopes')),
-      name: optional(o, 'name'),
+      name: name(optional(o, 'name')),
     }),
     run: async (sql, input) => {
       const created = await createKey(sql, input);
@@ -189,7 +189,7 @@ export const clientCommands = [
         workspaceId: required(o, 'workspace'),
         role: role(required(o, 'role'), ROLES),
         scopes: scopes(required(o, 'scopes')),
-        name: optional(o, 'name'),
+        name: name(optional(o, 'name')),
         firstParty,
         redirectUris,
       };

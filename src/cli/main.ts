@@ -10,6 +10,7 @@ import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands.ts';
 import type { Where } from './database.ts';
 import { commandHelp, groupHelp, overview } from './help.ts';
+import { escapeControls } from './terminal.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -138,7 +139,8 @@ async function main(argv: string[], env: Env): Promise<number> {
     // An existing flowplan schema is brought up to date first, as the server does at start.
     if (!command.createsDatabase) await migrate(database.sql);
     const { result, text } = await command.run(database.sql, input);
-    out(json ? JSON.stringify(result) : text);
+    // Tables escape their cells; a JSON answer's text is escaped as a whole (still the same JSON).
+    out(json ? escapeControls(JSON.stringify(result)) : text);
     return 0;
   } catch (error) {
     return fail(error instanceof DomainError ? error.code : 'INTERNAL', (error as Error).message);

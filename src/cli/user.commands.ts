@@ -8,6 +8,7 @@ import { endSigninsOf, findPerson } from '../storage/people.store.ts';
 import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
 import {
   email,
+  name,
   optional,
   required,
   role,
@@ -95,7 +96,7 @@ export const userCommands = [
       const address = email(required(o, 'email'));
       return {
         email: address,
-        name: optional(o, 'name'),
+        name: name(optional(o, 'name')),
         password: await newPassword(o, false),
         workspaceId,
         role: workspaceId ? role(roleName ?? 'member', MEMBER_ROLES) : undefined,

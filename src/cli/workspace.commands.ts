@@ -1,7 +1,7 @@
 /** `flowplan workspace create | set | list`. */
 import { createWorkspace, setWorkspace } from '../services/auth/provision.ts';
 import { listWorkspaces } from '../storage/workspaces.store.ts';
-import { bool, count, optional, plan, required, UsageError } from './args.ts';
+import { bool, count, name, optional, plan, required, UsageError } from './args.ts';
 import { command, minute } from './command.ts';
 import { table } from './table.ts';
 
@@ -21,7 +21,7 @@ export const workspaceCommands = [
     json: '{ "id" }: the new workspace\'s id',
     examples: ['flowplan workspace create --name Acme --json'],
     input: (o) => ({
-      name: required(o, 'name'),
+      name: name(required(o, 'name')),
       plan: plan(optional(o, 'plan')),
       seats: count(optional(o, 'seats'), 'seats'),
     }),

@@ -12,6 +12,7 @@ import {
   type TUnsafe,
 } from '@sinclair/typebox';
 import { ERROR_CODES } from '../platform/errors.ts';
+import { BIDI_CONTROLS, CONTROLS } from '../platform/controls.ts';
 import { FIRST_DAY, LAST_DAY } from './vocabulary.ts';
 
 /** A JSON schema object (draft 2020-12, the dialect of OpenAPI 3.1 and of the validator). */
@@ -65,8 +66,19 @@ export const listOf = <T extends TSchema>(item: T) =>
 const NOT_BLANK = wordedPattern('\\S', 'must not be blank');
 // Linear patterns only (no nested quantifiers): a hostile megabyte string costs one pass.
 const NO_CONTROL = wordedPattern(
-  '^[^\\u0000-\\u001F\\u007F]*$',
-  'must not contain control characters (U+0000–U+001F, U+007F), tab and line breaks included: a name is one line',
+  `^[^${CONTROLS}]*$`,
+  'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or line separators (U+2028, U+2029), tab and line breaks included: a name is one line',
+);
+/**
+ * Unicode's bidirectional controls (Bidi_Control): invisible, they make the text after them show
+ * in another order than it reads (`invoice`, U+202E, `fdp.exe` shows as `invoiceexe.pdf`), in a
+ * page title, a mail subject or an operator's terminal alike. Refused rather than dropped, as
+ * control characters are: what is stored is what the client sent, and a name's direction comes
+ * from its letters.
+ */
+const NO_BIDI = wordedPattern(
+  `^[^${BIDI_CONTROLS}]*$`,
+  'must not contain bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which show text in another order than it reads',
 );
 // Ajv matches with the `u` flag, so a paired surrogate is one code point outside this class and
 // only a lone half is in it: Postgres refuses such text, and no renderer can draw it.
@@ -81,21 +93,40 @@ const NO_CONTROL_BUT_LINES = wordedPattern(
 
 /**
  * A name, title, tag or file name: one line of 1–`maxLength` characters, not blank, with no
- * control character (U+0000–U+001F, U+007F; so no tab or line break). Renderings draw names on
- * one line, and a control character is not even allowed in the XML of an SVG.
+ * control character (C0, DEL and C1; so no tab or line break), line separator or bidirectional
+ * control. Renderings draw names on one line, a control character is not even allowed in the
+ * XML of an SVG, and names reach page titles, mail subjects and the operator's terminal.
  */
 export const nameText = (maxLength: number, options: SchemaOptions = {}) =>
   Type.String({
     minLength: 1,
     maxLength,
     pattern: NO_CONTROL,
-    allOf: [{ pattern: NOT_BLANK }, { pattern: WELL_FORMED }],
+    allOf: [{ pattern: NOT_BLANK }, { pattern: NO_BIDI }, { pattern: WELL_FORMED }],
     ...options,
   });
 
-/** One line that may be empty (a search term, a filter): no control character, well-formed. */
+/**
+ * What is wrong with a name that comes in by a form or the command line, not through a schema
+ * (a key's, a client's, a person's, a workspace's): `nameText`'s rules and words; null when
+ * nothing. `text` is taken as given (callers trim first).
+ */
+export function nameProblem(text: string, maxLength: number): string | null {
+  if (!new RegExp(NOT_BLANK, 'u').test(text)) return patternWords.get(NOT_BLANK)!;
+  if ([...text].length > maxLength) return `must be at most ${maxLength} characters`;
+  for (const pattern of [NO_CONTROL, NO_BIDI, WELL_FORMED])
+    if (!new RegExp(pattern, 'u').test(text)) return patternWords.get(pattern)!;
+  return null;
+}
+
+/** One line that may be empty (a search term, a filter): as `nameText`, but blank is allowed. */
 export const lineText = (maxLength: number, options: SchemaOptions = {}) =>
-  Type.String({ maxLength, pattern: NO_CONTROL, allOf: [{ pattern: WELL_FORMED }], ...options });
+  Type.String({
+    maxLength,
+    pattern: NO_CONTROL,
+    allOf: [{ pattern: NO_BIDI }, { pattern: WELL_FORMED }],
+    ...options,
+  });
 
 /**
  * Free text (descriptions, notes, comments): tab and line breaks (LF, CR) kept, every other

@@ -59,8 +59,9 @@ const webhookProperties = {
   id: Type.String({ description: '`whk_…`' }),
   url: Type.String({
     description:
-      'Whole for admins only; anyone else sees the scheme and host, and `/…` for whatever follows ' +
-      '(e.g. `https://hooks.example.com/…`), since URLs often carry a token',
+      'Whole only to a credential that may change the endpoint (role admin and scope flows:write); anyone else, ' +
+      'an admin key with flows:read only too, sees the scheme, host and port, and `/…` for the path and query that follow ' +
+      '(e.g. `https://hooks.example.com/…`), since URLs often carry a token there',
   }),
   events: Type.Array(eventType),
   description: Nullable(Type.String()),

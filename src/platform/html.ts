@@ -4,6 +4,8 @@
  * `</svg>` is always text. Only `Html` values (built by `html` or `trusted`) pass unescaped.
  */
 
+import { BIDI_CONTROLS } from './controls.ts';
+
 export class Html {
   constructor(readonly text: string) {}
 
@@ -25,14 +27,19 @@ export function escapeHtml(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
+const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
+
 /**
- * Text drawn on one line (a name in a diagram box, a title, a PDF cell): line breaks, tabs and
- * every other control character become one space, so a stored newline cannot push a line onto
- * its neighbour; what XML forbids besides is U+FFFD, as in escapeHtml.
+ * Text drawn on one line (a name in a diagram box, a page or mail title, a mail subject, a PDF
+ * cell): line breaks, tabs and every other control character become one space, so a stored
+ * newline cannot push a line onto its neighbour; bidirectional controls are dropped, so a stored
+ * override cannot show the text in another order than it reads; what XML forbids besides is
+ * U+FFFD, as in escapeHtml. Names refuse all of these on input; this is for text stored before.
  */
 export function oneLine(value: string): string {
   return value
     .replace(/[\s\u0000-\u001F\u007F-\u009F]+/g, ' ')
+    .replace(BIDI, '')
     .replace(NOT_XML, '\uFFFD')
     .trim();
 }

@@ -181,28 +181,44 @@ export async function credentialOwner(
 }
 
 /**
- * Ends the sign-ins of one workspace through a client: the person tokens issued through it to
- * act there, and the refresh tokens that would issue more there. The client, and sign-ins in
- * other workspaces, are untouched. Person tokens are re-checked on every request, so they
- * stop at once in every process; the NOTIFY drops cached principals as well.
+ * Ends the sign-ins of one workspace through a client: every token family (one sign-in and its
+ * rotations) of the client that has acted there, whole. A family moves between a person's
+ * workspaces (`org_id` at the token endpoint), so one signed in here may hold its live tokens in
+ * another workspace by now and come back with them: ending only what sits here would leave it.
+ * Its codes not exchanged yet expire with it, and so do the client's person tokens here. The
+ * client, and families that never acted here, are untouched. Person tokens are re-checked on
+ * every request, so they stop at once in every process; the NOTIFY drops cached principals as
+ * well. Returns how many people had a sign-in ended.
  */
-/** Returns how many people had a sign-in ended. */
 export async function revokeClientSignins(
   sql: Sql,
   clientId: string,
   workspaceId: string,
 ): Promise<number> {
   return sql.begin(async (tx) => {
-    const access = await tx`update access_tokens set revoked_at = now()
-      where credential_id = ${clientId} and workspace_id = ${workspaceId} and user_id is not null and revoked_at is null
-      returning user_id`;
-    // Rotated tokens stay as they are: presenting one again must still revoke its whole family (reuse detection).
-    const refresh = await tx`update refresh_tokens r set revoked_at = now() from token_families f
-      where f.id = r.family_id and f.client_id = ${clientId}
-        and r.workspace_id = ${workspaceId} and r.revoked_at is null and r.rotated_at is null
-      returning f.user_id`;
+    const families = await tx<{ id: string }[]>`update token_families f set revoked_at = now()
+      where f.client_id = ${clientId} and f.revoked_at is null and (
+        exists (select 1 from refresh_tokens r where r.family_id = f.id and r.workspace_id = ${workspaceId})
+        or exists (select 1 from access_tokens a where a.family_id = f.id and a.workspace_id = ${workspaceId})
+        or exists (select 1 from oauth_codes c where c.family_id = f.id and c.workspace_id = ${workspaceId}))
+      returning f.id`;
+    const ids = families.map((f) => f.id);
+    // Rotated tokens too: presenting one again is refused either way, the family being ended.
+    const refresh = await tx<
+      { userId: string; live: boolean }[]
+    >`update refresh_tokens r set revoked_at = now()
+      from token_families f where f.id = r.family_id and r.family_id = any(${ids}) and r.revoked_at is null
+      returning f.user_id, r.rotated_at is null and r.expires_at > now() as live`;
+    await tx`update oauth_codes set expires_at = least(expires_at, now()) where family_id = any(${ids}) and used_at is null`;
+    const access = await tx<
+      { userId: string; live: boolean }[]
+    >`update access_tokens set revoked_at = now()
+      where revoked_at is null and credential_id = ${clientId} and user_id is not null
+        and (family_id = any(${ids}) or workspace_id = ${workspaceId})
+      returning user_id, expires_at > now() as live`;
     await tx`select pg_notify(${AUTH_CHANNEL}, '')`;
-    return new Set([...access, ...refresh].map((row) => row.userId as string)).size;
+    // Who was signed in: a family with a token that still worked.
+    return new Set([...refresh, ...access].filter((row) => row.live).map((row) => row.userId)).size;
   });
 }
 

@@ -25,6 +25,11 @@ export interface WebhookRow {
   consecutiveTimeouts: number;
   /** Set while its circuit is tripped: its attempts wait until then (open), then go one at a time (half-open); null once it answers (closed). */
   circuitOpenUntil: Date | null;
+  /**
+   * Events with a position up to this one keep the delivery ids numbered by position they were
+   * sent with before ids were sealed (sql/0031_webhook_sealed_ids.sql); null: every id sealed.
+   */
+  positionIdsThrough: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -36,6 +36,10 @@ t.test('first-party clients belong to the installation', async (t) => {
     [a, 'member'],
     [b, 'member'],
   ]);
+  const dana = await person('dana@both.example', [
+    [a, 'member'],
+    [b, 'member'],
+  ]);
   // Workspace A's operator registered the sign-in app; people of B sign in through it too.
   const clientId = await registerClient(t, s, 'admin', a, 'Flowplan desktop');
 
@@ -45,6 +49,18 @@ t.test('first-party clients belong to the installation', async (t) => {
   const carlB = await signIn(t, s, clientId, carl, b);
   for (const token of [annA, bobB, carlA, carlB])
     t.equal((await me(s, token.access)).status, 200, 'signed in');
+  // Dana signed in to A, then moved her sign-in to B (org_id): her live pair sits in B, and
+  // would take her back to A (issue 51, item 5).
+  const danaSignin = await signIn(t, s, clientId, dana, a);
+  const moved = await tokenEndpoint(s, {
+    grant_type: 'refresh_token',
+    refresh_token: danaSignin.refresh,
+    client_id: clientId,
+    org_id: b,
+  });
+  t.equal(moved.status, 200, 'moved to B');
+  const danaB = { access: moved.body.access_token, refresh: moved.body.refresh_token };
+  t.match((await me(s, danaB.access)).body, { workspaceId: b });
 
   const admin = new Agent(s.url);
   t.equal(
@@ -101,7 +117,7 @@ t.test('first-party clients belong to the installation', async (t) => {
     t.equal(ended.status, 200, ended.text.slice(0, 300));
     t.match(
       ended.text,
-      /role="status"[^>]*>Ended the sign-ins through Flowplan desktop in this workspace \(2 people signed out\)/,
+      /role="status"[^>]*>Ended the sign-ins through Flowplan desktop in this workspace \(3 people signed out\)/,
     );
 
     assertError(t, await me(s, annA.access), 401, 'CREDENTIAL_REVOKED', "Ann's token in A");
@@ -113,6 +129,30 @@ t.test('first-party clients belong to the installation', async (t) => {
     });
     t.equal(annRefresh.status, 400);
     t.equal(annRefresh.body.error.code, 'invalid_grant', "Ann's refresh token in A");
+
+    // Dana's sign-in acted in A: it ends whole, though its live pair sat in B.
+    const back = await tokenEndpoint(s, {
+      grant_type: 'refresh_token',
+      refresh_token: danaB.refresh,
+      client_id: clientId,
+      org_id: a,
+    });
+    t.equal(back.status, 400);
+    t.equal(
+      back.body.error?.code,
+      'invalid_grant',
+      "Dana's refresh token cannot bring her back to A",
+    );
+    const stay = await tokenEndpoint(s, {
+      grant_type: 'refresh_token',
+      refresh_token: danaB.refresh,
+      client_id: clientId,
+    });
+    t.equal(stay.body.error?.code, 'invalid_grant', 'nor keep her in B: the family is ended');
+    assertError(t, await me(s, danaB.access), 401, 'CREDENTIAL_REVOKED', "Dana's token in B");
+    const [family] = await s.sql<{ revoked: boolean }[]>`select f.revoked_at is not null as revoked
+      from token_families f join users u on u.id = f.user_id where u.email = ${dana}`;
+    t.equal(family!.revoked, true, 'her token family is revoked');
 
     t.match((await me(s, bobB.access)).body, { workspaceId: b }, "Bob's token in B keeps working");
     t.match(

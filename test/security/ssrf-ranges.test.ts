@@ -211,27 +211,38 @@ t.test('public addresses of both families pass', async (t) => {
     t.equal(refusedAddress(address), null, `${address} is public`);
 });
 
-t.test('a name resolving to a translated internal address is refused, saying which', async (t) => {
-  const resolver = (address: string) => async () => [{ address, family: 6 }];
-  await t.rejects(
-    resolveTarget('https://nat64.example.test/hook', false, resolver('64:ff9b::a9fe:a9fe')),
-    /resolves to 64:ff9b::a9fe:a9fe, a NAT64 form of 169\.254\.169\.254, a link-local \(cloud metadata\) address/,
-  );
-  await t.rejects(
-    resolveTarget('https://siit.example.test/', false, resolver('::ffff:0:7f00:1')),
-    /IPv4-translated \(SIIT\) form of 127\.0\.0\.1, a loopback address/,
-  );
-  const target = await resolveTarget(
-    'https://nat64.example.test/hook',
-    false,
-    resolver('64:ff9b::5db8:d822'),
-  );
-  t.equal(
-    target.address,
-    '64:ff9b::5db8:d822',
-    'a translated public address is the one connected to',
-  );
-});
+t.test(
+  'a name resolving to a translated internal address is refused, saying which in the log',
+  async (t) => {
+    const resolver = (address: string) => async () => [{ address, family: 6 }];
+    // Said in the server's log (`internal`); the caller hears only that the host is not public.
+    await t.rejects(
+      resolveTarget('https://nat64.example.test/hook', false, resolver('64:ff9b::a9fe:a9fe')),
+      {
+        message: /^The host nat64\.example\.test is not a public address; /,
+        internal:
+          'nat64.example.test resolves to 64:ff9b::a9fe:a9fe, a NAT64 form of 169.254.169.254, a link-local (cloud metadata) address',
+      },
+    );
+    await t.rejects(
+      resolveTarget('https://siit.example.test/', false, resolver('::ffff:0:7f00:1')),
+      {
+        message: /^The host siit\.example\.test is not a public address; /,
+        internal: /IPv4-translated \(SIIT\) form of 127\.0\.0\.1, a loopback address$/,
+      },
+    );
+    const target = await resolveTarget(
+      'https://nat64.example.test/hook',
+      false,
+      resolver('64:ff9b::5db8:d822'),
+    );
+    t.equal(
+      target.address,
+      '64:ff9b::5db8:d822',
+      'a translated public address is the one connected to',
+    );
+  },
+);
 
 t.test(
   'POST /v1/webhooks refuses a URL naming any of them, and saves one naming a public address',

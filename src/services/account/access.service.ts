@@ -11,7 +11,8 @@
 import { DomainError, notFound, roleRequired } from '../../platform/errors.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { apiRole, roleAtLeast, type MemberRole, type Role, type Scope } from '../auth/principal.ts';
-import { createKey } from '../auth/provision.ts';
+import { nameProblem } from '../../contract/common.schema.ts';
+import { createKey, MAX_NAME_LENGTH } from '../auth/provision.ts';
 import type { Sql } from '../../storage/db.ts';
 import {
   credentialOwner,
@@ -64,6 +65,10 @@ export async function createAccessKey(
   await requireAdmin(ctx);
   if (input.scopes.length === 0)
     throw new DomainError('VALIDATION_FAILED', 'Choose at least one scope', { field: 'scopes' });
+  // Shown on this page, in the operator's `flowplan key list` and wherever the key acts.
+  const problem = input.name ? nameProblem(input.name, MAX_NAME_LENGTH) : null;
+  if (problem)
+    throw new DomainError('VALIDATION_FAILED', `The key's name ${problem}`, { field: 'name' });
   return createKey(ctx.sql, {
     workspaceId: ctx.workspaceId,
     role: input.role,
@@ -112,7 +117,11 @@ export async function deleteCredential(ctx: AccessContext, id: string): Promise<
   ctx.auth.invalidate();
 }
 
-/** Ends the sign-ins of the admin's workspace through a first-party client; the client and other workspaces' sign-ins stay. */
+/**
+ * Ends the sign-ins of the admin's workspace through a first-party client: each sign-in that
+ * acted there ends whole, also where it has moved on to another of the person's workspaces
+ * (which it could come back from). The client, and sign-ins that never acted there, stay.
+ */
 export async function endClientSignins(
   ctx: AccessContext,
   id: string,

@@ -4,7 +4,8 @@
  * either way takes the invite's seat with its role.
  */
 import { DomainError, inviteClosed, notFound } from '../../platform/errors.ts';
-import { createUser } from '../auth/provision.ts';
+import { nameProblem } from '../../contract/common.schema.ts';
+import { createUser, MAX_NAME_LENGTH } from '../auth/provision.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { Sql } from '../../storage/db.ts';
 import { findInviteByToken, type InviteLinkRow } from '../../storage/people.store.ts';
@@ -71,10 +72,16 @@ export async function acceptWithSignup(
     );
   }
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200)
-    throw new DomainError('VALIDATION_FAILED', 'Give your name (up to 200 characters)', {
-      field: 'name',
-    });
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH)
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `Give your name (up to ${MAX_NAME_LENGTH} characters)`,
+      { field: 'name' },
+    );
+  // Shown to the workspace (assignees, comments) and in mail to others: held to the rules of every name.
+  const nameWrong = nameProblem(name, MAX_NAME_LENGTH);
+  if (nameWrong)
+    throw new DomainError('VALIDATION_FAILED', `Your name ${nameWrong}`, { field: 'name' });
   const problem = newPasswordProblem(input.password);
   if (problem)
     throw new DomainError('VALIDATION_FAILED', `${problem}: choose another`, { field: 'password' });

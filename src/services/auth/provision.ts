@@ -24,6 +24,12 @@ import type { MemberRole, Plan, Role, Scope } from './principal.ts';
 import { newId } from '../../platform/ids.ts';
 import { hashPassword, newSecret, sha256 } from './secrets.ts';
 
+/**
+ * The longest name of a workspace, person, key or client given by a form or the command line
+ * (held there to the rules of every one-line name, src/contract/common.schema.ts `nameProblem`).
+ */
+export const MAX_NAME_LENGTH = 200;
+
 export async function createWorkspace(
   sql: Db,
   input: { name: string; plan?: Plan; seats?: number },

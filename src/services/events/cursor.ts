@@ -31,7 +31,8 @@ export interface CursorAudience {
   userId: string | null;
 }
 
-type Kind = 'cursor' | 'event';
+/** `delivery`: a webhook delivery's id, sealed for its endpoint (src/services/webhooks/message.ts). */
+type Kind = 'cursor' | 'event' | 'delivery';
 
 const TEXT = /^[A-Za-z0-9_-]{22}$/;
 const MARKS_TEXT = /^[A-Za-z0-9_-]{23,}$/;

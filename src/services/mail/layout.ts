@@ -4,7 +4,7 @@
  * tables reliably, so the frame is nested presentation tables with every style inline and
  * nothing fetched from elsewhere. Callers build their body from the styled pieces below.
  */
-import { html, type Html, type HtmlValue } from '../../platform/html.ts';
+import { html, oneLine, type Html, type HtmlValue } from '../../platform/html.ts';
 
 const FONT = 'font-family: Arial, Helvetica, sans-serif';
 const TEXT = `${FONT}; font-size: 16px; line-height: 24px; color: #1a1a1a`;
@@ -26,7 +26,7 @@ export function mailLink(href: string, text: HtmlValue): Html {
 
 export function mailDocument(input: { title: string; body: Html; footer: Html }): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${input.title}</title></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${oneLine(input.title)}</title></head>
 <body style="margin: 0; padding: 0; background-color: #f4f5f7">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="background-color: #f4f5f7">
 <tr><td align="center" style="padding: 24px 12px">

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config.ts';
-import { html } from '../../platform/html.ts';
+import { html, oneLine } from '../../platform/html.ts';
 import { mailDocument, mailStyle } from '../mail/layout.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Sql } from '../../storage/db.ts';
@@ -21,16 +21,18 @@ export function inviteDelivery(deps: {
   return async (invite) => {
     const workspace = await findWorkspace(deps.sql, invite.workspaceId);
     const name = workspace?.name ?? 'a flowplan workspace';
+    // The subject is one header line: a name stored before names were held to one line is drawn on one.
+    const subject = `You are invited to ${oneLine(name)} on flowplan`;
     const link = `${deps.config.appUrl}/invite?token=${invite.token}`;
     const until = invite.expiresAt.toUTCString();
     try {
       await deps.mailer.send({
         to: invite.email,
-        subject: `You are invited to ${name} on flowplan`,
+        subject,
         // The link on a line of its own, so a client's link detection takes it whole.
         text: `You are invited to join ${name} on flowplan as ${invite.role}.\n\nAccept the invitation (the link works once, until ${until}):\n${link}\n\nIf you did not expect this, ignore this email.\n`,
         html: mailDocument({
-          title: `You are invited to ${name} on flowplan`,
+          title: subject,
           body: html`<p style="${mailStyle.p}">You are invited to join <strong>${name}</strong> on flowplan as <strong>${invite.role}</strong>.</p>
 <p style="${mailStyle.p}"><a href="${link}" style="${mailStyle.button}">Accept the invitation</a></p>
 <p style="${mailStyle.p}">Or open this address in your browser:<br><a href="${link}" style="${mailStyle.url}">${link}</a></p>`,

@@ -146,7 +146,8 @@ export const systemResolver: Resolver = (hostname) =>
 
 /**
  * Resolves the URL's host and checks every address it gave: one internal answer refuses the
- * host. Throws a TargetRefused that says why.
+ * host. Throws a TargetRefused that says why, without naming the address (`internal` does, for
+ * the log).
  */
 export async function resolveTarget(
   text: string,
@@ -172,10 +173,13 @@ export async function resolveTarget(
   if (!allowPrivate) {
     for (const { address } of answers) {
       const why = refusedAddress(address);
+      // Which address a name resolves to is the installation's network, not the caller's to
+      // learn (a delivery's log is read by viewers too): the message says no more than that.
       if (why)
         throw new TargetRefused(
-          `The host ${host} resolves to ${address}, ${article(why)} address; webhooks only reach public addresses ` +
+          `The host ${host} is not a public address; webhooks only reach public addresses ` +
             '(for local testing only, an operator may start the server with WEBHOOK_ALLOW_PRIVATE=1 to reach any)',
+          `${host} resolves to ${address}, ${article(why)} address`,
         );
     }
   }
@@ -185,4 +189,12 @@ export async function resolveTarget(
 
 export class TargetRefused extends Error {
   override readonly name = 'TargetRefused';
+
+  constructor(
+    message: string,
+    /** For the server's log only: the internal address the host resolved to, and its kind. */
+    readonly internal: string | null = null,
+  ) {
+    super(message);
+  }
 }

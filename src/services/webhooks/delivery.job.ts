@@ -83,7 +83,7 @@ import { Connections, post } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { collectEvents } from './collector.ts';
 import { classifyAttempt, MAX_ATTEMPTS, type AttemptResult } from './outcome.ts';
-import { deliveryBody, deliveryId } from './message.ts';
+import { deliveryBody, type DeliveryIds } from './message.ts';
 
 export const DISPATCH_QUEUE = 'webhook-dispatch';
 const MAINTENANCE_QUEUE = 'webhook-maintenance';
@@ -145,6 +145,8 @@ export class WebhookDeliveries {
     private readonly config: Config,
     private readonly log: Logger,
     metrics: Metrics,
+    /** Delivery ids (message.ts), the webhooks API's too. */
+    readonly ids: DeliveryIds,
     /** The API's load, which delivery keeps out of the way of (none: never held back). */
     foreground: Foreground | null = null,
     /** DNS for the delivery-time check (the system resolver; a test may give its own). */
@@ -397,8 +399,14 @@ export class WebhookDeliveries {
       if (!target) {
         target = resolveTarget(hook.url, this.config.webhookAllowPrivate, this.resolve).catch(
           (error: unknown) => {
-            if (error instanceof TargetRefused) return error;
-            throw error;
+            if (!(error instanceof TargetRefused)) throw error;
+            // The delivery log says only that the host is not public; the operator learns where it led.
+            if (error.internal)
+              this.log.warn(
+                { webhookId: hook.id, resolved: error.internal },
+                'webhook deliveries refused: the host is not a public address',
+              );
+            return error;
           },
         );
         targets.set(hook.id, target);
@@ -485,7 +493,7 @@ export class WebhookDeliveries {
       const body = deliveryBody(claim.event);
       const headers = signedHeaders(
         secrets,
-        deliveryId(claim.webhookId, claim.position),
+        this.ids.of(hook, claim.position),
         Math.floor(Date.now() / 1000),
         body,
       );

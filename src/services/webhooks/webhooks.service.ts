@@ -35,7 +35,7 @@ import {
   type DeliveryRow,
   type DeliveryStatus,
 } from '../../storage/webhook-lanes.store.ts';
-import { deliveryBody, deliveryId, positionOf } from './message.ts';
+import { deliveryBody } from './message.ts';
 import { resolveTarget, systemResolver, TargetRefused, type Resolver } from './address-guard.ts';
 import type { WebhookDeliveries } from './delivery.job.ts';
 import { webhookEventType } from '../events/event-types.ts';
@@ -131,13 +131,13 @@ export async function rotateSecret(
 export async function listDeliveries(ctx: WebhookContext, id: string, request: PageRequest) {
   const webhook = await requireWebhook(ctx, id);
   const page = await pageDeliveries(ctx.sql, webhook.workspaceId, id, request);
-  return { total: page.total, items: await withAttempts(ctx.sql, webhook, page.items) };
+  return { total: page.total, items: await withAttempts(ctx, webhook, page.items) };
 }
 
 /** One more attempt of a finished delivery, with the same webhook-id, before the rest of its lane (once an attempt in flight there ends). */
 export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: string) {
   const webhook = await requireWebhook(ctx, webhookId);
-  const position = positionOf(webhookId, id);
+  const position = ctx.deliveries.ids.positionOf(webhook, id);
   const found = position && (await delivery(ctx.sql, webhook, position));
   if (!position || !found) throw notFound('Delivery');
   if (!webhook.enabled)
@@ -158,9 +158,7 @@ export async function retryDelivery(ctx: WebhookContext, webhookId: string, id: 
     await addManualRetry(tx, webhook.workspaceId, lane, position);
     await ctx.deliveries.reopen(tx);
   });
-  const [view] = await withAttempts(ctx.sql, webhook, [
-    (await delivery(ctx.sql, webhook, position))!,
-  ]);
+  const [view] = await withAttempts(ctx, webhook, [(await delivery(ctx.sql, webhook, position))!]);
   return view!;
 }
 
@@ -203,9 +201,9 @@ async function checkUrl(ctx: WebhookContext, url: string): Promise<string> {
   }
 }
 
-async function withAttempts(sql: Sql, webhook: WebhookRow, rows: DeliveryRow[]) {
+async function withAttempts(ctx: WebhookContext, webhook: WebhookRow, rows: DeliveryRow[]) {
   const attempts = await attemptsOf(
-    sql,
+    ctx.sql,
     webhook.workspaceId,
     webhook.id,
     rows.map((r) => r.position),
@@ -213,15 +211,26 @@ async function withAttempts(sql: Sql, webhook: WebhookRow, rows: DeliveryRow[]) 
   );
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const a of attempts) byDelivery.set(a.position, [...(byDelivery.get(a.position) ?? []), a]);
-  return rows.map((row) => deliveryView(webhook.id, row, byDelivery.get(row.position) ?? []));
+  return rows.map((row) =>
+    deliveryView(
+      ctx.deliveries.ids.of(webhook, row.position),
+      webhook.id,
+      row,
+      byDelivery.get(row.position) ?? [],
+    ),
+  );
 }
 
 /**
- * Integrators put tokens in their URLs' paths and queries: only an admin sees a URL whole;
- * anyone else its scheme and host, with what follows replaced by `/…`.
+ * Integrators put tokens in their URLs' paths and queries (a URL never holds a user name or
+ * password: it is refused): only a credential that may change the endpoint (an admin with
+ * flows:write) sees a URL whole; anyone else, an admin's read-only key too, its scheme, host and
+ * port, with what follows replaced by `/…`.
  */
 function urlFor(principal: Principal, url: string): string {
-  return principal.role === 'admin' ? url : withoutPath(new URL(url));
+  return principal.role === 'admin' && principal.scopes.includes('flows:write')
+    ? url
+    : withoutPath(new URL(url));
 }
 
 export function webhookView(principal: Principal, row: WebhookRow): Static<typeof WebhookSchema> {
@@ -265,12 +274,13 @@ function deliveryStatus(row: DeliveryRow): Exclude<DeliveryStatus, 'queued'> {
 }
 
 function deliveryView(
+  id: string,
   webhookId: string,
   row: DeliveryRow,
   attempts: AttemptRow[],
 ): Static<typeof DeliverySchema> {
   return {
-    id: deliveryId(webhookId, row.position),
+    id,
     webhookId,
     eventType: webhookEventType(row.type),
     flowId: row.flowKey || null,

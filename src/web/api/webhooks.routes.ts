@@ -59,7 +59,8 @@ export function webhookRoutes(services: Services): Route[] {
       method: 'GET',
       path: '/v1/webhooks',
       operationId: 'listWebhooks',
-      summary: "The workspace's webhook endpoints, newest first (no secrets)",
+      summary:
+        "The workspace's webhook endpoints, newest first (no secrets; a URL's path and query only to an admin with flows:write)",
       query: WebhooksQuery,
       responses: { 200: { description: 'A page of endpoints', schema: WebhooksSchema } },
       handler: async (ctx) => json(200, await listWebhooks(context(ctx), ctx.query)),
@@ -69,7 +70,8 @@ export function webhookRoutes(services: Services): Route[] {
       method: 'GET',
       path: '/v1/webhooks/{webhookId}',
       operationId: 'getWebhook',
-      summary: 'One webhook endpoint (no secret)',
+      summary:
+        "One webhook endpoint (no secret; the URL's path and query only to an admin with flows:write)",
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint', schema: WebhookSchema } },
       handler: async (ctx) => json(200, await readWebhook(context(ctx), ctx.params.webhookId)),

@@ -181,7 +181,14 @@ export function accessRoutes(deps: AppDeps): Route[] {
               status: 400,
             });
           }
-          const created = await createAccessKey(access, { name, role, scopes });
+          let created: { id: string; key: string };
+          try {
+            created = await createAccessKey(access, { name, role, scopes });
+          } catch (error) {
+            // A name with a control character: said on the page, with the form again.
+            if (!(error instanceof DomainError) || error.code !== 'VALIDATION_FAILED') throw error;
+            return accessPage(ctx, { error: error.message, status: 400 });
+          }
           return backToAccess(ctx, { created: { ...created, rotated: false } });
         }),
     }),

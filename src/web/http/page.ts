@@ -7,7 +7,7 @@
  */
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { html, type Html } from '../../platform/html.ts';
+import { html, oneLine, type Html } from '../../platform/html.ts';
 import type { Reply, Route } from './route.ts';
 
 const STYLESHEET = readFileSync(new URL('./assets/flowplan.css', import.meta.url));
@@ -19,7 +19,7 @@ const ICON_SVG = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
 const ICON_ICO = readFileSync(new URL('./assets/favicon.ico', import.meta.url));
 
 export interface PageInput {
-  /** The document's title (also its accessible name). */
+  /** The document's title (also its accessible name); drawn on one line (`oneLine`), as a browser's tab shows it. */
   title: string;
   /** The content of `<main>`. */
   body: Html;
@@ -63,7 +63,7 @@ export function page(input: PageInput): Reply {
   const full = (input.chrome ?? 'full') === 'full';
   const markup = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
-<title>${input.title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">${input.head}${(input.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
+<title>${oneLine(input.title)}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">${input.head}${(input.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
 <body class="${full ? 'fp-page' : 'fp-page fp-embed'}">${
     full
       ? html`<a class="skip-link" href="#main">Skip to content</a>

@@ -274,7 +274,8 @@ t.test(
     const before = await visible(s, [flow.id]);
     const boardBefore = await ok(t, s, 'GET', `/v1/brainstorms/${board.id}`);
 
-    const oneLine = 'must not contain control characters (U+0000–U+001F, U+007F)';
+    const oneLine =
+      'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or line separators (U+2028, U+2029)';
     const names: [string, string, string, unknown, string][] = [
       ['flow name with a newline', 'POST', '/v1/flows', { name: 'Launch\nplan' }, '/name'],
       ['flow name with a NUL', 'POST', '/v1/flows', { name: 'a\u0000b' }, '/name'],
@@ -338,6 +339,16 @@ t.test(
         { name: 'T\u0000' },
         '/name',
       ],
+      // C1 controls: U+009B is a terminal's CSI, as ESC [ is; U+0085 is a line break.
+      ['flow name with a C1 CSI', 'POST', '/v1/flows', { name: '\u009B31mred' }, '/name'],
+      ['task name with NEL', 'POST', `/v1/flows/${flow.id}/tasks`, { name: 'a\u0085b' }, '/name'],
+      [
+        'idea title with a line separator',
+        'POST',
+        `/v1/brainstorms/${board.id}/ideas`,
+        { title: 'a\u2028b' },
+        '/title',
+      ],
     ];
     for (const [what, method, path, body, pointer] of names) {
       const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
@@ -360,6 +371,70 @@ t.test(
       ]),
       [['query', '/name']],
     );
+
+    // Issue 51, item 5: bidirectional controls show a name in another order than it reads (in a
+    // page title, a mail subject, a terminal); every one-line name refuses them, each at its pointer.
+    const bidi =
+      'must not contain bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which show text in another order than it reads';
+    const overrides: [string, string, string, unknown, string][] = [
+      ['flow name with RLO', 'POST', '/v1/flows', { name: 'invoice\u202Efdp.exe' }, '/name'],
+      ['renamed flow with RLM', 'PATCH', `/v1/flows/${flow.id}`, { name: 'a\u200Fb' }, '/name'],
+      [
+        'task name with LRE',
+        'POST',
+        '/v1/flows',
+        { name: 'x', tasks: [{ name: '\u202Aa' }] },
+        '/tasks/0/name',
+      ],
+      [
+        'renamed task with PDF',
+        'PATCH',
+        `/v1/flows/${flow.id}/tasks/${task}`,
+        { name: 'a\u202C' },
+        '/name',
+      ],
+      ['brainstorm name with LRM', 'POST', '/v1/brainstorms', { name: '\u200EB' }, '/name'],
+      [
+        'idea title with an isolate',
+        'POST',
+        `/v1/brainstorms/${board.id}/ideas`,
+        { title: 'x\u2066y\u2069' },
+        '/title',
+      ],
+      [
+        'idea tag with ALM',
+        'PATCH',
+        `/v1/brainstorms/${board.id}/ideas/${idea}`,
+        { tags: ['\u061Cok'] },
+        '/tags/0',
+      ],
+      [
+        'flow name from a template with RLI',
+        'POST',
+        `/v1/templates/${template}/flows`,
+        { name: '\u2067T' },
+        '/name',
+      ],
+      [
+        'baseline name with RLE',
+        'POST',
+        `/v1/flows/${flow.id}/baselines`,
+        { name: '\u202BPlan' },
+        '/name',
+      ],
+    ];
+    for (const [what, method, path, body, pointer] of overrides) {
+      const res = await s.api<Refusal>(method, path, { token: s.adminKey, body });
+      assertError(t, res, 400, 'VALIDATION_FAILED', what);
+      t.same(
+        (res.body?.error?.details?.errors ?? []).map((e: { pointer: string; message: string }) => [
+          e.pointer,
+          e.message,
+        ]),
+        [[pointer, bidi]],
+        `${what}: refused at ${pointer}, in words`,
+      );
+    }
 
     const text =
       'must not contain control characters (U+0000–U+001F, U+007F) other than tab and line breaks';

@@ -136,9 +136,35 @@ t.test('API access', async (t) => {
       csrf: 'x'.repeat(43),
     });
     t.equal(forged.status, 403, 'CSRF');
+    // Issue 51, item 5: a key's name shows in the operator's `flowplan key list` and wherever the
+    // key acts; an escape sequence or a bidirectional override in it is refused, saying why.
+    for (const [name, words] of [
+      [
+        'Esc\u001B[2K\rforged',
+        /The key&#39;s name must not contain control characters \(U\+0000–U\+001F, U\+007F–U\+009F\)/,
+      ],
+      ['Csi\u009B31m', /The key&#39;s name must not contain control characters/],
+      [
+        'Rlo\u202Eevil',
+        /The key&#39;s name must not contain bidirectional controls \(U\+061C, U\+200E, U\+200F/,
+      ],
+    ] as const) {
+      const refused = await agent.post(
+        '/app/access/keys',
+        { name, role: 'viewer', scope: 'flows:read' },
+        later,
+      );
+      t.equal(refused.status, 400, `${JSON.stringify(name)}: refused`);
+      t.match(refused.text, words, 'the page says why');
+      t.match(
+        refused.text,
+        /<form method="post" action="\/app\/access\/keys"/,
+        'with the form again',
+      );
+    }
     const [count] = await s.sql<
       { n: number }[]
-    >`select count(*)::int as n from credentials where name in ('Nothing', 'Boss', 'Forged')`;
+    >`select count(*)::int as n from credentials where name in ('Nothing', 'Boss', 'Forged') or name ~ '^(Esc|Csi|Rlo)'`;
     t.equal(count!.n, 0, 'no refused form created a key');
   });
 

@@ -242,4 +242,38 @@ t.test('invitations', async (t) => {
     smtp.mode = 'accept';
     t.equal(res.status, 201);
   });
+
+  t.test(
+    'names hold no control or bidirectional character: a new name is refused, a stored one mailed on one line in reading order (issue 51, item 5)',
+    async (t) => {
+      const sent = await invite(s, smtp, 'override@example.com');
+      const agent = new Agent(s.url);
+      const page = await agent.get(`/app/invite?token=${sent.token}`);
+      for (const name of ['Ada\u202Eevil', 'Ada\u009B2J']) {
+        const refused = await agent.post(
+          '/app/invite',
+          { token: sent.token, mode: 'signup', name, password: 'a long enough password' },
+          page,
+        );
+        t.equal(refused.status, 400, JSON.stringify(name));
+        t.match(refused.text, /Your name must not contain (bidirectional|control)/, 'says why');
+        t.match(refused.text, /id="name"[^>]*aria-describedby="invite-error" aria-invalid="true"/);
+      }
+      const [none] = await s.sql<
+        { n: number }[]
+      >`select count(*)::int as n from users where email = 'override@example.com'`;
+      t.equal(none!.n, 0, 'no account made');
+
+      // A workspace name stored before names were held to one line, with an override and a line separator.
+      const [{ name: before } = { name: '' }] = await s.sql<
+        { name: string }[]
+      >`select name from workspaces where id = ${s.workspaceId}`;
+      await s.sql`update workspaces set name = ${'Ac\u202Eme\u2028Labs'} where id = ${s.workspaceId}`;
+      t.teardown(() => s.sql`update workspaces set name = ${before} where id = ${s.workspaceId}`);
+      await invite(s, smtp, 'subject@example.com');
+      const [mail] = smtp.messages.filter((m) => m.to.includes('subject@example.com'));
+      t.equal(mail!.parsed.subject, 'You are invited to Acme Labs on flowplan');
+      t.match(mail!.parsed.html, '<title>You are invited to Acme Labs on flowplan</title>');
+    },
+  );
 });

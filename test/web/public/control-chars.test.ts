@@ -1,6 +1,6 @@
 /**
- * Names holding control characters, stored before input refused them (issue 29, item 2):
- * every rendering stays well-formed and legible. XML 1.0 forbids U+0000–U+001F but tab, LF
+ * Names holding control characters, stored before input refused them (issue 29, item 2; a
+ * bidirectional override, issue 51, item 5): every rendering stays well-formed and legible. XML 1.0 forbids U+0000–U+001F but tab, LF
  * and CR even as character references, so one in a name made the public SVG and the PNG
  * fail (502) and the brainstorm SVG unreadable. The names are written straight into
  * Postgres, as old data would be; a second process on the same database draws them from there.
@@ -45,7 +45,8 @@ t.test(
       (await ok<BrainstormSummary>(t, s, 'POST', `/v1/brainstorms/${board.id}/publish`)).publicUrl,
     );
 
-    const flowName = 'Launch\nsecond line\u0007';
+    // With a bidirectional override too (issue 51, item 5): it would show the rest reversed.
+    const flowName = 'Launch\nsecond\u202E line\u0007';
     const taskName = `Design${CONTROLS}done`;
     await s.sql`update flows set name = ${flowName} where id = ${flow.id}`;
     await s.sql`update tasks set name = ${taskName} where id = ${item(flow.tasks).id}`;
@@ -76,6 +77,12 @@ t.test(
         continue;
       }
       t.notMatch(res.text, FORBIDDEN, `${path}: no character XML forbids`);
+      if (path === flowPath)
+        t.match(
+          res.text,
+          '<title>Launch second line · flowplan</title>',
+          'the page title on one line, in the order it reads',
+        );
       if (path.endsWith('.svg')) {
         const texts = parseXml(res.text).map((x) => x.text);
         t.ok(
