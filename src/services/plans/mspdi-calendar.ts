@@ -204,25 +204,26 @@ function holidaysOf(
         `The recurring exception "${record.fields.Name ?? ''}" is saved without its days: it is not kept`,
       );
   }
-  const budget = { days: MAX_EXCEPTION_DAYS };
-  const holidays = new Set<number>();
-  const names = new Map<number, string>();
+  let budget = MAX_EXCEPTION_DAYS;
+  /** Calls `each` for the run's days a flow can hold (from 1970-01-01, day 0) on working weekdays. */
   const within = (run: Run, each: (day: number) => void): boolean => {
     for (let day = run.first; day <= run.last; day++) {
-      if (--budget.days < 0) return false;
-      if (working.has(isoWeekday(day))) each(day);
+      if (--budget < 0) return false;
+      if (day >= 0 && working.has(isoWeekday(day))) each(day);
     }
     return true;
   };
-  const read =
-    runs.every((run) => within(run, (day) => holidays.add(day))) &&
-    exceptions.every((e) => {
-      const run = runOf(e, e.fields.Name || undefined);
-      return (
-        run?.name === undefined ||
-        within(run, (day) => names.has(day) || names.set(day, run.name ?? ''))
-      );
+  const holidays = new Set<number>();
+  const names = new Map<number, string>();
+  let read = runs.every((run) => within(run, (day) => holidays.add(day)));
+  for (const exception of exceptions) {
+    const run = runOf(exception, exception.fields.Name || undefined);
+    const name = run?.name;
+    if (!read || run === null || name === undefined) continue;
+    read = within(run, (day) => {
+      if (!names.has(day)) names.set(day, name);
     });
+  }
   if (!read) simplified(`Exceptions past ${MAX_EXCEPTION_DAYS} days are not read`);
   const days = [...holidays].sort((a, b) => a - b);
   if (days.length > MAX_HOLIDAYS)

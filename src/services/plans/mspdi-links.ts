@@ -75,6 +75,8 @@ export function readLinks(
       }
       const lagDays = lagOf(link, pred, uid, settings, findings);
       if (lagDays === null) continue;
+      const empty = [entry, pred].find((e) => tasksOf(e).length === 0);
+      if (empty !== undefined) dropped(`the summary task ${empty.uid} has no task beneath it`);
       for (const s of tasksOf(entry))
         for (const p of tasksOf(pred)) {
           if (p === s) dropped(`it joins a task to itself through a summary`);

@@ -136,10 +136,12 @@ export function readMspdi(body: Uint8Array): ImportedPlan {
     'ExtendedAttribute',
   ).find((a) => a.fields.Alias === ESTIMATE_ALIAS)?.fields.FieldID;
   const leafEntries = entries.filter((e) => e.kind === 'leaf');
+  // A summary's duration sizes a percentage lag from it; a leaf's is read with the leaf.
   for (const entry of entries)
-    entry.minutes = durationMinutes(entry, settings, findings, entry.kind === 'leaf');
+    if (entry.kind === 'summary') entry.minutes = durationMinutes(entry, settings, findings, false);
   const tasks = leafEntries.map((entry, index) => {
     entry.index = index;
+    entry.minutes = durationMinutes(entry, settings, findings, true);
     const own = parseInteger(entry.record.fields.CalendarUID ?? '');
     const calendarOfTask = own === null ? undefined : calendars.get(own);
     if (calendarOfTask !== undefined)

@@ -62,6 +62,9 @@ export class WorkingDays {
   }
 }
 
+/** A number of a list the reference fills for every task. */
+const at = (list: readonly number[], i: number): number => list[i] ?? NaN;
+
 export function referenceSchedule(plan: ImportedPlan): Days[] {
   const calendar = plan.calendar;
   if (calendar === null || plan.startDate === null)
@@ -74,22 +77,22 @@ export function referenceSchedule(plan: ImportedPlan): Days[] {
       : Math.max(1, Math.ceil((t.estimateHours ?? calendar.hoursPerDay) / calendar.hoursPerDay)),
   );
   const S = tasks.map(() => 0);
-  const F = tasks.map((_, i) => d[i]!);
+  const F = tasks.map((_, i) => at(d, i));
   for (let round = 0; round <= tasks.length; round++)
     tasks.forEach((t, i) => {
       let s = t.constraint?.type === 'startNoEarlierThan' ? days.onOrAfter(t.constraint.date) : 0;
       for (const { task: p, type, lagDays: L } of t.links) {
-        if (type === 'FS') s = Math.max(s, F[p]! + L);
-        if (type === 'SS') s = Math.max(s, S[p]! + L);
-        if (type === 'FF') s = Math.max(s, F[p]! + L - d[i]!);
-        if (type === 'SF') s = Math.max(s, S[p]! + L - d[i]!);
+        if (type === 'FS') s = Math.max(s, at(F, p) + L);
+        if (type === 'SS') s = Math.max(s, at(S, p) + L);
+        if (type === 'FF') s = Math.max(s, at(F, p) + L - at(d, i));
+        if (type === 'SF') s = Math.max(s, at(S, p) + L - at(d, i));
       }
       S[i] = Math.max(0, s);
-      F[i] = S[i]! + d[i]!;
+      F[i] = at(S, i) + at(d, i);
     });
   const E = Math.max(...F);
   const LF = tasks.map(() => E);
-  const LS = tasks.map((_, i) => E - d[i]!);
+  const LS = tasks.map((_, i) => E - at(d, i));
   for (let round = 0; round <= tasks.length; round++)
     tasks.forEach((t, i) => {
       let lf =
@@ -98,41 +101,41 @@ export function referenceSchedule(plan: ImportedPlan): Days[] {
       tasks.forEach((s, j) =>
         s.links.forEach(({ task: p, type, lagDays: L }) => {
           if (p !== i) return;
-          if (type === 'FS') lf = Math.min(lf, LS[j]! - L);
-          if (type === 'SS') lf = Math.min(lf, LS[j]! - L + d[i]!);
-          if (type === 'FF') lf = Math.min(lf, LF[j]! - L);
-          if (type === 'SF') lf = Math.min(lf, LF[j]! - L + d[i]!);
+          if (type === 'FS') lf = Math.min(lf, at(LS, j) - L);
+          if (type === 'SS') lf = Math.min(lf, at(LS, j) - L + at(d, i));
+          if (type === 'FF') lf = Math.min(lf, at(LF, j) - L);
+          if (type === 'SF') lf = Math.min(lf, at(LF, j) - L + at(d, i));
         }),
       );
       LF[i] = lf;
-      LS[i] = lf - d[i]!;
+      LS[i] = lf - at(d, i);
     });
   return tasks.map((t, i) => {
-    const total = Math.min(LS[i]! - S[i]!, LF[i]! - F[i]!);
-    let free = E - F[i]!;
+    const total = Math.min(at(LS, i) - at(S, i), at(LF, i) - at(F, i));
+    let free = E - at(F, i);
     let successors = false;
     tasks.forEach((s, j) =>
       s.links.forEach(({ task: p, type, lagDays: L }) => {
         if (p !== i) return;
         const room =
           type === 'FS'
-            ? S[j]! - L - F[i]!
+            ? at(S, j) - L - at(F, i)
             : type === 'SS'
-              ? S[j]! - L - S[i]!
+              ? at(S, j) - L - at(S, i)
               : type === 'FF'
-                ? F[j]! - L - F[i]!
-                : F[j]! - L - S[i]!;
+                ? at(F, j) - L - at(F, i)
+                : at(F, j) - L - at(S, i);
         free = successors ? Math.min(free, room) : room;
         successors = true;
       }),
     );
-    const early = t.milestone ? days.date(Math.max(S[i]! - 1, 0)) : null;
-    const late = t.milestone ? days.date(LF[i]! - 1) : null;
+    const early = t.milestone ? days.date(Math.max(at(S, i) - 1, 0)) : null;
+    const late = t.milestone ? days.date(at(LF, i) - 1) : null;
     return {
-      earliestStart: early ?? days.date(S[i]!),
-      earliestFinish: early ?? days.date(F[i]! - 1),
-      latestStart: late ?? days.date(LS[i]!),
-      latestFinish: late ?? days.date(LF[i]! - 1),
+      earliestStart: early ?? days.date(at(S, i)),
+      earliestFinish: early ?? days.date(at(F, i) - 1),
+      latestStart: late ?? days.date(at(LS, i)),
+      latestFinish: late ?? days.date(at(LF, i) - 1),
       totalFloatDays: total,
       freeFloatDays: Math.max(0, Math.min(free, total)),
     };
