@@ -33,10 +33,11 @@ type Column = (typeof CSV_COLUMNS)[number];
 const REQUIRED: readonly Column[] = ['id', 'name', 'estimateHours', 'predecessors'];
 
 /**
- * A cell a spreadsheet would run as a formula starts with one of these; the writer puts a `'`
- * before it (as spreadsheets do themselves) and the reader takes it off again.
+ * A cell a spreadsheet would run as a formula starts with one of these: the writer puts a `'`
+ * before it, as spreadsheets do themselves, and the reader takes one off again (a cell already
+ * starting with `'`s before one gets another, so that what is read back is what was written).
  */
-export const FORMULA_START = /^[=+\-@\t\r]/;
+export const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 interface Row {
   readonly line: number;
@@ -127,24 +128,35 @@ export function readCsv(body: Uint8Array): ImportedPlan {
   return { name: null, startDate: null, calendar: null, tasks, warnings: findings.warnings };
 }
 
-/** The rows with the line each starts on (a quoted line break makes a row span lines). */
+/**
+ * The rows with the line each starts on (a quoted line break makes a row span lines). CRLF and
+ * CR become LF first: csv-parse counts a CRLF within quotes as two lines, and a name keeps no
+ * line break anyway.
+ */
 function csvRows(text: string): Row[] {
   try {
-    const records = parse(text, { raw: true, info: true, skip_empty_lines: true }) as unknown as {
-      record: string[];
-      raw: string;
-      info: { lines: number };
-    }[];
+    const records = parse(text.replace(/\r\n?/g, '\n'), {
+      raw: true,
+      info: true,
+      skip_empty_lines: true,
+    }) as unknown as { record: string[]; raw: string; info: { lines: number } }[];
+    // `lines` counts to the row's end (its line break too): back over the breaks within it (the
+    // raw text of a row starts with the empty lines skipped before it).
     return records.map(({ record, raw, info }) => ({
-      line: info.lines - (raw.match(/\n/g)?.length ?? 0),
+      line: info.lines - (raw.replace(/^\n+|\n$/g, '').match(/\n/g)?.length ?? 0),
       cells: record,
     }));
   } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
-    const line = (error as CsvError & { lines?: number }).lines ?? 1;
-    throw unreadableAt(line, `the CSV document is not RFC 4180 CSV: ${error.message}`);
+    throw error instanceof CsvError ? csvRefusal(error) : error;
   }
 }
+
+/** csv-parse's refusal (an unclosed quote, a row of other length) at its line. */
+const csvRefusal = (error: CsvError) =>
+  unreadableAt(
+    (error as CsvError & { lines: number }).lines,
+    `the CSV document is not RFC 4180 CSV: ${error.message}`,
+  );
 
 /** Each known column's position, from the header's names (any order, any case). */
 function headerColumns(

@@ -73,11 +73,11 @@ function firstNonUtf8Line(body: Uint8Array): number {
   return line;
 }
 
-const CONTROL = /[\u0000-\u001F\u007F]/g;
+const CONTROL = /[\u0000-\u001F\u007F]+/g;
 
 /**
- * A name as a flow holds it: one line (control characters, line breaks included, become
- * spaces), trimmed, cut to `max` characters (code points) with `shortened` set; null when the
+ * A name as a flow holds it: one line (each run of control characters, a line break among them,
+ * becomes a space), trimmed, cut to `max` characters (code points) with `shortened` set; null when the
  * file's name is blank.
  */
 export function lineName(raw: string, max: number): { name: string | null; shortened: boolean } {

@@ -121,7 +121,8 @@ export function readMspdi(body: Uint8Array): ImportedPlan {
   const settings: ProjectSettings = {
     minutesPerDay,
     dayStart: clockField(project, 'DefaultStartTime', 8 * 60, findings),
-    dayEnd: clockField(project, 'DefaultFinishTime', 17 * 60, findings),
+    // A day that ends at 00:00 ends at midnight.
+    dayEnd: clockField(project, 'DefaultFinishTime', 17 * 60, findings) || 1440,
     workingDaysPerWeek: calendar?.workingDays.length || 5,
   };
   if (project.fields.ScheduleFromStart !== undefined && !isTrue(project.fields.ScheduleFromStart))

@@ -4,7 +4,7 @@
  * ("PT16H0M0S", hours, minutes and seconds; a `D` counts as a working day). Each reader gives
  * null for text that is not of its format, and the MSPDI reader refuses it with its line.
  */
-import { dayNumber } from './days.ts';
+import { dateOf, dayNumber } from './days.ts';
 
 /** xsd:boolean: 1/true or 0/false; null for anything else. */
 export function parseBoolean(text: string): boolean | null {
@@ -55,9 +55,11 @@ export function dateTimeText(iso: string): string {
   return new Date(iso).toISOString().slice(0, 19);
 }
 
-/** A day at a time of day (minutes, 0–1440) as MSPDI writes it. */
+/** A day at a time of day (minutes, 0–1440) as MSPDI writes it: 1440 is the next day's 00:00. */
 export function momentText(date: string, minutes: number): string {
-  return `${date}T${clock(minutes)}`;
+  return minutes < 1440
+    ? `${date}T${clock(minutes)}`
+    : `${dateOf((dayNumber(date) ?? 0) + 1)}T00:00:00`;
 }
 
 /** Minutes into a day as xsd:time, HH:MM:SS (1440, the day's end, as 00:00:00). */
