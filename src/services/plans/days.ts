@@ -6,8 +6,8 @@
 const DAY_MS = 86_400_000;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** The days an imported date may name, as a flow's dates do. */
-export const FIRST_DATE = '1970-01-01';
-export const LAST_DATE = '9999-12-31';
+const FIRST_DATE = '1970-01-01';
+const LAST_DATE = '9999-12-31';
 
 /** The day number of a real YYYY-MM-DD date (2024-02-30 is not one), or null. */
 export function dayNumber(date: string): number | null {

@@ -21,7 +21,7 @@ export interface DocumentProblem extends ValidationProblem {
 }
 
 /** The most problems one refusal lists: the first ones show what to fix. */
-export const MAX_PROBLEMS = 50;
+const MAX_PROBLEMS = 50;
 
 export function problem(line: number, message: string, column?: number): DocumentProblem {
   return {

@@ -65,9 +65,7 @@ const ISO_DAY_NAMES = [
 ];
 
 /** ISO weekday (1 = Monday) of MSPDI's DayType (1 = Sunday … 7 = Saturday). */
-export const isoOfDayType = (dayType: number): number => (dayType === 1 ? 7 : dayType - 1);
-/** MSPDI's DayType of an ISO weekday. */
-export const dayTypeOfIso = (iso: number): number => (iso === 7 ? 1 : iso + 1);
+const isoOfDayType = (dayType: number): number => (dayType === 1 ? 7 : dayType - 1);
 
 /** The calendars of Project/Calendars by UID (the first of a UID). */
 export function calendarsByUid(project: XmlRecord): Map<number, XmlRecord> {
@@ -113,8 +111,8 @@ export function readCalendar(
   const simplified = (message: string) => findings.warn('CALENDAR_SIMPLIFIED', message);
 
   const workingDays: number[] = [];
-  const otherHours: string[] = [];
-  let otherMinutes = 0;
+  /** The working weekdays of other hours than the project's, by their minutes. */
+  const otherHours = new Map<number, string[]>();
   for (let dayType = 1; dayType <= 7; dayType++) {
     const iso = isoOfDayType(dayType);
     const day = chain
@@ -126,15 +124,17 @@ export function readCalendar(
     if (!working) continue;
     workingDays.push(iso);
     const minutes = day ? workedMinutes(day) : null;
-    if (minutes !== null && minutes !== minutesPerDay) {
-      otherHours.push(ISO_DAY_NAMES[iso] ?? '');
-      otherMinutes = minutes;
-    }
+    if (minutes !== null && minutes !== minutesPerDay)
+      otherHours.set(minutes, [...(otherHours.get(minutes) ?? []), ISO_DAY_NAMES[iso] ?? '']);
   }
-  if (otherHours.length > 0)
-    simplified(
-      `${otherHours.join(', ')} ${otherHours.length > 1 ? 'work' : 'works'} ${otherMinutes} minutes, not the project's ${minutesPerDay}: every working day here holds ${minutesPerDay / 60} hours`,
+  if (otherHours.size > 0) {
+    const days = [...otherHours].map(
+      ([minutes, names]) => `${names.join(', ')} ${names.length > 1 ? 'work' : 'works'} ${minutes}`,
     );
+    simplified(
+      `${days.join('; ')} minutes, not the project's ${minutesPerDay}: every working day here holds ${minutesPerDay / 60} hours`,
+    );
+  }
   workingDays.sort((a, b) => a - b);
   if (chain.some((c) => recordsOf(recordOf(c, 'WorkWeeks'), 'WorkWeek').length > 0))
     simplified(

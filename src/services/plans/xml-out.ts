@@ -7,7 +7,7 @@
 // Outside XML 1.0's Char production (the u flag reads a surrogate pair as one code point).
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(NOT_XML_CHAR, '\uFFFD')
     .replace(/&/g, '&amp;')

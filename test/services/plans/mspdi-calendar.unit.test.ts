@@ -76,6 +76,12 @@ t.test(
     t.strictSame(messages(plan), [
       "CALENDAR_SIMPLIFIED: Friday works 240 minutes, not the project's 480: every working day here holds 8 hours",
     ]);
+    t.strictSame(
+      messages(read({ project: { MinutesPerDay: 450 }, calendars: [calendar(1, friday)] })),
+      [
+        "CALENDAR_SIMPLIFIED: Monday, Tuesday, Wednesday, Thursday work 480; Friday works 240 minutes, not the project's 450: every working day here holds 7.5 hours",
+      ],
+    );
     const long = read({ project: { MinutesPerDay: 450 } });
     t.equal(long.calendar?.hoursPerDay, 7.5);
     t.strictSame(messages(long), [
