@@ -20,7 +20,7 @@ export interface ForecastModel {
   m: number;
   predStart: Uint32Array;
   pred: Uint32Array;
-  /** Working days of each task when nothing is drawn for it. */
+  /** Working days of each task when nothing is drawn for it (0: a milestone). */
   days: Uint32Array;
   /** The tasks whose hours are drawn, ascending. */
   ranged: Uint32Array;
@@ -31,6 +31,16 @@ export interface ForecastModel {
   low: Float64Array;
   mode: Float64Array;
   high: Float64Array;
+  /** Beside pred: each link's type (graph.ts's LINK) and lag; absent: FS with no lag. */
+  predType?: Uint8Array;
+  predLag?: Int32Array;
+  /** Per task: 1 when in progress (S = 0, as cpm.ts's inProgressAtZero); absent: none is. */
+  started?: Uint8Array;
+  /** Per task: the least S and the greatest LF, as cpm.ts's TaskFacts; absent: none. */
+  startNoEarlier?: Int32Array;
+  finishNoLater?: Int32Array;
+  /** The calendar's hours a working day, which drawn hours are divided by; absent: 8. */
+  hoursPerDay?: number;
 }
 
 /** Samples `first` … `first + count − 1` of the forecast seeded `seed`. */

@@ -11,7 +11,31 @@ export interface Graph {
   readonly pred: Uint32Array;
   readonly succStart: Uint32Array;
   readonly succ: Uint32Array;
+  /** Each edge's link type and lag, beside both rows; null when every link is FS with no lag. */
+  readonly links: Links | null;
 }
+
+/**
+ * The link of each edge, aligned with the rows: predType[k] and predLag[k] are those of the
+ * edge pred[k] → v, succType[k] and succLag[k] those of v → succ[k].
+ */
+export interface Links {
+  readonly predType: Uint8Array;
+  readonly predLag: Int32Array;
+  readonly succType: Uint8Array;
+  readonly succLag: Int32Array;
+}
+
+/**
+ * Link types by code. Bit 0 says which end of the predecessor the link runs from (set: its
+ * start), bit 1 which end of the successor it holds (set: its finish): FS holds a start after
+ * a finish, SS a start after a start, FF a finish after a finish, SF a finish after a start.
+ */
+export const LINK = { FS: 0, SS: 1, FF: 2, SF: 3 } as const;
+export type LinkCode = (typeof LINK)[keyof typeof LINK];
+/** The contract's name of each link code, by code. */
+export const LINK_NAMES = ['FS', 'SS', 'FF', 'SF'] as const;
+export type LinkName = (typeof LINK_NAMES)[number];
 
 /** Thrown by callers that need an acyclic graph; `cycle` is as from topoOrder. */
 export class CycleError extends Error {
@@ -23,18 +47,40 @@ export class CycleError extends Error {
   }
 }
 
-/** The graph's edges as buildGraph takes them, by the row of the task that waits. */
-export function edgeLists(g: Graph): { from: Uint32Array; to: Uint32Array } {
-  const from = g.pred.slice(0, g.predStart[g.n]);
-  const to = new Uint32Array(from.length);
+/** The graph's edges as buildGraph takes them, by the row of the task that waits, with their links. */
+export function edgeLists(g: Graph): EdgeLists {
+  const m = g.predStart[g.n] ?? 0;
+  const from = g.pred.slice(0, m);
+  const to = new Uint32Array(m);
   for (let v = 0; v < g.n; v++) to.fill(v, g.predStart[v], g.predStart[v + 1]);
-  return { from, to };
+  if (g.links === null) return { from, to };
+  return { from, to, linkType: g.links.predType.slice(0, m), lag: g.links.predLag.slice(0, m) };
 }
 
-/** Edge i: node to[i] depends on (waits for) node from[i]. Duplicate edges are kept. */
-export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<number>): Graph {
+/** Edge i: node to[i] depends on (waits for) node from[i], by a link of linkType[i] and lag[i]. */
+export interface EdgeLists {
+  from: Uint32Array;
+  to: Uint32Array;
+  /** Absent: every link FS. */
+  linkType?: Uint8Array;
+  /** Working days (negative: a lead); absent: every lag 0. */
+  lag?: Int32Array;
+}
+
+/**
+ * Edge i: node to[i] depends on (waits for) node from[i], by a link of type linkType[i] (LINK;
+ * FS when absent) with lag[i] working days (0 when absent). Duplicate edges are kept.
+ */
+export function buildGraph(
+  n: number,
+  from: ArrayLike<number>,
+  to: ArrayLike<number>,
+  linkType?: ArrayLike<number>,
+  lag?: ArrayLike<number>,
+): Graph {
   const m = from.length;
   if (to.length !== m) throw new RangeError('from and to must have the same length');
+  const typed = typedLinks(m, linkType, lag);
   const predStart = new Uint32Array(n + 1);
   const succStart = new Uint32Array(n + 1);
   for (let i = 0; i < m; i++) {
@@ -55,23 +101,92 @@ export function buildGraph(n: number, from: ArrayLike<number>, to: ArrayLike<num
   // Fill cursors start at each row's beginning (counting sort, stable by edge order).
   const pFill = predStart.slice(0, n);
   const sFill = succStart.slice(0, n);
-  for (let i = 0; i < m; i++) {
-    const f = from[i]!;
-    const t = to[i]!;
-    pred[pFill[t]!++] = f;
-    succ[sFill[f]!++] = t;
+  if (typed === null) {
+    for (let i = 0; i < m; i++) {
+      const f = from[i]!;
+      const t = to[i]!;
+      pred[pFill[t]!++] = f;
+      succ[sFill[f]!++] = t;
+    }
+    return { n, predStart, pred, succStart, succ, links: null };
   }
-  return { n, predStart, pred, succStart, succ };
+  // The same sort, carrying each edge's link to both of its places.
+  const links = emptyLinks(m);
+  for (let i = 0; i < m; i++) {
+    const f = from[i] ?? 0;
+    const t = to[i] ?? 0;
+    const type = typed.type(i);
+    const days = typed.lag(i);
+    const p = pFill[t] ?? 0;
+    pFill[t] = p + 1;
+    pred[p] = f;
+    links.predType[p] = type;
+    links.predLag[p] = days;
+    const q = sFill[f] ?? 0;
+    sFill[f] = q + 1;
+    succ[q] = t;
+    links.succType[q] = type;
+    links.succLag[q] = days;
+  }
+  return { n, predStart, pred, succStart, succ, links };
+}
+
+function emptyLinks(m: number) {
+  return {
+    predType: new Uint8Array(m),
+    predLag: new Int32Array(m),
+    succType: new Uint8Array(m),
+    succLag: new Int32Array(m),
+  };
 }
 
 /**
- * `g` with `added` nodes after its own and the edges `from[e]` → `to[e]` they bring, each
- * ending at a new node (the caller checks it): the old predecessor rows are kept as they were
- * and the successor rows extended, not sorted again.
+ * Readers of the edges' links, checked (a type is a LINK code, a lag a whole number of days
+ * within ±2^29, so sums of lags and days stay exact in an Int32Array); null when every link is
+ * FS with no lag, so a plain graph carries no link arrays.
  */
-export function extendGraph(g: Graph, added: number, from: Uint32Array, to: Uint32Array): Graph {
+function typedLinks(
+  m: number,
+  linkType: ArrayLike<number> | undefined,
+  lag: ArrayLike<number> | undefined,
+): { type: (i: number) => number; lag: (i: number) => number } | null {
+  let plain = true;
+  for (const [name, values, ok] of [
+    ['linkType', linkType, (x: number) => x === 0 || x === 1 || x === 2 || x === 3],
+    ['lag', lag, (x: number) => Number.isInteger(x) && Math.abs(x) < 2 ** 29],
+  ] as const) {
+    if (values === undefined) continue;
+    if (values.length !== m) throw new RangeError(`${name} must have one entry per edge`);
+    for (let i = 0; i < m; i++) {
+      const x = values[i] ?? 0;
+      if (!ok(x)) throw new RangeError(`${name}[${i}] is not a link's ${name}: ${x}`);
+      if (x !== 0) plain = false;
+    }
+  }
+  if (plain) return null;
+  return { type: (i) => linkType?.[i] ?? 0, lag: (i) => lag?.[i] ?? 0 };
+}
+
+/**
+ * `g` with `added` nodes after its own and the edges `from[e]` → `to[e]` they bring (with their
+ * links, as buildGraph takes them), each ending at a new node (the caller checks it): the old
+ * predecessor rows are kept as they were and the successor rows extended, not sorted again.
+ */
+export function extendGraph(
+  g: Graph,
+  added: number,
+  from: Uint32Array,
+  to: Uint32Array,
+  linkType?: ArrayLike<number>,
+  lag?: ArrayLike<number>,
+): Graph {
   const old = g.n;
   const n = old + added;
+  const typed = typedLinks(from.length, linkType, lag);
+  // Links for all edges when any has one: the old edges' copied (FS with no lag if they had none).
+  const links = g.links === null && typed === null ? null : emptyLinks(g.pred.length + from.length);
+  const typeOf = (e: number) => typed?.type(e) ?? 0;
+  const lagOf = (e: number) => typed?.lag(e) ?? 0;
   // Predecessor rows: the old ones as they were, then one row per new node.
   const predStart = new Uint32Array(n + 1);
   predStart.set(g.predStart);
@@ -79,11 +194,19 @@ export function extendGraph(g: Graph, added: number, from: Uint32Array, to: Uint
   for (let v = old; v < n; v++) predStart[v + 1] = (predStart[v + 1] ?? 0) + (predStart[v] ?? 0);
   const pred = new Uint32Array(predStart[n] ?? 0);
   pred.set(g.pred);
+  if (links && g.links) {
+    links.predType.set(g.links.predType);
+    links.predLag.set(g.links.predLag);
+  }
   const pFill = predStart.slice(old, n);
   for (let e = 0; e < to.length; e++) {
     const row = (to[e] ?? 0) - old;
     const at = pFill[row] ?? 0;
     pred[at] = from[e] ?? 0;
+    if (links) {
+      links.predType[at] = typeOf(e);
+      links.predLag[at] = lagOf(e);
+    }
     pFill[row] = at + 1;
   }
   // Successor rows: each old row copied with its new successors after it.
@@ -103,23 +226,33 @@ export function extendGraph(g: Graph, added: number, from: Uint32Array, to: Uint
   const sources = [...new Set(from)].sort((a, b) => a - b);
   const oldRow = (v: number) => g.succStart[v] ?? 0;
   const newRow = (v: number) => succStart[v] ?? 0;
+  const copyRun = (first: number, end: number) => {
+    succ.set(g.succ.subarray(oldRow(first), oldRow(end)), newRow(first));
+    if (!links || !g.links) return;
+    links.succType.set(g.links.succType.subarray(oldRow(first), oldRow(end)), newRow(first));
+    links.succLag.set(g.links.succLag.subarray(oldRow(first), oldRow(end)), newRow(first));
+  };
   let runStart = 0;
   for (const s of sources) {
     if (s >= old) {
       fill.set(s, newRow(s));
       continue;
     }
-    succ.set(g.succ.subarray(oldRow(runStart), oldRow(s + 1)), newRow(runStart));
+    copyRun(runStart, s + 1);
     fill.set(s, newRow(s) + oldRow(s + 1) - oldRow(s));
     runStart = s + 1;
   }
-  succ.set(g.succ.subarray(oldRow(runStart), oldRow(old)), newRow(runStart));
+  copyRun(runStart, old);
   for (let e = 0; e < from.length; e++) {
     const at = fill.get(from[e] ?? 0) ?? 0;
     succ[at] = to[e] ?? 0;
+    if (links) {
+      links.succType[at] = typeOf(e);
+      links.succLag[at] = lagOf(e);
+    }
     fill.set(from[e] ?? 0, at + 1);
   }
-  return { n, predStart, pred, succStart, succ };
+  return { n, predStart, pred, succStart, succ, links };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { TaskFacts } from './cpm.ts';
 import type { Graph } from './graph.ts';
 import { PROGRESS } from './status.ts';
 
@@ -20,6 +21,12 @@ export interface LevelInput {
   /** The person holding each task (0 … people − 1), −1 for nobody. */
   person: Int32Array;
   people: number;
+  /** Unlevelled start boundaries S (the passes' `start`), first in the order; absent: `es`. */
+  start?: Int32Array;
+  /** Milestones (take no day), constraints and the rule for tasks in progress, as cpm.ts's. */
+  facts?: TaskFacts;
+  /** Each person's time off: runs of taken day indexes [first, last], in any order. */
+  taken?: readonly (readonly (readonly [first: number, last: number])[])[];
 }
 
 export interface Levelled {
