@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { dagArb } from './arbitraries.ts';
-import type { LinkName, RefFlow } from './schedule-reference.ts';
+import { at, type LinkName, type RefFlow } from './schedule-reference.ts';
 import { NO_BOUND } from '../../src/engine/cpm.ts';
 import { LINK } from '../../src/engine/graph.ts';
 import type { RecomputeInput } from '../../src/engine/recompute.ts';
@@ -52,8 +52,8 @@ export function flowArb(
         const links = dag.edges.map(([from, to], i) => ({
           from,
           to,
-          type: drawn.types[i]!,
-          lag: drawn.lags[i]!,
+          type: at(drawn.types, i),
+          lag: at(drawn.lags, i),
         }));
         const progress = opts.consistent
           ? reachable(dag.perm, links, drawn.progress)
@@ -89,7 +89,7 @@ function reachable(perm: number[], links: FlowCase['links'], wish: number[]): nu
       (l) =>
         (l.type === 'FF' && progress[l.from] !== 2) || (l.type === 'SF' && progress[l.from] === 0),
     );
-    const want = wish[v]!;
+    const want = at(wish, v);
     progress[v] = startHeld ? 0 : finishHeld ? Math.min(want, 1) : want;
   }
   return progress;

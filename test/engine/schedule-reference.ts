@@ -51,6 +51,13 @@ export interface RefSchedule {
 }
 
 const DONE = 2;
+
+/** a[i], which the reference only asks of places it holds (else it throws). */
+export function at<T>(a: ArrayLike<T>, i: number): T {
+  const x = a[i];
+  if (x === undefined) throw new RangeError(`no value at ${i}`);
+  return x;
+}
 const STARTED = 1;
 
 /** The plain flow of a RefGraph (FS links, no lag, nothing else). */
@@ -68,7 +75,7 @@ export function plainFlow(g: RefGraph): RefFlow {
 }
 
 export function days(flow: RefFlow, v: number): number {
-  return flow.milestone[v] ? 0 : Math.max(1, flow.duration[v]!);
+  return flow.milestone[v] ? 0 : Math.max(1, at(flow.duration, v));
 }
 
 /** Relaxes `step` over every task until no value changes (a DAG settles within n + 1 rounds). */
@@ -97,16 +104,16 @@ export function refSchedule(flow: RefFlow): RefSchedule {
         s = Math.max(0, flow.startNoEarlier[t] ?? 0);
         for (const l of live.filter((l) => l.to === t)) {
           const p = l.from;
-          if (l.type === 'FS') s = Math.max(s, F[p]! + l.lag);
-          if (l.type === 'SS') s = Math.max(s, S[p]! + l.lag);
-          if (l.type === 'FF') s = Math.max(s, F[p]! + l.lag - d);
-          if (l.type === 'SF') s = Math.max(s, S[p]! + l.lag - d);
+          if (l.type === 'FS') s = Math.max(s, at(F, p) + l.lag);
+          if (l.type === 'SS') s = Math.max(s, at(S, p) + l.lag);
+          if (l.type === 'FF') s = Math.max(s, at(F, p) + l.lag - d);
+          if (l.type === 'SF') s = Math.max(s, at(S, p) + l.lag - d);
         }
         f = s + d;
       } else {
         for (const l of live.filter((l) => l.to === t)) {
-          if (l.type === 'FF') f = Math.max(f, F[l.from]! + l.lag);
-          if (l.type === 'SF') f = Math.max(f, S[l.from]! + l.lag);
+          if (l.type === 'FF') f = Math.max(f, at(F, l.from) + l.lag);
+          if (l.type === 'SF') f = Math.max(f, at(S, l.from) + l.lag);
         }
       }
       if (s !== S[t] || f !== F[t]) moved = true;
@@ -116,22 +123,22 @@ export function refSchedule(flow: RefFlow): RefSchedule {
     return moved;
   });
   const openTasks = tasks.filter(open);
-  const E = openTasks.length === 0 ? null : Math.max(...openTasks.map((v) => F[v]!));
+  const E = openTasks.length === 0 ? null : Math.max(...openTasks.map((v) => at(F, v)));
 
   // Backward: every task's greatest LF meeting all of its links, from above.
   const LF = tasks.map(() => E ?? 0);
-  const LS = (v: number) => LF[v]! - days(flow, v);
+  const LS = (v: number) => at(LF, v) - days(flow, v);
   fixedPoint(n, () => {
     let moved = false;
     for (const t of openTasks) {
       const d = days(flow, t);
-      let lf = Math.min(E!, flow.finishNoLater[t] ?? Infinity);
+      let lf = Math.min(E ?? 0, flow.finishNoLater[t] ?? Infinity);
       for (const l of live.filter((l) => l.from === t)) {
         const s = l.to;
         if (l.type === 'FS') lf = Math.min(lf, LS(s) - l.lag);
         if (l.type === 'SS') lf = Math.min(lf, LS(s) - l.lag + d);
-        if (l.type === 'FF') lf = Math.min(lf, LF[s]! - l.lag);
-        if (l.type === 'SF') lf = Math.min(lf, LF[s]! - l.lag + d);
+        if (l.type === 'FF') lf = Math.min(lf, at(LF, s) - l.lag);
+        if (l.type === 'SF') lf = Math.min(lf, at(LF, s) - l.lag + d);
       }
       if (lf !== LF[t]) moved = true;
       LF[t] = lf;
@@ -139,31 +146,31 @@ export function refSchedule(flow: RefFlow): RefSchedule {
     return moved;
   });
 
-  const total = (v: number) => Math.min(LS(v) - S[v]!, LF[v]! - F[v]!);
+  const total = (v: number) => Math.min(LS(v) - at(S, v), at(LF, v) - at(F, v));
   const free = (t: number) => {
     const rooms = live
       .filter((l) => l.from === t)
       .map((l) => {
         const s = l.to;
-        if (l.type === 'FS') return S[s]! - l.lag - F[t]!;
-        if (l.type === 'SS') return S[s]! - l.lag - S[t]!;
-        if (l.type === 'FF') return F[s]! - l.lag - F[t]!;
-        return F[s]! - l.lag - S[t]!;
+        if (l.type === 'FS') return at(S, s) - l.lag - at(F, t);
+        if (l.type === 'SS') return at(S, s) - l.lag - at(S, t);
+        if (l.type === 'FF') return at(F, s) - l.lag - at(F, t);
+        return at(F, s) - l.lag - at(S, t);
       });
-    const room = rooms.length === 0 ? E! - F[t]! : Math.min(...rooms);
+    const room = rooms.length === 0 ? (E ?? 0) - at(F, t) : Math.min(...rooms);
     return Math.max(0, Math.min(room, total(t)));
   };
   const field = (f: (v: number) => number) => tasks.map((v) => (open(v) ? f(v) : null));
-  const mark = (v: number) => Math.max(S[v]! - 1, 0);
+  const mark = (v: number) => Math.max(at(S, v) - 1, 0);
   return {
-    S: field((v) => S[v]!),
-    F: field((v) => F[v]!),
+    S: field((v) => at(S, v)),
+    F: field((v) => at(F, v)),
     LS: field(LS),
-    LF: field((v) => LF[v]!),
-    earliestStart: field((v) => (flow.milestone[v] ? mark(v) : S[v]!)),
-    earliestFinish: field((v) => (flow.milestone[v] ? mark(v) : F[v]! - 1)),
-    latestStart: field((v) => (flow.milestone[v] ? LF[v]! - 1 : LS(v))),
-    latestFinish: field((v) => LF[v]! - 1),
+    LF: field((v) => at(LF, v)),
+    earliestStart: field((v) => (flow.milestone[v] ? mark(v) : at(S, v))),
+    earliestFinish: field((v) => (flow.milestone[v] ? mark(v) : at(F, v) - 1)),
+    latestStart: field((v) => (flow.milestone[v] ? at(LF, v) - 1 : LS(v))),
+    latestFinish: field((v) => at(LF, v) - 1),
     totalFloat: field(total),
     freeFloat: field(free),
     critical: tasks.map((v) => open(v) && total(v) <= 0),

@@ -19,6 +19,7 @@ import { flowArb, flowInput } from './flow-arbitraries.ts';
 import { refBlockingCounts, refCpm, refReachable } from './reference.ts';
 import {
   plainFlow,
+  at,
   refFinishBlockers,
   refSchedule,
   type RefFlow,
@@ -31,13 +32,13 @@ function asReference(flow: RefFlow, out: RecomputeOutput): RefSchedule {
   const field = (a: Int32Array) => Array.from(a, (x, v) => (open(v) ? x : null));
   const { passes } = out;
   const LF = Array.from(passes.tail, (tail, v) =>
-    open(v) ? Math.min(passes.projectEnd - tail, passes.bound[v]!) : null,
+    open(v) ? Math.min(passes.projectEnd - tail, at(passes.bound, v)) : null,
   );
   return {
     S: field(passes.start),
     F: field(passes.end),
     LS: LF.map((lf, v) =>
-      lf === null ? null : lf - (flow.milestone[v] ? 0 : Math.max(1, flow.duration[v]!)),
+      lf === null ? null : lf - (flow.milestone[v] ? 0 : Math.max(1, at(flow.duration, v))),
     ),
     LF,
     earliestStart: field(out.es),
@@ -49,7 +50,7 @@ function asReference(flow: RefFlow, out: RecomputeOutput): RefSchedule {
     critical: Array.from(out.critical, Boolean),
     E: passes.projectEnd < 0 ? null : passes.projectEnd,
     projectedFinish: out.finish < 0 ? null : out.finish,
-    status: Array.from(out.status, (s) => TASK_STATUSES[s]!),
+    status: Array.from(out.status, (s) => at(TASK_STATUSES, s)),
   };
 }
 
@@ -61,7 +62,7 @@ t.test('the engine equals the reference on random flows with every link type', a
       const ref = refSchedule(flow);
       assert.deepEqual(asReference(flow, out), ref);
       assert.deepEqual(
-        [...out.counts!],
+        [...(out.counts ?? [])],
         refBlockingCounts({ ...flow, edges: flow.links.map((l) => [l.from, l.to]) }),
       );
       // Done tasks read −1 where the reference has nothing (and bound nothing).
@@ -75,7 +76,8 @@ t.test('the engine equals the reference on random flows with every link type', a
       if (flow.links.some((l) => l.lag < 0)) seen.lead++;
       if (flow.milestone.some((m, v) => m && flow.progress[v] !== 2)) seen.milestone++;
       if (flow.inProgressAtZero && flow.progress.includes(1)) seen.atZero++;
-      if (ref.freeFloat.some((f, v) => f !== null && f < ref.totalFloat[v]!)) seen.freeBelowTotal++;
+      if (ref.freeFloat.some((f, v) => f !== null && f < (ref.totalFloat[v] ?? 0)))
+        seen.freeBelowTotal++;
     }),
     { numRuns: 1500 },
   );
@@ -143,7 +145,7 @@ t.test('a cycle through links of any type is refused', async (t) => {
     fc.property(withCycle, ({ flow, start, pick, type, lag }) => {
       const edges = flow.links.map((l): [number, number] => [l.from, l.to]);
       const downstream = refReachable({ ...flow, edges }, start);
-      const back = downstream.length === 0 ? start : downstream[pick % downstream.length]!;
+      const back = downstream.length === 0 ? start : at(downstream, pick % downstream.length);
       const cyclic = { ...flow, links: [...flow.links, { from: back, to: start, type, lag }] };
       const input = flowInput(cyclic);
       const topo = topoOrder(buildGraph(flow.n, input.from, input.to, input.linkType, input.lag));
@@ -174,7 +176,7 @@ t.test('what holds a start and a completion, by link type', async (t) => {
         );
       }
       // Blocking counts run over every edge whatever its type: the plain graph's counts.
-      const order = topoOrder(g).order!;
+      const order = topoOrder(g).order ?? new Uint32Array();
       const plain = buildGraph(flow.n, input.from, input.to);
       assert.deepEqual(
         blockingCounts(g, order, input.progress),
