@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_CALENDAR,
+  fitsCalendar,
   isoDate,
   WorkCalendar,
   type CalendarSpec,
@@ -145,6 +146,9 @@ t.test('the first and last days a date can name, and the year 0093', async (t) =
   t.equal(first.date(521_722 * 5 + 4), '9999-12-31');
   t.equal(first.date(521_722 * 5 + 5), '9999-12-31', 'past the last day: the last day');
   t.notOk(first.fits(521_722 * 5 + 5));
+  t.ok(fitsCalendar('9999-12-30', 1), 'Thursday + 1: Friday 9999-12-31');
+  t.notOk(fitsCalendar('9999-12-31', 1), 'Friday 9999-12-31 + 1: past the last day');
+  t.throws(() => fitsCalendar('9999-12-31', -1), RangeError);
   // 2,000 holidays, every working day of eight years from 2030: indexes across them in one step.
   const holidays: string[] = [];
   for (let ms = Date.UTC(2030, 0, 1); holidays.length < 2000; ms += DAY)
