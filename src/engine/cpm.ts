@@ -1,6 +1,11 @@
 import type { Graph } from './graph.ts';
 import { PROGRESS } from './status.ts';
 
+// Read once: an imported binding read in a loop costs a call per read where modules are compiled
+// to CommonJS (as tsx runs them).
+const DONE = PROGRESS.done;
+const STARTED = PROGRESS.started;
+
 /**
  * The schedule's passes over working days numbered from the schedule's start. Days are
  * boundaries: an open task occupies days S … F−1 (S its start boundary, F = S + d its finish
@@ -53,7 +58,8 @@ export interface Passes {
  * `slack` the total float min(LS − S, LF − F), negative where a finish constraint is missed;
  * `freeFloat` how far a task may slip moving no successor's dates nor E (0 … total float);
  * `critical` 1 where total float ≤ 0; `finish` day max(E − 1, 0), −1 when nothing is open.
- * Done tasks read −1 everywhere (critical 0). `passes`: the numbers these were read from.
+ * Done tasks read −1 everywhere (critical 0). `passes`: the numbers these were read from (`es`
+ * is `passes.start` itself when no open task is a milestone: read-only, as every output is).
  */
 export interface Cpm {
   es: Int32Array;
@@ -98,16 +104,15 @@ export function lateOffset(type: number, lag: number, d: number, ds: number): nu
 export interface PredRows {
   readonly predStart: Uint32Array;
   readonly pred: Uint32Array;
-  readonly predType?: Uint8Array | undefined;
-  readonly predLag?: Int32Array | undefined;
+  /** Each edge's packed link (graph.ts's packLink). */
+  readonly predLink?: Int32Array | undefined;
 }
 
 /** Successor rows with their links, as PredRows. */
 export interface SuccRows {
   readonly succStart: Uint32Array;
   readonly succ: Uint32Array;
-  readonly succType?: Uint8Array | undefined;
-  readonly succLag?: Int32Array | undefined;
+  readonly succLink?: Int32Array | undefined;
 }
 
 /** A graph's rows with its links. */
@@ -130,18 +135,19 @@ export function earliest(
   end: Int32Array,
   out: { s: number; f: number },
 ): void {
-  const { pred, predType: types, predLag: lags } = rows;
+  const { pred, predLink: links } = rows;
   const d = taskDays(duration, facts.milestone, v);
   const first = rows.predStart[row] ?? 0;
   const stop = rows.predStart[row + 1] ?? 0;
-  if (facts.inProgressAtZero === true && progress[v] === PROGRESS.started) {
+  if (facts.inProgressAtZero === true && progress[v] === STARTED) {
     let f = d;
-    if (types && lags)
+    if (links)
       for (let k = first; k < stop; k++) {
-        const type = types[k] ?? 0;
+        const link = links[k] ?? 0;
+        const type = link & 3;
         const p = pred[k] ?? 0;
-        if ((type & 2) === 0 || progress[p] === PROGRESS.done) continue;
-        const x = finishNeed(type, lags[k] ?? 0, start[p] ?? 0, end[p] ?? 0);
+        if ((type & 2) === 0 || progress[p] === DONE) continue;
+        const x = finishNeed(type, link >> 2, start[p] ?? 0, end[p] ?? 0);
         if (x > f) f = x;
       }
     out.s = 0;
@@ -149,11 +155,12 @@ export function earliest(
     return;
   }
   let s = Math.max(0, facts.startNoEarlier?.[v] ?? 0);
-  if (types && lags) {
+  if (links) {
     for (let k = first; k < stop; k++) {
       const p = pred[k] ?? 0;
-      if (progress[p] === PROGRESS.done) continue;
-      const x = startNeed(types[k] ?? 0, lags[k] ?? 0, start[p] ?? 0, end[p] ?? 0, d);
+      if (progress[p] === DONE) continue;
+      const link = links[k] ?? 0;
+      const x = startNeed(link & 3, link >> 2, start[p] ?? 0, end[p] ?? 0, d);
       if (x > s) s = x;
     }
   } else {
@@ -182,15 +189,16 @@ export function latest(
   bound: Int32Array,
   out: { tail: number; bound: number },
 ): void {
-  const { succ, succType: types, succLag: lags } = rows;
+  const { succ, succLink: links } = rows;
   const { milestone } = facts;
   const d = taskDays(duration, milestone, v);
   let t = out.tail;
   let b = out.bound;
   for (let k = rows.succStart[row] ?? 0, stop = rows.succStart[row + 1] ?? 0; k < stop; k++) {
     const s = succ[k] ?? 0;
-    if (progress[s] === PROGRESS.done) continue;
-    const off = lateOffset(types?.[k] ?? 0, lags?.[k] ?? 0, d, taskDays(duration, milestone, s));
+    if (progress[s] === DONE) continue;
+    const link = links?.[k] ?? 0;
+    const off = lateOffset(link & 3, link >> 2, d, taskDays(duration, milestone, s));
     const x = (tail[s] ?? 0) - off;
     if (x > t) t = x;
     const bs = bound[s] ?? NO_BOUND;
@@ -221,46 +229,205 @@ export function shownEarly(
   out.ef = milestone ? out.es : f - 1;
 }
 
-/** Both passes over a topological `order` of g. */
-export function passes(
+/**
+ * Each task's working days for the whole passes: 0 for a milestone and for a done task (which
+ * takes no time), else its duration, at least 1.
+ */
+function dayCounts(
+  progress: Uint8Array,
+  duration: Uint32Array,
+  milestone: Uint8Array | null | undefined,
+): Int32Array {
+  const n = progress.length;
+  const days = scratchDays(n);
+  for (let v = 0; v < n; v++)
+    days[v] = progress[v] === DONE || milestone?.[v] === 1 ? 0 : Math.max(1, duration[v] ?? 0);
+  return days;
+}
+
+/**
+ * Buffers the whole passes use and let go before they return, kept between calls: a typed
+ * array made anew is memory zeroed outside the heap, and a whole recompute's dozen outputs are
+ * already most of its allocation.
+ */
+let daysBuffer = new Int32Array(0);
+let roomBuffer = new Int32Array(0);
+
+function scratchDays(n: number): Int32Array {
+  if (daysBuffer.length < n) daysBuffer = new Int32Array(Math.max(n, daysBuffer.length * 2));
+  return daysBuffer.subarray(0, n);
+}
+
+/** `n` rooms (each NO_ROOM with `fill`). */
+function scratchRoom(n: number, fill = false): Int32Array {
+  if (roomBuffer.length < n) roomBuffer = new Int32Array(Math.max(n, roomBuffer.length * 2));
+  const room = roomBuffer.subarray(0, n);
+  return fill ? room.fill(NO_ROOM) : room;
+}
+
+/**
+ * What a done task's boundaries read in the forward pass: below anything a link could ask of a
+ * successor, so that no predecessor's edge reads progress there. Set to −1 after.
+ */
+const FAR_BEFORE = -(2 ** 30);
+
+/** A room no successor left: the task has no open successor. */
+const NO_ROOM = NO_BOUND;
+
+/**
+ * The forward pass over a whole flow: the rules of `earliest`, written out as flat loops (its
+ * hottest code; a change derived incrementally runs the helpers instead, on the tasks it moves).
+ * Returns E.
+ */
+function forward(
   g: Graph,
   order: Uint32Array,
   progress: Uint8Array,
-  duration: Uint32Array,
-  facts: TaskFacts = {},
+  days: Int32Array,
+  facts: TaskFacts,
+  start: Int32Array,
+  end: Int32Array,
+): number {
+  const { n, predStart, pred, links } = g;
+  const least = facts.startNoEarlier ?? null;
+  const atZero = facts.inProgressAtZero === true;
+  let projectEnd = -1;
+  for (let i = 0; i < n; i++) {
+    const v = order[i] ?? 0;
+    const p = progress[v];
+    if (p === DONE) {
+      start[v] = end[v] = FAR_BEFORE;
+      continue;
+    }
+    const d = days[v] ?? 0;
+    const first = predStart[v] ?? 0;
+    const stop = predStart[v + 1] ?? 0;
+    let s = 0;
+    let f: number;
+    if (atZero && p === STARTED) {
+      f = d;
+      if (links !== null) {
+        const { predLink } = links;
+        for (let k = first; k < stop; k++) {
+          const link = predLink[k] ?? 0;
+          if ((link & 2) === 0) continue;
+          const q = pred[k] ?? 0;
+          const x = ((link & 1) === 1 ? (start[q] ?? 0) : (end[q] ?? 0)) + (link >> 2);
+          if (x > f) f = x;
+        }
+      }
+    } else {
+      if (least !== null && (least[v] ?? 0) > 0) s = least[v] ?? 0;
+      if (links === null) {
+        for (let k = first; k < stop; k++) {
+          const x = end[pred[k] ?? 0] ?? 0;
+          if (x > s) s = x;
+        }
+      } else {
+        const { predLink } = links;
+        for (let k = first; k < stop; k++) {
+          const link = predLink[k] ?? 0;
+          const q = pred[k] ?? 0;
+          const x =
+            ((link & 1) === 1 ? (start[q] ?? 0) : (end[q] ?? 0)) +
+            (link >> 2) -
+            ((link & 2) === 2 ? d : 0);
+          if (x > s) s = x;
+        }
+      }
+      f = s + d;
+    }
+    start[v] = s;
+    end[v] = f;
+    if (f > projectEnd) projectEnd = f;
+  }
+  return projectEnd;
+}
+
+/**
+ * The backward pass over a whole flow: the rules of `latest`, as flat loops. With `room`, each
+ * open task's links to its open successors also leave there the least room they give it (its
+ * free float before E and its total float bound it; NO_ROOM: no open successor).
+ */
+function backward(
+  g: Graph,
+  order: Uint32Array,
+  progress: Uint8Array,
+  days: Int32Array,
+  facts: TaskFacts,
+  start: Int32Array,
+  end: Int32Array,
+  tail: Int32Array,
+  bound: Int32Array,
+  room: Int32Array | null,
+): void {
+  const { n, succStart, succ, links } = g;
+  const finishBy = facts.finishNoLater ?? null;
+  // Without finish constraints no bound is ever set: the loops leave `bound` out.
+  let bounded = false;
+  if (finishBy !== null) for (let v = 0; v < n && !bounded; v++) bounded = finishBy[v] !== NO_BOUND;
+  for (let i = n - 1; i >= 0; i--) {
+    const v = order[i] ?? 0;
+    if (progress[v] === DONE) {
+      // Read no more by the forward pass, and skipped by its predecessors below.
+      start[v] = end[v] = tail[v] = -1;
+      continue;
+    }
+    const d = days[v] ?? 0;
+    const s = start[v] ?? 0;
+    const f = end[v] ?? 0;
+    const first = succStart[v] ?? 0;
+    const stop = succStart[v + 1] ?? 0;
+    let t = 0;
+    let r = NO_ROOM;
+    if (links === null && !bounded) {
+      for (let k = first; k < stop; k++) {
+        const q = succ[k] ?? 0;
+        if (progress[q] === DONE) continue;
+        const x = (tail[q] ?? 0) + (days[q] ?? 0);
+        if (x > t) t = x;
+        const y = (start[q] ?? 0) - f;
+        if (y < r) r = y;
+      }
+    } else {
+      let b = bounded ? (finishBy?.[v] ?? NO_BOUND) : NO_BOUND;
+      for (let k = first; k < stop; k++) {
+        const q = succ[k] ?? 0;
+        if (progress[q] === DONE) continue;
+        const link = links?.succLink[k] ?? 0;
+        const lag = link >> 2;
+        const off = ((link & 2) === 2 ? 0 : -(days[q] ?? 0)) - lag + ((link & 1) === 1 ? d : 0);
+        const x = (tail[q] ?? 0) - off;
+        if (x > t) t = x;
+        const bq = bound[q] ?? NO_BOUND;
+        if (bq !== NO_BOUND && bq + off < b) b = bq + off;
+        const y =
+          ((link & 2) === 2 ? (end[q] ?? 0) : (start[q] ?? 0)) - lag - ((link & 1) === 1 ? s : f);
+        if (y < r) r = y;
+      }
+      bound[v] = b;
+    }
+    tail[v] = t;
+    if (room !== null) room[v] = r;
+  }
+}
+
+/** Both passes over a topological `order` of g, each task's days given. */
+function wholePasses(
+  g: Graph,
+  order: Uint32Array,
+  progress: Uint8Array,
+  days: Int32Array,
+  facts: TaskFacts,
+  room: Int32Array | null,
 ): Passes {
   const { n } = g;
   const start = new Int32Array(n);
   const end = new Int32Array(n);
   const tail = new Int32Array(n);
-  const bound = new Int32Array(n);
-  const rows = rowsOf(g);
-  const early = { s: 0, f: 0 };
-  let projectEnd = -1;
-  for (let i = 0; i < n; i++) {
-    const v = order[i] ?? 0;
-    if (progress[v] === PROGRESS.done) {
-      start[v] = end[v] = -1;
-      continue;
-    }
-    earliest(rows, v, v, progress, duration, facts, start, end, early);
-    start[v] = early.s;
-    end[v] = early.f;
-    if (early.f > projectEnd) projectEnd = early.f;
-  }
-  const late = { tail: 0, bound: 0 };
-  for (let i = n - 1; i >= 0; i--) {
-    const v = order[i] ?? 0;
-    if (progress[v] === PROGRESS.done) {
-      tail[v] = -1;
-      bound[v] = NO_BOUND;
-      continue;
-    }
-    latestSeed(facts, v, late);
-    latest(rows, v, v, progress, duration, facts, tail, bound, late);
-    tail[v] = late.tail;
-    bound[v] = late.bound;
-  }
+  const bound = new Int32Array(n).fill(NO_BOUND);
+  const projectEnd = forward(g, order, progress, days, facts, start, end);
+  backward(g, order, progress, days, facts, start, end, tail, bound, room);
   return { start, end, projectEnd, tail, bound };
 }
 
@@ -270,7 +437,10 @@ export function totalFloat(p: Passes, days: number, v: number): number {
   return Math.min(lf - days - (p.start[v] ?? 0), lf - (p.end[v] ?? 0));
 }
 
-/** The schedule as shown (see Cpm) from the passes' numbers. */
+/**
+ * The schedule as shown (see Cpm) from the passes' numbers: the room each task's links leave
+ * found over its successors' rows (a derived version's; a whole recompute finds it forward).
+ */
 export function shown(
   g: Graph,
   progress: Uint8Array,
@@ -279,51 +449,79 @@ export function shown(
   p: Passes,
 ): Cpm {
   const { n, succStart, succ, links } = g;
+  const { start, end } = p;
+  const room = scratchRoom(n, true);
+  for (let v = 0; v < n; v++) {
+    if (progress[v] === DONE) continue;
+    const s = start[v] ?? 0;
+    const f = end[v] ?? 0;
+    let least = NO_ROOM;
+    for (let k = succStart[v] ?? 0, stop = succStart[v + 1] ?? 0; k < stop; k++) {
+      const q = succ[k] ?? 0;
+      if (progress[q] === DONE) continue;
+      const link = links?.succLink[k] ?? 0;
+      const x =
+        ((link & 2) === 2 ? (end[q] ?? 0) : (start[q] ?? 0)) -
+        (link >> 2) -
+        ((link & 1) === 1 ? s : f);
+      if (x < least) least = x;
+    }
+    room[v] = least;
+  }
+  return shownWith(progress, dayCounts(progress, duration, facts.milestone), facts, room, p);
+}
+
+/** The schedule as shown from the passes, each task's days and the room its links leave. */
+function shownWith(
+  progress: Uint8Array,
+  days: Int32Array,
+  facts: TaskFacts,
+  room: Int32Array,
+  p: Passes,
+): Cpm {
+  const n = progress.length;
   const { milestone } = facts;
   const { start, end, projectEnd, tail, bound } = p;
-  const es = new Int32Array(n);
+  // With no open milestone every shown start is its boundary: the same array.
+  let milestones = false;
+  if (milestone)
+    for (let v = 0; v < n && !milestones; v++)
+      milestones = milestone[v] === 1 && progress[v] !== DONE;
+  const es = milestones ? new Int32Array(n) : start;
   const ef = new Int32Array(n);
   const ls = new Int32Array(n);
   const lf = new Int32Array(n);
   const slack = new Int32Array(n);
   const freeFloat = new Int32Array(n);
   const critical = new Uint8Array(n);
-  const types = links?.succType;
-  const lags = links?.succLag;
-  const early = { es: 0, ef: 0 };
   for (let v = 0; v < n; v++) {
-    if (progress[v] === PROGRESS.done) {
+    if (progress[v] === DONE) {
       es[v] = ef[v] = ls[v] = lf[v] = slack[v] = freeFloat[v] = -1;
       continue;
     }
-    const d = taskDays(duration, milestone, v);
+    const d = days[v] ?? 0;
     const s = start[v] ?? 0;
     const f = end[v] ?? 0;
-    const late = Math.min(projectEnd - (tail[v] ?? 0), bound[v] ?? NO_BOUND);
+    const bv = bound[v] ?? NO_BOUND;
+    const fromEnd = projectEnd - (tail[v] ?? 0);
+    const late = bv < fromEnd ? bv : fromEnd;
     const total = Math.min(late - d - s, late - f);
-    const mark = milestone?.[v] === 1;
-    shownEarly(mark, s, f, early);
-    es[v] = early.es;
-    ef[v] = early.ef;
-    ls[v] = mark ? late - 1 : late - d;
+    if (milestone?.[v] === 1) {
+      es[v] = ef[v] = s > 0 ? s - 1 : 0;
+      ls[v] = late - 1;
+    } else {
+      es[v] = s;
+      ef[v] = f - 1;
+      ls[v] = late - d;
+    }
     lf[v] = late - 1;
     slack[v] = total;
     critical[v] = total <= 0 ? 1 : 0;
-    // Free float: the least room any link to an open successor leaves; E − F with none.
-    let free = projectEnd - f;
-    let successors = false;
-    for (let k = succStart[v] ?? 0, stop = succStart[v + 1] ?? 0; k < stop; k++) {
-      const q = succ[k] ?? 0;
-      if (progress[q] === PROGRESS.done) continue;
-      const type = types?.[k] ?? 0;
-      const room =
-        ((type & 2) === 2 ? (end[q] ?? 0) : (start[q] ?? 0)) -
-        (lags?.[k] ?? 0) -
-        ((type & 1) === 1 ? s : f);
-      if (!successors || room < free) free = room;
-      successors = true;
-    }
-    freeFloat[v] = Math.max(0, Math.min(free, total));
+    // Free float: the least room the task's links leave (E − F with no open successor), at
+    // most its total float, never below 0.
+    const r = room[v] ?? NO_ROOM;
+    const free = r === NO_ROOM ? projectEnd - f : r;
+    freeFloat[v] = free < 0 ? 0 : free < total ? free : total < 0 ? 0 : total;
   }
   return {
     passes: p,
@@ -349,5 +547,7 @@ export function cpm(
   duration: Uint32Array,
   facts: TaskFacts = {},
 ): Cpm {
-  return shown(g, progress, duration, facts, passes(g, order, progress, duration, facts));
+  const days = dayCounts(progress, duration, facts.milestone);
+  const room = scratchRoom(g.n);
+  return shownWith(progress, days, facts, room, wholePasses(g, order, progress, days, facts, room));
 }

@@ -16,15 +16,21 @@ export interface Graph {
 }
 
 /**
- * The link of each edge, aligned with the rows: predType[k] and predLag[k] are those of the
- * edge pred[k] → v, succType[k] and succLag[k] those of v → succ[k].
+ * The link of each edge, aligned with the rows: predLink[k] is that of the edge pred[k] → v,
+ * succLink[k] that of v → succ[k]. A link is its lag and type in one word, lag × 4 + type
+ * (packLink; linkType and linkLag read it back): a pass reads one number per edge for both.
  */
 export interface Links {
-  readonly predType: Uint8Array;
-  readonly predLag: Int32Array;
-  readonly succType: Uint8Array;
-  readonly succLag: Int32Array;
+  readonly predLink: Int32Array;
+  readonly succLink: Int32Array;
 }
+
+/** A link as one word: lag × 4 + type (lags within ±2^29). */
+export const packLink = (type: number, lag: number): number => (lag << 2) | type;
+/** A packed link's type (LINK code). */
+export const linkType = (link: number): number => link & 3;
+/** A packed link's lag in working days. */
+export const linkLag = (link: number): number => link >> 2;
 
 /**
  * Link types by code. Bit 0 says which end of the predecessor the link runs from (set: its
@@ -54,7 +60,13 @@ export function edgeLists(g: Graph): EdgeLists {
   const to = new Uint32Array(m);
   for (let v = 0; v < g.n; v++) to.fill(v, g.predStart[v], g.predStart[v + 1]);
   if (g.links === null) return { from, to };
-  return { from, to, linkType: g.links.predType.slice(0, m), lag: g.links.predLag.slice(0, m) };
+  const links = g.links.predLink.subarray(0, m);
+  return {
+    from,
+    to,
+    linkType: Uint8Array.from(links, linkType),
+    lag: Int32Array.from(links, linkLag),
+  };
 }
 
 /** Edge i: node to[i] depends on (waits for) node from[i], by a link of linkType[i] and lag[i]. */
@@ -111,60 +123,76 @@ export function buildGraph(
     return { n, predStart, pred, succStart, succ, links: null };
   }
   // The same sort, carrying each edge's link to both of its places.
-  const links = emptyLinks(m);
+  const predLink = new Int32Array(m);
+  const succLink = new Int32Array(m);
   for (let i = 0; i < m; i++) {
     const f = from[i] ?? 0;
     const t = to[i] ?? 0;
-    const type = typed.type(i);
-    const days = typed.lag(i);
+    const link = typed[i] ?? 0;
     const p = pFill[t] ?? 0;
     pFill[t] = p + 1;
     pred[p] = f;
-    links.predType[p] = type;
-    links.predLag[p] = days;
+    predLink[p] = link;
     const q = sFill[f] ?? 0;
     sFill[f] = q + 1;
     succ[q] = t;
-    links.succType[q] = type;
-    links.succLag[q] = days;
+    succLink[q] = link;
   }
-  return { n, predStart, pred, succStart, succ, links };
+  return { n, predStart, pred, succStart, succ, links: { predLink, succLink } };
 }
 
 function emptyLinks(m: number) {
-  return {
-    predType: new Uint8Array(m),
-    predLag: new Int32Array(m),
-    succType: new Uint8Array(m),
-    succLag: new Int32Array(m),
-  };
+  return { predLink: new Int32Array(m), succLink: new Int32Array(m) };
 }
 
 /**
- * Readers of the edges' links, checked (a type is a LINK code, a lag a whole number of days
- * within ±2^29, so sums of lags and days stay exact in an Int32Array); null when every link is
- * FS with no lag, so a plain graph carries no link arrays.
+ * The edges' links packed (packLink), in their order, checked: a type is a LINK code, a lag a
+ * whole number of days within ±2^29 (so sums of lags and days stay exact in an Int32Array).
+ * Null when every link is FS with no lag, so a plain graph carries no link arrays.
  */
 function typedLinks(
   m: number,
   linkType: ArrayLike<number> | undefined,
   lag: ArrayLike<number> | undefined,
-): { type: (i: number) => number; lag: (i: number) => number } | null {
-  let plain = true;
-  for (const [name, values, ok] of [
-    ['linkType', linkType, (x: number) => x === 0 || x === 1 || x === 2 || x === 3],
-    ['lag', lag, (x: number) => Number.isInteger(x) && Math.abs(x) < 2 ** 29],
-  ] as const) {
-    if (values === undefined) continue;
-    if (values.length !== m) throw new RangeError(`${name} must have one entry per edge`);
+): Int32Array | null {
+  if (linkType === undefined && lag === undefined) return null;
+  if (linkType !== undefined && linkType.length !== m)
+    throw new RangeError('linkType must have one entry per edge');
+  if (lag !== undefined && lag.length !== m)
+    throw new RangeError('lag must have one entry per edge');
+  const packed = new Int32Array(m);
+  let any = 0;
+  const limit = 2 ** 29;
+  if (
+    (linkType === undefined || linkType instanceof Uint8Array) &&
+    (lag === undefined || lag instanceof Int32Array)
+  ) {
+    // Typed arrays hold whole numbers already: one range check each, without a branch.
+    const types = linkType ?? new Uint8Array(m);
+    const lags = lag ?? new Int32Array(m);
+    let out = 0;
     for (let i = 0; i < m; i++) {
-      const x = values[i] ?? 0;
-      if (!ok(x)) throw new RangeError(`${name}[${i}] is not a link's ${name}: ${x}`);
-      if (x !== 0) plain = false;
+      const type = types[i] ?? 0;
+      const days = lags[i] ?? 0;
+      out |= (type >>> 2) | (days >= limit ? 1 : 0) | (days <= -limit ? 1 : 0);
+      const link = (days << 2) | type;
+      packed[i] = link;
+      any |= link;
     }
+    if (out === 0) return any === 0 ? null : packed;
   }
-  if (plain) return null;
-  return { type: (i) => linkType?.[i] ?? 0, lag: (i) => lag?.[i] ?? 0 };
+  // Any other array, or one with a value out of range: checked one by one, with the reason.
+  for (let i = 0; i < m; i++) {
+    const type = linkType?.[i] ?? 0;
+    const days = lag?.[i] ?? 0;
+    if (!(type === 0 || type === 1 || type === 2 || type === 3))
+      throw new RangeError(`linkType[${i}] is not a link type: ${type}`);
+    if (!(Number.isInteger(days) && days < limit && days > -limit))
+      throw new RangeError(`lag[${i}] is not a lag in days: ${days}`);
+    packed[i] = packLink(type, days);
+    any |= packed[i] ?? 0;
+  }
+  return any === 0 ? null : packed;
 }
 
 /**
@@ -185,8 +213,7 @@ export function extendGraph(
   const typed = typedLinks(from.length, linkType, lag);
   // Links for all edges when any has one: the old edges' copied (FS with no lag if they had none).
   const links = g.links === null && typed === null ? null : emptyLinks(g.pred.length + from.length);
-  const typeOf = (e: number) => typed?.type(e) ?? 0;
-  const lagOf = (e: number) => typed?.lag(e) ?? 0;
+  const linkOf = (e: number) => typed?.[e] ?? 0;
   // Predecessor rows: the old ones as they were, then one row per new node.
   const predStart = new Uint32Array(n + 1);
   predStart.set(g.predStart);
@@ -194,19 +221,13 @@ export function extendGraph(
   for (let v = old; v < n; v++) predStart[v + 1] = (predStart[v + 1] ?? 0) + (predStart[v] ?? 0);
   const pred = new Uint32Array(predStart[n] ?? 0);
   pred.set(g.pred);
-  if (links && g.links) {
-    links.predType.set(g.links.predType);
-    links.predLag.set(g.links.predLag);
-  }
+  if (links && g.links) links.predLink.set(g.links.predLink);
   const pFill = predStart.slice(old, n);
   for (let e = 0; e < to.length; e++) {
     const row = (to[e] ?? 0) - old;
     const at = pFill[row] ?? 0;
     pred[at] = from[e] ?? 0;
-    if (links) {
-      links.predType[at] = typeOf(e);
-      links.predLag[at] = lagOf(e);
-    }
+    if (links) links.predLink[at] = linkOf(e);
     pFill[row] = at + 1;
   }
   // Successor rows: each old row copied with its new successors after it.
@@ -228,9 +249,8 @@ export function extendGraph(
   const newRow = (v: number) => succStart[v] ?? 0;
   const copyRun = (first: number, end: number) => {
     succ.set(g.succ.subarray(oldRow(first), oldRow(end)), newRow(first));
-    if (!links || !g.links) return;
-    links.succType.set(g.links.succType.subarray(oldRow(first), oldRow(end)), newRow(first));
-    links.succLag.set(g.links.succLag.subarray(oldRow(first), oldRow(end)), newRow(first));
+    if (links && g.links)
+      links.succLink.set(g.links.succLink.subarray(oldRow(first), oldRow(end)), newRow(first));
   };
   let runStart = 0;
   for (const s of sources) {
@@ -246,10 +266,7 @@ export function extendGraph(
   for (let e = 0; e < from.length; e++) {
     const at = fill.get(from[e] ?? 0) ?? 0;
     succ[at] = to[e] ?? 0;
-    if (links) {
-      links.succType[at] = typeOf(e);
-      links.succLag[at] = lagOf(e);
-    }
+    if (links) links.succLink[at] = linkOf(e);
     fill.set(from[e] ?? 0, at + 1);
   }
   return { n, predStart, pred, succStart, succ, links };

@@ -12,7 +12,7 @@ import {
   type PredRows,
   type TaskFacts,
 } from './cpm.ts';
-import { buildGraph, extendGraph, type Graph } from './graph.ts';
+import { buildGraph, extendGraph, packLink, type Graph } from './graph.ts';
 import type { RecomputeInput, RecomputeOutput } from './recompute.ts';
 import {
   holdsStart,
@@ -472,17 +472,15 @@ function newEdges(old: number, appended: Appended) {
   for (let r = 0; r < added; r++) predStart[r + 1] = (predStart[r + 1] ?? 0) + (predStart[r] ?? 0);
   const fill = predStart.slice(0, added);
   const pred = new Uint32Array(from.length);
-  const predType = new Uint8Array(from.length);
-  const predLag = new Int32Array(from.length);
+  const predLink = new Int32Array(from.length);
   for (let e = 0; e < from.length; e++) {
     const r = (to[e] ?? 0) - old;
     const at = fill[r] ?? 0;
     fill[r] = at + 1;
     pred[at] = from[e] ?? 0;
-    predType[at] = linkType?.[e] ?? 0;
-    predLag[at] = lag?.[e] ?? 0;
+    predLink[at] = packLink(linkType?.[e] ?? 0, lag?.[e] ?? 0);
   }
-  return { preds: { predStart, pred, predType, predLag }, succs };
+  return { preds: { predStart, pred, predLink }, succs };
 }
 
 type Rows = Pick<Derived, 'g' | 'order' | 'pos'>;
@@ -542,7 +540,7 @@ function statusOfNew(rows: PredRows, progress: Uint8Array, v: number, old: numbe
       k < stop;
       k++
     )
-      if (holdsStart(rows.predType?.[k] ?? 0, progress[rows.pred[k] ?? 0] ?? 0)) return true;
+      if (holdsStart((rows.predLink?.[k] ?? 0) & 3, progress[rows.pred[k] ?? 0] ?? 0)) return true;
     return false;
   });
 }

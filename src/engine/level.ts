@@ -226,7 +226,8 @@ function levelledCritical(
     for (let k = succStart[v] ?? 0, stop = succStart[v + 1] ?? 0; k < stop; k++) {
       const s = succ[k] ?? 0;
       if ((start[s] ?? -1) < 0) continue;
-      const off = lateOffset(links?.succType[k] ?? 0, links?.succLag[k] ?? 0, d(v), d(s));
+      const link = links?.succLink[k] ?? 0;
+      const off = lateOffset(link & 3, link >> 2, d(v), d(s));
       latest = Math.min(latest, (lf[s] ?? 0) + off);
     }
     const after = next[v] ?? -1;

@@ -8,6 +8,8 @@ import { LINK, type Graph } from './graph.ts';
  * defined here only: the domain (services/flows/model.ts) re-exports them.
  */
 export const PROGRESS = { open: 0, started: 1, done: 2 } as const;
+// Read once, as cpm.ts does.
+const { FS, SS, FF, SF } = LINK;
 export type Progress = (typeof PROGRESS)[keyof typeof PROGRESS];
 
 /** The position of `name` in the list `T`, as a type. */
@@ -39,9 +41,7 @@ export function statusName(code: number): TaskStatus {
  * link until the predecessor is done, an SS link until it has started (FF and SF never do).
  */
 export function holdsStart(type: number, progress: number): boolean {
-  return type === LINK.FS
-    ? progress !== PROGRESS.done
-    : type === LINK.SS && progress === PROGRESS.open;
+  return type === FS ? progress !== PROGRESS.done : type === SS && progress === PROGRESS.open;
 }
 
 /**
@@ -49,9 +49,7 @@ export function holdsStart(type: number, progress: number): boolean {
  * an FF link until the predecessor is done, an SF link until it has started.
  */
 export function holdsFinish(type: number, progress: number): boolean {
-  return type === LINK.FF
-    ? progress !== PROGRESS.done
-    : type === LINK.SF && progress === PROGRESS.open;
+  return type === FF ? progress !== PROGRESS.done : type === SF && progress === PROGRESS.open;
 }
 
 /** The predecessors of v (by their rows, in order) whose links hold its start (`blockedBy`). */
@@ -73,7 +71,7 @@ function blockers(
   const found: number[] = [];
   for (let k = g.predStart[v] ?? 0, end = g.predStart[v + 1] ?? 0; k < end; k++) {
     const p = g.pred[k] ?? 0;
-    if (holds(g.links?.predType[k] ?? LINK.FS, progress[p] ?? PROGRESS.open)) found.push(p);
+    if (holds((g.links?.predLink[k] ?? FS) & 3, progress[p] ?? PROGRESS.open)) found.push(p);
   }
   return found;
 }
@@ -88,25 +86,36 @@ export function isBlocked(g: Graph, progress: Uint8Array, v: number): boolean {
     return false;
   }
   for (let k = first; k < end; k++)
-    if (holdsStart(links.predType[k] ?? LINK.FS, progress[pred[k] ?? 0] ?? PROGRESS.open))
+    if (holdsStart((links.predLink[k] ?? FS) & 3, progress[pred[k] ?? 0] ?? PROGRESS.open))
       return true;
   return false;
 }
 
 /** done / in_progress from progress; an open task is blocked while a link holds its start. */
 export function computeStatus(g: Graph, progress: Uint8Array): Uint8Array {
-  const { n } = g;
+  const { n, predStart, pred, links } = g;
   const status = new Uint8Array(n);
   for (let v = 0; v < n; v++) {
     const p = progress[v];
-    status[v] =
-      p === PROGRESS.done
-        ? STATUS_DONE
-        : p === PROGRESS.started
-          ? STATUS_IN_PROGRESS
-          : isBlocked(g, progress, v)
-            ? STATUS_BLOCKED
-            : STATUS_READY;
+    if (p === PROGRESS.done) status[v] = STATUS_DONE;
+    else if (p === PROGRESS.started) status[v] = STATUS_IN_PROGRESS;
+    else {
+      let blocked = false;
+      const end = predStart[v + 1] ?? 0;
+      if (links === null) {
+        for (let k = predStart[v] ?? 0; k < end && !blocked; k++)
+          blocked = progress[pred[k] ?? 0] !== PROGRESS.done;
+      } else {
+        // FS holds until done, SS until started: type 0 below done, type 1 below started.
+        const types = links.predLink;
+        for (let k = predStart[v] ?? 0; k < end && !blocked; k++) {
+          const type = (types[k] ?? 0) & 3;
+          const q = progress[pred[k] ?? 0] ?? 0;
+          blocked = type === FS ? q !== PROGRESS.done : type === SS && q === PROGRESS.open;
+        }
+      }
+      status[v] = blocked ? STATUS_BLOCKED : STATUS_READY;
+    }
   }
   return status;
 }
