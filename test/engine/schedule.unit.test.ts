@@ -198,6 +198,23 @@ t.test(
     t.throws(() => buildGraph(2, from, to, [0, 0]), RangeError);
     t.throws(() => buildGraph(2, from, to, undefined, [2 ** 30]), RangeError);
     t.not(buildGraph(2, from, to, undefined, [-2]).links, null, 'a lead alone keeps the links');
+    // Typed arrays, as the service gives them: the same checks.
+    const one = Uint32Array.of(0);
+    const two = Uint32Array.of(1);
+    t.throws(() => buildGraph(2, one, two, Uint8Array.of(4), Int32Array.of(0)), RangeError);
+    t.throws(
+      () => buildGraph(2, one, two, Uint8Array.of(1), Int32Array.of(-(2 ** 29))),
+      RangeError,
+    );
+    t.equal(
+      buildGraph(2, one, two, Uint8Array.of(0), Int32Array.of(0)).links,
+      null,
+      'all plain: none',
+    );
+    t.equal(
+      buildGraph(2, one, two, Uint8Array.of(3), Int32Array.of(-7)).links?.predLink[0],
+      -7 * 4 + 3,
+    );
     t.throws(
       () =>
         recompute({
