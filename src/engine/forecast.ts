@@ -33,9 +33,8 @@ export interface ForecastModel {
   low: Float64Array;
   mode: Float64Array;
   high: Float64Array;
-  /** Beside pred: each link's type (graph.ts's LINK) and lag; absent: FS with no lag. */
-  predType?: Uint8Array;
-  predLag?: Int32Array;
+  /** Beside pred: each link packed as graph.ts's rows hold it (packLink); absent: FS, no lag. */
+  predLink?: Int32Array;
   /** Per task: 1 when in progress (S = 0, as cpm.ts's inProgressAtZero); absent: none is. */
   started?: Uint8Array;
   /** Per task: the least S and the greatest LF, as cpm.ts's TaskFacts; absent: none. */
@@ -190,8 +189,8 @@ export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPa
  * back-to-back dependencies from the finish, found without a backward pass.
  */
 function isGeneral(model: ForecastModel): boolean {
-  const { predType, predLag, started, startNoEarlier, finishNoLater } = model;
-  const extra = [predType, predLag, started, startNoEarlier, finishNoLater];
+  const { predLink, started, startNoEarlier, finishNoLater } = model;
+  const extra = [predLink, started, startNoEarlier, finishNoLater];
   return extra.some((a) => a !== undefined) || model.days.includes(0);
 }
 
@@ -211,7 +210,7 @@ function generalBlock(
   finish: Int32Array,
   critical: Uint32Array,
 ): void {
-  const { m, predStart, pred, predType, predLag, started, startNoEarlier, finishNoLater } = model;
+  const { m, predStart, pred, predLink, started, startNoEarlier, finishNoLater } = model;
   // E of each sample, in `finish` until the last step.
   finish.fill(-1);
   for (let v = 0; v < m; v++) {
@@ -224,10 +223,11 @@ function generalBlock(
         F[at + k] = days[at + k] ?? 0;
       }
       for (let e = first; e < stop; e++) {
-        const type = predType?.[e] ?? 0;
+        const link = predLink?.[e] ?? 0;
+        const type = link & 3;
         if ((type & 2) === 0) continue;
         const before = (pred[e] ?? 0) * K;
-        const lag = predLag?.[e] ?? 0;
+        const lag = link >> 2;
         for (let k = 0; k < size; k++) {
           const x = finishNeed(type, lag, S[before + k] ?? 0, F[before + k] ?? 0);
           if (x > (F[at + k] ?? 0)) F[at + k] = x;
@@ -237,9 +237,10 @@ function generalBlock(
       const least = Math.max(0, startNoEarlier?.[v] ?? 0);
       for (let k = 0; k < size; k++) S[at + k] = least;
       for (let e = first; e < stop; e++) {
-        const type = predType?.[e] ?? 0;
+        const link = predLink?.[e] ?? 0;
+        const type = link & 3;
         const before = (pred[e] ?? 0) * K;
-        const lag = predLag?.[e] ?? 0;
+        const lag = link >> 2;
         for (let k = 0; k < size; k++) {
           const x = startNeed(type, lag, S[before + k] ?? 0, F[before + k] ?? 0, days[at + k] ?? 0);
           if (x > (S[at + k] ?? 0)) S[at + k] = x;
@@ -259,8 +260,9 @@ function generalBlock(
   for (let v = m - 1; v >= 0; v--) {
     const at = v * K;
     for (let e = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; e < stop; e++) {
-      const type = predType?.[e] ?? 0;
-      const lag = predLag?.[e] ?? 0;
+      const link = predLink?.[e] ?? 0;
+      const type = link & 3;
+      const lag = link >> 2;
       const before = (pred[e] ?? 0) * K;
       for (let k = 0; k < size; k++) {
         const x =

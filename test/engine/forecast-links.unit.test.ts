@@ -7,7 +7,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { NO_BOUND } from '../../src/engine/cpm.ts';
 import { forecastPart, sampleState, type ForecastModel } from '../../src/engine/forecast.ts';
-import { LINK } from '../../src/engine/graph.ts';
+import { LINK, packLink } from '../../src/engine/graph.ts';
 import { flowArb, type FlowCase } from './flow-arbitraries.ts';
 import { at, refSchedule, type RefFlow } from './schedule-reference.ts';
 
@@ -95,8 +95,7 @@ function modelOf({ flow, draws, hoursPerDay }: Case): ForecastModel {
     m,
     predStart,
     pred: Uint32Array.from(all, (l) => l.from),
-    predType: Uint8Array.from(all, (l) => LINK[l.type]),
-    predLag: Int32Array.from(all, (l) => l.lag),
+    predLink: Int32Array.from(all, (l) => packLink(LINK[l.type], l.lag)),
     days: Uint32Array.from(flow.duration, (d, v) => (flow.milestone[v] ? 0 : d)),
     started: Uint8Array.from(flow.progress, (p) => (flow.inProgressAtZero && p === 1 ? 1 : 0)),
     startNoEarlier: Int32Array.from(flow.startNoEarlier, (c) => c ?? 0),
