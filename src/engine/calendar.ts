@@ -16,7 +16,7 @@ const FIRST_DAY_NAME = '0001-01-01';
 /** Monday 1969-12-29, where the calendar's weeks are counted from (negative before it). */
 const ORIGIN = -3;
 
-/** A calendar as the contract words it; `holidays` are YYYY-MM-DD dates, in any order. */
+/** A calendar as a flow or workspace sets it; `holidays` are YYYY-MM-DD dates, in any order. */
 export interface CalendarSpec {
   /** ISO weekdays worked: 1 = Monday … 7 = Sunday, at least one. */
   readonly workingDays: readonly number[];

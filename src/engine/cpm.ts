@@ -32,7 +32,7 @@ export interface TaskFacts {
   /** Per task: the greatest LF (1 + the index of a finish-no-later-than's day); NO_BOUND: none. */
   finishNoLater?: Int32Array | null;
   /**
-   * Tasks in progress as the contract schedules them: S = 0 (their FS and SS links and start
+   * Tasks in progress start on day 0: S = 0 (their FS and SS links and start
    * constraint are behind them) and F the least value ≥ d meeting their FF and SF links.
    * Absent or false: scheduled as open tasks are, the engine's rule before typed links (with
    * FS links only and no predecessor of a started task reopened, the same dates).
