@@ -1,9 +1,14 @@
 /**
  * Recompute benchmark: random DAGs of 1k/10k/100k tasks (~3 dependencies each,
  * 30% done), median wall time of
- *   engineMs  recompute without counts (CSR build + topo + status + CPM),
- *   countsMs  the same with blocking counts,
+ *   engineMs  recompute without counts (CSR build + topo + status + both passes), FS links only,
+ *   typedMs   the same on the same DAG with typed links (three in ten SS, FF or SF, as many with
+ *             a lag or a lead), milestones and constraints whose days a calendar of 2,000
+ *             holidays gave (test/engine/random-flow.ts),
+ *   countsMs  the FS-only recompute with blocking counts,
  *   incrementalMs  the next version after one `complete`, derived from the last (deriveNext),
+ *   incrementalTypedMs  the same on the typed flow,
+ *   datesMs   every open task's four shown days named on that holiday calendar,
  *   poolMs    a round trip through the worker pool (transfer both ways),
  *   peerMs    the same status + CPM written plainly on graphology + graphology-dag,
  * and heapMB: memory held by the 10k graph's input and output arrays.
@@ -20,6 +25,7 @@ import { PROGRESS } from '../src/engine/status.ts';
 import type { RecomputeInput, RecomputeOutput } from '../src/engine/recompute.ts';
 import { RecomputePool } from '../src/services/flows/recompute-pool.ts';
 import { randomDag } from '../test/engine/random-dag.ts';
+import { holidayCalendar, typedRandomFlow } from '../test/engine/random-flow.ts';
 import { machine } from './support.ts';
 
 const SIZES = [1_000, 10_000, 100_000];
@@ -127,6 +133,7 @@ function heapMB(n: number): number {
  * commands come: median of 50.
  */
 async function incremental(input: RecomputeInput): Promise<number> {
+  // Each version's facts are the last's: deriveNext is given none, as a completion gives none.
   let current = derivedFrom(input, recompute(input));
   const open = [...current.progress.keys()].filter((v) => current.progress[v] !== PROGRESS.done);
   let next = 0;
@@ -138,7 +145,18 @@ async function incremental(input: RecomputeInput): Promise<number> {
   });
 }
 
+/** Every open task's shown days named on `calendar` from a start, as a schedule's read names them. */
+function dates(output: RecomputeOutput, calendar: ReturnType<typeof holidayCalendar>): number {
+  const days = calendar.days('2026-01-05');
+  let named = 0;
+  for (const a of [output.es, output.ef, output.ls, output.lf])
+    for (let v = 0; v < a.length; v++)
+      if (output.status[v] !== 3) named += days.date(a[v] ?? 0).length;
+  return named;
+}
+
 const gc = gcFunction();
+const calendar = holidayCalendar();
 const pool = new RecomputePool({
   threads: Math.max(1, os.cpus().length),
   timeoutMs: 120_000,
@@ -157,6 +175,12 @@ for (const n of SIZES) {
   gc();
   const engineMs = await median(reps.engine, () => recompute(input));
   gc();
+  const typed = typedRandomFlow(n, { seed: n, calendar });
+  const typedMs = await median(reps.engine, () => recompute(typed));
+  gc();
+  const typedOutput = recompute(typed);
+  const datesMs = await median(reps.pool, () => dates(typedOutput, calendar));
+  gc();
   const countsMs = await median(reps.counts, () => recompute(withCounts));
   gc();
   const poolMs = await median(reps.pool, () => pool.run(copies.pop()!));
@@ -166,11 +190,16 @@ for (const n of SIZES) {
   gc();
   const incrementalMs = await incremental(input);
   gc();
+  const incrementalTypedMs = await incremental(typed);
+  gc();
   results.push({
     n,
     engineMs,
+    typedMs,
     countsMs,
     incrementalMs,
+    incrementalTypedMs,
+    datesMs,
     poolMs,
     peerMs,
     heapMB: n === 10_000 ? heap10k : null,

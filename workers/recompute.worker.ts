@@ -20,11 +20,14 @@ type WorkerOutput = FromWorker<RecomputeOutput>;
 export default function run(input: RecomputeInput & Started): WorkerOutput {
   markStarted(input);
   const value: WorkerOutput = { ...recompute(input), threadId };
-  const { order, status, es, ef, slack, critical, counts } = value;
-  // Each output array owns its own buffer, so all can move without a copy.
-  const buffers = [order, status, es, ef, slack, critical, ...(counts ? [counts] : [])].map(
-    (a) => a.buffer,
-  );
+  const { order, status, es, ef, ls, lf, slack, freeFloat, critical, counts, passes } = value;
+  const { start, end, tail, bound } = passes;
+  // Each output array owns its own buffer, so all can move without a copy (es may be start
+  // itself: each buffer is listed once).
+  const arrays = [order, status, es, ef, ls, lf, slack, freeFloat, critical, start, end, tail];
+  const buffers = [
+    ...new Set([...arrays, bound, ...(counts ? [counts] : [])].map((a) => a.buffer)),
+  ];
   // Piscina unwraps the movable on its side: the main thread receives `value` itself.
   return move({
     get [transferableSymbol]() {

@@ -1,15 +1,17 @@
 /**
- * Monte Carlo forecast of a flow's finish (CONTRACT §5): each sample draws the hours of every
- * ranged task from its triangular distribution (low, estimate, high), schedules the open tasks
- * as CPM does (working days, max(1, ceil(hours / 8))) and notes the finish and which tasks were
- * critical. Pure and over typed arrays: a sample costs a forward pass over every task, and a
- * walk back over the critical ones.
+ * Monte Carlo forecast of a flow's finish: each sample draws the hours of every ranged task from
+ * its triangular distribution (low, estimate, high), schedules the open tasks by cpm.ts's passes
+ * (working days, max(1, ceil(hours / hours a day))) and notes the finish and which tasks were
+ * critical (total float ≤ 0). Pure and over typed arrays. With FS links only, no lag, no
+ * constraint, milestone or task in progress, a sample costs a forward pass over every task and a
+ * walk back over the critical ones; otherwise a forward and a backward pass.
  *
  * Every sample has a generator of its own, seeded from the forecast's seed and the sample's
  * number: samples split across any number of workers give the same draws, so the same seed
  * gives the same answer on any pool size.
  */
 import { HOURS_PER_DAY } from './calendar.ts';
+import { finishNeed, lateOffset, NO_BOUND, startNeed } from './cpm.ts';
 
 /**
  * The open tasks of a flow, numbered in topological order (a task's predecessors have lower
@@ -20,7 +22,7 @@ export interface ForecastModel {
   m: number;
   predStart: Uint32Array;
   pred: Uint32Array;
-  /** Working days of each task when nothing is drawn for it. */
+  /** Working days of each task when nothing is drawn for it (0: a milestone). */
   days: Uint32Array;
   /** The tasks whose hours are drawn, ascending. */
   ranged: Uint32Array;
@@ -31,6 +33,15 @@ export interface ForecastModel {
   low: Float64Array;
   mode: Float64Array;
   high: Float64Array;
+  /** Beside pred: each link packed as graph.ts's rows hold it (packLink); absent: FS, no lag. */
+  predLink?: Int32Array;
+  /** Per task: 1 when in progress (S = 0, as cpm.ts's inProgressAtZero); absent: none is. */
+  started?: Uint8Array;
+  /** Per task: the least S and the greatest LF, as cpm.ts's TaskFacts; absent: none. */
+  startNoEarlier?: Int32Array;
+  finishNoLater?: Int32Array;
+  /** The calendar's hours a working day, which drawn hours are divided by; absent: 8. */
+  hoursPerDay?: number;
 }
 
 /** Samples `first` … `first + count − 1` of the forecast seeded `seed`. */
@@ -93,6 +104,9 @@ export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPa
   const critical = new Uint32Array(m);
   const finishes = new Int32Array(run.count);
   const r = ranged.length;
+  const perDay = model.hoursPerDay ?? HOURS_PER_DAY;
+  const general = isGeneral(model);
+  const late = general ? new Int32Array(m * K) : null;
   for (let first = 0; first < run.count; first += K) {
     const size = Math.min(K, run.count - first);
     for (let k = 0; k < size; k++) states[k] = sampleState(run.seed, run.first + first + k);
@@ -113,9 +127,14 @@ export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPa
           hours += triangular(u, low[p] ?? 0, mode[p] ?? 0, high[p] ?? 0);
         }
         states[k] = state;
-        const d = Math.ceil(hours * (1 / HOURS_PER_DAY));
+        const d = Math.ceil(hours / perDay);
         days[at + k] = d > 1 ? d : 1;
       }
+    }
+    if (late) {
+      generalBlock(model, K, size, days, es, ef, late, finish, critical);
+      finishes.set(finish.subarray(0, size), first);
+      continue;
     }
     finish.fill(-1);
     for (let v = 0; v < m; v++) {
@@ -162,4 +181,101 @@ export function forecastPart(model: ForecastModel, run: ForecastRun): ForecastPa
     finishes.set(finish.subarray(0, size), first);
   }
   return { finishes, critical };
+}
+
+/**
+ * Whether a model needs the general passes: links other than FS with no lag, tasks in progress,
+ * constraints or milestones. Without them, a sample's critical tasks are those on a chain of
+ * back-to-back dependencies from the finish, found without a backward pass.
+ */
+function isGeneral(model: ForecastModel): boolean {
+  const { predLink, started, startNoEarlier, finishNoLater } = model;
+  const extra = [predLink, started, startNoEarlier, finishNoLater];
+  return extra.some((a) => a !== undefined) || model.days.includes(0);
+}
+
+/**
+ * One block of samples through both of cpm.ts's passes, task v of sample k at v × K + k: `S`
+ * and `F` receive the boundaries, `late` the latest finish; each sample's finish day goes to
+ * `finish` and each critical task (total float ≤ 0) is counted in `critical`.
+ */
+function generalBlock(
+  model: ForecastModel,
+  K: number,
+  size: number,
+  days: Int32Array,
+  S: Int32Array,
+  F: Int32Array,
+  late: Int32Array,
+  finish: Int32Array,
+  critical: Uint32Array,
+): void {
+  const { m, predStart, pred, predLink, started, startNoEarlier, finishNoLater } = model;
+  // E of each sample, in `finish` until the last step.
+  finish.fill(-1);
+  for (let v = 0; v < m; v++) {
+    const at = v * K;
+    const first = predStart[v] ?? 0;
+    const stop = predStart[v + 1] ?? 0;
+    if (started?.[v] === 1) {
+      for (let k = 0; k < size; k++) {
+        S[at + k] = 0;
+        F[at + k] = days[at + k] ?? 0;
+      }
+      for (let e = first; e < stop; e++) {
+        const link = predLink?.[e] ?? 0;
+        const type = link & 3;
+        if ((type & 2) === 0) continue;
+        const before = (pred[e] ?? 0) * K;
+        const lag = link >> 2;
+        for (let k = 0; k < size; k++) {
+          const x = finishNeed(type, lag, S[before + k] ?? 0, F[before + k] ?? 0);
+          if (x > (F[at + k] ?? 0)) F[at + k] = x;
+        }
+      }
+    } else {
+      const least = Math.max(0, startNoEarlier?.[v] ?? 0);
+      for (let k = 0; k < size; k++) S[at + k] = least;
+      for (let e = first; e < stop; e++) {
+        const link = predLink?.[e] ?? 0;
+        const type = link & 3;
+        const before = (pred[e] ?? 0) * K;
+        const lag = link >> 2;
+        for (let k = 0; k < size; k++) {
+          const x = startNeed(type, lag, S[before + k] ?? 0, F[before + k] ?? 0, days[at + k] ?? 0);
+          if (x > (S[at + k] ?? 0)) S[at + k] = x;
+        }
+      }
+      for (let k = 0; k < size; k++) F[at + k] = (S[at + k] ?? 0) + (days[at + k] ?? 0);
+    }
+    for (let k = 0; k < size; k++)
+      if ((F[at + k] ?? 0) > (finish[k] ?? 0)) finish[k] = F[at + k] ?? 0;
+  }
+  // Backward, last task first: a task's latest finish is final once every successor (a higher
+  // number) has pushed into it, and it pushes into its predecessors in turn.
+  for (let v = 0; v < m; v++) {
+    const bound = finishNoLater?.[v] ?? NO_BOUND;
+    for (let k = 0; k < size; k++) late[v * K + k] = Math.min(finish[k] ?? 0, bound);
+  }
+  for (let v = m - 1; v >= 0; v--) {
+    const at = v * K;
+    for (let e = predStart[v] ?? 0, stop = predStart[v + 1] ?? 0; e < stop; e++) {
+      const link = predLink?.[e] ?? 0;
+      const type = link & 3;
+      const lag = link >> 2;
+      const before = (pred[e] ?? 0) * K;
+      for (let k = 0; k < size; k++) {
+        const x =
+          (late[at + k] ?? 0) + lateOffset(type, lag, days[before + k] ?? 0, days[at + k] ?? 0);
+        if (x < (late[before + k] ?? 0)) late[before + k] = x;
+      }
+    }
+    for (let k = 0; k < size; k++) {
+      const lf = late[at + k] ?? 0;
+      const total = Math.min(lf - (days[at + k] ?? 0) - (S[at + k] ?? 0), lf - (F[at + k] ?? 0));
+      if (total <= 0) critical[v] = (critical[v] ?? 0) + 1;
+    }
+  }
+  for (let k = 0; k < size; k++)
+    finish[k] = (finish[k] ?? -1) < 0 ? -1 : Math.max((finish[k] ?? 0) - 1, 0);
 }
