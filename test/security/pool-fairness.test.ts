@@ -13,6 +13,7 @@ import { createKey, createWorkspace } from '../../src/services/auth/provision.ts
 import { createFlow } from '../../src/services/flows/flows.service.ts';
 import type { ForecastView } from '../../src/services/flows/forecast.ts';
 import { newFlow } from '../helpers/flows.ts';
+import { createPerson, personToken } from '../helpers/people.ts';
 import {
   assertError,
   item,
@@ -221,6 +222,39 @@ t.test(
     const other = await otherWorkspace(s, 'Elsewhere');
     const theirs = await newFlow(t, s, chains('Theirs', 20, true), other.key);
     t.equal((await forecast(s, other.key, theirs.id, 'samples=5000&seed=1')).status, 200);
+  },
+);
+
+t.test(
+  'a guest’s costly forecast of a shared flow spends the guest’s own workspace’s budget, not the sharing one’s',
+  async (t) => {
+    const s = await startTestServer(t, {
+      rateLimitPerMinute: 1,
+      rateLimitBurst: 1000,
+      workspaceBudgetPerMinute: 1,
+      workspaceBudgetBurst: 15,
+    });
+    const shared = await newFlow(t, s, chains('Shared', 20, true));
+    const { id: home } = await createWorkspace(s.sql, { name: 'Guest home' });
+    const { id: guestId } = await createPerson(s.sql, {
+      email: 'gus@example.com',
+      name: 'Gus Guest',
+      password: 'long enough password',
+      workspaceId: home,
+      role: 'admin',
+    });
+    const guest = await personToken(s, guestId, home);
+    const share = await s.api('POST', `/v1/flows/${shared.id}/shares`, {
+      token: s.adminKey,
+      body: { email: 'gus@example.com', role: 'viewer' },
+    });
+    t.equal(share.status, 201, share.text.slice(0, 300));
+    // 2,000 open tasks × 5,000 samples: ten tokens past the first, of a budget of 15.
+    const costly = (token: string, seed: number) =>
+      forecast(s, token, shared.id, `samples=5000&seed=${seed}`);
+    t.equal((await costly(guest, 1)).status, 200, 'the guest’s first: 10 of its home’s 15');
+    t.equal((await costly(s.adminKey, 2)).status, 200, 'the sharing workspace’s 15 are whole');
+    assertError(t, await costly(guest, 3), 429, 'RATE_LIMITED', 'the guest’s home has 5 left');
   },
 );
 
