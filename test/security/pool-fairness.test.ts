@@ -389,7 +389,10 @@ t.test(
     // bound is the same test's baseline, measured on the same machine under the same load with
     // a worker as busy, plus 50 ms: on a loaded 2-core machine a busy worker and the machine's
     // load delay this thread in both alike, and one long pause (a collection) moves a p99 of
-    // hundreds of samples by nothing. The longest pause, which a p99 does not see (the batch's
+    // hundreds of samples by nothing. Where the load alone delays the baseline past 50 ms (a
+    // p99 of 127 ms was measured at a load of 22 on 2 cores), every delay grows with it: there
+    // the bound is twice the baseline. Either way the old what-if (a p99 of 128 ms beside a
+    // baseline of about 20) fails it. The longest pause, which a p99 does not see (the batch's
     // 7 s was one), gets more room still: three times the baseline's longest and 150 ms, for a
     // collection of this heap's old generation that may fall in one phase and not another.
     for (const [what, lag] of [
@@ -398,9 +401,12 @@ t.test(
       ['the growth', duringGrowth],
     ] as const) {
       const figures = `p99 ${lag.p99.toFixed(1)} ms, longest ${lag.max.toFixed(1)} ms (baseline ${baseline.p99.toFixed(1)} and ${baseline.max.toFixed(1)} ms), over ${lag.rounds} rounds of requests`;
-      t.ok(lag.p99 <= baseline.p99 + 50, `while ${what} ran, the delay's ${figures}`);
       t.ok(
-        lag.max <= 2 * baseline.max + 100,
+        lag.p99 <= Math.max(baseline.p99 + 50, 2 * baseline.p99),
+        `while ${what} ran, the delay's ${figures}`,
+      );
+      t.ok(
+        lag.max <= 3 * baseline.max + 150,
         `while ${what} ran, no pause past the bound: ${figures}`,
       );
     }
