@@ -62,14 +62,20 @@ module.exports = {
       to: { path: '^src/compose\\.ts$' },
     },
     {
-      name: 'workers-run-engine-and-renderers',
+      name: 'workers-run-engine-renderers-and-what-ifs',
       comment:
-        'the pool workers run the engine and the export renderers, with the contract and the platform',
+        'the pool workers run the engine, the export renderers and large what-ifs (the flows service’s command lists), with the contract and the platform',
       severity: 'error',
       from: { path: '^workers/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/engine/', '^src/services/exports/', '^src/contract/', '^src/platform/'],
+        pathNot: [
+          '^src/engine/',
+          '^src/services/exports/',
+          '^src/services/flows/',
+          '^src/contract/',
+          '^src/platform/',
+        ],
       },
     },
     {

@@ -6,14 +6,17 @@
  * them, the work rate in task schedules (samples × open tasks) per second per core: on the pool,
  * in this thread (the same engine, no pool), and a plain loop over the same arrays that draws
  * and marks nothing (one forward pass: the floor a sample cannot beat). Then the levelled
- * schedule of a 10,000-task flow with 50 people, and where a forecast on the event loop stops
- * being cheaper than one on the pool (`crossover`). Prints one JSON line.
+ * schedule of a 10,000-task flow with 50 people, where a forecast on the event loop stops
+ * being cheaper than one on the pool (`crossover`), and another workspace's forecast beside a
+ * flood of them (`flood`). Prints one JSON line.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { forecastPart, type ForecastModel } from '../src/engine/forecast.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { forecastModel, IN_THREAD_WORK } from '../src/services/flows/forecast.ts';
 import { createPerson } from '../test/helpers/people.ts';
+import { SCOPES } from '../src/contract/vocabulary.ts';
+import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
 import { benchDatabase, benchFlowBody, machine, quantile, startBenchApp } from './support.ts';
 
 const workers = process.env.WORKERS ? Number(process.env.WORKERS) : undefined;
@@ -24,9 +27,9 @@ const { sql, registry, auth, config } = app.services;
 const principal = await auth.authenticate(authorization);
 const ctx = { sql, registry, principal };
 
-async function get(path: string): Promise<{ ms: number; json: any }> {
+async function get(path: string, as = authorization): Promise<{ ms: number; json: any }> {
   const started = performance.now();
-  const response = await fetch(app.url + path, { headers: { authorization } });
+  const response = await fetch(app.url + path, { headers: { authorization: as } });
   const json = await response.json();
   const ms = performance.now() - started;
   if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(json)}`);
@@ -150,7 +153,7 @@ async function inThreadOrPool() {
       forecastPart(model, { seed: i, first: 0, count: samples });
       thread.push(performance.now() - started);
       started = performance.now();
-      await app.services.pool.forecast(model, { seed: i, first: 0, count: samples });
+      await app.services.pool.forecast(model, [{ seed: i, first: 0, count: samples }], 'bench');
       pooled.push(performance.now() - started);
     }
     sizes.push({
@@ -162,6 +165,45 @@ async function inThreadOrPool() {
   return { inThreadWork: IN_THREAD_WORK, sizes };
 }
 
+/**
+ * One workspace floods the pool (issue 51, item 2): another workspace's forecast of 2,000 samples
+ * of 300 tasks, alone and while the first sends 16 forecasts of 20,000 samples of 1,000 tasks at
+ * once (the pool served in turn, the flood's share refused 429): its p50 and slowest, and how
+ * many of the flood were refused.
+ */
+async function flooded(repeats: number) {
+  const { id: workspaceId } = await createWorkspace(sql, { name: 'Bystander' });
+  const { key } = await createKey(sql, { workspaceId, role: 'admin', scopes: [...SCOPES] });
+  const theirs = `Bearer ${key}`;
+  const other = await auth.authenticate(theirs);
+  const small = await createFlow({ sql, registry, principal: other }, rangedFlow(300));
+  const large = await createFlow(ctx, rangedFlow(1_000));
+  const otherPath = `/v1/flows/${small.flow.id}/forecast?samples=2000&startDate=2030-01-07`;
+  for (let i = 0; i < 2; i++) await get(`${otherPath}&seed=${i}`, theirs);
+  const alone: number[] = [];
+  for (let i = 0; i < repeats; i++) alone.push((await get(`${otherPath}&seed=${i}`, theirs)).ms);
+  const floodPath = `/v1/flows/${large.flow.id}/forecast?samples=20000&startDate=2030-01-07`;
+  let running = true;
+  const flood = Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      fetch(`${app.url}${floodPath}&seed=${i}`, { headers: { authorization } }).then(
+        async (response) => (await response.arrayBuffer(), response.status),
+      ),
+    ),
+  ).finally(() => (running = false));
+  const during: number[] = [];
+  while (running) during.push((await get(`${otherPath}&seed=${during.length}`, theirs)).ms);
+  const statuses = await flood;
+  return {
+    otherAloneP50Ms: quantile(alone, 0.5),
+    otherDuringFloodP50Ms: quantile(during, 0.5),
+    otherDuringFloodMaxMs: quantile(during, 1),
+    n: during.length,
+    floodAnswered: statuses.filter((status) => status === 200).length,
+    floodRefused429: statuses.filter((status) => status === 429).length,
+  };
+}
+
 const crossover = await inThreadOrPool();
 const runs = [
   await run(1_000, 10_000, 30),
@@ -169,6 +211,7 @@ const runs = [
   await run(100_000, 1_000, 5),
 ];
 const levelledSchedule = await levelled(30);
+const flood = await flooded(10);
 process.stdout.write(
   `${JSON.stringify({
     name: 'forecast',
@@ -178,6 +221,7 @@ process.stdout.write(
     runs,
     crossover,
     levelledSchedule,
+    flood,
   })}\n`,
 );
 await app.close();

@@ -9,8 +9,12 @@
  * copy-and-recompute of the same flow (a deep copy of its tasks, derived whole), the baseline a
  * what-if must beat. Memory: the heap and buffers a what-if allocates (measured from a
  * collected heap to its answer, no collection in between) and what it leaves behind after one.
- * Run with --expose-gc. Prints one JSON line: { name, machine, transport, offloadTasks, runs }.
+ * Then large lists on a 20,000-task flow beside another workspace's requests (`large`). Run with
+ * --expose-gc. Prints one JSON line: { name, machine, transport, offloadTasks, runs, large }.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { SCOPES } from '../src/contract/vocabulary.ts';
+import { createKey, createWorkspace } from '../src/services/auth/provision.ts';
 import { createFlow } from '../src/services/flows/flows.service.ts';
 import { STATUS_READY } from '../src/engine/status.ts';
 import { benchDatabase, benchFlowBody, machine, quantile, startBenchApp } from './support.ts';
@@ -248,7 +252,66 @@ async function run(n: number, repeats: number) {
   };
 }
 
+/**
+ * Large lists on a 20,000-task flow (issue 51, item 3): a what-if of 250 deletions (the tasks
+ * picked across the flow, their dependents bridged), the same as a batch, and a batch growing
+ * the flow by 500 tasks; each timed, with the event loop's delay and another workspace's
+ * `GET /v1/me` meanwhile (one after another, as fast as it answers).
+ */
+async function largeLists() {
+  const principal = await auth.authenticate(authorization);
+  const snapshot = await createFlow(
+    { sql, registry, principal },
+    benchFlowBody(20_000, 'Large lists'),
+  );
+  const flowId = snapshot.flow.id;
+  const ids = snapshot.state.tasks.map((task) => task.id);
+  const { id: workspaceId } = await createWorkspace(sql, { name: 'Bystander' });
+  const { key } = await createKey(sql, { workspaceId, role: 'admin', scopes: [...SCOPES] });
+  const bystander = { authorization: `Bearer ${key}` };
+  const measured = async (path: string, body: unknown) => {
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
+    let running = true;
+    const list = post(path, body).finally(() => (running = false));
+    const me: number[] = [];
+    while (running) {
+      const started = performance.now();
+      await (await fetch(`${app.url}/v1/me`, { headers: bystander })).arrayBuffer();
+      me.push(performance.now() - started);
+    }
+    const { ms } = await list;
+    lag.disable();
+    return {
+      ms: Number(ms.toFixed(1)),
+      eventLoopDelayP99Ms: Number((lag.percentile(99) / 1e6).toFixed(2)),
+      eventLoopDelayMaxMs: Number((lag.max / 1e6).toFixed(2)),
+      otherMeP50Ms: quantile(me, 0.5),
+      otherMeMaxMs: quantile(me, 1),
+    };
+  };
+  const deletions = Array.from({ length: 250 }, (_, i) => ({
+    op: 'deleteTask',
+    taskId: ids[i * 80 + 40],
+  }));
+  return {
+    tasks: 20_000,
+    whatIf250Deletions: await measured(`/v1/flows/${flowId}/what-if`, { commands: deletions }),
+    batch250Deletions: await measured(`/v1/flows/${flowId}/batch`, { commands: deletions }),
+    batch500Additions: await measured(`/v1/flows/${flowId}/batch`, {
+      commands: Array.from({ length: 500 }, (_, i) => ({
+        op: 'createTask',
+        name: `Added ${i}`,
+        estimateHours: 8,
+        // Odd positions: none of them was deleted (those were 40, 120, …).
+        after: [ids[i * 40 + 1]],
+      })),
+    }),
+  };
+}
+
 const runs = [await run(10_000, 200), await run(100_000, 40)];
+const large = await largeLists();
 process.stdout.write(
   `${JSON.stringify({
     name: 'plan',
@@ -256,6 +319,7 @@ process.stdout.write(
     transport: app.transport,
     offloadTasks: app.services.config.offloadTasks,
     runs,
+    large,
   })}\n`,
 );
 await app.close();

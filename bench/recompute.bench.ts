@@ -169,7 +169,7 @@ for (const n of SIZES) {
   const reps = REPS[n]!;
   const input = randomDag(n, { seed: n });
   const withCounts = { ...input, withCounts: true };
-  await pool.run(copy(input)); // warm the workers before timing
+  await pool.run(copy(input), 'bench'); // warm the workers before timing
   const copies = Array.from({ length: reps.pool }, () => copy(input));
   // Collect between phases so no phase pays for another's garbage (the peer's above all).
   gc();
@@ -183,7 +183,7 @@ for (const n of SIZES) {
   gc();
   const countsMs = await median(reps.counts, () => recompute(withCounts));
   gc();
-  const poolMs = await median(reps.pool, () => pool.run(copies.pop()!));
+  const poolMs = await median(reps.pool, () => pool.run(copies.pop()!, 'bench'));
   gc();
   if (peer(input).finish !== recompute(input).finish) throw new Error(`peer disagrees at n=${n}`);
   const peerMs = await median(reps.peer, () => peer(input));

@@ -48,9 +48,9 @@ export async function benchDatabase(name: string): Promise<{ url: string; drop()
 
 /**
  * The real app on a bench database, logging warnings to stderr so stdout carries only the
- * JSON line. The rate limit is raised so benchmarks measure the service, not 429 refusals:
- * at the default 120/min every key (and every client address, for public views) would be
- * refused within a second.
+ * JSON line. The rate limits (and the workspaces' budgets for costly requests) are raised so
+ * benchmarks measure the service, not 429 refusals: at the default 120/min every key (and every
+ * client address, for public views) would be refused within a second.
  */
 /** An app on a free port; HTTP_TRANSPORT (the environment's, or `transport`) picks its transport. */
 export function startBenchApp(
@@ -69,6 +69,8 @@ export function startBenchApp(
         rateLimitBurst: 1e9,
         addressRateLimitPerMinute: 1e9,
         addressRateLimitBurst: 1e9,
+        workspaceBudgetPerMinute: 1e9,
+        workspaceBudgetBurst: 1e9,
         ...overrides,
       },
     ),

@@ -20,7 +20,7 @@ import { webhookRoutes } from './web/api/webhooks.routes.ts';
 import { WebhookDeliveries } from './services/webhooks/delivery.job.ts';
 import { DeliveryIds } from './services/webhooks/message.ts';
 import { RateLimiter } from './services/limits/rate-limit.ts';
-import { SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
+import { fillSeconds, SharedRateLimiter } from './services/limits/shared-rate-limit.ts';
 import { Foreground } from './platform/foreground.ts';
 import { listenMetrics } from './web/http/metrics-server.ts';
 import { Files } from './services/files/files.service.ts';
@@ -160,6 +160,9 @@ async function assemble(
     threads: config.workers,
     timeoutMs: options.recomputeWorker?.timeoutMs ?? 30_000,
     maxInFlight: config.workers * 16,
+    // Large what-ifs' and batches' lists take seconds: a lane of their own, half as many threads
+    // (one at least), so forecasts and recomputes never wait behind them.
+    commands: { threads: Math.max(1, Math.floor(config.workers / 2)), timeoutMs: 120_000 },
     log,
     ...(options.recomputeWorker?.url ? { worker: options.recomputeWorker.url } : {}),
   });
@@ -236,8 +239,27 @@ async function assemble(
     files,
     events,
   };
-  const limiter = new SharedRateLimiter(sql, config.rateLimitPerMinute, config.rateLimitBurst, log);
+  // Both keep their buckets in rate_buckets: an idle row is forgotten once either would be full.
+  const forgetAfter = Math.max(
+    fillSeconds(config.rateLimitPerMinute, config.rateLimitBurst),
+    fillSeconds(config.workspaceBudgetPerMinute, config.workspaceBudgetBurst),
+  );
+  const limiter = new SharedRateLimiter(
+    sql,
+    config.rateLimitPerMinute,
+    config.rateLimitBurst,
+    log,
+    forgetAfter,
+  );
   undo.push(() => limiter.close());
+  const workspaceLimiter = new SharedRateLimiter(
+    sql,
+    config.workspaceBudgetPerMinute,
+    config.workspaceBudgetBurst,
+    log,
+    forgetAfter,
+  );
+  undo.push(() => workspaceLimiter.close());
   const failedCredentialLimiter = new RateLimiter(
     config.failedCredentialsPerMinute,
     config.failedCredentialsBurst,
@@ -250,6 +272,7 @@ async function assemble(
     log,
     idempotencyKeys: new IdempotencyKeys(sql),
     limiter,
+    workspaceLimiter,
     addressLimiter: new RateLimiter(config.addressRateLimitPerMinute, config.addressRateLimitBurst),
     failedCredentialLimiter,
     maxBodyBytes: config.maxBodyBytes,
@@ -323,6 +346,7 @@ async function assemble(
         await stopWebhooks();
         await jobs.stop();
         await limiter.close();
+        await workspaceLimiter.close();
         await registry.close();
         await pool.close();
         await render.close();

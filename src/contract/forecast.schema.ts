@@ -5,8 +5,11 @@ import { ScheduleQuery } from './schedule.schema.ts';
 
 /** The most `samples × open tasks` one forecast may cost: a bound on how long it holds the pool. */
 export const MAX_FORECAST_WORK = 100_000_000;
-/** A forecast spends one more token of the credential's rate budget for each this many task schedules. */
-export const FORECAST_WORK_PER_TOKEN = 10_000_000;
+/**
+ * A forecast spends one more token of the credential's rate budget, and of its workspace's, for
+ * each this many task schedules (about 40 ms of a worker's time).
+ */
+export const FORECAST_WORK_PER_TOKEN = 1_000_000;
 /** The most tasks `tasks` lists. */
 export const CRITICAL_TASKS_LISTED = 50;
 
@@ -16,7 +19,7 @@ export const ForecastQuery = Type.Object({
       minimum: 100,
       maximum: 100_000,
       default: 2000,
-      description: `How many schedules to draw; samples × open tasks may be at most ${MAX_FORECAST_WORK.toLocaleString('en')}, and each ${FORECAST_WORK_PER_TOKEN.toLocaleString('en')} of them costs one more request of the rate budget`,
+      description: `How many schedules to draw; samples × open tasks may be at most ${MAX_FORECAST_WORK.toLocaleString('en')}, and each ${FORECAST_WORK_PER_TOKEN.toLocaleString('en')} of them costs one more request of the rate budget (the credential's, and the workspace's budget for costly work)`,
     }),
   ),
   seed: Type.Optional(

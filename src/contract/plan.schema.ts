@@ -11,6 +11,16 @@ import { AssignBody, CreateTaskBody, PatchTaskBody } from './task.schema.ts';
 /** The most commands one list may hold. */
 export const MAX_COMMANDS = 500;
 
+/**
+ * A list spends one more token of the credential's rate budget, and of its workspace's, for each
+ * this many task derivations it asks for (about 50 ms of the server's time): a command that
+ * changes the graph's shape derives every task of the flow again, any other counts
+ * KEPT_SHAPE_COMMAND_WORK.
+ */
+export const COMMAND_WORK_PER_TOKEN = 25_000;
+/** What a command that keeps the graph's shape counts, in task derivations. */
+export const KEPT_SHAPE_COMMAND_WORK = 200;
+
 export const REF_PATTERN = wordedPattern(
   '^[A-Za-z0-9_-]{1,64}$',
   'must be 1 to 64 letters, digits, _ or -',
@@ -107,7 +117,7 @@ export type Command = Static<typeof CommandSchema>;
 const commands = Type.Array(CommandSchema, {
   minItems: 1,
   maxItems: MAX_COMMANDS,
-  description: 'Judged in order, each on the state the ones before it left',
+  description: `Judged in order, each on the state the ones before it left. A list costs one request of the rate budget, and one more (of the credential's and of the workspace's budget for costly work) for each ${COMMAND_WORK_PER_TOKEN.toLocaleString('en')} task derivations it asks for: a deleteTask, addDependency or removeDependency, a createTask with before or parentId, or a command on a sub-task counts every task of the flow; any other command counts ${KEPT_SHAPE_COMMAND_WORK}`,
 });
 
 export const BatchBody = Type.Object(

@@ -59,6 +59,17 @@ const Settings = Type.Object({
   flowSessionsMax: integer('FLOW_SESSIONS_MAX', 1000, 1, 1_000_000),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000_000),
   rateLimitBurst: integer('RATE_LIMIT_BURST', 240, 1, 1_000_000_000),
+  /**
+   * What the costly part of requests (a large forecast, what-if or batch: all but their first
+   * token) spends a minute, and at once, of one workspace's budget, all its credentials together
+   * and across processes: minting keys does not multiply a workspace's share of the pool.
+   */
+  workspaceBudgetPerMinute: integer('WORKSPACE_BUDGET_PER_MINUTE', 120, 1, 1_000_000_000),
+  workspaceBudgetBurst: integer('WORKSPACE_BUDGET_BURST', 240, 1, 1_000_000_000),
+  /** What-ifs one workspace may run at once in one process; the next is refused 429. */
+  whatIfConcurrency: integer('WHAT_IF_CONCURRENCY', 2, 1, 10_000),
+  /** From this much work (task derivations, services/flows/commands.ts) a what-if's or batch's list runs on the pool's commands lane. */
+  commandsOffloadWork: integer(null, 100_000, 0, 1_000_000_000),
   /** The per-client-address budget of routes without a credential (public views, the web app). */
   addressRateLimitPerMinute: integer('ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
   addressRateLimitBurst: integer('ADDRESS_RATE_LIMIT_BURST', 1200, 1, 1_000_000_000),

@@ -15,6 +15,10 @@ t.test('defaults, and what defaults to other settings', async (t) => {
     jobWorkers: true,
     trustProxy: null,
     maxBufferedBodyBytes: 64 * 1024 * 1024,
+    workspaceBudgetPerMinute: 120,
+    workspaceBudgetBurst: 240,
+    whatIfConcurrency: 2,
+    commandsOffloadWork: 100_000,
   });
   t.ok(Object.isFrozen(config));
   t.hasStrict(loadConfig({ PORT: '0', NODE_ENV: 'production' }), { metricsPort: 0, demo: false });
@@ -30,6 +34,9 @@ t.test('variables are read through the schema', async (t) => {
       FLOWPLAN_DEMO: '1',
       WEBHOOK_RETRY_BASE_SECONDS: '0.5',
       TRUST_PROXY: '2',
+      WORKSPACE_BUDGET_PER_MINUTE: '60',
+      WORKSPACE_BUDGET_BURST: '600',
+      WHAT_IF_CONCURRENCY: '4',
     }),
     {
       baseUrl: 'https://plan.example',
@@ -39,6 +46,9 @@ t.test('variables are read through the schema', async (t) => {
       demo: true,
       webhookRetryBaseSeconds: 0.5,
       trustProxy: { hops: 2 },
+      workspaceBudgetPerMinute: 60,
+      workspaceBudgetBurst: 600,
+      whatIfConcurrency: 4,
     },
   );
 });
@@ -55,6 +65,14 @@ t.test('a value out of range is refused in one line naming the variable', async 
   t.equal(refusal({ PORT: '70000' }), 'PORT must be an integer from 0 to 65535, got "70000"');
   t.equal(refusal({ WORKERS: '1.5' }), 'WORKERS must be an integer from 1 to 256, got "1.5"');
   t.equal(refusal({ FLOWPLAN_DEMO: 'yes' }), 'FLOWPLAN_DEMO must be 1 or 0, got "yes"');
+  t.equal(
+    refusal({ WHAT_IF_CONCURRENCY: '0' }),
+    'WHAT_IF_CONCURRENCY must be an integer from 1 to 10000, got "0"',
+  );
+  t.equal(
+    refusal({ WORKSPACE_BUDGET_BURST: 'lots' }),
+    'WORKSPACE_BUDGET_BURST must be an integer from 1 to 1000000000, got "lots"',
+  );
   t.equal(
     refusal({ BASE_URL: 'plan.example' }),
     'BASE_URL must be an absolute URL, got "plan.example"',

@@ -1,7 +1,7 @@
 /**
- * How sure the finish is (CONTRACT §5): the flow's open objectives as the forecast engine takes
- * them (built once per version), its samples run on the event loop when few, else split across
- * the worker pool, and the answer read off the samples.
+ * How sure the finish is: the flow's open objectives as the forecast engine takes them (built
+ * once per version), its samples run on the event loop when few, else split into parts of
+ * bounded work on the worker pool, and the answer read off the samples.
  */
 import { randomInt } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
@@ -28,6 +28,13 @@ export type ForecastView = Static<typeof ForecastSchema>;
  * and the event loop stays free (bench:forecast's crossover).
  */
 export const IN_THREAD_WORK = 250_000;
+
+/**
+ * The most `samples × open tasks` one part on the pool draws: about 160 ms of a worker here
+ * (bench:forecast's crossover). The pool serves workspaces in turn, a part at a time, so another
+ * workspace's forecast waits for at most one part per worker, not for a whole large forecast.
+ */
+export const PART_WORK = 4_000_000;
 
 interface Built {
   model: ForecastModel;
@@ -125,7 +132,8 @@ export function forecastModel(snapshot: Snapshot): Built {
 
 /**
  * What a forecast costs of the rate budget: one request, and one more for each
- * FORECAST_WORK_PER_TOKEN task schedules it draws (samples × open tasks).
+ * FORECAST_WORK_PER_TOKEN task schedules it draws (samples × open tasks): about 40 ms of a
+ * worker's time each, here.
  */
 export function forecastCost(snapshot: Snapshot, samples = 2000): number {
   const work = samples * forecastModel(snapshot).model.m;
@@ -133,12 +141,16 @@ export function forecastCost(snapshot: Snapshot, samples = 2000): number {
   return work > MAX_FORECAST_WORK ? 1 : 1 + Math.floor(work / FORECAST_WORK_PER_TOKEN);
 }
 
-/** The samples of a forecast: in this thread when few, else one part per pool worker. */
+/**
+ * The samples of a forecast: in this thread when few, else on the pool in parts of at most
+ * PART_WORK (one per worker at least), in `workspaceId`'s turn.
+ */
 async function sampled(
   pool: RecomputePool,
   model: ForecastModel,
   seed: number,
   samples: number,
+  workspaceId: string,
 ): Promise<ForecastPart[]> {
   // A flow without ranges draws nothing: every sample is the same schedule.
   if (model.ranged.length === 0) {
@@ -152,14 +164,17 @@ async function sampled(
   }
   if (samples * model.m <= IN_THREAD_WORK)
     return [forecastPart(model, { seed, first: 0, count: samples })];
-  const parts = Math.min(pool.threads, samples);
-  return Promise.all(
-    Array.from({ length: parts }, (_, i) => {
-      const first = Math.floor((i * samples) / parts);
-      const next = Math.floor(((i + 1) * samples) / parts);
-      return pool.forecast(model, { seed, first, count: next - first });
-    }),
+  // Each sample draws from its own generator (seed and index): any split gives the same samples.
+  const parts = Math.min(
+    samples,
+    Math.max(pool.threads, Math.ceil((samples * model.m) / PART_WORK)),
   );
+  const runs = Array.from({ length: parts }, (_, i) => {
+    const first = Math.floor((i * samples) / parts);
+    const next = Math.floor(((i + 1) * samples) / parts);
+    return { seed, first, count: next - first };
+  });
+  return pool.forecast(model, runs, workspaceId);
 }
 
 /**
@@ -252,7 +267,7 @@ async function forecastFrom(
   seed: number,
 ): Promise<{ view: ForecastView; p95: number }> {
   const { model, positions } = forecastModel(snapshot);
-  const parts = await sampled(pool, model, seed, samples);
+  const parts = await sampled(pool, model, seed, samples, snapshot.flow.workspaceId);
   // Sorted, not counted by day: a hostile flow's finish may be a billion working days out.
   const finishes = new Int32Array(samples);
   const critical = new Uint32Array(model.m);

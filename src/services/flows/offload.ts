@@ -1,7 +1,8 @@
 /**
  * Where a recompute runs: in this thread for small flows, on the worker pool from
- * OFFLOAD_TASKS tasks up, so a large flow never stalls the event loop; a change derived
- * from the version before always runs in this thread. Timed, each by where it ran.
+ * OFFLOAD_TASKS tasks up (in the flow's workspace's turn), so a large flow never stalls the
+ * event loop; a change derived from the version before always runs in this thread. Timed, each
+ * by where it ran.
  */
 import {
   recompute as recomputeInThread,
@@ -25,19 +26,22 @@ export function recomputeStrategy(
     buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [metrics.registry],
   });
-  const whole = async (input: RecomputeInput): Promise<RecomputeOutput> => {
+  const whole = async (input: RecomputeInput, workspaceId: string): Promise<RecomputeOutput> => {
     const inThread = input.n < offloadTasks;
     const stop = seconds.startTimer({ where: inThread ? 'thread' : 'pool' });
     try {
       if (inThread) return recomputeInThread(input);
       // The pool takes the buffers by transfer; the snapshot keeps its own input.
-      return await pool.run({
-        ...input,
-        from: input.from.slice(),
-        to: input.to.slice(),
-        progress: input.progress.slice(),
-        duration: input.duration.slice(),
-      });
+      return await pool.run(
+        {
+          ...input,
+          from: input.from.slice(),
+          to: input.to.slice(),
+          progress: input.progress.slice(),
+          duration: input.duration.slice(),
+        },
+        workspaceId,
+      );
     } finally {
       stop();
     }

@@ -1,28 +1,26 @@
 /**
- * Worker-thread pool for recomputes of large flows, so a 100k-task recompute does
- * not stall the event loop. The server starts and warms its workers at boot (`start`), so
- * no request pays for a thread's start-up; a pool used without `start` (tests, benchmarks)
- * creates them on its first run. Workers stay up for the life of the pool.
+ * Worker threads for the work that would stall the event loop, shared fairly among workspaces
+ * (src/platform/fair-pool.ts): recomputes of large flows and the parts of forecasts on one set
+ * of `threads`, and large what-ifs' and batches' command lists on a lane of their own, so a list
+ * that takes seconds never holds a worker that recomputes and forecasts wait for. The server starts and warms the
+ * workers at boot (`start`), so no request pays for a thread's start-up; a pool used without
+ * `start` (tests, benchmarks) creates them on its first run. Workers stay up for the life of
+ * the pool.
  */
-import { performance } from 'node:perf_hooks';
-import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { DomainError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { RecomputeInput, RecomputeOutput } from '../../engine/recompute.ts';
 import type { ForecastModel, ForecastPart, ForecastRun } from '../../engine/forecast.ts';
-import {
-  runTimed,
-  workerModule,
-  type FromWorker,
-  type Started,
-} from '../../platform/worker-pool.ts';
+import { FairPool } from '../../platform/fair-pool.ts';
+import { workerModule, type FromWorker } from '../../platform/worker-pool.ts';
+import { buffersOf, type AnswerTo, type CommandsTask } from './commands-task.ts';
 
 type WorkerOutput = FromWorker<RecomputeOutput>;
 
 export type { WorkerOutput as PooledRecomputeOutput };
 
 const WORKER_URL = workerModule('../../../workers/recompute.worker.ts', import.meta.url);
+const COMMANDS_URL = workerModule('../../../workers/commands.worker.ts', import.meta.url);
 
 /** A two-task chain: enough for a worker to load the engine and run each of its passes once. */
 const warmUpInput = (): RecomputeInput => ({
@@ -37,123 +35,108 @@ const warmUpInput = (): RecomputeInput => ({
 export interface RecomputePoolOptions {
   threads: number;
   timeoutMs: number;
-  /** Runs allowed pending (queued or running) at once; more are refused, not queued. */
+  /** Runs allowed pending (queued or running) at once; more are refused, not queued. One workspace may hold half of them. */
   maxInFlight: number;
+  /** The commands lane: its threads and its runs' timeout (one thread, and `timeoutMs`, unless given). */
+  commands?: { threads: number; timeoutMs: number };
   log?: Logger;
   /** The worker module (tests give one that fails on cue). */
   worker?: URL;
 }
 
-/** A refused or failed run: the client retries shortly, nothing was changed. */
-const unavailable = (message: string) =>
-  new DomainError('SERVICE_UNAVAILABLE', message, undefined, { retryAfterSeconds: 1 });
+/** One workspace's share of a lane's runs: half, so another workspace always finds room. */
+const shareOf = (maxInFlight: number) => Math.max(1, Math.floor(maxInFlight / 2));
 
 export class RecomputePool {
-  readonly #opts: RecomputePoolOptions;
-  #pool: Piscina<RecomputeInput & Started, WorkerOutput> | null = null;
-  #inFlight = 0;
-  #completed = 0;
-  #failed = 0;
+  readonly #recompute: FairPool;
+  readonly #commands: FairPool;
 
   constructor(opts: RecomputePoolOptions) {
-    this.#opts = opts;
+    this.#recompute = new FairPool({
+      worker: opts.worker ?? WORKER_URL,
+      threads: opts.threads,
+      timeoutMs: opts.timeoutMs,
+      maxInFlight: opts.maxInFlight,
+      maxPerTenant: shareOf(opts.maxInFlight),
+      what: 'Recompute',
+      log: opts.log,
+    });
+    const commands = opts.commands ?? { threads: 1, timeoutMs: opts.timeoutMs };
+    const listsInFlight = commands.threads * 16;
+    this.#commands = new FairPool({
+      worker: COMMANDS_URL,
+      threads: commands.threads,
+      timeoutMs: commands.timeoutMs,
+      maxInFlight: listsInFlight,
+      maxPerTenant: shareOf(listsInFlight),
+      what: 'Command list',
+      log: opts.log,
+    });
   }
 
   /**
-   * Starts every worker and has each run a tiny recompute, so the module is loaded and
-   * compiled before the first request; resolves with the time that took.
+   * Starts every recompute worker and has each run a tiny recompute, so the module is loaded
+   * and compiled before the first request; resolves with the time that took. The commands
+   * lane's threads start on its first list: most processes never see one that large.
    */
-  async start(): Promise<{ threads: number; ms: number }> {
-    const began = performance.now();
-    const pool = this.#piscina();
-    await Promise.all(Array.from({ length: this.#opts.threads }, () => pool.run(warmUpInput())));
-    return { threads: this.#opts.threads, ms: Math.round(performance.now() - began) };
-  }
-
-  #piscina(): Piscina<RecomputeInput & Started, WorkerOutput> {
-    return (this.#pool ??= new Piscina({
-      filename: (this.#opts.worker ?? WORKER_URL).href,
-      maxThreads: this.#opts.threads,
-      minThreads: this.#opts.threads,
-      idleTimeout: Infinity,
-    }));
+  start(): Promise<{ threads: number; ms: number }> {
+    return this.#recompute.start(warmUpInput);
   }
 
   /**
-   * Recompute in a worker. The input's typed-array buffers are TRANSFERRED, not
-   * copied: afterwards they are detached (length 0) in the caller. A caller that
-   * still needs them must pass copies (e.g. `from.slice()`). The result carries the
+   * Recompute of `workspaceId`'s flow in a worker. The input's typed-array buffers are
+   * TRANSFERRED, not copied: afterwards they are detached (length 0) in the caller. A caller
+   * that still needs them must pass copies (e.g. `from.slice()`). The result carries the
    * worker's `threadId`, which differs from the main thread's when the pool ran it.
    *
-   * Refuses with SERVICE_UNAVAILABLE when maxInFlight runs are already pending, or
-   * when a run exceeds timeoutMs from the moment its worker began it: an unbounded queue would only turn overload into
-   * ever-growing latency and memory, so clients are told to retry instead. A worker that
-   * dies mid-run (a crash, running out of memory) or is stopped at the timeout is replaced
-   * by Piscina; its run answers SERVICE_UNAVAILABLE too, since a retry may well succeed.
+   * Refused (FairPool.run) when the pool or the workspace's share of it is full; a run past the
+   * timeout, or whose worker dies (a crash, running out of memory), answers SERVICE_UNAVAILABLE:
+   * Piscina replaces the worker, and a retry may well succeed.
    */
-  async run(input: RecomputeInput): Promise<WorkerOutput> {
+  async run(input: RecomputeInput, workspaceId: string): Promise<WorkerOutput> {
     const { from, to, progress, duration } = input;
     const transferList = [
       ...new Set([from.buffer, to.buffer, progress.buffer, duration.buffer]),
     ] as ArrayBuffer[];
-    return this.#dispatch(undefined, input, transferList, 'Recompute', { n: input.n });
+    return this.#recompute.run(workspaceId, { n: input.n }, (job) =>
+      job<WorkerOutput>(input, transferList),
+    );
   }
 
   /**
-   * Samples of a forecast in a worker (the model is copied to it, not transferred: the other
-   * parts' workers take it too). Refused and failed as `run` is.
+   * The parts of one forecast of `workspaceId`'s flow, each in a worker in the workspace's
+   * turn (the model is copied to each, not transferred: the other parts take it too): one run
+   * against the bounds, however many parts. Refused and failed as `run` is; a part that fails
+   * fails the forecast once every part has settled.
    */
-  async forecast(model: ForecastModel, run: ForecastRun): Promise<FromWorker<ForecastPart>> {
-    return this.#dispatch('forecast', { model, run }, [], 'Forecast', {
-      tasks: model.m,
-      samples: run.count,
+  async forecast(
+    model: ForecastModel,
+    runs: readonly ForecastRun[],
+    workspaceId: string,
+  ): Promise<FromWorker<ForecastPart>[]> {
+    const samples = runs.reduce((sum, run) => sum + run.count, 0);
+    return this.#recompute.run(workspaceId, { tasks: model.m, samples }, async (job) => {
+      const parts = await Promise.allSettled(
+        runs.map((run) => job<FromWorker<ForecastPart>>({ model, run }, [], 'forecast')),
+      );
+      const failed = parts.find((part) => part.status === 'rejected');
+      if (failed) throw failed.reason;
+      return parts.map((part) => (part as PromiseFulfilledResult<FromWorker<ForecastPart>>).value);
     });
   }
 
-  /** The worker threads the pool runs: how many parts a forecast is split into. */
-  get threads(): number {
-    return this.#opts.threads;
+  /** A what-if's or batch's list on `workspaceId`'s flow, on the commands lane; its state chunks are moved. */
+  async commands<T extends CommandsTask>(task: T, workspaceId: string): Promise<AnswerTo<T>> {
+    return this.#commands.run(
+      workspaceId,
+      { tasks: task.size, commands: task.commands.length },
+      (job) => job<AnswerTo<T>>(task, buffersOf(task.chunks)),
+    );
   }
 
-  async #dispatch<T extends object, R>(
-    name: string | undefined,
-    task: T,
-    transferList: ArrayBuffer[],
-    /** The run's name in messages, capitalised. */
-    what: string,
-    size: Record<string, number>,
-  ): Promise<R> {
-    if (this.#inFlight >= this.#opts.maxInFlight) {
-      throw unavailable('Recompute pool is saturated, retry shortly');
-    }
-    this.#inFlight++;
-    try {
-      const result = (await runTimed(
-        this.#piscina() as unknown as Piscina<T & Started, R>,
-        task,
-        this.#opts.timeoutMs,
-        transferList,
-        name,
-      )) as R;
-      this.#completed++;
-      return result;
-    } catch (err) {
-      this.#failed++;
-      if (err instanceof Error && err.name === 'AbortError') {
-        this.#opts.log?.error(
-          { ...size, timeoutMs: this.#opts.timeoutMs },
-          `${what.toLowerCase()} timed out: its worker was stopped and is replaced`,
-        );
-        throw unavailable(`${what} timed out, retry shortly`);
-      }
-      this.#opts.log?.error(
-        { err, ...size },
-        `${what.toLowerCase()} worker failed: it is replaced`,
-      );
-      throw unavailable(`${what} failed in its worker, retry shortly`);
-    } finally {
-      this.#inFlight--;
-    }
+  /** The recompute worker threads: how many parts a forecast is split into at least. */
+  get threads(): number {
+    return this.#recompute.threads;
   }
 
   /** Its instruments, read when scraped. */
@@ -170,12 +153,12 @@ export class RecomputePool {
     );
     metrics.gauge(
       'flowplan_pool_queue_depth',
-      'Recomputes waiting for a worker',
+      'Recomputes and forecast parts waiting for a worker (each workspace served in turn)',
       () => this.stats().queueSize,
     );
     metrics.gauge(
       'flowplan_pool_in_flight',
-      'Recomputes pending on the pool',
+      'Recomputes and forecasts pending on the pool',
       () => this.stats().inFlight,
     );
     metrics.gauge(
@@ -183,30 +166,24 @@ export class RecomputePool {
       'Recomputes whose worker crashed or timed out since start (each answered 503; the worker was replaced)',
       () => this.stats().failed,
     );
+    metrics.gauge(
+      'flowplan_commands_pool_in_flight',
+      'Large what-ifs and batches pending on their lane of the pool (running or waiting for its worker)',
+      () => this.#commands.stats().inFlight,
+    );
   }
 
-  stats(): {
-    threads: number;
-    inFlight: number;
-    completed: number;
-    failed: number;
-    utilization: number;
-    queueSize: number;
-  } {
-    return {
-      threads: this.#pool?.threads.length ?? 0,
-      inFlight: this.#inFlight,
-      completed: this.#completed,
-      failed: this.#failed,
-      utilization: this.#pool?.utilization ?? 0,
-      queueSize: this.#pool?.queueSize ?? 0,
-    };
+  stats(): ReturnType<FairPool['stats']> {
+    return this.#recompute.stats();
+  }
+
+  /** The commands lane's figures (as `stats`). */
+  commandsStats(): ReturnType<FairPool['stats']> {
+    return this.#commands.stats();
   }
 
   /** Waits for running tasks, then stops the workers; a later run starts them again. */
   async close(): Promise<void> {
-    const pool = this.#pool;
-    this.#pool = null;
-    if (pool) await pool.close();
+    await Promise.all([this.#recompute.close(), this.#commands.close()]);
   }
 }

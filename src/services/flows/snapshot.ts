@@ -47,8 +47,8 @@ import {
 } from './task-changes.ts';
 
 export interface Recompute {
-  /** A whole flow's derivation (in this thread or on the pool). */
-  (input: RecomputeInput): Promise<RecomputeOutput>;
+  /** A whole flow's derivation (in this thread or on the pool, in the flow's workspace's turn). */
+  (input: RecomputeInput, workspaceId: string): Promise<RecomputeOutput>;
   /** Runs (and times) a derivation from the version before, always in this thread. */
   incremental<T>(derive: () => T): T;
 }
@@ -173,6 +173,18 @@ export class Snapshot implements FlowView {
     return this.settleMarks().changedAt;
   }
 
+  /**
+   * Marks this version's changes against `before`, an earlier version it was derived from through
+   * others (a command list's steps, each derived from the one before), in one pass when first
+   * read, instead of once per step through every version between; and lets those go, which the
+   * marks' maker would otherwise hold until then.
+   */
+  marksAgainst(before: Snapshot): void {
+    if (this.#marks) return;
+    this.#makeMarks = (self) =>
+      changesAnyShape({ ...before.viewInputs(), tasks: before.state.tasks }, self, self.version);
+  }
+
   /** The earliest version the marks are exact after (the one this flow was loaded at). */
   get knownSince(): number {
     return this.settleMarks().knownSince;
@@ -277,7 +289,7 @@ export class Snapshot implements FlowView {
     }
     const { index, children } = placesOf(state, previous, replaced);
     const input = engineInput(state, index, children);
-    const output = await recompute(input);
+    const output = await recompute(input, state.flow.workspaceId);
     return new Snapshot(
       state,
       index,
@@ -366,7 +378,10 @@ export class Snapshot implements FlowView {
   /** How many unfinished tasks transitively wait on each task; computed once per version. */
   blocking(): Promise<Uint32Array> {
     return this.blockingCounts.get(
-      () => this.recompute({ ...this.input, withCounts: true }).then((out) => out.counts!),
+      () =>
+        this.recompute({ ...this.input, withCounts: true }, this.flow.workspaceId).then(
+          (out) => out.counts!,
+        ),
       () => this.engine().g,
     );
   }

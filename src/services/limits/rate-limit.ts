@@ -25,7 +25,8 @@ export interface Limiter {
   readonly burst: number;
   /** Spends `cost` tokens (1 by default) if the bucket holds them: all or none. */
   take(key: string, cost?: number): RateState | Promise<RateState>;
-  refund(key: string): void;
+  /** Gives back `tokens` (1 by default) a request spent and turned out not to owe. */
+  refund(key: string, tokens?: number): void;
   peek(key: string): RateState;
   headers(state: RateState): Record<string, string>;
 }
@@ -64,10 +65,10 @@ export class RateLimiter implements Limiter {
     return this.state(bucket, allowed, price);
   }
 
-  /** Gives back a token spent by a request that turned out to be free (a 304). */
-  refund(key: string): void {
+  /** Gives back tokens spent by a request that turned out to be free (a 304) or refused elsewhere. */
+  refund(key: string, tokens = 1): void {
     const bucket = this.buckets.get(key);
-    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + tokens);
   }
 
   peek(key: string): RateState {

@@ -51,6 +51,10 @@ interface Lease {
   pending: Promise<void> | null;
 }
 
+/** Seconds an empty bucket of `burst` takes to fill at `perMinute`. */
+export const fillSeconds = (perMinute: number, burst: number): number =>
+  Math.ceil(burst / (perMinute / 60));
+
 export class SharedRateLimiter implements Limiter {
   private readonly leases = new LRUCache<string, Lease>({ max: 100_000 });
   /** Keys whose process holds unused tokens, to give back when idle. */
@@ -66,6 +70,12 @@ export class SharedRateLimiter implements Limiter {
     readonly perMinute: number,
     readonly burst: number,
     private readonly log: Logger,
+    /**
+     * How long a bucket stays idle before it is forgotten: at least the time the slowest-filling
+     * budget sharing the table takes to fill (their rows look alike), so none is forgotten
+     * before it is full again (fillSeconds).
+     */
+    private readonly forgetAfterSeconds: number,
   ) {
     this.fallback = new RateLimiter(perMinute, burst);
     this.perSecond = perMinute / 60;
@@ -103,14 +113,14 @@ export class SharedRateLimiter implements Limiter {
       if (!lease.pending && lease.granted >= 4 && lease.tokens < lease.granted / 2)
         void this.refill(key, lease);
     }
-    return this.state(lease, allowed);
+    return this.state(lease, allowed, price);
   }
 
-  /** A 304: the token goes back to this process's lease. */
-  refund(key: string): void {
+  /** A 304, or a spend refused by another budget: the tokens go back to this process's lease. */
+  refund(key: string, tokens = 1): void {
     const lease = this.leases.get(key);
     if (!lease) return;
-    lease.tokens = Math.min(this.burst, lease.tokens + 1);
+    lease.tokens = Math.min(this.burst, lease.tokens + tokens);
     this.holding.add(key);
   }
 
@@ -218,17 +228,18 @@ export class SharedRateLimiter implements Limiter {
     }
     if (now - this.lastForget > FORGET_EVERY_MS) {
       this.lastForget = now;
-      await forgetIdleBuckets(this.sql, Math.ceil(this.burst / this.perSecond)).catch(() => {});
+      await forgetIdleBuckets(this.sql, this.forgetAfterSeconds).catch(() => {});
     }
   }
 
-  private state(lease: Lease, allowed: boolean): RateState {
+  private state(lease: Lease, allowed: boolean, price = 1): RateState {
     const available = lease.tokens + lease.left;
     return {
       allowed,
       remaining: Math.floor(available),
       resetSeconds: Math.max(0, Math.ceil((this.burst - available) / this.perSecond)),
-      retryAfterSeconds: Math.max(1, Math.ceil((1 - lease.left) / this.perSecond)),
+      // Until the bucket holds the price (a costly request's, or one token).
+      retryAfterSeconds: Math.max(1, Math.ceil((price - available) / this.perSecond)),
     };
   }
 }

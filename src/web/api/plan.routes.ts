@@ -1,8 +1,12 @@
-/** Planning under /v1/flows/{flowId} (CONTRACT §5): commands as data (a batch, a what-if), and the forecast. */
+/**
+ * Planning under /v1/flows/{flowId}: commands as data (a batch, a what-if), and the forecast.
+ * Each costs rate budget by the work it asks for (its `cost`), not one request alone.
+ */
 import { json, route, type Route } from '../http/route.ts';
 import type { Principal } from '../../services/auth/principal.ts';
 import type { FlowContext } from '../../services/flows/flows.service.ts';
-import { runBatch, whatIf } from '../../services/flows/commands.service.ts';
+import { CommandLists } from '../../services/flows/commands.service.ts';
+import { commandsCost } from '../../services/flows/commands.ts';
 import { FlowParams } from '../../contract/flow.schema.ts';
 import { BatchBody, BatchSchema, WhatIfBody, WhatIfSchema } from '../../contract/plan.schema.ts';
 import { ForecastQuery, ForecastSchema } from '../../contract/forecast.schema.ts';
@@ -21,13 +25,29 @@ const COMMAND_REFUSALS = [
   'DELIVERABLE_MISSING',
 ] as const;
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function planRoutes(services: Services): Route[] {
-  const { sql, registry, pool } = services;
+  const { sql, registry, pool, config } = services;
   const context = (ctx: { principal: Principal }): FlowContext => ({
     sql,
     registry,
     principal: ctx.principal,
   });
+  const lists = new CommandLists(pool, {
+    whatIfsAtOnce: config.whatIfConcurrency,
+    offloadWork: config.commandsOffloadWork,
+  });
+  /** A list's price, from the flow as it stands (404 for a flow that is not the caller's). */
+  const listCost = async (ctx: {
+    principal: Principal;
+    params: { flowId: string };
+    body: { commands: Parameters<typeof commandsCost>[1] };
+  }) =>
+    commandsCost(
+      await registry.snapshot(ctx.principal.workspaceId, ctx.params.flowId),
+      ctx.body.commands,
+    );
   return [
     route({
       auth: 'bearer',
@@ -42,11 +62,14 @@ export function planRoutes(services: Services): Route[] {
       params: FlowParams,
       body: BatchBody,
       indexedList: '/commands',
-      errors: [...COMMAND_REFUSALS, 'VERSION_MISMATCH'],
+      // A large list runs on the pool's commands lane: SERVICE_UNAVAILABLE when that is full.
+      errors: [...COMMAND_REFUSALS, 'VERSION_MISMATCH', 'SERVICE_UNAVAILABLE'],
+      cost: listCost,
       responses: {
         200: { description: 'The version committed, and each command’s task', schema: BatchSchema },
       },
-      handler: async (ctx) => json(200, await runBatch(context(ctx), ctx.params.flowId, ctx.body)),
+      handler: async (ctx) =>
+        json(200, await lists.batch(context(ctx), ctx.params.flowId, ctx.body)),
     }),
     route({
       auth: 'bearer',
@@ -62,11 +85,19 @@ export function planRoutes(services: Services): Route[] {
       params: FlowParams,
       body: WhatIfBody,
       indexedList: '/commands',
-      errors: [...COMMAND_REFUSALS],
+      // A large list runs on the pool's commands lane: SERVICE_UNAVAILABLE when that is full.
+      errors: [...COMMAND_REFUSALS, 'SERVICE_UNAVAILABLE'],
+      cost: listCost,
       responses: {
         200: { description: 'The current and the scenario outlooks', schema: WhatIfSchema },
       },
-      handler: async (ctx) => json(200, await whatIf(context(ctx), ctx.params.flowId, ctx.body)),
+      handler: async (ctx) => {
+        const answer = await lists.whatIf(context(ctx), ctx.params.flowId, ctx.body);
+        // A large list's answer is the JSON its worker made.
+        return Buffer.isBuffer(answer)
+          ? { status: 200, body: answer, contentType: JSON_TYPE }
+          : json(200, answer);
+      },
     }),
     route({
       auth: 'bearer',
@@ -80,6 +111,8 @@ export function planRoutes(services: Services): Route[] {
         'How sure the finish is: schedules drawn from the ranged estimates, their finish quantiles, the chance of meeting the due date and how often each task was critical',
       params: FlowParams,
       query: ForecastQuery,
+      // Its samples run on the pool when many: SERVICE_UNAVAILABLE when that is full.
+      errors: ['SERVICE_UNAVAILABLE'],
       // Only a seeded forecast is the same answer again.
       etag: async (ctx) => {
         if (ctx.query.seed === undefined) return null;

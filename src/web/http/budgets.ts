@@ -1,6 +1,7 @@
 /**
- * The edge's rate budgets: per credential (shared by every process), per client address for
- * routes without a credential, and per address for failed credential checks. Spending one
+ * The edge's rate budgets: per credential (shared by every process), per workspace for the
+ * costly part of requests whose price grows with their work (shared too), per client address
+ * for routes without a credential, and per address for failed credential checks. Spending one
  * that is empty is a 429 RATE_LIMITED with Retry-After; a 304 gives its spend back.
  */
 import { DomainError, type ErrorCode } from '../../platform/errors.ts';
@@ -14,6 +15,11 @@ import type { RequestHead } from './request.ts';
 export interface BudgetLimiters {
   /** The per-credential budget, shared by every process on the database. */
   limiter: Limiter;
+  /**
+   * The per-workspace budget of costly work (all of a request's price but its first token),
+   * shared by every process and every credential of the workspace.
+   */
+  workspaceLimiter: Limiter;
   /** The separate per-client-address budget of routes with `rateLimit: 'address'`. */
   addressLimiter: RateLimiter;
   /** Failed credential checks per client address: spent, they are answered 429 (guessing and floods). */
@@ -51,9 +57,28 @@ export class Budgets {
     return undefined;
   }
 
-  /** Spends `tokens` more of the credential's budget (a costly request's rest): all or none. */
-  async spendMore(rateKey: string, tokens: number, headers: Record<string, string>): Promise<void> {
-    this.settle(await this.limiters.limiter.take(rateKey, tokens), headers);
+  /**
+   * Spends `tokens` more (a costly request's rest) of the credential's budget and of its
+   * workspace's: all or none, so what one of them refuses is given back to the other.
+   */
+  async spendMore(
+    rateKey: string,
+    workspaceId: string,
+    tokens: number,
+    headers: Record<string, string>,
+  ): Promise<void> {
+    const { limiter, workspaceLimiter } = this.limiters;
+    this.settle(await limiter.take(rateKey, tokens), headers);
+    const shared = await workspaceLimiter.take(`workspace:${workspaceId}`, tokens);
+    if (shared.allowed) return;
+    limiter.refund(rateKey, tokens);
+    Object.assign(headers, limiter.headers(limiter.peek(rateKey)));
+    throw this.refusal(
+      workspaceLimiter,
+      shared,
+      'workspace',
+      `This workspace's budget for costly requests is spent (${workspaceLimiter.perMinute} a minute, ${workspaceLimiter.burst} at once, for all its credentials together)`,
+    );
   }
 
   private settle(rate: RateState, headers: Record<string, string>): void {

@@ -295,6 +295,7 @@ export class Edge {
   ): Promise<Admission> {
     let principal: Principal | null = null;
     let rateKey: string | null = null;
+    let budgetWorkspaceId: string | null = null;
     if (route.auth === 'bearer') {
       headers['Vary'] = 'Authorization';
       try {
@@ -305,6 +306,7 @@ export class Edge {
       rateKey = principal.userId
         ? `${principal.credentialId}:${principal.userId}`
         : principal.credentialId;
+      budgetWorkspaceId = principal.workspaceId;
       const leasing = this.budgets.spendCredential(rateKey, headers);
       if (leasing) await leasing;
       if (route.guest && principal.userId && rawParams.flowId)
@@ -313,7 +315,7 @@ export class Edge {
     } else if (route.rateLimit === 'address') {
       rateKey = this.budgets.spendAddress(head);
     }
-    return { principal, rateKey, requestId, headers, started };
+    return { principal, rateKey, budgetWorkspaceId, requestId, headers, started };
   }
 
   /** Not async on purpose: the common path hands back respond's promise without another frame to settle. */
@@ -364,7 +366,9 @@ export class Edge {
     admission: Admission,
     input: Pick<RequestContext, 'params' | 'query' | 'body' | 'upload'>,
   ): Promise<OutgoingResponse> {
-    const { principal, rateKey, requestId, headers } = admission;
+    const { principal, rateKey, budgetWorkspaceId, requestId, headers } = admission;
+    const budget =
+      rateKey && budgetWorkspaceId ? { rateKey, workspaceId: budgetWorkspaceId } : null;
     const parentLog = this.deps.log;
     let log: Logger | null = null;
     // Listed, not spread: a spread ahead of the getter takes V8 off the literal's fast path
@@ -418,12 +422,12 @@ export class Edge {
         request,
         content,
         headers,
-        () => this.run(route, ctx, headers, ifNoneMatch, rateKey, null),
+        () => this.run(route, ctx, headers, ifNoneMatch, rateKey, budget, null),
         (error) => this.failure(error, headers, request, requestId, null),
       );
     }
     // Awaited, not returned: an async function that returns a promise settles two ticks later.
-    return await this.run(route, ctx, headers, ifNoneMatch, rateKey, representation);
+    return await this.run(route, ctx, headers, ifNoneMatch, rateKey, budget, representation);
   }
 
   private async run(
@@ -432,12 +436,14 @@ export class Edge {
     headers: Record<string, string>,
     ifNoneMatch: string | undefined,
     rateKey: string | null,
+    /** What a costly request's rest spends: its credential's budget and its workspace's. */
+    budget: { rateKey: string; workspaceId: string } | null,
     /** MessagePack asked for (GET): its type, and the key its bytes are cached under with the tag. */
     representation: Representation | null,
   ): Promise<OutgoingResponse> {
-    if (route.cost && rateKey) {
+    if (route.cost && budget) {
       const more = (await route.cost(ctx)) - 1;
-      if (more > 0) await this.budgets.spendMore(rateKey, more, headers);
+      if (more > 0) await this.budgets.spendMore(budget.rateKey, budget.workspaceId, more, headers);
     }
     const reply = await route.handler(ctx);
     Object.assign(headers, reply.headers);

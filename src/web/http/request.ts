@@ -28,6 +28,8 @@ export interface Admission {
   principal: Principal | null;
   /** The budget it spent (refunded by a 304). */
   rateKey: string | null;
+  /** The workspace whose budget a costly request's rest spends: the credential's own (a guest's too, not the sharing one's). */
+  budgetWorkspaceId: string | null;
   requestId: string;
   /** Response headers decided so far (request id, rate-limit state). */
   headers: Record<string, string>;

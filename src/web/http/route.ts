@@ -139,8 +139,9 @@ export interface Route extends RouteOptions {
   etag?(ctx: RequestContext): Promise<string | null> | string | null;
   /**
    * Tokens of the credential's rate budget the request costs in all, for a route whose work
-   * grows with what it is asked (a forecast): the one every request spends, and the rest
-   * spent before the handler runs (a 429 when the budget lacks them). Not spent on a 304.
+   * grows with what it is asked (a forecast, a command list): the one every request spends, and
+   * the rest spent before the handler runs from the credential's budget and its workspace's,
+   * all or none (a 429 when either lacks them). Not spent on a 304.
    */
   cost?(ctx: RequestContext): Promise<number> | number;
   handler(ctx: RequestContext): Promise<AnyReply> | AnyReply;

@@ -294,20 +294,26 @@ t.test('ifVersion: 409 VERSION_MISMATCH naming the version, nothing applied', as
   t.equal(fresh.body.version, 3);
 });
 
-t.test('a batch that changes nothing takes no version step', async (t) => {
-  const s = await startFlowServer(t);
-  const alice = await member(s, 'Alice');
-  const flow = await newFlow(t, s, {
-    name: 'Still',
-    tasks: [{ name: 'A', assigneeId: alice }],
+// In this thread, and on the pool's commands lane (every list sent there), alike.
+for (const [where, offload] of [
+  ['', {}],
+  [', on the commands lane', { commandsOffloadWork: 0 }],
+] as const)
+  t.test(`a batch that changes nothing takes no version step${where}`, async (t) => {
+    const s = await startFlowServer(t, offload);
+    const alice = await member(s, 'Alice');
+    const flow = await newFlow(t, s, {
+      name: 'Still',
+      tasks: [{ name: 'A', assigneeId: alice }],
+    });
+    const id = taskIdOf(flow);
+    const res = await batch(s, flow.id, {
+      commands: [{ op: 'assign', taskId: id('A'), assigneeId: alice }],
+    });
+    t.equal(res.status, 200);
+    t.strictSame(res.body, { version: 1, results: [{ index: 0, taskId: id('A') }] });
+    t.equal((await ok<Flow>(t, s, 'GET', `/v1/flows/${flow.id}`)).version, 1);
   });
-  const id = taskIdOf(flow);
-  const res = await batch(s, flow.id, {
-    commands: [{ op: 'assign', taskId: id('A'), assigneeId: alice }],
-  });
-  t.equal(res.status, 200);
-  t.strictSame(res.body, { version: 1, results: [{ index: 0, taskId: id('A') }] });
-});
 
 t.test('Idempotency-Key: the same batch again is its answer replayed, applied once', async (t) => {
   const s = await startFlowServer(t);

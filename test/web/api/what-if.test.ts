@@ -228,122 +228,131 @@ async function shown(s: TestServer, flowId: string): Promise<Map<string, Seen>> 
   );
 }
 
-t.test('what-if’s scenario is what a batch of the same list leaves', async (t) => {
-  const s = await startFlowServer(t);
-  const alice = await member(s, 'Alice');
-  let runs = 0;
-  let refusedRuns = 0;
-  await fc.assert(
-    fc.asyncProperty(flowArb, symsArb, async (seed, syms) => {
-      runs++;
-      const asked = await seededFlow(t, s, seed, `Copy ${runs}`);
-      const sent = await seededFlow(t, s, seed, `Copy ${runs}`);
-      const commandsFor = (flow: Flow) => listFor(syms, flow, alice);
-      const current = await shown(s, asked.id);
-      const askedBefore = await visible(s, [asked.id]);
-      const scenario = await whatIf(s, asked.id, {
-        startDate: START,
-        commands: commandsFor(asked),
-      });
-      await assertUnchanged(t, s, askedBefore, 'a what-if commits nothing');
-      const sentBefore = await visible(s, [sent.id]);
-      const batch: ApiResponse<BatchResult & Refusal> = await s.api(
-        'POST',
-        `/v1/flows/${sent.id}/batch`,
-        {
-          token: s.adminKey,
-          body: { commands: commandsFor(sent) },
-        },
-      );
-      if (scenario.status !== 200) {
-        refusedRuns++;
-        t.equal(batch.status, scenario.status, `both refuse: ${scenario.text}`);
-        t.equal(batch.body.error?.code, scenario.body.error.code);
-        t.equal(batch.body.error?.details.index, scenario.body.error.details.index);
-        await assertUnchanged(t, s, sentBefore, 'a refused batch leaves no trace');
-        return;
-      }
-      t.equal(batch.status, 200, `the batch is taken as the what-if was: ${batch.text}`);
-      // What the what-if says, by name: the current flow, with what it lists as changed.
-      const names = new Map(asked.tasks.map((task) => [task.id, task.name]));
-      for (const [k, command] of commandsFor(asked).entries())
-        if (command.op === 'createTask')
-          names.set(
-            scenario.body.changed.find((c) => c.ref === command.ref)?.taskId ?? `gone ${k}`,
-            command.name,
-          );
-      const expected = new Map(current);
-      for (const change of scenario.body.changed) {
-        const taskName = names.get(change.taskId) ?? '';
-        t.ok(taskName, `a listed task is known: ${change.taskId}`);
-        if (change.after) expected.set(taskName, change.after);
-        else expected.delete(taskName);
-        if (change.before)
-          t.strictSame(change.before, current.get(taskName), `before of ${taskName}`);
-      }
-      const after = await shown(s, sent.id);
-      // What the batch stored is what the session shows: read back from Postgres.
-      const stored = await loadFlowState(s.sql, s.workspaceId, sent.id);
-      const held = await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`);
-      const facts = (task: {
-        id: string;
-        name: string;
-        parentId: string | null;
-        dependsOn: readonly string[];
-        estimateHours: number | null;
-        assigneeId: string | null;
-      }) => ({
-        id: task.id,
-        name: task.name,
-        parentId: task.parentId,
-        dependsOn: [...task.dependsOn].sort(),
-        estimateHours: task.estimateHours,
-        assigneeId: task.assigneeId,
-      });
-      t.strictSame(
-        stored?.tasks.map((task) => ({ ...facts(task), progress: task.progress })),
-        held.tasks.map((task) => ({
-          ...facts(task),
-          progress:
-            task.status === 'done'
-              ? PROGRESS.done
-              : task.status === 'in_progress'
-                ? PROGRESS.started
-                : PROGRESS.open,
-        })),
-        'stored as shown',
-      );
-      t.strictSame(
-        Object.fromEntries(after),
-        Object.fromEntries(expected),
-        'the scenario, task by task',
-      );
-      const schedule = await ok<Schedule>(
-        t,
-        s,
-        'GET',
-        `/v1/flows/${sent.id}/schedule?startDate=${START}`,
-      );
-      t.equal(scenario.body.scenario.projectedFinish, schedule.projectedFinish);
-      t.equal(scenario.body.scenario.onTrack, schedule.onTrack);
-      t.strictSame(
-        scenario.body.scenario.criticalPath.map((x) => names.get(x)).sort(),
-        schedule.entries
-          .filter((e) => e.criticalPath)
-          .map((e) => e.taskName)
-          .sort(),
-      );
-      const version = (sentBefore.flows[sent.id]?.body as Flow).version;
-      t.ok([version, version + 1].includes(batch.body.version), 'one version step at most');
-      t.equal((await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`)).version, batch.body.version);
-    }),
-    { numRuns: 60, seed: 20261126 },
-  );
-  t.ok(
-    refusedRuns > 0 && refusedRuns < runs,
-    `both kinds were tried (${refusedRuns} of ${runs} refused)`,
-  );
-});
+/*
+ * In this thread, and on the pool's commands lane (every list sent there: `commandsOffloadWork`
+ * 0), where a worker derives the flow afresh and runs the same list, and the batch's changes
+ * come back to be committed: the same answers, refusals included.
+ */
+for (const [where, offload] of [
+  ['in this thread', {}],
+  ['on the commands lane', { commandsOffloadWork: 0 }],
+] as const)
+  t.test(`what-if’s scenario is what a batch of the same list leaves, ${where}`, async (t) => {
+    const s = await startFlowServer(t, offload);
+    const alice = await member(s, 'Alice');
+    let runs = 0;
+    let refusedRuns = 0;
+    await fc.assert(
+      fc.asyncProperty(flowArb, symsArb, async (seed, syms) => {
+        runs++;
+        const asked = await seededFlow(t, s, seed, `Copy ${runs}`);
+        const sent = await seededFlow(t, s, seed, `Copy ${runs}`);
+        const commandsFor = (flow: Flow) => listFor(syms, flow, alice);
+        const current = await shown(s, asked.id);
+        const askedBefore = await visible(s, [asked.id]);
+        const scenario = await whatIf(s, asked.id, {
+          startDate: START,
+          commands: commandsFor(asked),
+        });
+        await assertUnchanged(t, s, askedBefore, 'a what-if commits nothing');
+        const sentBefore = await visible(s, [sent.id]);
+        const batch: ApiResponse<BatchResult & Refusal> = await s.api(
+          'POST',
+          `/v1/flows/${sent.id}/batch`,
+          {
+            token: s.adminKey,
+            body: { commands: commandsFor(sent) },
+          },
+        );
+        if (scenario.status !== 200) {
+          refusedRuns++;
+          t.equal(batch.status, scenario.status, `both refuse: ${scenario.text}`);
+          t.equal(batch.body.error?.code, scenario.body.error.code);
+          t.equal(batch.body.error?.details.index, scenario.body.error.details.index);
+          await assertUnchanged(t, s, sentBefore, 'a refused batch leaves no trace');
+          return;
+        }
+        t.equal(batch.status, 200, `the batch is taken as the what-if was: ${batch.text}`);
+        // What the what-if says, by name: the current flow, with what it lists as changed.
+        const names = new Map(asked.tasks.map((task) => [task.id, task.name]));
+        for (const [k, command] of commandsFor(asked).entries())
+          if (command.op === 'createTask')
+            names.set(
+              scenario.body.changed.find((c) => c.ref === command.ref)?.taskId ?? `gone ${k}`,
+              command.name,
+            );
+        const expected = new Map(current);
+        for (const change of scenario.body.changed) {
+          const taskName = names.get(change.taskId) ?? '';
+          t.ok(taskName, `a listed task is known: ${change.taskId}`);
+          if (change.after) expected.set(taskName, change.after);
+          else expected.delete(taskName);
+          if (change.before)
+            t.strictSame(change.before, current.get(taskName), `before of ${taskName}`);
+        }
+        const after = await shown(s, sent.id);
+        // What the batch stored is what the session shows: read back from Postgres.
+        const stored = await loadFlowState(s.sql, s.workspaceId, sent.id);
+        const held = await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`);
+        const facts = (task: {
+          id: string;
+          name: string;
+          parentId: string | null;
+          dependsOn: readonly string[];
+          estimateHours: number | null;
+          assigneeId: string | null;
+        }) => ({
+          id: task.id,
+          name: task.name,
+          parentId: task.parentId,
+          dependsOn: [...task.dependsOn].sort(),
+          estimateHours: task.estimateHours,
+          assigneeId: task.assigneeId,
+        });
+        t.strictSame(
+          stored?.tasks.map((task) => ({ ...facts(task), progress: task.progress })),
+          held.tasks.map((task) => ({
+            ...facts(task),
+            progress:
+              task.status === 'done'
+                ? PROGRESS.done
+                : task.status === 'in_progress'
+                  ? PROGRESS.started
+                  : PROGRESS.open,
+          })),
+          'stored as shown',
+        );
+        t.strictSame(
+          Object.fromEntries(after),
+          Object.fromEntries(expected),
+          'the scenario, task by task',
+        );
+        const schedule = await ok<Schedule>(
+          t,
+          s,
+          'GET',
+          `/v1/flows/${sent.id}/schedule?startDate=${START}`,
+        );
+        t.equal(scenario.body.scenario.projectedFinish, schedule.projectedFinish);
+        t.equal(scenario.body.scenario.onTrack, schedule.onTrack);
+        t.strictSame(
+          scenario.body.scenario.criticalPath.map((x) => names.get(x)).sort(),
+          schedule.entries
+            .filter((e) => e.criticalPath)
+            .map((e) => e.taskName)
+            .sort(),
+        );
+        const version = (sentBefore.flows[sent.id]?.body as Flow).version;
+        t.ok([version, version + 1].includes(batch.body.version), 'one version step at most');
+        t.equal((await ok<Flow>(t, s, 'GET', `/v1/flows/${sent.id}`)).version, batch.body.version);
+      }),
+      { numRuns: 60, seed: 20261126 },
+    );
+    t.ok(
+      refusedRuns > 0 && refusedRuns < runs,
+      `both kinds were tried (${refusedRuns} of ${runs} refused)`,
+    );
+  });
 
 t.test('none and one: an empty flow, and a flow with no dependencies', async (t) => {
   const s = await startFlowServer(t);
