@@ -1,5 +1,5 @@
 /** `npm start`: config → database (embedded or DATABASE_URL) → migrations → HTTP; SIGTERM drains. */
-import { refuseUnsupportedNode } from './platform/node-version.ts';
+import { refuseUnsupportedNode } from './platform/node-version.js';
 
 // First: the rest is imported only once the Node version is known to be one flowplan runs on.
 refuseUnsupportedNode();

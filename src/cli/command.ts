@@ -1,9 +1,11 @@
 /**
- * A CLI command is data: its name, one-line summary, options with their meanings and an
- * example drive the parser and the help alike, so the two cannot drift apart.
+ * What a command does, beside its spec (commands.js): `input` checks the parsed options and
+ * turns them into the command's input, `run` does the work on the database. A command's module
+ * imports at its top only what its `input` needs; `run` imports the services and stores it uses
+ * when it runs, so a command loads no other command's.
  */
 import type { Sql } from '../storage/db.ts';
-import type { Options, OptionSpec } from './args.ts';
+import type { Options } from './args.js';
 
 export interface Output {
   /** What `--json` prints: one object. */
@@ -12,29 +14,15 @@ export interface Output {
   text: string;
 }
 
-export interface Command<I = unknown> {
-  /** `migrate`, `workspace create`. */
-  name: string;
-  /** One line, for `flowplan --help`. */
-  summary: string;
-  /** The usage after the name, when the options alone would mislead (alternatives, pairs). */
-  usage?: string;
-  options: Record<string, OptionSpec>;
-  /** What `--json` prints, in a few words (`{ "id" }`). */
-  json: string;
-  /** Paragraphs after the options. */
-  notes?: string[];
-  examples: string[];
-  /** Only `migrate`: may create the database (every other command refuses a missing one). */
-  createsDatabase?: boolean;
+export interface Implementation<I = unknown> {
   /** Checks the options and turns them into the command's input, before any database is opened (UsageError); may read stdin. */
   input(options: Options): I | Promise<I>;
   run(sql: Sql, input: I): Promise<Output>;
 }
 
 /** Keeps a command's input type checked between `input` and `run`. */
-export function command<I>(spec: Command<I>): Command {
-  return spec as Command;
+export function implement<I>(implementation: Implementation<I>): Implementation {
+  return implementation as Implementation;
 }
 
 /** `2025-01-31 09:05` (UTC): dates in tables. */

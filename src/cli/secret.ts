@@ -3,7 +3,7 @@
  * line of piped input (`printf '%s\n' "$PW" | flowplan …`), or, when stdin is a terminal,
  * prompts on stderr with echo off and asks a second time to catch a typo.
  */
-import { UsageError } from './args.ts';
+import { UsageError } from './args.js';
 
 /** Bytes read from a pipe before giving up on finding the line's end (a password is at most a few KiB). */
 const MAX_LINE_BYTES = 64 * 1024;

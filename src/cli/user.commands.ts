@@ -1,39 +1,11 @@
 /** `flowplan user create | set-password | list`. */
-import { createUser, requireWorkspace } from '../services/auth/provision.ts';
-import { hashPassword } from '../services/auth/secrets.ts';
-import { MAX_PASSWORD, MIN_PASSWORD, newPasswordProblem } from '../services/account/password.ts';
 import { MEMBER_ROLES } from '../contract/vocabulary.ts';
-import { DomainError, notFound } from '../platform/errors.ts';
-import { endSigninsOf, findPerson } from '../storage/people.store.ts';
-import { findUserByEmail, listPeople, setPasswordHash } from '../storage/workspaces.store.ts';
-import {
-  email,
-  name,
-  optional,
-  required,
-  role,
-  UsageError,
-  type Options,
-  type OptionSpec,
-} from './args.ts';
-import { command, minute } from './command.ts';
-import { table } from './table.ts';
+import { newPasswordProblem } from '../services/account/password.ts';
+import { optional, required, UsageError, type Options } from './args.js';
+import { implement, minute } from './command.ts';
+import { email, name, role } from './input.ts';
 import { readPassword } from './secret.ts';
-
-const PASSWORD_OPTIONS = {
-  'password-stdin': {
-    type: 'boolean',
-    description:
-      'read the password from the first line of stdin (a terminal: asked twice, not shown); ' +
-      `${MIN_PASSWORD} to ${MAX_PASSWORD} characters; only a scrypt hash is stored`,
-  },
-  password: {
-    type: 'string',
-    value: 'P',
-    description:
-      'the password on the command line: discouraged, since shell history and `ps` keep it',
-  },
-} as const satisfies Record<string, OptionSpec>;
+import { table } from './table.ts';
 
 /** The new password from --password-stdin or --password (one of them, when `needed`), held to the one floor. */
 async function newPassword(o: Options, needed: boolean): Promise<string | undefined> {
@@ -53,42 +25,8 @@ async function newPassword(o: Options, needed: boolean): Promise<string | undefi
   return password;
 }
 
-export const userCommands = [
-  command({
-    name: 'user create',
-    summary: "create a person's account, or add an existing account to a workspace",
-    usage:
-      '--email E [--name N --password-stdin] [--workspace W [--role owner|admin|member|viewer]] [--json]',
-    options: {
-      email: {
-        type: 'string',
-        value: 'E',
-        required: true,
-        description: 'their email; an existing account with it (in any letter case) is reused',
-      },
-      name: { type: 'string', value: 'N', description: 'their name (a new account needs it)' },
-      ...PASSWORD_OPTIONS,
-      workspace: {
-        type: 'string',
-        value: 'W',
-        description: 'make them a member of this workspace (wsp_…)',
-      },
-      role: {
-        type: 'string',
-        value: 'owner|admin|member|viewer',
-        description: 'their role there (default member)',
-      },
-    },
-    json: '{ "id" }: the person\'s id, which is also their member id in every workspace',
-    notes: [
-      'A new account needs --name and a password. Given an email that already has an account, it adds that person to --workspace and ' +
-        'prints the same id; with --name or a password it refuses and changes nothing (`flowplan user set-password` sets a password).',
-      'In a script, pipe the password in: printf \'%s\\n\' "$PASSWORD" | flowplan user create … --password-stdin (printf is a shell builtin, so it is not in `ps` either).',
-    ],
-    examples: [
-      'flowplan user create --email ada@example.com --name Ada --password-stdin --workspace wsp_… --role owner --json',
-      'flowplan user create --email ada@example.com --workspace wsp_… --role viewer',
-    ],
+export const userCommands = {
+  'user create': implement({
     input: async (o) => {
       const workspaceId = optional(o, 'workspace');
       const roleName = optional(o, 'role');
@@ -103,6 +41,11 @@ export const userCommands = [
       };
     },
     run: async (sql, input) => {
+      const [{ findUserByEmail }, { DomainError }, { createUser }] = await Promise.all([
+        import('../storage/workspaces.store.ts'),
+        import('../platform/errors.ts'),
+        import('../services/auth/provision.ts'),
+      ]);
       const existing = await findUserByEmail(sql, input.email);
       if (existing && (input.password !== undefined || input.name !== undefined)) {
         throw new DomainError(
@@ -116,27 +59,7 @@ export const userCommands = [
       return { result: { id }, text: `user ${id}` };
     },
   }),
-  command({
-    name: 'user set-password',
-    summary: "set a person's password and end their sign-ins",
-    usage: '(--email E | --id U) --password-stdin [--json]',
-    options: {
-      email: { type: 'string', value: 'E', description: 'the person, by email (any case)' },
-      id: {
-        type: 'string',
-        value: 'U',
-        description: 'the person, by id (usr_…), instead of --email',
-      },
-      ...PASSWORD_OPTIONS,
-    },
-    json: '{ "id", "sessionsEnded", "signinsEnded" }',
-    notes: [
-      "It ends the person's web-app sessions and their apps' sign-ins (refresh tokens and the access tokens issued from them, " +
-        'in every workspace): they sign in again, with the new password. API keys and clients are not touched.',
-    ],
-    examples: [
-      'flowplan user set-password --email ada@example.com --password-stdin   # asks for it, twice, on a terminal',
-    ],
+  'user set-password': implement({
     input: async (o) => {
       const byEmail = optional(o, 'email');
       const byId = optional(o, 'id');
@@ -145,11 +68,18 @@ export const userCommands = [
       return { email: address, id: byId, password: (await newPassword(o, true))! };
     },
     run: async (sql, input) => {
+      const [{ endSigninsOf, findPerson }, { findUserByEmail, setPasswordHash }, { notFound }] =
+        await Promise.all([
+          import('../storage/people.store.ts'),
+          import('../storage/workspaces.store.ts'),
+          import('../platform/errors.ts'),
+        ]);
       const person = input.id
         ? await findPerson(sql, input.id)
         : await findUserByEmail(sql, input.email!);
       if (!person) throw notFound('Account', input.id ?? input.email);
       // The hash (a second or two of CPU) is made before the transaction, so no lock waits on it.
+      const { hashPassword } = await import('../services/auth/secrets.ts');
       const passwordHash = await hashPassword(input.password);
       const ended = await sql.begin(async (tx) => {
         if (!(await setPasswordHash(tx, person.id, passwordHash)))
@@ -162,20 +92,13 @@ export const userCommands = [
       };
     },
   }),
-  command({
-    name: 'user list',
-    summary: 'list people and their workspaces and roles',
-    options: {
-      workspace: {
-        type: 'string',
-        value: 'W',
-        description: 'only the members of this workspace, with their role there',
-      },
-    },
-    json: '{ "items": [{ "id", "email", "name", "createdAt", "workspaces": [{ "id", "role" }] }] }',
-    examples: ['flowplan user list', 'flowplan user list --workspace wsp_… --json'],
+  'user list': implement({
     input: (o) => ({ workspaceId: optional(o, 'workspace') }),
     run: async (sql, input) => {
+      const [{ requireWorkspace }, { listPeople }] = await Promise.all([
+        import('../services/auth/provision.ts'),
+        import('../storage/workspaces.store.ts'),
+      ]);
       if (input.workspaceId) await requireWorkspace(sql, input.workspaceId);
       const rows = await listPeople(sql, input.workspaceId);
       return {
@@ -209,4 +132,4 @@ export const userCommands = [
       };
     },
   }),
-];
+};

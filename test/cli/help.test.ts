@@ -4,9 +4,12 @@
  * or option is exit 2 with a pointer to the help. None of these opens a database.
  */
 import t from 'tap';
-import { COMMON_OPTIONS } from '../../src/cli/args.ts';
-import { COMMANDS } from '../../src/cli/commands.ts';
-import { commandHelp, usageLine } from '../../src/cli/help.ts';
+import { COMMON_OPTIONS } from '../../src/cli/args.js';
+import { COMMANDS } from '../../src/cli/commands.js';
+import { commandHelp, usageLine } from '../../src/cli/help.js';
+import { implementationOf } from '../../src/cli/implementations.ts';
+import { SCOPES } from '../../src/contract/vocabulary.ts';
+import { MAX_PASSWORD, MIN_PASSWORD } from '../../src/services/account/password.ts';
 import { cli } from '../helpers/server.ts';
 
 /** Help never opens the database: a URL that cannot be reached proves it. */
@@ -117,4 +120,25 @@ t.test("every command's help, from its spec", async (t) => {
     for (const example of command.examples)
       t.match(example, new RegExp(`^(\\w+=\\S+ )?flowplan ${command.name}\\b`));
   }
+});
+
+t.test('the specs, written in plain JavaScript, say what the TypeScript enforces', async (t) => {
+  // A command's help, its lines joined: a long option text wraps.
+  const help = (name: string) =>
+    COMMANDS.filter((c) => c.name === name)
+      .map(commandHelp)
+      .join('')
+      .replace(/\s+/g, ' ');
+  for (const name of ['key create', 'client create'])
+    t.match(help(name), `some of: ${SCOPES.join(' ')} (quoted`, `${name} lists every scope`);
+  for (const name of ['user create', 'user set-password'])
+    t.match(
+      help(name),
+      `${MIN_PASSWORD} to ${MAX_PASSWORD} characters`,
+      `${name} gives the password bounds`,
+    );
+  for (const command of COMMANDS)
+    t.type(await implementationOf(command.name), 'object', `${command.name} has its run`);
+  await t.rejects(implementationOf('key frobnicate'), /has a spec but no implementation/);
+  await t.rejects(implementationOf('frobnicate'), /has a spec but no implementation/);
 });

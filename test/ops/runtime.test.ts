@@ -10,7 +10,7 @@ import pino from 'pino';
 import t from 'tap';
 import { startApp } from '../../src/compose.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { SUPPORTED_NODE, unsupportedNode } from '../../src/platform/node-version.ts';
+import { SUPPORTED_NODE, unsupportedNode } from '../../src/platform/node-version.js';
 import { freePort } from '../../src/storage/embedded.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { operatorEnv, run } from '../helpers/process.ts';

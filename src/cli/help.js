@@ -1,11 +1,23 @@
-/** The help texts, written from the commands' own specs: every command one line, each option one line. */
-import { COMMON_OPTIONS, type OptionSpec } from './args.ts';
-import type { Command } from './command.ts';
+// @ts-check
+/**
+ * The help texts, written from the commands' own specs: every command one line, each option one
+ * line. Plain JavaScript (type-checked through its JSDoc), so help needs no TypeScript loader.
+ */
+import { COMMON_OPTIONS } from './args.js';
+
+/** @typedef {import('./args.js').OptionSpec} OptionSpec */
+/** @typedef {import('./commands.js').CommandSpec} CommandSpec */
 
 const WIDTH = 100;
 
-function wrap(text: string, indent = ''): string[] {
-  const lines: string[] = [];
+/**
+ * @param {string} text
+ * @param {string} [indent]
+ * @returns {string[]}
+ */
+function wrap(text, indent = '') {
+  /** @type {string[]} */
+  const lines = [];
   let line = '';
   for (const word of text.split(/\s+/)) {
     if (line && indent.length + line.length + 1 + word.length > WIDTH) {
@@ -19,23 +31,32 @@ function wrap(text: string, indent = ''): string[] {
   return lines;
 }
 
-/** Two columns; a long right-hand text wraps under itself. */
-function columns(rows: [string, string][]): string[] {
+/**
+ * Two columns; a long right-hand text wraps under itself.
+ * @param {[string, string][]} rows
+ * @returns {string[]}
+ */
+function columns(rows) {
   const width = Math.max(...rows.map(([left]) => left.length));
   const indent = ' '.repeat(width + 5);
   return rows.flatMap(([left, right]) => {
-    const [head, ...rest] = wrap(right, indent);
-    return [`  ${left.padEnd(width)}   ${head!.trimStart()}`, ...rest];
+    const [head = '', ...rest] = wrap(right, indent);
+    return [`  ${left.padEnd(width)}   ${head.trimStart()}`, ...rest];
   });
 }
 
-function flag(name: string, option: OptionSpec): string {
+/**
+ * @param {string} name
+ * @param {OptionSpec} option
+ */
+function flag(name, option) {
   return option.type === 'boolean'
     ? `--${name}`
     : `--${name} ${option.value ?? 'X'}${option.multiple ? ' …' : ''}`;
 }
 
-export function usageLine(command: Command): string {
+/** @param {CommandSpec} command */
+export function usageLine(command) {
   const options =
     command.usage ??
     [
@@ -47,7 +68,8 @@ export function usageLine(command: Command): string {
   return `flowplan ${command.name} ${options}`;
 }
 
-export function overview(commands: readonly Command[]): string {
+/** @param {readonly CommandSpec[]} commands */
+export function overview(commands) {
   return [
     'flowplan: the operator command. It works on the database the server uses, whether or not the server runs.',
     '',
@@ -56,7 +78,7 @@ export function overview(commands: readonly Command[]): string {
     '',
     'commands:',
     ...columns([
-      ...commands.map((c): [string, string] => [c.name, c.summary]),
+      ...commands.map((c) => /** @type {[string, string]} */ ([c.name, c.summary])),
       ['help [COMMAND]', "this list, or one command's options"],
     ]),
     '',
@@ -76,8 +98,12 @@ export function overview(commands: readonly Command[]): string {
   ].join('\n');
 }
 
-/** `flowplan workspace --help`: the commands of one group. */
-export function groupHelp(group: string, commands: readonly Command[]): string {
+/**
+ * `flowplan workspace --help`: the commands of one group.
+ * @param {string} group
+ * @param {readonly CommandSpec[]} commands
+ */
+export function groupHelp(group, commands) {
   return [
     `flowplan ${group}: the ${group} commands`,
     '',
@@ -87,8 +113,10 @@ export function groupHelp(group: string, commands: readonly Command[]): string {
   ].join('\n');
 }
 
-export function commandHelp(command: Command): string {
-  const rows: [string, string][] = Object.entries(command.options).map(([name, o]) => [
+/** @param {CommandSpec} command */
+export function commandHelp(command) {
+  /** @type {[string, string][]} */
+  const rows = Object.entries(command.options).map(([name, o]) => [
     flag(name, o),
     o.required ? `${o.description}; required` : o.description,
   ]);
