@@ -105,12 +105,17 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   const transport = await openTransport(config.httpTransport);
+  // One line: the transport, and where uWS cannot load, why in this system's terms.
   if (transport.fallbackReason)
     log.warn(
       { transport: transport.name, node: process.versions.node, reason: transport.fallbackReason },
-      'http transport: no uWebSockets.js build loads here, serving on node:http',
+      `http transport: serving on node:http, since uWebSockets.js cannot load here: ${transport.fallbackReason}`,
     );
-  else log.info({ transport: transport.name }, 'http transport');
+  else
+    log.info(
+      { transport: transport.name },
+      `http transport: ${transport.name === 'uws' ? 'uWebSockets.js' : 'node:http (HTTP_TRANSPORT=node)'}`,
+    );
   // Each step that starts something says how to stop it: a start that fails part-way stops, in
   // reverse, what it had started (an embedded Postgres above all), instead of leaving it running.
   const undo: (() => unknown)[] = [];

@@ -20,14 +20,51 @@ export interface Transport {
 export class UwsUnavailable extends Error {
   constructor(reason: string) {
     super(
-      `HTTP_TRANSPORT=uws, but no uWebSockets.js build loads here (Node ${process.versions.node}, ABI ${process.versions.modules}, ${process.platform}-${process.arch}: ${reason}); unset HTTP_TRANSPORT to serve on node:http, or run where glibc is 2.38 or newer (README: Runtime)`,
+      `HTTP_TRANSPORT=uws, but no uWebSockets.js build loads here (${reason}); unset HTTP_TRANSPORT to serve on node:http (README: Runtime)`,
     );
   }
 }
 
-/** The first line of the loader's error: the package's own words on what it supports. */
-const firstLine = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+/** What decides whether a uWS build loads: the Node, the system and its C library. */
+export interface Platform {
+  /** `20.20.2`. */
+  node: string;
+  /** The native-module ABI (`process.versions.modules`), which picks the build. */
+  abi: string;
+  os: string;
+  arch: string;
+  /** The running glibc's version; undefined where the C library is another (musl) or the system not Linux. */
+  glibc: string | undefined;
+}
+
+export function thisPlatform(): Platform {
+  const { header } = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+  return {
+    node: process.versions.node,
+    abi: process.versions.modules,
+    os: process.platform,
+    arch: process.arch,
+    glibc: header?.glibcVersionRuntime,
+  };
+}
+
+/**
+ * Why no uWS build loads, in this system's terms, from the loader's error. uWS's own first line
+ * blames the Node version whatever failed (it says so on Debian 12's Node 20, whose build it
+ * ships), so it is not repeated: the dynamic loader's words after it tell what is missing.
+ */
+export function uwsLoadFailure(error: unknown, platform: Platform): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const build = `its ${platform.os}-${platform.arch} build for Node ${platform.node.split('.')[0]} (ABI ${platform.abi})`;
+  const neededGlibc = /GLIBC_(\d+(?:\.\d+)+)' not found/.exec(text)?.[1];
+  if (neededGlibc && platform.glibc)
+    return `glibc ${platform.glibc} here is older than the glibc ${neededGlibc} ${build} needs`;
+  if (/Cannot find module .*uws_/.test(text))
+    return `the package has no build for Node ${platform.node} (ABI ${platform.abi}) on ${platform.os}-${platform.arch}`;
+  if (platform.os === 'linux' && !platform.glibc)
+    return `${build} needs glibc, and this system's C library is another (musl?)`;
+  return text.trim().split('\n').pop() ?? text;
+}
 
 export async function openTransport(choice: TransportChoice): Promise<Transport> {
   if (choice !== 'node') {
@@ -35,9 +72,10 @@ export async function openTransport(choice: TransportChoice): Promise<Transport>
       const { listen } = await import('./uws/server.ts');
       return { name: 'uws', listen };
     } catch (error) {
-      if (choice === 'uws') throw new UwsUnavailable(firstLine(error));
+      const reason = uwsLoadFailure(error, thisPlatform());
+      if (choice === 'uws') throw new UwsUnavailable(reason);
       const { listen } = await import('./node/server.ts');
-      return { name: 'node', listen, fallbackReason: firstLine(error) };
+      return { name: 'node', listen, fallbackReason: reason };
     }
   }
   const { listen } = await import('./node/server.ts');
