@@ -53,10 +53,11 @@ function promptHidden(prompt: string): Promise<string> {
         else value += char;
       }
     };
-    process.stderr.write(prompt);
+    // Echo off before the prompt shows: what is typed as soon as it appears is not echoed.
     stdin.setEncoding('utf8');
     stdin.setRawMode(true);
     stdin.on('data', onData);
     stdin.resume();
+    process.stderr.write(prompt);
   });
 }
