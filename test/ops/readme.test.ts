@@ -11,7 +11,11 @@
  *   functions a block defines are there in every block after it.
  * - A block that cannot run here (installing, serving until stopped, a browser, minutes of
  *   benchmarks) starts with the line `# doc-test: skip (why)`. It is reported as a skipped test
- *   with that reason; a skip without a reason, or any other `# doc-test:` line, fails.
+ *   with that reason. A block the README asks to run against a server started otherwise
+ *   (`WEBHOOK_ALLOW_PRIVATE=1 npm start`) starts with `# doc-test: restart NAME=value … (why)`:
+ *   the server is stopped and started again on the same database and port with those settings
+ *   added, as the reader restarts theirs, and the block runs. A marker without a reason, or any
+ *   other `# doc-test:` line, fails.
  * - A ```text block right after a ```sh block (blank lines between at most) is what the README
  *   promises that block prints: each of its non-empty lines must match a line of the block's
  *   stdout, in order, with other lines allowed in between; `…` stands for any text, and
@@ -19,10 +23,10 @@
  *   those lines and no others (blank lines aside), for a block whose every line of output is shown.
  * - Files a block writes at the repository's top level (an export) are removed at the end.
  *
- * The server runs with WEBHOOK_ALLOW_PRIVATE=1 (the Webhooks section registers a loopback
- * receiver and says a server needs it), on a free port picked first rather than PORT=0: the
- * links it hands out (a published flow's publicUrl) are built from BASE_URL, so the port must be
- * known when it starts.
+ * The server runs with `npm start`'s settings (no WEBHOOK_ALLOW_PRIVATE: a reader's server has
+ * none until the Webhooks section asks for a restart with it), on a free port picked first rather
+ * than PORT=0: the links it hands out (a published flow's publicUrl) are built from BASE_URL, so
+ * the port must be known when it starts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -86,18 +90,29 @@ function fencedBlocks(markdown: string): Block[] {
   return blocks;
 }
 
-/** `# doc-test: skip (why)` as the first line: the reason; null for a block that runs. Throws on a malformed marker. */
-function skipReason(body: string): string | null {
+type Marker = { kind: 'skip'; reason: string } | { kind: 'restart'; env: Record<string, string> };
+
+/**
+ * The block's `# doc-test:` marker, which must be its first line: `skip (why)`, or `restart
+ * NAME=value … (why)`; null for a block that just runs. Throws on a malformed marker.
+ */
+function marker(body: string): Marker | null {
   const markers = body.split('\n').filter((line) => /^\s*#\s*doc-test\b/.test(line));
   if (markers.length === 0) return null;
   const first = body.split('\n')[0]!;
-  const skip = /^# doc-test: skip \((.+)\)\s*$/.exec(first);
-  if (markers.length > 1 || !skip || !skip[1]!.trim()) {
-    throw new Error(
-      `a doc-test marker must be the first line and read "# doc-test: skip (why)": ${markers.join(' | ')}`,
-    );
+  const skip = /^# doc-test: skip \((.*\S.*)\)\s*$/.exec(first);
+  const restart = /^# doc-test: restart ((?:[A-Z][A-Z0-9_]*=\S+ )+)\((.*\S.*)\)\s*$/.exec(first);
+  if (markers.length === 1 && skip) return { kind: 'skip', reason: skip[1]?.trim() ?? '' };
+  if (markers.length === 1 && restart) {
+    const pairs = restart[1]?.trim().split(' ') ?? [];
+    return {
+      kind: 'restart',
+      env: Object.fromEntries(pairs.map((pair) => pair.split(/=(.*)/s, 2))),
+    };
   }
-  return skip[1]!.trim();
+  throw new Error(
+    `a doc-test marker must be the first line and read "# doc-test: skip (why)" or "# doc-test: restart NAME=value (why)": ${markers.join(' | ')}`,
+  );
 }
 
 /**
@@ -156,25 +171,36 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
-/** The README's own server: src/main.ts on a fresh database, as `npm start` runs it. Resolves with its banner. */
+/** Where the README's server runs: its database, port and data directory, kept across a restart. */
+interface Place {
+  databaseUrl: string;
+  port: number;
+  dataDir: string;
+}
+
+/**
+ * The README's own server: src/main.ts, as `npm start` runs it, with `env` added. Resolves with
+ * what it printed once it serves: a first start's banner ends with the curl to try, a later
+ * start's names the web app.
+ */
 async function startServer(
   t: Test,
-  databaseUrl: string,
-): Promise<{ banner: string; base: string }> {
-  const port = await freePort();
+  place: Place,
+  env: Record<string, string> = {},
+): Promise<{ banner: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
+      DATABASE_URL: place.databaseUrl,
+      PORT: String(place.port),
       HOST: '127.0.0.1',
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
       WORKERS: '1',
-      WEBHOOK_ALLOW_PRIVATE: '1',
       // Mail (none is sent here) would go under the data directory: keep it out of the clone's.
-      FLOWPLAN_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'flowplan-readme-')),
+      FLOWPLAN_DATA_DIR: place.dataDir,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -183,19 +209,22 @@ async function startServer(
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.teardown(async () => {
+  const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
-  });
-  // The banner is written whole once the server listens; its last line is the curl to try.
+  };
+  t.teardown(stop);
   await until(
     async () => stdout,
-    (out) => /^\s+curl .*\/v1\/me$/m.test(out) || child.exitCode !== null,
+    (out) =>
+      /^\s+curl .*\/v1\/me$/m.test(out) ||
+      (/^Web app: /m.test(out) && !/admin API key/.test(out)) ||
+      child.exitCode !== null,
     120_000,
   );
   if (child.exitCode !== null)
     throw new Error(`flowplan exited ${child.exitCode}\n${stdout}\n${stderr}`);
-  return { banner: stdout, base: `http://127.0.0.1:${port}` };
+  return { banner: stdout, stop };
 }
 
 /** Regular files at the top of the clone, so that what the blocks write there can be removed. */
@@ -223,7 +252,15 @@ t.test(
   },
   async (t) => {
     const databaseUrl = await createTestDatabase(t);
-    const { banner, base } = await startServer(t, databaseUrl);
+    const place: Place = {
+      databaseUrl,
+      port: await freePort(),
+      dataDir: mkdtempSync(path.join(os.tmpdir(), 'flowplan-readme-')),
+    };
+    t.teardown(() => rmSync(place.dataDir, { recursive: true, force: true }));
+    const base = `http://127.0.0.1:${place.port}`;
+    let server = await startServer(t, place);
+    const { banner } = server;
 
     const exportLine = /^\s*(export BASE=\S+ KEY=fpk_\S+)$/m.exec(banner)?.[1];
     t.ok(exportLine, 'the banner has the line to paste into a shell');
@@ -282,16 +319,20 @@ t.test(
           .find((l) => l.trim() && !l.startsWith('#'))
           ?.trim() ?? ''
       }`;
-      let reason: string | null;
+      let mark: Marker | null;
       try {
-        reason = skipReason(block.body);
+        mark = marker(block.body);
       } catch (error) {
         t.fail(`${name}: ${(error as Error).message}`);
         continue;
       }
-      if (reason !== null) {
-        await t.test(name, { skip: reason }, async () => {});
+      if (mark?.kind === 'skip') {
+        await t.test(name, { skip: mark.reason }, async () => {});
         continue;
+      }
+      if (mark?.kind === 'restart' && !failed) {
+        await server.stop();
+        server = await startServer(t, place, mark.env);
       }
       await t.test(name, { skip: failed ? 'a block before it failed' : false }, async (t) => {
         // Before the block: the banner's line, then what the blocks before it defined. After it:
@@ -345,11 +386,18 @@ t.test('the doc-test conventions themselves', async (t) => {
     true,
     'text exact',
   );
-  t.equal(skipReason(blocks[1]!.body), 'why not');
-  t.equal(skipReason('echo hi'), null);
-  t.throws(() => skipReason('# doc-test: skip\nnpm start'), 'a skip needs a reason');
-  t.throws(() => skipReason('echo\n# doc-test: skip (late)'), 'only as the first line');
-  t.throws(() => skipReason('# doc-test: maybe (x)'), 'only skip is known');
+  t.strictSame(marker(blocks[1]!.body), { kind: 'skip', reason: 'why not' });
+  t.equal(marker('echo hi'), null);
+  t.strictSame(
+    marker('# doc-test: restart A_B=1 C=x (the prose asks)\ncurl …'),
+    { kind: 'restart', env: { A_B: '1', C: 'x' } },
+    'a restart with settings',
+  );
+  t.throws(() => marker('# doc-test: skip\nnpm start'), 'a skip needs a reason');
+  t.throws(() => marker('# doc-test: restart A=1\ncurl'), 'so does a restart');
+  t.throws(() => marker('# doc-test: restart (why)\ncurl'), 'and a restart, its settings');
+  t.throws(() => marker('echo\n# doc-test: skip (late)'), 'only as the first line');
+  t.throws(() => marker('# doc-test: maybe (x)'), 'only skip and restart are known');
   t.equal(
     unmatchedLine('a …\nc', 'a b\nx\nc\n'),
     null,
