@@ -49,7 +49,8 @@ t.test("a receiver's ids tell nothing of other workspaces' events", async (t) =>
   // Each flow's events have a lane of their own, so the three may arrive in any order: taken in
   // the flows' order, to pair each with its position below.
   const got = [...(await receiver.waitFor(3))].sort(
-    (a, b) => flows.indexOf(a.json.data.flowId) - flows.indexOf(b.json.data.flowId),
+    (a, b) =>
+      flows.indexOf(a.json.data.flowId as string) - flows.indexOf(b.json.data.flowId as string),
   );
   await deliveriesSettled(s.sql);
   t.strictSame(
