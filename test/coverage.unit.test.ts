@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import t from 'tap';
 import {
+  BUILD_DIR,
   byLayer,
   compare,
   FLOOR_FILE,
@@ -39,6 +40,17 @@ t.test('files are summed by layer, and nothing outside the layers counts', async
   t.same(figures['src/web'], { covered: 5, total: 5, files: 1 });
   t.same(figures.workers, { covered: 2, total: 4, files: 1 });
   t.same(figures['src/storage'], { covered: 0, total: 0, files: 0 });
+});
+
+t.test("a module's built copy and its source count as one file, the better covered", async (t) => {
+  const summary: Summary = {
+    total: lines(0, 0),
+    [`${ROOT}/src/cli/args.js`]: lines(85, 100), // run from source by bin/flowplan.js
+    [`${ROOT}/${BUILD_DIR}/src/cli/args.js`]: lines(98, 100), // imported by the tests
+    [`${ROOT}/${BUILD_DIR}/src/cli/help.js`]: lines(7, 10), // only the built copy ran
+    [`${ROOT}/src/cli/table.ts`]: lines(4, 4),
+  };
+  t.same(byLayer(summary, ROOT)['src/cli'], { covered: 98 + 7 + 4, total: 114, files: 3 });
 });
 
 t.test('a figure is rounded down, and compared with its floor', async (t) => {

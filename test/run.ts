@@ -22,6 +22,7 @@ import { TEMPLATE_ENV, THROWAWAY_CLUSTER } from './helpers/database.ts';
 import { uwsLoads } from './helpers/uws.ts';
 import { checkRunStatements, resetStatements, STATEMENT_STATS } from './routing/statements.ts';
 import {
+  BUILD_DIR,
   byLayer,
   compare,
   FLOOR_FILE,
@@ -44,7 +45,6 @@ const PRELOAD = new URL('preload.mjs', import.meta.url).href;
  */
 const unit = process.argv[2] === 'unit';
 const built = process.argv[2] === 'built';
-const BUILD_DIR = '.flowplan/test-build';
 const fromBuild = (arg: string) =>
   /^test(\/|$)/.test(arg) ? path.join(BUILD_DIR, arg.replace(/\.ts$/, '.js')) : arg;
 const args = process.argv.slice(unit || built ? 3 : 2);
